@@ -1,0 +1,6 @@
+#!/usr/bin/env node
+// Runs the TypeScript sources directly (no build step), so `npx tracecheck` works in a checkout.
+import { register } from 'tsx/esm/api';
+
+register();
+await import('../cli/main.ts');

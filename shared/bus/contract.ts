@@ -1,0 +1,60 @@
+import type { Component } from '../lifecycle/index.ts';
+
+/** Topic names. Tests pass their own (random) names; these are the production defaults. */
+export const TOPICS = {
+  spans: 'tracecheck.spans',
+  units: 'tracecheck.units',
+  scores: 'tracecheck.scores',
+} as const;
+
+export interface OutgoingMessage {
+  key: string;
+  value: string;
+  headers?: Record<string, string>;
+}
+
+export interface BusMessage {
+  topic: string;
+  partition: number;
+  /** Decimal string, as Kafka offsets exceed 2^53 in principle. */
+  offset: string;
+  key: string;
+  value: string;
+  headers: Record<string, string>;
+  timestampMs: number;
+}
+
+/** Sends records. `send` resolves only when the bus has durably accepted them (Kafka: acks=all). */
+export interface Producer extends Component {
+  send(topic: string, messages: readonly OutgoingMessage[]): Promise<void>;
+}
+
+export interface ConsumerOptions {
+  topic: string;
+  groupId: string;
+  /** Where a group with no committed offset starts. Default true: a new group reads everything. */
+  fromBeginning?: boolean;
+  /**
+   * Handles one record; records of a partition arrive in offset order, one at a time.
+   * Throwing a PermanentError (or a non-retriable error) sends the record to `<topic>.dlq`
+   * with the error and moves on; a retriable error is retried with backoff and never skipped.
+   */
+  handle(message: BusMessage): Promise<void>;
+  /**
+   * The highest offset that may be committed for a partition, given the last handled one; null
+   * commits nothing new. Default: the last handled offset. The assembler returns its low-water
+   * mark so records of open traces are read again after a crash.
+   */
+  committableOffset?(partition: number, lastHandledOffset: string): string | null;
+}
+
+export type Consumer = Component;
+
+/** Kafka or the in-process bus: same contract, chosen by configuration. */
+export interface Bus {
+  readonly kind: 'kafka' | 'memory';
+  createProducer(): Producer;
+  createConsumer(options: ConsumerOptions): Consumer;
+  /** Creates topics that do not exist yet (no-op for the in-process bus). */
+  ensureTopics(topics: readonly string[]): Promise<void>;
+}

@@ -1,0 +1,79 @@
+import type { ChatMessage, ScoreMethod, ToolDefinition, Unit, UnitToolCall } from '../schemas/index.ts';
+
+/**
+ * The judge as the check engine sees it: one chat completion. Implementations (the `openai`
+ * client, a test double) live outside shared/checks so the engine stays pure.
+ * Throws on failure; the engine turns a throw into an error outcome.
+ */
+export interface JudgeClient {
+  complete(request: JudgeRequest): Promise<JudgeResponse>;
+}
+
+export interface JudgeRequest {
+  system: string;
+  user: string;
+  /** Overrides the client's default model. */
+  model?: string;
+  temperature?: number;
+  maxTokens?: number;
+}
+
+export interface JudgeResponse {
+  text: string;
+  model: string;
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/** What a check reads: the template variables users know, derived from a unit or an eval record. */
+export interface CheckInput {
+  id: string;
+  model_output: string | null;
+  scenario_input: string | null;
+  scenario_result: string | null;
+  model_input: ChatMessage[];
+  message_history: ChatMessage[];
+  tool_calls: UnitToolCall[];
+  tools: ToolDefinition[];
+  simulation_message_history: ChatMessage[] | null;
+  audio_messages: unknown[] | null;
+  audio_output: unknown | null;
+}
+
+export interface CheckContext {
+  /** Null when no judge is configured: model checks then answer `not_run` with the reason. */
+  judge: JudgeClient | null;
+  /** Why the judge is null, reported on `not_run` outcomes. */
+  judgeUnavailableReason?: string;
+  nowMs(): number;
+  /** Other rows of the same batch or window, for checks that compare rows (uniqueness). */
+  batch?: readonly CheckInput[];
+}
+
+interface OutcomeCommon {
+  method: ScoreMethod;
+  judgeModel?: string;
+  inputTokens?: number;
+  outputTokens?: number;
+}
+
+/** A check's verdict. Never thrown: a check that throws becomes `{ status: 'error' }`. */
+export type CheckOutcome =
+  | (OutcomeCommon & { status: 'ok'; value: number; passed: boolean | null; explanation: string })
+  | (OutcomeCommon & { status: 'error' | 'not_run'; error: string; explanation?: string });
+
+export type CheckKind = 'model' | 'code' | 'builtin';
+export type OutputType = 'pass_fail' | 'score';
+
+/** A check ready to run: its definition plus the code that runs it. */
+export interface RunnableCheck {
+  name: string;
+  /** Hash of the definition; scores keep the version they were made with. */
+  version: string;
+  kind: CheckKind;
+  outputType: OutputType;
+  description: string;
+  run(input: CheckInput, ctx: CheckContext): Promise<CheckOutcome>;
+}
+
+export type { Unit };

@@ -1,0 +1,103 @@
+import { z } from 'zod';
+
+const port = z.coerce.number().int().min(0).max(65_535);
+const positiveInt = z.coerce.number().int().positive();
+const emptyAsUndefined = (v: unknown): unknown => (typeof v === 'string' && v.trim() === '' ? undefined : v);
+
+/**
+ * Everything tracecheck reads from the environment, parsed once at start-up.
+ * Unset Kafka → in-process bus; unset ClickHouse → embedded DuckDB under the data dir.
+ */
+export const ConfigSchema = z
+  .object({
+    TRACECHECK_KAFKA_BROKERS: z.preprocess(emptyAsUndefined, z.string().optional()),
+    TRACECHECK_KAFKA_CLIENT_ID: z.string().default('tracecheck'),
+    TRACECHECK_CLICKHOUSE_URL: z.preprocess(emptyAsUndefined, z.url().optional()),
+    TRACECHECK_CLICKHOUSE_DATABASE: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a plain identifier').default('tracecheck'),
+    TRACECHECK_CLICKHOUSE_USER: z.string().default('default'),
+    TRACECHECK_CLICKHOUSE_PASSWORD: z.string().default(''),
+    TRACECHECK_DATA_DIR: z.string().default('./data'),
+    OPENAI_BASE_URL: z.preprocess(emptyAsUndefined, z.url().optional()),
+    OPENAI_API_KEY: z.preprocess(emptyAsUndefined, z.string().optional()),
+    TRACECHECK_JUDGE_MODEL: z.preprocess(emptyAsUndefined, z.string().optional()),
+    TRACECHECK_JUDGE_TIMEOUT_MS: positiveInt.default(30_000),
+    TRACECHECK_JUDGE_CONCURRENCY: positiveInt.default(4),
+    TRACECHECK_OTLP_HTTP_PORT: port.default(4318),
+    TRACECHECK_OTLP_GRPC_PORT: port.default(4317),
+    TRACECHECK_API_PORT: port.default(8080),
+    TRACECHECK_HOST: z.string().default('127.0.0.1'),
+    TRACECHECK_MAX_BODY_BYTES: positiveInt.default(20 * 1024 * 1024),
+    TRACECHECK_MAX_ATTRIBUTE_BYTES: positiveInt.default(1024 * 1024),
+    TRACECHECK_MAX_SPANS_PER_REQUEST: positiveInt.default(10_000),
+    TRACECHECK_TRACE_GRACE_MS: z.coerce.number().int().nonnegative().default(2_000),
+    TRACECHECK_TRACE_MAX_OPEN_MS: positiveInt.default(300_000),
+    TRACECHECK_CHECKS: z.string().default('function_result_present,task_completed'),
+    TRACECHECK_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  })
+  .superRefine((c, ctx) => {
+    if (c.TRACECHECK_JUDGE_MODEL && !c.OPENAI_BASE_URL && !c.OPENAI_API_KEY) {
+      ctx.addIssue({ code: 'custom', path: ['OPENAI_BASE_URL'], message: 'TRACECHECK_JUDGE_MODEL is set but neither OPENAI_BASE_URL nor OPENAI_API_KEY is' });
+    }
+  });
+
+export interface Config {
+  kafka: { brokers: string[]; clientId: string } | null;
+  clickhouse: { url: string; database: string; user: string; password: string } | null;
+  dataDir: string;
+  judge: { baseUrl: string | undefined; apiKey: string; model: string; timeoutMs: number; concurrency: number } | null;
+  /** Why model checks will not run, when `judge` is null. */
+  judgeUnavailableReason: string | null;
+  host: string;
+  ports: { otlpHttp: number; otlpGrpc: number; api: number };
+  limits: { maxBodyBytes: number; maxAttributeBytes: number; maxSpansPerRequest: number };
+  assembler: { traceGraceMs: number; traceMaxOpenMs: number };
+  checks: string[];
+  logLevel: string;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parses the environment; throws ConfigError listing every problem. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const parsed = ConfigSchema.safeParse(env);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.') || '(config)'}: ${i.message}`));
+  }
+  const c = parsed.data;
+  const judgeConfigured = Boolean(c.OPENAI_BASE_URL ?? c.OPENAI_API_KEY);
+  return {
+    kafka: c.TRACECHECK_KAFKA_BROKERS
+      ? { brokers: c.TRACECHECK_KAFKA_BROKERS.split(',').map((b) => b.trim()).filter(Boolean), clientId: c.TRACECHECK_KAFKA_CLIENT_ID }
+      : null,
+    clickhouse: c.TRACECHECK_CLICKHOUSE_URL
+      ? { url: c.TRACECHECK_CLICKHOUSE_URL, database: c.TRACECHECK_CLICKHOUSE_DATABASE, user: c.TRACECHECK_CLICKHOUSE_USER, password: c.TRACECHECK_CLICKHOUSE_PASSWORD }
+      : null,
+    dataDir: c.TRACECHECK_DATA_DIR,
+    judge: judgeConfigured
+      ? {
+          baseUrl: c.OPENAI_BASE_URL,
+          // A local OpenAI-compatible server needs no key, but the client insists on one.
+          apiKey: c.OPENAI_API_KEY ?? 'not-needed',
+          model: c.TRACECHECK_JUDGE_MODEL ?? 'gpt-4o-mini',
+          timeoutMs: c.TRACECHECK_JUDGE_TIMEOUT_MS,
+          concurrency: c.TRACECHECK_JUDGE_CONCURRENCY,
+        }
+      : null,
+    judgeUnavailableReason: judgeConfigured ? null : 'no judge configured: set OPENAI_BASE_URL (or OPENAI_API_KEY) to run model checks',
+    host: c.TRACECHECK_HOST,
+    ports: { otlpHttp: c.TRACECHECK_OTLP_HTTP_PORT, otlpGrpc: c.TRACECHECK_OTLP_GRPC_PORT, api: c.TRACECHECK_API_PORT },
+    limits: {
+      maxBodyBytes: c.TRACECHECK_MAX_BODY_BYTES,
+      maxAttributeBytes: c.TRACECHECK_MAX_ATTRIBUTE_BYTES,
+      maxSpansPerRequest: c.TRACECHECK_MAX_SPANS_PER_REQUEST,
+    },
+    assembler: { traceGraceMs: c.TRACECHECK_TRACE_GRACE_MS, traceMaxOpenMs: c.TRACECHECK_TRACE_MAX_OPEN_MS },
+    checks: c.TRACECHECK_CHECKS.split(',').map((s) => s.trim()).filter(Boolean),
+    logLevel: c.TRACECHECK_LOG_LEVEL,
+  };
+}

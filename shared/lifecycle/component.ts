@@ -1,0 +1,69 @@
+import type { Logger } from '../logging/index.ts';
+
+/** Something with a lifecycle. `shutdown()` is idempotent, safe before `start()`, and flushes. */
+export interface Component {
+  readonly name: string;
+  start(): Promise<void>;
+  shutdown(): Promise<void>;
+}
+
+/** Wraps start/stop functions so that shutdown runs once and only after a start. */
+export function createComponent(name: string, hooks: { start?: () => Promise<void>; stop?: () => Promise<void> }): Component {
+  let started = false;
+  let stopping: Promise<void> | null = null;
+  return {
+    name,
+    async start() {
+      await hooks.start?.();
+      started = true;
+    },
+    shutdown() {
+      if (!stopping) stopping = started && hooks.stop ? hooks.stop() : Promise.resolve();
+      return stopping;
+    },
+  };
+}
+
+/**
+ * Starts components in order and stops them in reverse. If a start fails, the ones already
+ * started are stopped before the error is rethrown.
+ */
+export async function startAll(components: readonly Component[], log: Logger): Promise<() => Promise<void>> {
+  const started: Component[] = [];
+  const stopAll = async (): Promise<void> => {
+    for (const c of [...started].reverse()) {
+      try {
+        await c.shutdown();
+      } catch (err) {
+        log.error({ err, component: c.name }, 'shutdown failed');
+      }
+    }
+  };
+  for (const c of components) {
+    try {
+      await c.start();
+      started.push(c);
+      log.debug({ component: c.name }, 'started');
+    } catch (err) {
+      await stopAll();
+      throw err;
+    }
+  }
+  return stopAll;
+}
+
+/** Runs components until SIGINT/SIGTERM, then stops them in reverse order. */
+export async function runService(components: readonly Component[], log: Logger): Promise<void> {
+  const stopAll = await startAll(components, log);
+  await new Promise<void>((resolve) => {
+    const onSignal = (signal: NodeJS.Signals): void => {
+      log.info({ signal }, 'shutting down');
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      resolve();
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
+  await stopAll();
+}

@@ -1,0 +1,2 @@
+export { createComponent, startAll, runService } from './component.ts';
+export type { Component } from './component.ts';

@@ -1,0 +1,120 @@
+import { z } from 'zod';
+import { ChatMessageSchema, ToolDefinitionSchema } from './message.ts';
+
+/** A plain JS value decoded from an OTLP AnyValue (kvlist → object, array → array, int64 → number or decimal string). */
+export const AttributeValueSchema: z.ZodType<unknown> = z.unknown();
+
+export const TokenUsageSchema = z.object({
+  input_tokens: z.number().optional(),
+  output_tokens: z.number().optional(),
+  total_tokens: z.number().optional(),
+  cache_read_input_tokens: z.number().optional(),
+  cache_creation_input_tokens: z.number().optional(),
+  reasoning_tokens: z.number().optional(),
+});
+export type TokenUsage = z.infer<typeof TokenUsageSchema>;
+
+/** Which convention family a span's content was read from. */
+export const GenAiFamilySchema = z.enum([
+  'otel_genai',
+  'otel_genai_legacy',
+  'openllmetry',
+  'openinference',
+  'vercel_ai',
+  'tracecheck',
+]);
+export type GenAiFamily = z.infer<typeof GenAiFamilySchema>;
+
+/**
+ * What the collector read off one span, normalized to canonical names. Everything optional:
+ * content capture is opt-in in every family, so spans without messages are normal.
+ */
+export const SpanGenAiSchema = z.object({
+  family: GenAiFamilySchema.optional(),
+  /** `chat`, `execute_tool`, `invoke_agent`, … (gen_ai.operation.name or the family's equivalent). */
+  operation: z.string().optional(),
+  /** Messages sent to the model on this span (system instructions first). */
+  input_messages: z.array(ChatMessageSchema).optional(),
+  /** Messages the model answered on this span (one per choice). */
+  output_messages: z.array(ChatMessageSchema).optional(),
+  tool_definitions: z.array(ToolDefinitionSchema).optional(),
+  /** Set on tool-execution spans. */
+  tool_execution: z
+    .object({
+      name: z.string(),
+      call_id: z.string().optional(),
+      arguments: z.string().optional(),
+      result: z.string().optional(),
+      error: z.string().optional(),
+    })
+    .optional(),
+  request_model: z.string().optional(),
+  response_model: z.string().optional(),
+  provider: z.string().optional(),
+  usage: TokenUsageSchema.optional(),
+  agent_name: z.string().optional(),
+  agent_version: z.string().optional(),
+  conversation_id: z.string().optional(),
+  scenario_input: z.string().optional(),
+  scenario_result: z.string().optional(),
+  simulation_id: z.string().optional(),
+  /** True when the span dropped attributes, so a flattened history may be cut short. */
+  truncated: z.boolean().optional(),
+});
+export type SpanGenAi = z.infer<typeof SpanGenAiSchema>;
+
+export const SpanEventSchema = z.object({
+  name: z.string(),
+  time_unix_nano: z.string(),
+  attributes: z.record(z.string(), AttributeValueSchema),
+});
+
+/**
+ * Record on `tracecheck.spans` (key: trace id). `kind: "span"` is one OTLP span;
+ * `kind: "log"` is one OTLP log record that belongs to a span (legacy GenAI message events).
+ */
+export const SpanEnvelopeSchema = z.discriminatedUnion('kind', [
+  z.object({
+    schema_version: z.literal(1),
+    kind: z.literal('span'),
+    trace_id: z.string().regex(/^[0-9a-f]{32}$/),
+    span_id: z.string().regex(/^[0-9a-f]{16}$/),
+    parent_span_id: z.string().regex(/^[0-9a-f]{16}$/).optional(),
+    name: z.string(),
+    span_kind: z.number().int(),
+    /** Decimal strings: nanoseconds do not fit a JS number exactly. */
+    start_time_unix_nano: z.string(),
+    end_time_unix_nano: z.string(),
+    status: z.object({ code: z.number().int(), message: z.string().optional() }),
+    service_name: z.string().optional(),
+    service_version: z.string().optional(),
+    environment: z.string().optional(),
+    scope: z.object({ name: z.string(), version: z.string().optional() }),
+    /** Attributes not consumed into `genai` (content attributes are dropped to keep records small). */
+    attributes: z.record(z.string(), AttributeValueSchema),
+    resource_attributes: z.record(z.string(), AttributeValueSchema),
+    events: z.array(SpanEventSchema),
+    dropped_attributes_count: z.number().int().nonnegative(),
+    genai: SpanGenAiSchema,
+    received_at_ms: z.number(),
+  }),
+  z.object({
+    schema_version: z.literal(1),
+    kind: z.literal('log'),
+    trace_id: z.string().regex(/^[0-9a-f]{32}$/),
+    span_id: z.string().regex(/^[0-9a-f]{16}$/).optional(),
+    event_name: z.string(),
+    time_unix_nano: z.string(),
+    /** Position of the record within its export, to keep order among equal timestamps. */
+    sequence: z.number().int().nonnegative(),
+    /** The message this event carries, normalized; `is_output` for `gen_ai.choice`. */
+    message: ChatMessageSchema.optional(),
+    is_output: z.boolean(),
+    service_name: z.string().optional(),
+    attributes: z.record(z.string(), AttributeValueSchema),
+    received_at_ms: z.number(),
+  }),
+]);
+export type SpanEnvelope = z.infer<typeof SpanEnvelopeSchema>;
+export type SpanRecord = Extract<SpanEnvelope, { kind: 'span' }>;
+export type LogRecordEnvelope = Extract<SpanEnvelope, { kind: 'log' }>;

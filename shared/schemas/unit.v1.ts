@@ -1,0 +1,62 @@
+import { z } from 'zod';
+import { ChatMessageSchema, ToolDefinitionSchema } from './message.ts';
+import { TokenUsageSchema } from './span-envelope.v1.ts';
+
+/** A tool call joined with its result (by call id). */
+export const UnitToolCallSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  /** JSON string as the model produced it. */
+  arguments: z.string(),
+  /** The tool's result as text; null when no result was seen. */
+  result: z.string().nullable(),
+  /** Set when the tool failed (error status on its span, or an error-shaped result). */
+  error: z.string().nullable(),
+});
+export type UnitToolCall = z.infer<typeof UnitToolCallSchema>;
+
+export const UnitErrorSchema = z.object({
+  span_id: z.string().optional(),
+  type: z.string().optional(),
+  message: z.string(),
+});
+
+/**
+ * What a check scores: one agent run (a trace) or one conversation (a session).
+ * Field names are the template variables users know (`model_output`, `message_history`, …).
+ * Record on `tracecheck.units` (key: unit id).
+ */
+export const UnitSchema = z.object({
+  schema_version: z.literal(1),
+  /** For a trace unit the trace id in hex; for a session unit `session:<conversation id>`. */
+  unit_id: z.string().min(1),
+  kind: z.enum(['trace', 'session']),
+  trace_ids: z.array(z.string()),
+  agent_name: z.string().nullable(),
+  agent_version: z.string().nullable(),
+  service: z.string().nullable(),
+  environment: z.string().nullable(),
+  conversation_id: z.string().nullable(),
+  model: z.string().nullable(),
+  /** The messages sent to the model on the last model call. */
+  model_input: z.array(ChatMessageSchema),
+  /** The final assistant text. */
+  model_output: z.string().nullable(),
+  /** The whole ordered dialog with tool calls and tool results, deduplicated across spans. */
+  message_history: z.array(ChatMessageSchema),
+  tool_calls: z.array(UnitToolCallSchema),
+  tools: z.array(ToolDefinitionSchema),
+  scenario_input: z.string().nullable(),
+  scenario_result: z.string().nullable(),
+  simulation_id: z.string().nullable(),
+  simulation_message_history: z.array(ChatMessageSchema).nullable(),
+  usage: TokenUsageSchema,
+  errors: z.array(UnitErrorSchema),
+  /** True when some span dropped attributes, so the history may be incomplete. */
+  truncated: z.boolean(),
+  span_count: z.number().int().nonnegative(),
+  start_time_ms: z.number(),
+  end_time_ms: z.number(),
+  assembled_at_ms: z.number(),
+});
+export type Unit = z.infer<typeof UnitSchema>;

@@ -1,0 +1,1 @@
+export type { Store, ScoreQuery } from './contract.ts';

@@ -1,0 +1,112 @@
+import { describe, expect, it } from 'vitest';
+import { assembleTrace } from './assemble-trace.ts';
+import { appendDeduplicated } from './merge-history.ts';
+import { assistant, createTestSpan, system, toolCall, toolResult, user } from '../../../test/helpers/span-factory.ts';
+
+const T = 'b'.repeat(32);
+const ROOT = '1'.repeat(16);
+
+describe('appendDeduplicated', () => {
+  it('appends only what follows the repeated history', () => {
+    const h1 = appendDeduplicated([], [system('s'), user('u1'), toolCall('c1', 'f', { a: 1 })]);
+    const h2 = appendDeduplicated(h1, [system('s'), user('u1'), toolCall('c1', 'f', { a: 1 }), toolResult('c1', 'r'), assistant('done')]);
+    expect(h2).toEqual([system('s'), user('u1'), toolCall('c1', 'f', { a: 1 }), toolResult('c1', 'r'), assistant('done')]);
+  });
+
+  it('treats arguments that differ only in spacing or key order as the same call', () => {
+    const a = { role: 'assistant' as const, content: null, tool_calls: [{ id: 'c1', type: 'function' as const, function: { name: 'f', arguments: '{"a":1,"b":2}' } }] };
+    const b = { ...a, tool_calls: [{ id: 'c1', type: 'function' as const, function: { name: 'f', arguments: '{ "b": 2, "a": 1 }' } }] };
+    expect(appendDeduplicated([user('u'), a], [user('u'), b, assistant('x')])).toEqual([user('u'), a, assistant('x')]);
+  });
+
+  it('keeps a genuinely repeated turn (a loop) once per occurrence', () => {
+    const h1 = appendDeduplicated([], [user('u'), assistant('same')]);
+    const h2 = appendDeduplicated(h1, [user('u'), assistant('same'), user('again'), assistant('same')]);
+    expect(h2).toEqual([user('u'), assistant('same'), user('again'), assistant('same')]);
+  });
+
+  it('does not repeat a system prompt re-sent with a trimmed context', () => {
+    const h = appendDeduplicated([system('s'), user('u1'), assistant('a1'), user('u2'), assistant('a2')], [system('s'), user('u2'), assistant('a2'), user('u3'), assistant('a3')]);
+    expect(h).toEqual([system('s'), user('u1'), assistant('a1'), user('u2'), assistant('a2'), user('u3'), assistant('a3')]);
+  });
+});
+
+describe('assembleTrace', () => {
+  it('builds one dialog from two model calls and a tool span, with usage, agent and model', () => {
+    const root = createTestSpan({ trace_id: T, span_id: ROOT, name: 'invoke_agent Weather', startMs: 1000, endMs: 2000, genai: { agent_name: 'Weather', agent_version: '1.2.0', conversation_id: 'conv-1' }, environment: 'prod' });
+    const chat1 = createTestSpan({
+      trace_id: T, parent_span_id: ROOT, name: 'chat gpt-4o', startMs: 1100, endMs: 1200,
+      genai: {
+        input_messages: [system('You are a weather bot'), user('Weather in Paris?')],
+        output_messages: [toolCall('call_1', 'get_weather', { city: 'Paris' })],
+        tool_definitions: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object' } } }],
+        request_model: 'gpt-4o', response_model: 'gpt-4o-2024-08-06', usage: { input_tokens: 50, output_tokens: 9 },
+      },
+    });
+    const tool = createTestSpan({ trace_id: T, parent_span_id: ROOT, name: 'execute_tool get_weather', startMs: 1250, endMs: 1300, genai: { tool_execution: { name: 'get_weather', call_id: 'call_1', arguments: '{"city":"Paris"}', result: 'rainy, 14C' } } });
+    const chat2 = createTestSpan({
+      trace_id: T, parent_span_id: ROOT, name: 'chat gpt-4o', startMs: 1400, endMs: 1500,
+      genai: {
+        input_messages: [system('You are a weather bot'), user('Weather in Paris?'), toolCall('call_1', 'get_weather', { city: 'Paris' }), toolResult('call_1', 'rainy, 14C')],
+        output_messages: [assistant('Rainy, 14C.')],
+        request_model: 'gpt-4o', response_model: 'gpt-4o-2024-08-06', usage: { input_tokens: 70, output_tokens: 5 },
+      },
+    });
+    const unit = assembleTrace({ traceId: T, spans: [chat2, tool, root, chat1], logs: [] }, 5000);
+    expect(unit.message_history).toEqual([
+      system('You are a weather bot'),
+      user('Weather in Paris?'),
+      toolCall('call_1', 'get_weather', { city: 'Paris' }),
+      toolResult('call_1', 'rainy, 14C'),
+      assistant('Rainy, 14C.'),
+    ]);
+    expect(unit.model_output).toBe('Rainy, 14C.');
+    expect(unit.model_input).toHaveLength(4);
+    expect(unit.tool_calls).toEqual([{ id: 'call_1', name: 'get_weather', arguments: '{"city":"Paris"}', result: 'rainy, 14C', error: null }]);
+    expect(unit.tools.map((t) => t.function.name)).toEqual(['get_weather']);
+    expect(unit.usage).toEqual({ input_tokens: 120, output_tokens: 14 });
+    expect(unit).toMatchObject({ unit_id: T, kind: 'trace', agent_name: 'Weather', agent_version: '1.2.0', conversation_id: 'conv-1', environment: 'prod', model: 'gpt-4o-2024-08-06', span_count: 4, start_time_ms: 1000, end_time_ms: 2000, truncated: false, errors: [] });
+  });
+
+  it('inserts a result that exists only as a tool span after the call, and records its error', () => {
+    const root = createTestSpan({ trace_id: T, span_id: ROOT, startMs: 0, endMs: 100 });
+    const chat = createTestSpan({ trace_id: T, parent_span_id: ROOT, startMs: 10, endMs: 20, genai: { input_messages: [user('order 7?')], output_messages: [toolCall('c9', 'lookup_order', { id: 7 })] } });
+    const tool = createTestSpan({ trace_id: T, parent_span_id: ROOT, startMs: 30, endMs: 40, status: { code: 2, message: 'order service timeout' }, genai: { tool_execution: { name: 'lookup_order', call_id: 'c9', arguments: '{"id":7}', error: 'order service timeout' } } });
+    const chat2 = createTestSpan({ trace_id: T, parent_span_id: ROOT, startMs: 50, endMs: 60, genai: { input_messages: [user('order 7?'), toolCall('c9', 'lookup_order', { id: 7 })], output_messages: [assistant('Sorry, I could not look that up.')] } });
+    const unit = assembleTrace({ traceId: T, spans: [root, chat, tool, chat2], logs: [] }, 1);
+    expect(unit.message_history.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+    expect(unit.message_history[2]).toEqual({ role: 'tool', content: 'order service timeout', tool_call_id: 'c9', name: 'lookup_order' });
+    expect(unit.tool_calls[0]).toEqual({ id: 'c9', name: 'lookup_order', arguments: '{"id":7}', result: 'order service timeout', error: 'order service timeout' });
+    expect(unit.errors).toEqual([{ span_id: tool.span_id, message: 'order service timeout' }]);
+  });
+
+  it('reads legacy message events when the span has no message attributes', () => {
+    const root = createTestSpan({ trace_id: T, span_id: ROOT, startMs: 0, endMs: 100 });
+    const base = { schema_version: 1 as const, kind: 'log' as const, trace_id: T, span_id: ROOT, attributes: {}, received_at_ms: 0 };
+    const unit = assembleTrace({
+      traceId: T,
+      spans: [root],
+      logs: [
+        { ...base, event_name: 'gen_ai.choice', time_unix_nano: '300', sequence: 2, is_output: true, message: assistant('Hello!') },
+        { ...base, event_name: 'gen_ai.user.message', time_unix_nano: '200', sequence: 1, is_output: false, message: user('Hi') },
+        { ...base, event_name: 'gen_ai.system.message', time_unix_nano: '200', sequence: 0, is_output: false, message: system('Be nice') },
+      ],
+    }, 1);
+    expect(unit.message_history).toEqual([system('Be nice'), user('Hi'), assistant('Hello!')]);
+    expect(unit.model_output).toBe('Hello!');
+  });
+
+  it('counts usage once when a wrapper span repeats its children\'s total', () => {
+    const root = createTestSpan({ trace_id: T, span_id: ROOT, genai: { usage: { input_tokens: 30, output_tokens: 6 } } });
+    const a = createTestSpan({ trace_id: T, parent_span_id: ROOT, genai: { usage: { input_tokens: 10, output_tokens: 2 } } });
+    const b = createTestSpan({ trace_id: T, parent_span_id: ROOT, genai: { usage: { input_tokens: 20, output_tokens: 4 } } });
+    expect(assembleTrace({ traceId: T, spans: [root, a, b], logs: [] }, 1).usage).toEqual({ input_tokens: 30, output_tokens: 6 });
+  });
+
+  it('flags a truncated history and a missing root', () => {
+    const child = createTestSpan({ trace_id: T, parent_span_id: ROOT, dropped_attributes_count: 3, genai: { input_messages: [user('u')] } });
+    const unit = assembleTrace({ traceId: T, spans: [child], logs: [] }, 1);
+    expect(unit.truncated).toBe(true);
+    expect(unit.errors).toEqual([{ message: 'root span never arrived; unit assembled from the spans seen' }]);
+  });
+});

@@ -1,0 +1,201 @@
+import type { ChatMessage, LogRecordEnvelope, SpanRecord, TokenUsage, ToolDefinition, Unit, UnitToolCall } from '../../../shared/schemas/index.ts';
+import { appendDeduplicated } from './merge-history.ts';
+
+const STATUS_ERROR = 2;
+
+export interface TraceParts {
+  traceId: string;
+  spans: readonly SpanRecord[];
+  logs: readonly LogRecordEnvelope[];
+}
+
+/** Nanosecond decimal string → milliseconds (precision below a millisecond is not needed here). */
+export function nanosToMs(nanos: string): number {
+  return nanos.length > 6 ? Number(nanos.slice(0, -6)) : 0;
+}
+
+function byStartThenEnd(a: SpanRecord, b: SpanRecord): number {
+  const d = BigInt(a.start_time_unix_nano) - BigInt(b.start_time_unix_nano);
+  if (d !== 0n) return d < 0n ? -1 : 1;
+  const e = BigInt(a.end_time_unix_nano) - BigInt(b.end_time_unix_nano);
+  return e === 0n ? 0 : e < 0n ? -1 : 1;
+}
+
+interface ModelCall {
+  span: SpanRecord;
+  input: ChatMessage[];
+  output: ChatMessage[];
+}
+
+/** The messages one model call was sent and answered: from its attributes, else from its log events. */
+function modelCalls(spans: readonly SpanRecord[], logs: readonly LogRecordEnvelope[]): ModelCall[] {
+  const logsBySpan = new Map<string, LogRecordEnvelope[]>();
+  for (const l of logs) {
+    if (!l.span_id || !l.message) continue;
+    const list = logsBySpan.get(l.span_id) ?? [];
+    list.push(l);
+    logsBySpan.set(l.span_id, list);
+  }
+  const calls: ModelCall[] = [];
+  for (const span of spans) {
+    let input = span.genai.input_messages ?? [];
+    let output = span.genai.output_messages ?? [];
+    const events = logsBySpan.get(span.span_id);
+    if (events && input.length === 0 && output.length === 0) {
+      events.sort((a, b) => {
+        const d = BigInt(a.time_unix_nano) - BigInt(b.time_unix_nano);
+        return d !== 0n ? (d < 0n ? -1 : 1) : a.sequence - b.sequence;
+      });
+      input = events.filter((e) => !e.is_output).map((e) => e.message!);
+      output = events.filter((e) => e.is_output).map((e) => e.message!);
+    }
+    if (input.length > 0 || output.length > 0) calls.push({ span, input, output });
+  }
+  return calls;
+}
+
+/**
+ * Tool results that exist only as tool-execution spans are put into the dialog right after the
+ * assistant turn that asked for them, linked by call id (or, without one, by name and arguments).
+ */
+function linkToolSpans(history: ChatMessage[], toolSpans: readonly SpanRecord[]): ChatMessage[] {
+  const answered = new Set(history.filter((m) => m.role === 'tool' && m.tool_call_id).map((m) => m.tool_call_id!));
+  const pending = [...toolSpans];
+  const out: ChatMessage[] = [];
+  for (let i = 0; i < history.length; i++) {
+    const m = history[i]!;
+    out.push(m);
+    if (m.role !== 'assistant' || !m.tool_calls?.length) continue;
+    // Keep results already in the dialog for this turn together, then add the missing ones.
+    while (i + 1 < history.length && history[i + 1]!.role === 'tool') out.push(history[++i]!);
+    for (const call of m.tool_calls) {
+      if (answered.has(call.id)) continue;
+      const idx = pending.findIndex((s) => s.genai.tool_execution?.call_id === call.id);
+      const at = idx >= 0 ? idx : pending.findIndex((s) => !s.genai.tool_execution?.call_id && s.genai.tool_execution?.name === call.function.name);
+      if (at < 0) continue;
+      const exec = pending.splice(at, 1)[0]!.genai.tool_execution!;
+      out.push({ role: 'tool', content: exec.result ?? exec.error ?? null, tool_call_id: call.id, name: exec.name });
+      answered.add(call.id);
+    }
+  }
+  return out;
+}
+
+function toolCallsOf(history: readonly ChatMessage[], toolSpans: readonly SpanRecord[]): UnitToolCall[] {
+  const results = new Map<string, string | null>();
+  for (const m of history) if (m.role === 'tool' && m.tool_call_id) results.set(m.tool_call_id, m.content);
+  const errors = new Map<string, string>();
+  for (const s of toolSpans) {
+    const exec = s.genai.tool_execution!;
+    const err = exec.error ?? (s.status.code === STATUS_ERROR ? (s.status.message ?? 'tool span ended with error status') : undefined);
+    if (exec.call_id && err) errors.set(exec.call_id, err);
+  }
+  const calls: UnitToolCall[] = [];
+  const seen = new Set<string>();
+  for (const m of history) {
+    for (const c of m.tool_calls ?? []) {
+      seen.add(c.id);
+      calls.push({ id: c.id, name: c.function.name, arguments: c.function.arguments, result: results.get(c.id) ?? null, error: errors.get(c.id) ?? null });
+    }
+  }
+  // Content capture may be off for model calls while tool spans still record the calls.
+  for (const s of toolSpans) {
+    const exec = s.genai.tool_execution!;
+    const id = exec.call_id ?? `span:${s.span_id}`;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    calls.push({ id, name: exec.name, arguments: exec.arguments ?? '{}', result: exec.result ?? null, error: errors.get(id) ?? exec.error ?? null });
+  }
+  return calls;
+}
+
+/** Usage is summed over the innermost spans that report it, so a wrapper's total is not counted twice. */
+function sumUsage(spans: readonly SpanRecord[]): TokenUsage {
+  const withUsage = spans.filter((s) => s.genai.usage && Object.keys(s.genai.usage).length > 0);
+  const parentsWithUsageChild = new Set(withUsage.map((s) => s.parent_span_id).filter(Boolean));
+  const total: Required<Pick<TokenUsage, 'input_tokens' | 'output_tokens'>> & TokenUsage = { input_tokens: 0, output_tokens: 0 };
+  for (const s of withUsage) {
+    if (parentsWithUsageChild.has(s.span_id)) continue;
+    const u = s.genai.usage!;
+    total.input_tokens += u.input_tokens ?? 0;
+    total.output_tokens += u.output_tokens ?? 0;
+    for (const k of ['cache_read_input_tokens', 'cache_creation_input_tokens', 'reasoning_tokens'] as const) {
+      if (u[k] !== undefined) total[k] = (total[k] ?? 0) + u[k];
+    }
+  }
+  return total;
+}
+
+function firstDefined<T>(spans: readonly SpanRecord[], pick: (s: SpanRecord) => T | undefined): T | null {
+  for (const s of spans) {
+    const v = pick(s);
+    if (v !== undefined && v !== null && v !== '') return v;
+  }
+  return null;
+}
+
+/**
+ * Builds the canonical unit of one trace: the dialog deduplicated across model calls, tool calls
+ * joined with their results, and the run's agent, model, usage and errors. Pure.
+ */
+export function assembleTrace(parts: TraceParts, assembledAtMs: number): Unit {
+  const spans = [...parts.spans].sort(byStartThenEnd);
+  const root = spans.find((s) => !s.parent_span_id);
+  // The root's own values win; otherwise the earliest span that has one.
+  const ordered = root ? [root, ...spans.filter((s) => s !== root)] : spans;
+
+  const calls = modelCalls(spans, parts.logs).sort((a, b) => byStartThenEnd(a.span, b.span));
+  let history: ChatMessage[] = [];
+  for (const c of calls) history = appendDeduplicated(history, [...c.input, ...c.output]);
+  const toolSpans = spans.filter((s) => s.genai.tool_execution);
+  history = linkToolSpans(history, toolSpans);
+
+  const last = calls.at(-1);
+  const finalAssistant = [...history].reverse().find((m) => m.role === 'assistant' && m.content !== null && m.content.trim() !== '');
+  const tools = new Map<string, ToolDefinition>();
+  for (const s of spans) for (const t of s.genai.tool_definitions ?? []) if (!tools.has(t.function.name)) tools.set(t.function.name, t);
+
+  const errors: Unit['errors'] = spans
+    .filter((s) => s.status.code === STATUS_ERROR)
+    .map((s) => {
+      const exc = s.events.find((e) => e.name === 'exception');
+      const excType = exc?.attributes['exception.type'];
+      const excMessage = exc?.attributes['exception.message'];
+      const type = typeof s.attributes['error.type'] === 'string' ? (s.attributes['error.type'] as string) : typeof excType === 'string' ? excType : undefined;
+      const message = s.status.message || (typeof excMessage === 'string' ? excMessage : '') || `span "${s.name}" ended with error status`;
+      return type ? { span_id: s.span_id, type, message } : { span_id: s.span_id, message };
+    });
+  if (!root) errors.push({ message: 'root span never arrived; unit assembled from the spans seen' });
+
+  const starts = spans.map((s) => nanosToMs(s.start_time_unix_nano));
+  const ends = spans.map((s) => nanosToMs(s.end_time_unix_nano));
+
+  return {
+    schema_version: 1,
+    unit_id: parts.traceId,
+    kind: 'trace',
+    trace_ids: [parts.traceId],
+    agent_name: firstDefined(ordered, (s) => s.genai.agent_name) ?? firstDefined(ordered, (s) => s.service_name),
+    agent_version: firstDefined(ordered, (s) => s.genai.agent_version) ?? firstDefined(ordered, (s) => s.service_version),
+    service: firstDefined(ordered, (s) => s.service_name),
+    environment: firstDefined(ordered, (s) => s.environment),
+    conversation_id: firstDefined(ordered, (s) => s.genai.conversation_id),
+    model: last ? (last.span.genai.response_model ?? last.span.genai.request_model ?? null) : firstDefined(ordered, (s) => s.genai.response_model ?? s.genai.request_model),
+    model_input: last ? last.input : [],
+    model_output: finalAssistant?.content ?? null,
+    message_history: history,
+    tool_calls: toolCallsOf(history, toolSpans),
+    tools: [...tools.values()],
+    scenario_input: firstDefined(ordered, (s) => s.genai.scenario_input),
+    scenario_result: firstDefined(ordered, (s) => s.genai.scenario_result),
+    simulation_id: firstDefined(ordered, (s) => s.genai.simulation_id),
+    simulation_message_history: null,
+    usage: sumUsage(spans),
+    errors,
+    truncated: spans.some((s) => s.genai.truncated === true || s.dropped_attributes_count > 0),
+    span_count: spans.length,
+    start_time_ms: starts.length ? Math.min(...starts) : assembledAtMs,
+    end_time_ms: ends.length ? Math.max(...ends) : assembledAtMs,
+    assembled_at_ms: assembledAtMs,
+  };
+}

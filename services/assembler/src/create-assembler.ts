@@ -1,0 +1,105 @@
+import type { Bus, BusMessage } from '../../../shared/bus/index.ts';
+import { createComponent, type Component } from '../../../shared/lifecycle/index.ts';
+import type { Logger } from '../../../shared/logging/index.ts';
+import { PermanentError, errorMessage } from '../../../shared/errors/index.ts';
+import { SpanEnvelopeSchema } from '../../../shared/schemas/index.ts';
+import { assembleTrace } from './assemble-trace.ts';
+import { createTraceBuffer } from './trace-buffer.ts';
+
+export interface AssemblerOptions {
+  bus: Bus;
+  spansTopic: string;
+  unitsTopic: string;
+  groupId: string;
+  graceMs: number;
+  maxOpenMs: number;
+  /** How often closed traces are looked for. Default: a quarter of the grace, 50–1000 ms. */
+  tickMs?: number;
+  log: Logger;
+  nowMs?: () => number;
+}
+
+export function parseSpanEnvelope(message: BusMessage) {
+  let json: unknown;
+  try {
+    json = JSON.parse(message.value);
+  } catch (err) {
+    throw new PermanentError(`record is not JSON: ${errorMessage(err)}`, { cause: err });
+  }
+  const parsed = SpanEnvelopeSchema.safeParse(json);
+  if (!parsed.success) throw new PermanentError(`record is not a span envelope v1: ${parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  return parsed.data;
+}
+
+/**
+ * Consumes span envelopes and publishes one unit per trace once its root span has ended and a
+ * quiet grace period has passed. Offsets are committed only below the oldest open trace, so a
+ * crash re-reads every record of every trace not yet published (at-least-once; units are
+ * idempotent by id downstream).
+ */
+export function createAssembler(options: AssemblerOptions): Component & { openTraces(): number } {
+  const log = options.log.child({ component: 'assembler' });
+  const now = options.nowMs ?? Date.now;
+  const buffer = createTraceBuffer({ graceMs: options.graceMs, maxOpenMs: options.maxOpenMs, retainClosedMs: options.maxOpenMs });
+  const producer = options.bus.createProducer();
+  const tickMs = options.tickMs ?? Math.min(1000, Math.max(50, Math.floor(options.graceMs / 4)));
+
+  const consumer = options.bus.createConsumer({
+    topic: options.spansTopic,
+    groupId: options.groupId,
+    // A throw inside the executor (a bad record) rejects, which sends the record to the DLQ.
+    handle: (message) =>
+      new Promise<void>((resolve) => {
+        buffer.add(parseSpanEnvelope(message), message.partition, BigInt(message.offset), now());
+        resolve();
+      }),
+    committableOffset: (partition, lastHandled) => {
+      const low = buffer.lowWaterMark(partition);
+      if (low === null) return lastHandled;
+      return low > 0n ? String(low - 1n) : null;
+    },
+  });
+
+  let timer: NodeJS.Timeout | null = null;
+  let ticking: Promise<void> = Promise.resolve();
+
+  async function publishReady(force: boolean): Promise<void> {
+    const ready = buffer.takeReady(now(), force);
+    for (const trace of ready) {
+      try {
+        const unit = assembleTrace(trace, now());
+        await producer.send(options.unitsTopic, [{ key: unit.unit_id, value: JSON.stringify(unit) }]);
+        buffer.confirm(trace.traceId, now());
+        log.debug({ traceId: trace.traceId, reason: trace.reason, spans: unit.span_count }, 'unit published');
+      } catch (err) {
+        buffer.release(trace.traceId);
+        log.warn({ err, traceId: trace.traceId }, 'unit publish failed; will retry');
+      }
+    }
+  }
+
+  const tick = (): void => {
+    ticking = ticking.then(() => publishReady(false));
+  };
+
+  return {
+    ...createComponent('assembler', {
+      start: async () => {
+        await options.bus.ensureTopics([options.spansTopic, options.unitsTopic]);
+        await producer.start();
+        await consumer.start();
+        timer = setInterval(tick, tickMs);
+        log.info({ spansTopic: options.spansTopic, unitsTopic: options.unitsTopic, graceMs: options.graceMs }, 'assembler started');
+      },
+      stop: async () => {
+        if (timer) clearInterval(timer);
+        await consumer.shutdown();
+        await ticking;
+        // Traces whose root has ended are published now rather than re-read after a restart.
+        await publishReady(true);
+        await producer.shutdown();
+      },
+    }),
+    openTraces: () => buffer.openCount(),
+  };
+}

@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { createTraceBuffer } from './trace-buffer.ts';
+import { createTestSpan } from '../../../test/helpers/span-factory.ts';
+
+const A = 'a'.repeat(32);
+const B = 'b'.repeat(32);
+const ROOT = '1'.repeat(16);
+
+describe('trace buffer', () => {
+  it('closes a trace only after its root has ended and a quiet grace period has passed', () => {
+    const buf = createTraceBuffer({ graceMs: 100, maxOpenMs: 10_000, retainClosedMs: 10_000 });
+    buf.add(createTestSpan({ trace_id: A, parent_span_id: ROOT }), 0, 5n, 0);
+    expect(buf.takeReady(1_000)).toEqual([]);
+    buf.add(createTestSpan({ trace_id: A, span_id: ROOT }), 0, 6n, 1_000);
+    expect(buf.takeReady(1_050)).toEqual([]);
+    const ready = buf.takeReady(1_100);
+    expect(ready.map((r) => [r.traceId, r.reason, r.spans.length])).toEqual([[A, 'root-ended', 2]]);
+  });
+
+  it('holds the commit at the oldest open trace until its unit is confirmed', () => {
+    const buf = createTraceBuffer({ graceMs: 0, maxOpenMs: 10_000, retainClosedMs: 10_000 });
+    buf.add(createTestSpan({ trace_id: A, parent_span_id: ROOT }), 0, 3n, 0);
+    buf.add(createTestSpan({ trace_id: B, span_id: ROOT }), 0, 4n, 0);
+    expect(buf.lowWaterMark(0)).toBe(3n);
+    expect(buf.lowWaterMark(1)).toBeNull();
+    const [b] = buf.takeReady(1);
+    expect(b!.traceId).toBe(B);
+    buf.confirm(B, 1);
+    expect(buf.lowWaterMark(0)).toBe(3n);
+    buf.add(createTestSpan({ trace_id: A, span_id: ROOT }), 0, 7n, 2);
+    expect(buf.takeReady(2).map((r) => r.traceId)).toEqual([A]);
+    // Taken but not confirmed: a crash now must re-read it.
+    expect(buf.lowWaterMark(0)).toBe(3n);
+    buf.release(A);
+    expect(buf.takeReady(3).map((r) => r.traceId)).toEqual([A]);
+    buf.confirm(A, 3);
+    expect(buf.lowWaterMark(0)).toBeNull();
+  });
+
+  it('de-duplicates a span sent twice and closes a rootless trace after the max open time', () => {
+    const buf = createTraceBuffer({ graceMs: 0, maxOpenMs: 500, retainClosedMs: 10_000 });
+    const span = createTestSpan({ trace_id: A, parent_span_id: ROOT });
+    buf.add(span, 0, 1n, 0);
+    buf.add(span, 0, 2n, 10);
+    expect(buf.takeReady(499)).toEqual([]);
+    const [r] = buf.takeReady(500);
+    expect([r!.reason, r!.spans.length]).toEqual(['max-open', 1]);
+  });
+
+  it('re-opens a closed trace whole when a late span arrives', () => {
+    const buf = createTraceBuffer({ graceMs: 0, maxOpenMs: 10_000, retainClosedMs: 10_000 });
+    buf.add(createTestSpan({ trace_id: A, span_id: ROOT }), 0, 1n, 0);
+    buf.takeReady(0);
+    buf.confirm(A, 0);
+    buf.add(createTestSpan({ trace_id: A, parent_span_id: ROOT }), 0, 9n, 5);
+    const [r] = buf.takeReady(5);
+    expect([r!.traceId, r!.spans.length]).toEqual([A, 2]);
+  });
+});

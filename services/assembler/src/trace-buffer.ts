@@ -1,0 +1,125 @@
+import type { LogRecordEnvelope, SpanEnvelope, SpanRecord } from '../../../shared/schemas/index.ts';
+import type { TraceParts } from './assemble-trace.ts';
+
+export interface TraceBufferOptions {
+  /** Quiet time after the root span (and any span after it) before a trace is closed. */
+  graceMs: number;
+  /** A trace whose root never arrives is closed this long after its first span. */
+  maxOpenMs: number;
+  /** How long a closed trace is kept so that a late span re-opens it whole. */
+  retainClosedMs: number;
+}
+
+interface OpenTrace {
+  traceId: string;
+  spans: Map<string, SpanRecord>;
+  logs: Map<string, LogRecordEnvelope>;
+  /** Lowest bus offset holding one of this trace's records, per partition. */
+  firstOffsets: Map<number, bigint>;
+  firstSeenMs: number;
+  lastSeenMs: number;
+  rootSeen: boolean;
+  /** Taken for emission but not yet confirmed: still holds back the commit. */
+  emitting: boolean;
+}
+
+export interface ReadyTrace extends TraceParts {
+  reason: 'root-ended' | 'max-open' | 'shutdown';
+}
+
+function logKey(l: LogRecordEnvelope): string {
+  return `${l.span_id ?? ''}|${l.event_name}|${l.time_unix_nano}|${l.sequence}`;
+}
+
+/**
+ * Open traces in memory, keyed by trace id. Records are de-duplicated by span id (an exporter that
+ * retries after a lost answer sends the same span twice). It also reports, per partition, the
+ * lowest offset still needed, so the consumer commits only what has been turned into units.
+ */
+export function createTraceBuffer(options: TraceBufferOptions) {
+  const open = new Map<string, OpenTrace>();
+  const closed = new Map<string, { parts: TraceParts; closedAtMs: number }>();
+
+  function add(envelope: SpanEnvelope, partition: number, offset: bigint, nowMs: number): void {
+    let t = open.get(envelope.trace_id);
+    if (!t) {
+      t = { traceId: envelope.trace_id, spans: new Map(), logs: new Map(), firstOffsets: new Map(), firstSeenMs: nowMs, lastSeenMs: nowMs, rootSeen: false, emitting: false };
+      const before = closed.get(envelope.trace_id);
+      if (before) {
+        // A late span: the trace is assembled again, whole, and its unit replaced.
+        for (const s of before.parts.spans) t.spans.set(s.span_id, s);
+        for (const l of before.parts.logs) t.logs.set(logKey(l), l);
+        t.rootSeen = before.parts.spans.some((s) => !s.parent_span_id);
+        closed.delete(envelope.trace_id);
+      }
+      open.set(envelope.trace_id, t);
+    }
+    if (envelope.kind === 'span') {
+      t.spans.set(envelope.span_id, envelope);
+      if (!envelope.parent_span_id) t.rootSeen = true;
+    } else {
+      t.logs.set(logKey(envelope), envelope);
+    }
+    t.lastSeenMs = nowMs;
+    const first = t.firstOffsets.get(partition);
+    if (first === undefined || offset < first) t.firstOffsets.set(partition, offset);
+  }
+
+  function parts(t: OpenTrace): TraceParts {
+    return { traceId: t.traceId, spans: [...t.spans.values()], logs: [...t.logs.values()] };
+  }
+
+  /** Traces ready to become units. They stay counted in the low-water mark until `confirm`. */
+  function takeReady(nowMs: number, force = false): ReadyTrace[] {
+    const ready: ReadyTrace[] = [];
+    for (const t of open.values()) {
+      if (t.emitting) continue;
+      let reason: ReadyTrace['reason'] | null = null;
+      if (t.rootSeen && (force || nowMs - t.lastSeenMs >= options.graceMs)) reason = force ? 'shutdown' : 'root-ended';
+      else if (nowMs - t.firstSeenMs >= options.maxOpenMs) reason = 'max-open';
+      if (!reason) continue;
+      t.emitting = true;
+      ready.push({ ...parts(t), reason });
+    }
+    return ready;
+  }
+
+  /** The unit of this trace is durably published. */
+  function confirm(traceId: string, nowMs: number): void {
+    const t = open.get(traceId);
+    if (!t) return;
+    open.delete(traceId);
+    closed.set(traceId, { parts: parts(t), closedAtMs: nowMs });
+    for (const [id, c] of closed) {
+      if (nowMs - c.closedAtMs < options.retainClosedMs) break;
+      closed.delete(id);
+    }
+  }
+
+  /** Publishing failed: the trace goes back to waiting and is offered again on the next tick. */
+  function release(traceId: string): void {
+    const t = open.get(traceId);
+    if (t) t.emitting = false;
+  }
+
+  /** Lowest offset in `partition` still needed by an open trace, or null when none is. */
+  function lowWaterMark(partition: number): bigint | null {
+    let min: bigint | null = null;
+    for (const t of open.values()) {
+      const o = t.firstOffsets.get(partition);
+      if (o !== undefined && (min === null || o < min)) min = o;
+    }
+    return min;
+  }
+
+  return {
+    add,
+    takeReady,
+    confirm,
+    release,
+    lowWaterMark,
+    openCount: () => open.size,
+  };
+}
+
+export type TraceBuffer = ReturnType<typeof createTraceBuffer>;

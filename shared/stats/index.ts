@@ -1,0 +1,13 @@
+export { wilsonInterval, Z_95 } from './wilson.ts';
+export type { ProportionInterval } from './wilson.ts';
+export { binomialPmf, binomialTestTwoSided } from './binomial.ts';
+export { twoProportionZTest } from './two-proportion.ts';
+export type { TwoProportionResult } from './two-proportion.ts';
+export { fisherExactTest } from './fisher.ts';
+export { mannWhitneyU } from './mann-whitney.ts';
+export type { MannWhitneyResult } from './mann-whitney.ts';
+export { normalCdf, normalTwoSidedP } from './normal.ts';
+export { preferenceStats } from './preference.ts';
+export type { PreferenceCounts, PreferenceStats } from './preference.ts';
+export { compareProportions } from './compare-proportions.ts';
+export type { ProportionComparison } from './compare-proportions.ts';

@@ -1,0 +1,43 @@
+import { binomialTestTwoSided } from './binomial.ts';
+import type { ProportionInterval } from './wilson.ts';
+import { wilsonInterval, Z_95 } from './wilson.ts';
+
+export interface PreferenceCounts {
+  a: number;
+  b: number;
+  ties: number;
+}
+
+/** Pairwise preference statistics. Shares count ties; intervals and the test exclude them. */
+export interface PreferenceStats extends PreferenceCounts {
+  total: number;
+  /** a / (a + b + ties), NaN with no verdicts. */
+  shareA: number;
+  shareB: number;
+  shareTie: number;
+  /** Wilson interval for a / (a + b). */
+  intervalA: ProportionInterval;
+  /** Wilson interval for b / (a + b). */
+  intervalB: ProportionInterval;
+  /** Exact two-sided binomial test of a out of a + b against 1/2. */
+  pValue: number;
+}
+
+export function preferenceStats(counts: PreferenceCounts, z: number = Z_95): PreferenceStats {
+  const { a, b, ties } = counts;
+  const total = a + b + ties;
+  const decided = a + b;
+  const share = (k: number): number => (total === 0 ? Number.NaN : k / total);
+  return {
+    a,
+    b,
+    ties,
+    total,
+    shareA: share(a),
+    shareB: share(b),
+    shareTie: share(ties),
+    intervalA: wilsonInterval(a, decided, z),
+    intervalB: wilsonInterval(b, decided, z),
+    pValue: binomialTestTwoSided(a, decided, 0.5),
+  };
+}

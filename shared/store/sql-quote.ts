@@ -81,14 +81,15 @@ export function quoteBoolean(value: boolean): string {
 
 export function quoteArray(values: readonly SqlValue[]): string {
   if (!Array.isArray(values)) throw new PermanentError('quoteArray expects an array');
-  return `[${values.map((v) => quoteValue(v)).join(', ')}]`;
+  const items: readonly SqlValue[] = values;
+  return `[${items.map((v) => quoteValue(v)).join(', ')}]`;
 }
 
 /** Any {@link SqlValue} as a literal; `null` is `NULL`, fragments pass through. */
 export function quoteValue(value: SqlValue): string {
   if (value === null) return 'NULL';
   if (isFragment(value)) return value.sqlText;
-  if (Array.isArray(value)) return quoteArray(value);
+  if (Array.isArray(value)) return quoteArray(value as readonly SqlValue[]);
   switch (typeof value) {
     case 'string':
       return quoteString(value);

@@ -1,0 +1,94 @@
+import { parseArgs } from 'node:util';
+import type { CliCommand, CliIo } from '../command.ts';
+import { startAll } from '../../shared/lifecycle/index.ts';
+import { createLogger } from '../../shared/logging/index.ts';
+import { createOpenAiJudgeClient } from '../../shared/judge/index.ts';
+import { createModelServer } from '../../services/model-server/src/index.ts';
+import { runDemo, waitForDemoScores, formatScoreTable } from '../../services/demo-agent/src/index.ts';
+import { loadConfigOrReport } from '../load-config-or-exit.ts';
+import { buildPipeline } from '../pipeline.ts';
+
+const USAGE = `usage: tracecheck up [--demo] [--exit-after-demo]
+
+Runs collector, assembler, scorer and API in one process. Without TRACECHECK_KAFKA_BROKERS and
+TRACECHECK_CLICKHOUSE_URL this is the embedded mode: an in-process bus and a DuckDB file under
+TRACECHECK_DATA_DIR (default ./data) in place of Kafka and ClickHouse, with the same code paths.
+
+  --demo             also start our local deterministic model server (used as the agent's model and,
+                     unless OPENAI_BASE_URL is set, as the judge), send the demo agent's three
+                     conversations through the real OTel SDK, and print their scores
+  --exit-after-demo  stop once the demo's scores are printed (exit code 1 if they did not arrive)
+`;
+
+function waitForSignal(): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      process.off('SIGINT', done);
+      process.off('SIGTERM', done);
+      resolve();
+    };
+    process.on('SIGINT', done);
+    process.on('SIGTERM', done);
+  });
+}
+
+async function run(argv: string[], io: CliIo): Promise<number> {
+  const { values } = parseArgs({ args: argv, options: { demo: { type: 'boolean', default: false }, 'exit-after-demo': { type: 'boolean', default: false } } });
+  const demo = values.demo || values['exit-after-demo'];
+  const config = loadConfigOrReport(io);
+  if (!config) return 2;
+  const log = createLogger({ level: io.env.TRACECHECK_LOG_LEVEL ?? (demo ? 'warn' : 'info') });
+
+  // The model server starts first: the demo's judge needs its address.
+  const modelServer = demo ? createModelServer({ host: config.host, port: 0, log }) : null;
+  await modelServer?.start();
+  const judge = modelServer && !config.judge
+    ? createOpenAiJudgeClient({ baseUrl: `${modelServer.url()}/v1`, apiKey: 'not-needed', model: 'mock-judge', timeoutMs: 10_000, log })
+    : undefined;
+  const pipeline = buildPipeline(config, log, new Set(['collector', 'assembler', 'scorer', 'api'] as const), judge ? { judge } : {});
+
+  let stopAll: () => Promise<void>;
+  try {
+    stopAll = await startAll(pipeline.components, log);
+  } catch (err) {
+    await modelServer?.shutdown();
+    io.stderr.write(`tracecheck: could not start: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
+  }
+  const mode = `${pipeline.bus.kind === 'kafka' ? 'Kafka' : 'in-process bus'} + ${pipeline.store?.kind === 'clickhouse' ? 'ClickHouse' : 'DuckDB'}`;
+  io.stdout.write(
+    [
+      `tracecheck is up (${mode})`,
+      `  send OTLP/HTTP to  ${pipeline.collectorUrl()}/v1/traces   (OTEL_EXPORTER_OTLP_ENDPOINT=${pipeline.collectorUrl()})`,
+      `  API                ${pipeline.apiUrl()}/api/v1/scores`,
+      '',
+    ].join('\n'),
+  );
+
+  let code = 0;
+  if (modelServer) {
+    io.stdout.write(`  local model server ${modelServer.url()}/v1 (deterministic stand-in for an LLM)\n\n`);
+    try {
+      const { traceIds } = await runDemo({ collectorUrl: pipeline.collectorUrl(), modelBaseUrl: `${modelServer.url()}/v1`, log });
+      const results = await waitForDemoScores({ apiUrl: pipeline.apiUrl(), traceIds, checks: config.checks, timeoutMs: 60_000 });
+      io.stdout.write(`${formatScoreTable(results)}\n`);
+    } catch (err) {
+      io.stderr.write(`tracecheck: demo failed: ${err instanceof Error ? err.message : String(err)}\n`);
+      code = 1;
+    }
+  }
+  if (!values['exit-after-demo']) {
+    io.stdout.write('Press Ctrl-C to stop.\n');
+    await waitForSignal();
+  }
+  await stopAll();
+  await modelServer?.shutdown();
+  return code;
+}
+
+export const upCommand: CliCommand = {
+  name: 'up',
+  summary: 'Everything in one process (embedded: in-process bus + DuckDB); --demo sends and scores a demo agent',
+  usage: USAGE,
+  run,
+};

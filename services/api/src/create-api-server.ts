@@ -1,0 +1,39 @@
+import type { AddressInfo } from 'node:net';
+import { serve, type ServerType } from '@hono/node-server';
+import { createComponent, type Component } from '../../../shared/lifecycle/index.ts';
+import type { Logger } from '../../../shared/logging/index.ts';
+import type { Store } from '../../../shared/store/index.ts';
+import { createApp } from './create-app.ts';
+
+export interface ApiServerOptions {
+  host: string;
+  /** 0 picks a free port (tests). */
+  port: number;
+  store: Store;
+  log: Logger;
+}
+
+export function createApiServer(options: ApiServerOptions): Component & { url(): string } {
+  let server: ServerType | null = null;
+  let url = '';
+  const component = createComponent('api', {
+    start: () =>
+      new Promise<void>((resolve, reject) => {
+        const app = createApp({ store: options.store, log: options.log });
+        server = serve({ fetch: app.fetch, hostname: options.host, port: options.port }, (info: AddressInfo) => {
+          url = `http://${options.host}:${info.port}`;
+          options.log.info({ url }, 'api listening');
+          resolve();
+        });
+        server.once('error', reject);
+      }),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (!server) return resolve();
+        server.close(() => resolve());
+        // Keep-alive connections would hold close() open until they time out.
+        if ('closeAllConnections' in server) server.closeAllConnections();
+      }),
+  });
+  return { ...component, url: () => url };
+}

@@ -1,0 +1,207 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Component } from '../../../shared/lifecycle/index.ts';
+import { createComponent } from '../../../shared/lifecycle/index.ts';
+import type { Logger } from '../../../shared/logging/index.ts';
+import { completionBody, completionChunks } from './completion.ts';
+import { errorBody, failureFor } from './failure.ts';
+import { hashHex } from './hash.ts';
+import { ChatRequestSchema } from './request.ts';
+import { respond } from './respond.ts';
+
+export interface ModelServerOptions {
+  host?: string;
+  /** 0 picks a free port; read it back with url(). */
+  port?: number;
+  log: Logger;
+}
+
+export type ModelServer = Component & {
+  /** Base URL for OpenAI clients, ending in /v1. Valid after start(). */
+  url(): string;
+};
+
+export const MOCK_MODELS = ['mock-accurate', 'mock-sloppy', 'mock-judge', 'mock-429', 'mock-500', 'mock-503'] as const;
+
+const MAX_BODY_BYTES = 16 * 1024 * 1024;
+const MAX_DELAY_MS = 60_000;
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly type = 'invalid_request_error',
+    readonly code: string | null = null,
+  ) {
+    super(message);
+  }
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
+  res.end(text);
+}
+
+function sendError(res: ServerResponse, err: HttpError): void {
+  sendJson(res, err.status, { error: { message: err.message, type: err.type, param: null, code: err.code } });
+}
+
+async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    const buf = chunk as Buffer;
+    size += buf.length;
+    if (size > MAX_BODY_BYTES) throw new HttpError(413, 'Request body too large.');
+    chunks.push(buf);
+  }
+  return Buffer.concat(chunks);
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/**
+ * An OpenAI-compatible model server that answers deterministically (see README.md): the only
+ * stand-in for a real model that tests may use, and the model of the offline demo.
+ */
+export function createModelServer(options: ModelServerOptions): ModelServer {
+  const log = options.log.child({ component: 'model-server' });
+  const host = options.host ?? '127.0.0.1';
+  let server: Server | null = null;
+  let baseUrl: string | null = null;
+  const failuresSeen = new Map<string, number>();
+  const delays = new Set<NodeJS.Timeout>();
+
+  const sleep = (ms: number): Promise<void> =>
+    new Promise((resolve) => {
+      const t = setTimeout(() => {
+        delays.delete(t);
+        resolve();
+      }, ms);
+      delays.add(t);
+    });
+
+  async function chatCompletions(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const raw = await readBody(req);
+    let json: unknown;
+    try {
+      json = JSON.parse(raw.toString('utf8')) as unknown;
+    } catch {
+      throw new HttpError(400, 'We could not parse the JSON body of your request.');
+    }
+    const modelName = typeof (json as { model?: unknown } | null)?.model === 'string' ? (json as { model: string }).model : undefined;
+    const plan = failureFor(modelName, header(req, 'x-mock-fail'), header(req, 'x-mock-retry-after'));
+    if (plan) {
+      const times = Number(header(req, 'x-mock-fail-times'));
+      const key = hashHex(raw.toString('utf8'));
+      const seen = failuresSeen.get(key) ?? 0;
+      if (!Number.isFinite(times) || times <= 0 || seen < times) {
+        failuresSeen.set(key, seen + 1);
+        log.debug({ status: plan.status, model: modelName }, 'simulated failure');
+        sendJson(res, plan.status, errorBody(plan.status), plan.retryAfterSeconds ? { 'retry-after': plan.retryAfterSeconds } : {});
+        return;
+      }
+    }
+    const parsed = ChatRequestSchema.safeParse(json);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new HttpError(400, `Invalid request: ${issue ? `${issue.path.join('.') || '(body)'}: ${issue.message}` : 'bad body'}`);
+    }
+    const request = parsed.data;
+    const reply = respond(request);
+    const delayMs = Math.min(Number(header(req, 'x-mock-delay-ms')) || 0, MAX_DELAY_MS);
+    if (delayMs > 0) await sleep(delayMs);
+    log.debug({ model: request.model, mode: reply.mode, stream: request.stream === true }, 'chat completion');
+    if (request.stream === true) {
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+      for (const chunk of completionChunks(request, reply)) res.write(`data: ${JSON.stringify(chunk)}\n\n`);
+      res.end('data: [DONE]\n\n');
+      return;
+    }
+    sendJson(res, 200, completionBody(request, reply));
+  }
+
+  function route(req: IncomingMessage, res: ServerResponse): Promise<void> | void {
+    const path = (req.url ?? '/').split('?')[0].replace(/\/+$/, '');
+    const p = path.startsWith('/v1/') ? path.slice(3) : path;
+    if (p === '/chat/completions') {
+      if (req.method !== 'POST') throw new HttpError(405, 'Use POST for /v1/chat/completions.');
+      return chatCompletions(req, res);
+    }
+    if (p === '/models' && req.method === 'GET') {
+      sendJson(res, 200, { object: 'list', data: MOCK_MODELS.map((id) => ({ id, object: 'model', created: 1_700_000_000, owned_by: 'tracecheck' })) });
+      return;
+    }
+    const one = /^\/models\/([^/]+)$/.exec(p);
+    if (one && req.method === 'GET') {
+      sendJson(res, 200, { id: decodeURIComponent(one[1]), object: 'model', created: 1_700_000_000, owned_by: 'tracecheck' });
+      return;
+    }
+    if (p === '/health' || p === '') {
+      sendJson(res, 200, { status: 'ok' });
+      return;
+    }
+    throw new HttpError(404, `Unknown request URL: ${req.method ?? 'GET'} ${path}.`, 'invalid_request_error', 'unknown_url');
+  }
+
+  function handle(req: IncomingMessage, res: ServerResponse): void {
+    const fail = (err: unknown): void => {
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      if (err instanceof HttpError) sendError(res, err);
+      else {
+        log.error({ err }, 'model server request failed');
+        sendError(res, new HttpError(500, 'Internal error in the mock model server.', 'server_error'));
+      }
+    };
+    try {
+      const done = route(req, res);
+      if (done) done.catch(fail);
+    } catch (err) {
+      fail(err);
+    }
+  }
+
+  const component = createComponent('model-server', {
+    start: async () => {
+      const s = createServer(handle);
+      await new Promise<void>((resolve, reject) => {
+        s.once('error', reject);
+        s.listen(options.port ?? 0, host, () => {
+          s.off('error', reject);
+          resolve();
+        });
+      });
+      server = s;
+      const address = s.address() as AddressInfo;
+      const shownHost = host.includes(':') ? `[${host}]` : host;
+      baseUrl = `http://${shownHost}:${address.port}/v1`;
+      log.info({ url: baseUrl }, 'model server listening');
+    },
+    stop: async () => {
+      for (const t of delays) clearTimeout(t);
+      delays.clear();
+      const s = server;
+      server = null;
+      if (!s) return;
+      await new Promise<void>((resolve) => {
+        s.close(() => resolve());
+        s.closeAllConnections();
+      });
+    },
+  });
+
+  return {
+    ...component,
+    url() {
+      if (!baseUrl) throw new Error('model server is not started');
+      return baseUrl;
+    },
+  };
+}

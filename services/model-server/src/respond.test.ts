@@ -1,0 +1,114 @@
+import { describe, expect, it } from 'vitest';
+import { respond } from './respond.ts';
+import type { ChatRequest } from './request.ts';
+
+const JUDGE_PASS_FAIL = 'You are a strict evaluator. Decide whether the agent completed the task. Answer [[True]] or [[False]] followed by ((a short explanation)).';
+const JUDGE_SCORE = 'Rate the helpfulness of the agent on a scale from 1 to 5. Answer as [[n]] with ((explanation)).';
+const PAIRWISE = 'Compare the two outputs A and B. Answer [[A]], [[B]] or [[tie]] with ((explanation)).';
+
+const weatherTool = {
+  type: 'function',
+  function: { name: 'get_weather', description: 'Weather for a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+};
+
+function chat(messages: ChatRequest['messages'], extra: Partial<ChatRequest> = {}): ChatRequest {
+  return { model: 'mock-accurate', messages, ...extra };
+}
+
+function judgeData(history: unknown[]): string {
+  return `Judge the conversation below.\n\n<message_history>\n${JSON.stringify(history, null, 2)}\n</message_history>`;
+}
+
+const healthy = [
+  { role: 'user', content: 'What is the weather in Paris?' },
+  { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
+  { role: 'tool', tool_call_id: 'call_1', content: '{"forecast":"sunny","temperature_c":22}' },
+  { role: 'assistant', content: 'It is sunny and 22°C in Paris.' },
+];
+
+describe('judge mode', () => {
+  it('passes a healthy conversation and fails one whose tool errored', () => {
+    expect(respond(chat([{ role: 'system', content: JUDGE_PASS_FAIL }, { role: 'user', content: judgeData(healthy) }])).content).toBe(
+      '[[True]]((No tool errors and no repeated turns in the data; the task looks completed.))',
+    );
+    const failed = [...healthy.slice(0, 2), { role: 'tool', tool_call_id: 'call_1', content: 'Error: weather service timeout' }, { role: 'assistant', content: 'Sorry.' }];
+    expect(respond(chat([{ role: 'system', content: JUDGE_PASS_FAIL }, { role: 'user', content: judgeData(failed) }])).content).toBe(
+      '[[False]]((A tool result is an error: Error: weather service timeout))',
+    );
+  });
+
+  it('fails a loop of the same tool call and scores within the stated range', () => {
+    const call = (id: string): unknown[] => [
+      { role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }] },
+      { role: 'tool', tool_call_id: id, content: 'cloudy' },
+    ];
+    const loop = [{ role: 'user', content: 'Keep checking the weather in Oslo' }, ...call('a'), ...call('b'), ...call('c')];
+    expect(respond(chat([{ role: 'system', content: JUDGE_PASS_FAIL }, { role: 'user', content: judgeData(loop) }])).content).toBe(
+      '[[False]]((The same step repeats 3 times: get_weather({"city":"Oslo"})))',
+    );
+    expect(respond(chat([{ role: 'system', content: JUDGE_SCORE }, { role: 'user', content: judgeData(loop) }])).content).toMatch(/^\[\[1\]\]/);
+    expect(respond(chat([{ role: 'system', content: JUDGE_SCORE }, { role: 'user', content: judgeData(healthy) }])).content).toMatch(/^\[\[5\]\]/);
+  });
+
+  it('reads unit tool calls with an error and ignores error words outside the data', () => {
+    const system = `${JUDGE_PASS_FAIL} Fail when a tool returned an error or an exception.`;
+    const ok = '```json\n' + JSON.stringify([{ id: 'c1', name: 'lookup_order', arguments: '{}', result: 'shipped', error: null }]) + '\n```';
+    expect(respond(chat([{ role: 'system', content: system }, { role: 'user', content: ok }])).content).toMatch(/^\[\[True\]\]/);
+    const bad = '```json\n' + JSON.stringify([{ id: 'c1', name: 'lookup_order', arguments: '{}', result: null, error: 'not found' }]) + '\n```';
+    expect(respond(chat([{ role: 'system', content: system }, { role: 'user', content: bad }])).content).toBe('[[False]]((A tool result is an error: error: not found))');
+  });
+});
+
+describe('pairwise and code generation', () => {
+  it('prefers the output containing the reference, else the longer, else tie', () => {
+    const ask = (user: string): string | null => respond(chat([{ role: 'system', content: PAIRWISE }, { role: 'user', content: user }])).content;
+    expect(ask('<output_a>The answer is 5</output_a>\n<output_b>I think it is probably 6, to be honest</output_b>\n<reference>5</reference>')).toMatch(/^\[\[A\]\]/);
+    expect(ask('Output A:\n```\nshort\n```\nOutput B:\n```\na longer answer\n```')).toMatch(/^\[\[B\]\]/);
+    expect(ask('<output_a>same</output_a><output_b>same</output_b>')).toMatch(/^\[\[tie\]\]/);
+  });
+
+  it('writes a javascript check module', async () => {
+    const reply = respond(chat([{ role: 'system', content: 'Write a code check: a JavaScript module exporting evaluate(args) that returns a boolean.' }, { role: 'user', content: 'Check that the answer is not empty.' }]));
+    expect(reply.mode).toBe('codegen');
+    const code = /```javascript\n([\s\S]*?)```/.exec(reply.content ?? '')![1]!;
+    const mod = (await import(`data:text/javascript,${encodeURIComponent(code)}`)) as { evaluate(a: unknown): boolean };
+    expect(mod.evaluate({ model_output: 'hi' })).toBe(true);
+    expect(mod.evaluate({ model_output: '  ' })).toBe(false);
+  });
+});
+
+describe('agent mode', () => {
+  it('calls get_weather, then answers with the result', () => {
+    const first = respond(chat([{ role: 'user', content: 'What is the weather in New York today?' }], { tools: [weatherTool] }));
+    expect(first.finishReason).toBe('tool_calls');
+    expect(first.toolCalls).toEqual([{ id: expect.stringMatching(/^call_[0-9a-f]{24}$/), name: 'get_weather', arguments: '{"city":"New York"}' }]);
+    const second = respond(chat([...healthy.slice(0, 3)], { tools: [weatherTool] }));
+    expect(second.content).toBe('Here is what I found: forecast: sunny, temperature_c: 22.');
+  });
+
+  it('apologises for a failed tool and repeats the call when told to keep checking', () => {
+    const failed = respond(chat([...healthy.slice(0, 2), { role: 'tool', tool_call_id: 'call_1', content: '{"error":"service unavailable"}' }], { tools: [weatherTool] }));
+    expect(failed.content).toBe("I'm sorry, I couldn't complete that: get_weather failed (error: service unavailable). Please try again later.");
+    const loop = [{ role: 'user', content: 'Keep checking the weather in Oslo until it is sunny' }, ...healthy.slice(1, 3)];
+    const again = respond(chat(loop, { tools: [weatherTool] }));
+    expect(again.toolCalls.map((c) => [c.name, c.arguments])).toEqual([['get_weather', '{"city":"Paris"}']]);
+  });
+});
+
+describe('arithmetic and echo', () => {
+  it('answers arithmetic, with mock-sloppy off by one when hot and the sum is odd', () => {
+    const ask = (content: string, extra: Partial<ChatRequest> = {}): string | null => respond(chat([{ role: 'user', content }], extra)).content;
+    expect(ask('What is 2 + 3?')).toBe('5');
+    expect(ask('What is 7 - 10?')).toBe('-3');
+    expect(ask('What is 6 * 7?')).toBe('42');
+    expect(ask('What is 1 / 4?')).toBe('0.25');
+    expect(ask('What is 2 + 3?', { model: 'mock-sloppy', temperature: 0.9 })).toBe('6');
+    expect(ask('What is 2 + 3?', { model: 'mock-sloppy', temperature: 0.2 })).toBe('5');
+    expect(ask('What is 2 + 4?', { model: 'mock-sloppy', temperature: 0.9 })).toBe('6');
+    expect(ask('What is 2 + 3?', { model: 'some-unknown-model', temperature: 2 })).toBe('5');
+  });
+
+  it('echoes anything else', () => {
+    expect(respond(chat([{ role: 'user', content: 'Tell me a   joke' }])).content).toBe('You said: Tell me a joke');
+  });
+});

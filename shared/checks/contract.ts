@@ -48,7 +48,28 @@ export interface CheckContext {
   nowMs(): number;
   /** Other rows of the same batch or window, for checks that compare rows (uniqueness). */
   batch?: readonly CheckInput[];
+  /** Runs user code checks in isolation (shared/code-sandbox); absent → code checks answer `not_run`. */
+  codeRunner?: CodeRunner;
 }
+
+/**
+ * Runs a user's code check module in isolation. Implemented in shared/code-sandbox (a separate
+ * process); the engine only sees this interface. Never throws: failures come back as `ok: false`.
+ */
+export interface CodeRunner {
+  evaluate(request: CodeRunRequest): Promise<CodeRunResult>;
+}
+
+export interface CodeRunRequest {
+  /** The module's source: TypeScript or JavaScript exporting `evaluate(args)`. */
+  source: string;
+  language: 'typescript' | 'javascript';
+  /** JSON-serializable arguments, the template variables by name. */
+  args: Record<string, unknown>;
+  timeoutMs?: number;
+}
+
+export type CodeRunResult = { ok: true; value: unknown } | { ok: false; error: string };
 
 interface OutcomeCommon {
   method: ScoreMethod;
@@ -73,6 +94,10 @@ export interface RunnableCheck {
   kind: CheckKind;
   outputType: OutputType;
   description: string;
+  /** For `score` checks: the range values fall in. */
+  range?: readonly [number, number];
+  /** A score passes at or above it. */
+  threshold?: number;
   run(input: CheckInput, ctx: CheckContext): Promise<CheckOutcome>;
 }
 

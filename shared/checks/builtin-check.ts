@@ -1,0 +1,43 @@
+import type { CheckContext, CheckInput, CheckOutcome, RunnableCheck } from './contract.ts';
+import type { BuiltinCheckDefinition, CheckDefinition } from './definition.ts';
+import { CheckDefinitionError, definitionVersion, effectiveRange, validateCommon } from './definition.ts';
+
+export type BuiltinRun = (input: CheckInput, ctx: CheckContext, def: BuiltinCheckDefinition) => Promise<CheckOutcome> | CheckOutcome;
+
+/** A catalog entry: the definition users see, and how to build it (again, when they reconfigure it). */
+export interface CatalogEntry {
+  definition: CheckDefinition;
+  /** The template variables it reads. */
+  inputs: readonly string[];
+  /** How it decides: in code, in code with the judge on doubt, or by the judge. */
+  method: 'deterministic' | 'hybrid' | 'model';
+  build(def: CheckDefinition): RunnableCheck;
+}
+
+export function createBuiltinCheck(def: BuiltinCheckDefinition, run: BuiltinRun): RunnableCheck {
+  const problems = validateCommon(def);
+  if (problems.length > 0) throw new CheckDefinitionError(problems);
+  return {
+    name: def.name,
+    version: definitionVersion(def),
+    kind: 'builtin',
+    outputType: def.outputType,
+    description: def.description,
+    ...(def.outputType === 'score' ? { range: effectiveRange(def) } : {}),
+    ...(def.threshold !== undefined ? { threshold: def.threshold } : {}),
+    run: async (input, ctx) => run(input, ctx, def),
+  };
+}
+
+/** A catalog entry decided in code; `build` refuses a definition of another kind. */
+export function builtinEntry(definition: BuiltinCheckDefinition, inputs: readonly string[], run: BuiltinRun): CatalogEntry {
+  return {
+    definition,
+    inputs,
+    method: definition.mode === 'hybrid' ? 'hybrid' : 'deterministic',
+    build(def) {
+      if (def.kind !== 'builtin') throw new CheckDefinitionError([`${definition.name} is a builtin check; got kind ${def.kind}`]);
+      return createBuiltinCheck(def, run);
+    },
+  };
+}

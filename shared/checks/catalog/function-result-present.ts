@@ -1,0 +1,27 @@
+import { builtinEntry } from '../builtin-check.ts';
+import { describeCall, toolResultProblem } from '../lib/tool-results.ts';
+import { passFail } from '../outcome.ts';
+
+/** Every tool call has a result, and no result is null, empty or an error. */
+export const functionResultPresent = builtinEntry(
+  {
+    kind: 'builtin',
+    name: 'function_result_present',
+    description: 'Every tool call has a result, and no result is missing, null, empty or an error (error status, "Error: …" text, {"error": …} JSON). Passes when there are no tool calls.',
+    outputType: 'pass_fail',
+    implementationVersion: '1',
+  },
+  ['tool_calls'],
+  (input) => {
+    if (input.tool_calls.length === 0) return passFail(true, 'deterministic', 'no tool calls');
+    const problems: string[] = [];
+    input.tool_calls.forEach((call, i) => {
+      const problem = toolResultProblem(call.result, call.error);
+      if (problem !== null) problems.push(`${describeCall(call, i)}: ${problem}`);
+    });
+    if (problems.length === 0) return passFail(true, 'deterministic', `all ${input.tool_calls.length} tool calls have a result`);
+    const shown = problems.slice(0, 5).join('; ');
+    const more = problems.length > 5 ? `; and ${problems.length - 5} more` : '';
+    return passFail(false, 'deterministic', `${problems.length} of ${input.tool_calls.length} tool calls lack a usable result: ${shown}${more}`);
+  },
+);

@@ -1,0 +1,80 @@
+import type { CheckContext, CheckInput, CheckOutcome, RunnableCheck } from './contract.ts';
+import type { CodeCheckDefinition } from './definition.ts';
+import { CheckDefinitionError, definitionVersion, effectiveRange, validateCommon } from './definition.ts';
+import { errorOutcome, notRun, valueOutcome } from './outcome.ts';
+
+export function codeCheckProblems(def: CodeCheckDefinition): string[] {
+  const problems = validateCommon(def);
+  if (typeof def.source !== 'string' || def.source.trim() === '') problems.push('source is empty');
+  else if (!/\bevaluate\b/.test(def.source)) problems.push('source does not define evaluate');
+  if (def.language !== 'typescript' && def.language !== 'javascript') problems.push('language must be typescript or javascript');
+  return problems;
+}
+
+/** The arguments a code check's `evaluate(args)` receives: the template variables, as plain JSON. */
+export function codeCheckArgs(input: CheckInput): Record<string, unknown> {
+  return {
+    id: input.id,
+    model_output: input.model_output,
+    generation: input.model_output,
+    scenario_input: input.scenario_input,
+    scenario_result: input.scenario_result,
+    model_input: input.model_input,
+    message_history: input.message_history,
+    tool_calls: input.tool_calls,
+    tools: input.tools,
+    simulation_message_history: input.simulation_message_history,
+    audio_messages: input.audio_messages,
+    audio_output: input.audio_output,
+  };
+}
+
+/** Checks a code check's return value against its declared output type. */
+export function coerceCodeValue(def: CodeCheckDefinition, value: unknown): { ok: true; value: number } | { ok: false; error: string } {
+  if (def.outputType === 'pass_fail') {
+    if (typeof value === 'boolean') return { ok: true, value: value ? 1 : 0 };
+    return { ok: false, error: `evaluate returned ${describeValue(value)}; a pass_fail check must return a boolean` };
+  }
+  if (typeof value === 'number' && Number.isFinite(value)) {
+    const [lo, hi] = effectiveRange(def);
+    if (value < lo || value > hi) return { ok: false, error: `evaluate returned ${value}, outside [${lo}, ${hi}]` };
+    return { ok: true, value };
+  }
+  if (typeof value === 'boolean') return { ok: true, value: value ? 1 : 0 };
+  return { ok: false, error: `evaluate returned ${describeValue(value)}; a score check must return a finite number` };
+}
+
+function describeValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (typeof value === 'number') return `the number ${value}`;
+  if (typeof value === 'string') return `a string (${JSON.stringify(value.slice(0, 40))})`;
+  return typeof value === 'object' ? (Array.isArray(value) ? 'an array' : 'an object') : typeof value;
+}
+
+/** A user's module exporting `evaluate(args)`, run through `ctx.codeRunner` (an isolated process). */
+export function createCodeCheck(def: CodeCheckDefinition): RunnableCheck {
+  const problems = codeCheckProblems(def);
+  if (problems.length > 0) throw new CheckDefinitionError(problems);
+  return {
+    name: def.name,
+    version: definitionVersion(def),
+    kind: 'code',
+    outputType: def.outputType,
+    description: def.description,
+    ...(def.outputType === 'score' ? { range: effectiveRange(def) } : {}),
+    ...(def.threshold !== undefined ? { threshold: def.threshold } : {}),
+    async run(input: CheckInput, ctx: CheckContext): Promise<CheckOutcome> {
+      if (!ctx.codeRunner) return notRun('code', 'no code sandbox configured for user code checks');
+      const result = await ctx.codeRunner.evaluate({
+        source: def.source,
+        language: def.language,
+        args: codeCheckArgs(input),
+        ...(def.timeoutMs !== undefined ? { timeoutMs: def.timeoutMs } : {}),
+      });
+      if (!result.ok) return errorOutcome('code', result.error);
+      const coerced = coerceCodeValue(def, result.value);
+      if (!coerced.ok) return errorOutcome('code', coerced.error);
+      return valueOutcome(def, coerced.value, 'code', `evaluate returned ${JSON.stringify(result.value)}`);
+    },
+  };
+}

@@ -1,0 +1,94 @@
+import { createHash } from 'node:crypto';
+import type { CheckKind, OutputType } from './contract.ts';
+
+interface DefinitionCommon {
+  /** Unique; `[a-z][a-z0-9_]*` so it can be a column value, a CLI argument and a file name. */
+  name: string;
+  description: string;
+  outputType: OutputType;
+  /** For `score`: inclusive range of values; defaults to [0, 1]. */
+  range?: readonly [number, number];
+  /** A score passes at or above it; pass_fail checks ignore it. */
+  threshold?: number;
+}
+
+export interface ModelCheckDefinition extends DefinitionCommon {
+  kind: 'model';
+  /** Rubric with template variables (`{model_output}`, …); `{{` and `}}` are literal braces. */
+  promptTemplate: string;
+  /** Variables that must be present on the unit; without them the check answers `not_run`. */
+  requires?: readonly string[];
+  /** Judge model override. */
+  model?: string;
+}
+
+export interface CodeCheckDefinition extends DefinitionCommon {
+  kind: 'code';
+  /** A module exporting `evaluate(args)` that returns a boolean or a number. */
+  source: string;
+  language: 'typescript' | 'javascript';
+  timeoutMs?: number;
+}
+
+/** A check implemented in this repository (the deterministic tier and the catalog's code checks). */
+export interface BuiltinCheckDefinition extends DefinitionCommon {
+  kind: 'builtin';
+  /** Bumped when the implementation changes meaning, so scores keep the version they were made with. */
+  implementationVersion: string;
+  /** `hybrid`: ask the judge when the code's answer is not clear. */
+  mode?: 'deterministic' | 'hybrid';
+  params?: Record<string, unknown>;
+}
+
+export type CheckDefinition = ModelCheckDefinition | CodeCheckDefinition | BuiltinCheckDefinition;
+
+export class CheckDefinitionError extends Error {
+  readonly retriable = false as const;
+  constructor(readonly problems: string[]) {
+    super(`invalid check definition: ${problems.join('; ')}`);
+    this.name = 'CheckDefinitionError';
+  }
+}
+
+const NAME_RE = /^[a-z][a-z0-9_]{0,99}$/;
+
+/** Problems common to every kind; kind-specific validation lives with each kind. */
+export function validateCommon(def: CheckDefinition): string[] {
+  const problems: string[] = [];
+  if (!NAME_RE.test(def.name)) problems.push(`name "${def.name}" must match ${NAME_RE.source}`);
+  if (!(['model', 'code', 'builtin'] satisfies CheckKind[] as string[]).includes(def.kind)) problems.push(`unknown kind "${String(def.kind)}"`);
+  if (def.outputType !== 'pass_fail' && def.outputType !== 'score') problems.push(`outputType must be pass_fail or score`);
+  if (def.range) {
+    const [lo, hi] = def.range;
+    if (!Number.isFinite(lo) || !Number.isFinite(hi) || lo >= hi) problems.push(`range must be [min, max] with min < max`);
+  }
+  if (def.threshold !== undefined && !Number.isFinite(def.threshold)) problems.push('threshold must be a finite number');
+  return problems;
+}
+
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.keys(value)
+        .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
+        .sort()
+        .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
+    );
+  }
+  return value;
+}
+
+/** JSON with sorted keys and no undefined members: equal definitions give equal text. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(canonical(value));
+}
+
+/** The version of a definition: 16 hex digits of the SHA-256 of its canonical JSON. */
+export function definitionVersion(def: CheckDefinition): string {
+  return createHash('sha256').update(canonicalJson(def)).digest('hex').slice(0, 16);
+}
+
+export function effectiveRange(def: CheckDefinition): readonly [number, number] {
+  return def.outputType === 'pass_fail' ? [0, 1] : (def.range ?? [0, 1]);
+}

@@ -1,0 +1,28 @@
+export type {
+  CheckContext,
+  CheckInput,
+  CheckKind,
+  CheckOutcome,
+  CodeRunner,
+  CodeRunRequest,
+  CodeRunResult,
+  JudgeClient,
+  JudgeRequest,
+  JudgeResponse,
+  OutputType,
+  RunnableCheck,
+} from './contract.ts';
+export type { BuiltinCheckDefinition, CheckDefinition, CodeCheckDefinition, ModelCheckDefinition } from './definition.ts';
+export { canonicalJson, CheckDefinitionError, definitionVersion } from './definition.ts';
+export type { CatalogEntry } from './builtin-check.ts';
+export { catalogEntries } from './catalog/index.ts';
+export type { CheckRegistry, CheckRegistryOptions, RegisteredCheck } from './registry.ts';
+export { createCheckRegistry } from './registry.ts';
+export { runCheck } from './run-check.ts';
+export type { EvalRecord } from './check-input.ts';
+export { parseEvalRecord, recordToCheckInput, toolCallsFromMessages, unitToCheckInput } from './check-input.ts';
+export { parseTemplate, TEMPLATE_VARIABLES, templateProblems } from './template.ts';
+export { buildJudgePrompt, neutralize } from './judge-prompt.ts';
+export { parseJudgeAnswer } from './judge-answer.ts';
+export { codeCheckArgs, codeCheckProblems, coerceCodeValue, createCodeCheck } from './code-check.ts';
+export { createModelCheck } from './model-check.ts';

@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { parseJudgeAnswer } from './judge-answer.ts';
+import { parseTemplate } from './template.ts';
+
+describe('parseJudgeAnswer', () => {
+  it.each([
+    ['[[True]]', 1], ['[[ true. ]]', 1], ['[[yes]]', 1], ['[[Pass]]', 1], ['[["False"]]', 0], ['[[no.]]', 0], ['[[FAIL]]', 0],
+  ])('pass_fail %s → %d', (text, value) => {
+    expect(parseJudgeAnswer(text, 'pass_fail', [0, 1])).toEqual({ ok: true, value, explanation: '' });
+  });
+
+  it('reads the explanation and the last value', () => {
+    expect(parseJudgeAnswer('Format is [[score]]. My answer: [[ 4. ]] ((clear and short))', 'score', [1, 5])).toEqual({ ok: true, value: 4, explanation: 'clear and short' });
+  });
+
+  it.each([
+    ['no brackets', 'judge answer has no [[value]]: "no brackets"'],
+    ['[[maybe]]', 'judge answered [[maybe]], not a pass/fail value'],
+  ])('pass_fail %j is an error', (text, error) => {
+    expect(parseJudgeAnswer(text, 'pass_fail', [0, 1])).toEqual({ ok: false, error });
+  });
+
+  it('scores outside the range or not numbers are errors', () => {
+    expect(parseJudgeAnswer('[[7]]', 'score', [1, 5])).toEqual({ ok: false, error: 'judge answered 7, outside [1, 5]' });
+    expect(parseJudgeAnswer('[[four]]', 'score', [1, 5])).toEqual({ ok: false, error: 'judge answered [[four]], not a number' });
+  });
+});
+
+describe('parseTemplate', () => {
+  it('keeps doubled braces and JSON literal, and reads variables and aliases', () => {
+    const { parts, unknown } = parseTemplate('A {{literal}} {"k": 1} {generation} {input}');
+    expect(unknown).toEqual([]);
+    expect(parts).toEqual([
+      { text: 'A {literal} {"k": 1} ' },
+      { variable: 'generation', field: 'model_output' },
+      { text: ' ' },
+      { variable: 'input', field: 'scenario_input' },
+    ]);
+  });
+});

@@ -1,0 +1,51 @@
+import type { CheckContext, CheckInput, CheckOutcome, RunnableCheck } from './contract.ts';
+import type { ModelCheckDefinition } from './definition.ts';
+import { CheckDefinitionError, definitionVersion, effectiveRange, validateCommon } from './definition.ts';
+import { buildJudgePrompt } from './judge-prompt.ts';
+import { parseJudgeAnswer } from './judge-answer.ts';
+import { describeError, errorOutcome, notRun, valueOutcome } from './outcome.ts';
+import { isMissing, TEMPLATE_VARIABLES, templateFields, templateProblems } from './template.ts';
+
+export function modelCheckProblems(def: ModelCheckDefinition): string[] {
+  const problems = [...validateCommon(def), ...templateProblems(def.promptTemplate)];
+  for (const r of def.requires ?? []) if (!(r in TEMPLATE_VARIABLES)) problems.push(`requires names an unknown variable "${r}"`);
+  return problems;
+}
+
+/**
+ * Asks the judge with a rubric, returns its `[[value]]`. Refuses (throws CheckDefinitionError) a
+ * template with no template variable or an unknown `{name}`.
+ */
+export function createModelCheck(def: ModelCheckDefinition): RunnableCheck {
+  const problems = modelCheckProblems(def);
+  if (problems.length > 0) throw new CheckDefinitionError(problems);
+  const fields = templateFields(def.promptTemplate);
+  const required = (def.requires ?? []).map((r) => TEMPLATE_VARIABLES[r]);
+  const range = effectiveRange(def);
+  return {
+    name: def.name,
+    version: definitionVersion(def),
+    kind: 'model',
+    outputType: def.outputType,
+    description: def.description,
+    ...(def.outputType === 'score' ? { range } : {}),
+    ...(def.threshold !== undefined ? { threshold: def.threshold } : {}),
+    async run(input: CheckInput, ctx: CheckContext): Promise<CheckOutcome> {
+      const missing = required.filter((f) => isMissing(input[f]));
+      if (missing.length > 0) return notRun('model', `needs ${missing.join(', ')}, which this unit does not carry`);
+      if (fields.every((f) => isMissing(input[f]))) return notRun('model', `none of ${fields.join(', ')} is present on this unit`);
+      if (!ctx.judge) return notRun('model', ctx.judgeUnavailableReason ?? 'no judge configured');
+      const prompt = buildJudgePrompt(def.promptTemplate, input);
+      let response;
+      try {
+        response = await ctx.judge.complete({ system: prompt.system, user: prompt.user, temperature: 0, maxTokens: 400, ...(def.model ? { model: def.model } : {}) });
+      } catch (err) {
+        return errorOutcome('model', `judge call failed: ${describeError(err)}`);
+      }
+      const usage = { judgeModel: response.model, inputTokens: response.inputTokens, outputTokens: response.outputTokens };
+      const answer = parseJudgeAnswer(response.text, def.outputType, range);
+      if (!answer.ok) return { ...errorOutcome('model', answer.error), ...usage };
+      return { ...valueOutcome(def, answer.value, 'model', answer.explanation), ...usage };
+    },
+  };
+}

@@ -1,1 +1,17 @@
 export type { Store, ScoreQuery } from './contract.ts';
+export { createDuckDbStore } from './duckdb-store.ts';
+export type { DuckDbStoreOptions } from './duckdb-store.ts';
+export {
+  quoteString,
+  quoteNumber,
+  quoteInteger,
+  quoteBoolean,
+  quoteArray,
+  quoteValue,
+  quoteIdentifier,
+  sql,
+  sqlIdentifier,
+  joinSql,
+  toWellFormed,
+} from './sql-quote.ts';
+export type { SqlValue, SqlFragment } from './sql-quote.ts';

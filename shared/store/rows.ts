@@ -1,0 +1,214 @@
+import { PermanentError } from '../errors/index.ts';
+import type { Logger } from '../logging/index.ts';
+import { ScoreSchema, UnitSchema, type Score, type Unit } from '../schemas/index.ts';
+import type { ScoreQuery } from './contract.ts';
+import { toWellFormed } from './sql-quote.ts';
+
+// Row shapes shared by the ClickHouse and DuckDB stores: both keep the same columns, so the
+// conversions (and their validation) live here once.
+
+/** Every field of ScoreSchema, in schema order: the scores table has one column per field. */
+export const SCORE_FIELDS = Object.keys(ScoreSchema.shape) as readonly (keyof Score)[];
+
+export const UNIT_COLUMNS = [
+  'unit_id',
+  'kind',
+  'agent_name',
+  'agent_version',
+  'environment',
+  'service',
+  'conversation_id',
+  'model',
+  'start_time_ms',
+  'end_time_ms',
+  'span_count',
+  'truncated',
+  'assembled_at_ms',
+  'unit_json',
+] as const;
+
+export type ScoreRow = Record<keyof Score, string | number | boolean | null>;
+export type UnitRow = Record<(typeof UNIT_COLUMNS)[number], string | number | boolean | null>;
+
+export const DEFAULT_SCORE_LIMIT = 100;
+export const MAX_SCORE_LIMIT = 10_000;
+
+export interface NormalizedScoreQuery {
+  check: string | undefined;
+  unitId: string | undefined;
+  fromMs: number | undefined;
+  toMs: number | undefined;
+  limit: number;
+}
+
+function finiteOrUndefined(name: string, v: number | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  if (typeof v !== 'number' || !Number.isFinite(v)) throw new PermanentError(`${name} must be a finite number`);
+  return v;
+}
+
+function stringOrUndefined(name: string, v: string | undefined): string | undefined {
+  if (v === undefined) return undefined;
+  if (typeof v !== 'string') throw new PermanentError(`${name} must be a string`);
+  return toWellFormed(v);
+}
+
+/** Validates a query; a limit above the maximum is clamped, a non-positive or fractional one refused. */
+export function normalizeScoreQuery(q: ScoreQuery): NormalizedScoreQuery {
+  const limit = q.limit ?? DEFAULT_SCORE_LIMIT;
+  if (!Number.isSafeInteger(limit) || limit < 1) throw new PermanentError(`limit must be a positive integer, got ${String(limit)}`);
+  return {
+    check: stringOrUndefined('check', q.check),
+    unitId: stringOrUndefined('unitId', q.unitId),
+    fromMs: finiteOrUndefined('fromMs', q.fromMs),
+    toMs: finiteOrUndefined('toMs', q.toMs),
+    limit: Math.min(limit, MAX_SCORE_LIMIT),
+  };
+}
+
+function issuesText(error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] }): string {
+  return error.issues.map((i) => `${i.path.map(String).join('.') || '(root)'}: ${i.message}`).join('; ');
+}
+
+function epochMs(name: string, v: number): number {
+  // Stored as UInt64 in ClickHouse: fractions and negatives would change on the way back.
+  if (!Number.isSafeInteger(v) || v < 0) throw new PermanentError(`${name} must be a non-negative integer of epoch ms, got ${String(v)}`);
+  return v;
+}
+
+function wellFormedOrNull(v: string | null): string | null {
+  return v === null ? null : toWellFormed(v);
+}
+
+/**
+ * A score as a row: validated (a bad score fails the batch as permanent, it is never half
+ * written), strings made well-formed UTF-8. Booleans stay booleans; each store maps them.
+ */
+export function scoreToRow(input: Score): ScoreRow {
+  const parsed = ScoreSchema.safeParse(input);
+  if (!parsed.success) throw new PermanentError(`invalid score: ${issuesText(parsed.error)}`, { cause: parsed.error });
+  const s = parsed.data;
+  epochMs('created_at_ms', s.created_at_ms);
+  const row = {} as ScoreRow;
+  for (const f of SCORE_FIELDS) {
+    const v = s[f];
+    row[f] = typeof v === 'string' ? toWellFormed(v) : v;
+  }
+  return row;
+}
+
+/** Nearest non-negative integer below, for the typed (filter-only) unit columns. */
+function floorMs(v: number): number {
+  return Math.max(0, Math.floor(v));
+}
+
+/** A unit as a row: typed columns for filters, the whole unit as JSON (which keeps it exactly). */
+export function unitToRow(input: Unit): UnitRow {
+  const parsed = UnitSchema.safeParse(input);
+  if (!parsed.success) throw new PermanentError(`invalid unit: ${issuesText(parsed.error)}`, { cause: parsed.error });
+  const u = parsed.data;
+  return {
+    unit_id: toWellFormed(u.unit_id),
+    kind: u.kind,
+    agent_name: wellFormedOrNull(u.agent_name),
+    agent_version: wellFormedOrNull(u.agent_version),
+    environment: wellFormedOrNull(u.environment),
+    service: wellFormedOrNull(u.service),
+    conversation_id: wellFormedOrNull(u.conversation_id),
+    model: wellFormedOrNull(u.model),
+    start_time_ms: floorMs(u.start_time_ms),
+    end_time_ms: floorMs(u.end_time_ms),
+    span_count: u.span_count,
+    truncated: u.truncated,
+    assembled_at_ms: floorMs(u.assembled_at_ms),
+    // JSON escapes lone surrogates as \udXXX (ASCII), so the unit comes back exactly as written.
+    unit_json: JSON.stringify(input),
+  };
+}
+
+/** Keeps the last score per (unit_id, check, check_version): later in the batch wins. */
+export function lastPerScoreKey(rows: readonly ScoreRow[]): ScoreRow[] {
+  const byKey = new Map<string, ScoreRow>();
+  for (const r of rows) {
+    const key = JSON.stringify([r.unit_id, r.check, r.check_version]);
+    byKey.delete(key);
+    byKey.set(key, r);
+  }
+  return [...byKey.values()];
+}
+
+/** Last per unit_id, keeping the newer assembled_at_ms (later in the batch wins a tie). */
+export function lastPerUnit(rows: readonly UnitRow[]): UnitRow[] {
+  const byId = new Map<string, UnitRow>();
+  for (const r of rows) {
+    const id = String(r.unit_id);
+    const prev = byId.get(id);
+    if (prev && Number(prev.assembled_at_ms) > Number(r.assembled_at_ms)) continue;
+    byId.delete(id);
+    byId.set(id, r);
+  }
+  return [...byId.values()];
+}
+
+// Database drivers hand back bigints (DuckDB BIGINT) and 0/1 (ClickHouse UInt8); anything else is
+// passed through unchanged so that the schema rejects it.
+function asNumber(v: unknown): unknown {
+  if (typeof v === 'bigint' && v <= BigInt(Number.MAX_SAFE_INTEGER) && v >= BigInt(Number.MIN_SAFE_INTEGER)) return Number(v);
+  return v;
+}
+
+function asBoolean(v: unknown): unknown {
+  if (v === 0 || v === 0n) return false;
+  if (v === 1 || v === 1n) return true;
+  return v;
+}
+
+const BOOLEAN_SCORE_FIELDS = new Set<keyof Score>(['passed']);
+
+/** A stored row back to a Score through ScoreSchema; a bad row is logged and yields null. */
+export function rowToScore(row: Record<string, unknown>, log: Logger): Score | null {
+  const candidate: Record<string, unknown> = {};
+  for (const f of SCORE_FIELDS) {
+    const v = row[f];
+    candidate[f] = BOOLEAN_SCORE_FIELDS.has(f) ? asBoolean(v) : asNumber(v);
+  }
+  const parsed = ScoreSchema.safeParse(candidate);
+  if (!parsed.success) {
+    log.error({ unitId: row.unit_id, check: row.check, issues: issuesText(parsed.error) }, 'skipping invalid score row');
+    return null;
+  }
+  return parsed.data;
+}
+
+/** The stored JSON back to a Unit through UnitSchema; a bad row is logged and yields null. */
+export function jsonToUnit(unitJson: unknown, log: Logger): Unit | null {
+  if (typeof unitJson !== 'string') {
+    log.error({ type: typeof unitJson }, 'skipping unit row without unit_json');
+    return null;
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(unitJson);
+  } catch (err) {
+    log.error({ err }, 'skipping unit row with unparsable unit_json');
+    return null;
+  }
+  const parsed = UnitSchema.safeParse(value);
+  if (!parsed.success) {
+    log.error({ issues: issuesText(parsed.error) }, 'skipping invalid unit row');
+    return null;
+  }
+  return parsed.data;
+}
+
+/**
+ * Microsecond-ish hybrid clock: strictly increasing within a process and close to wall time across
+ * processes, so "last written wins" holds even when two writes share a created_at_ms.
+ */
+export function createWriteSequence(now: () => number = Date.now): () => number {
+  let last = 0;
+  return () => {
+    last = Math.max(now() * 1000, last + 1);
+    return last;
+  };
+}

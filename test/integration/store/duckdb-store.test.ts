@@ -1,0 +1,55 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createSilentLogger } from '../../../shared/logging/index.ts';
+import { createDuckDbStore } from '../../../shared/store/index.ts';
+import { describeStoreContract, makeScore, makeUnit } from './store-contract.ts';
+
+describeStoreContract('duckdb (:memory:)', {
+  create: () => Promise.resolve(createDuckDbStore({ path: ':memory:', log: createSilentLogger() })),
+  destroy: (store) => store.shutdown(),
+});
+
+describe('duckdb store on a file', () => {
+  const dirs: string[] = [];
+  afterAll(async () => {
+    for (const d of dirs) await rm(d, { recursive: true, force: true });
+  });
+
+  it('creates the directory and keeps data across reopen', async () => {
+    const base = await mkdtemp(join(tmpdir(), 'tracecheck-duckdb-'));
+    dirs.push(base);
+    const path = join(base, 'nested', randomUUID(), 'tracecheck.duckdb');
+    const unit = makeUnit();
+    const score = makeScore({ unit_id: unit.unit_id });
+
+    const first = createDuckDbStore({ path, log: createSilentLogger() });
+    await first.start();
+    await first.writeUnits([unit]);
+    await first.writeScores([score]);
+    await first.shutdown();
+    await first.shutdown();
+    expect((await stat(path)).isFile()).toBe(true);
+
+    const second = createDuckDbStore({ path, log: createSilentLogger() });
+    await second.start();
+    expect(await second.getUnit(unit.unit_id)).toEqual(unit);
+    expect(await second.queryScores({ unitId: unit.unit_id })).toEqual([score]);
+    await second.shutdown();
+  });
+
+  it('serializes concurrent writes and reads on one connection', async () => {
+    const store = createDuckDbStore({ path: ':memory:', log: createSilentLogger() });
+    await store.start();
+    const check = `concurrent-${randomUUID()}`;
+    const scores = Array.from({ length: 40 }, (_, i) => makeScore({ check, created_at_ms: 1_000 + i }));
+    await Promise.all([
+      ...scores.map((s) => store.writeScores([s])),
+      ...scores.map(() => store.queryScores({ check })),
+    ]);
+    expect(await store.queryScores({ check })).toEqual([...scores].reverse());
+    await store.shutdown();
+  });
+});

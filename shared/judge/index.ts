@@ -1,0 +1,2 @@
+export { createOpenAiJudgeClient } from './openai-judge-client.ts';
+export type { OpenAiJudgeClientOptions } from './openai-judge-client.ts';

@@ -111,11 +111,11 @@ describe('createAgentTracer', () => {
       return { choices: [{ message: { role: 'assistant', content: 'ignored' } }] };
     });
     const [span] = exporter.getFinishedSpans();
-    expect(span!.attributes['gen_ai.output.messages']).toBe('[{"role":"assistant","parts":[{"type":"tool_call","id":"c9","name":"lookup_order","arguments":"not json"}],"finish_reason":"tool_call"}]');
-    expect(span!.attributes['gen_ai.response.finish_reasons']).toEqual(['tool_call']);
-    expect(span!.attributes['gen_ai.usage.output_tokens']).toBe(4);
-    expect(span!.attributes['gen_ai.agent.name']).toBe('a');
-    expect(span!.attributes['gen_ai.conversation.id']).toBeUndefined();
+    expect(span.attributes['gen_ai.output.messages']).toBe('[{"role":"assistant","parts":[{"type":"tool_call","id":"c9","name":"lookup_order","arguments":"not json"}],"finish_reason":"tool_call"}]');
+    expect(span.attributes['gen_ai.response.finish_reasons']).toEqual(['tool_call']);
+    expect(span.attributes['gen_ai.usage.output_tokens']).toBe(4);
+    expect(span.attributes['gen_ai.agent.name']).toBe('a');
+    expect(span.attributes['gen_ai.conversation.id']).toBeUndefined();
   });
 
   it('marks a failing tool with status ERROR, error.type and an exception event, and rethrows', async () => {
@@ -131,14 +131,14 @@ describe('createAgentTracer', () => {
       ),
     ).rejects.toThrow('order service timeout');
     const [tool, root] = exporter.getFinishedSpans();
-    expect(tool!.status).toEqual({ code: SpanStatusCode.ERROR, message: 'order service timeout' });
-    expect(tool!.attributes['error.type']).toBe('OrderServiceError');
-    expect(tool!.attributes['gen_ai.tool.call.arguments']).toBe('{"order_id":"A-1"}');
-    expect(tool!.attributes['gen_ai.tool.call.result']).toBeUndefined();
-    expect(tool!.events.map((e) => [e.name, e.attributes?.['exception.type'], e.attributes?.['exception.message']])).toEqual([['exception', 'OrderServiceError', 'order service timeout']]);
-    expect(root!.status.code).toBe(SpanStatusCode.ERROR);
-    expect(root!.attributes['tracecheck.scenario.input']).toBe('{"order":"A-1"}');
-    expect(root!.attributes['tracecheck.scenario.result']).toBeUndefined();
+    expect(tool.status).toEqual({ code: SpanStatusCode.ERROR, message: 'order service timeout' });
+    expect(tool.attributes['error.type']).toBe('OrderServiceError');
+    expect(tool.attributes['gen_ai.tool.call.arguments']).toBe('{"order_id":"A-1"}');
+    expect(tool.attributes['gen_ai.tool.call.result']).toBeUndefined();
+    expect(tool.events.map((e) => [e.name, e.attributes?.['exception.type'], e.attributes?.['exception.message']])).toEqual([['exception', 'OrderServiceError', 'order service timeout']]);
+    expect(root.status.code).toBe(SpanStatusCode.ERROR);
+    expect(root.attributes['tracecheck.scenario.input']).toBe('{"order":"A-1"}');
+    expect(root.attributes['tracecheck.scenario.result']).toBeUndefined();
   });
 
   it('records an explicit scenario result set through the run handle', async () => {
@@ -147,6 +147,6 @@ describe('createAgentTracer', () => {
       run.setResult({ solved: false });
       return 42;
     });
-    expect(exporter.getFinishedSpans()[0]!.attributes['tracecheck.scenario.result']).toBe('{"solved":false}');
+    expect(exporter.getFinishedSpans()[0].attributes['tracecheck.scenario.result']).toBe('{"solved":false}');
   });
 });

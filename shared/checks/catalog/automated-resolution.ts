@@ -1,0 +1,53 @@
+import { builtinEntry } from '../builtin-check.ts';
+import { decideOnDoubt } from '../lib/hybrid.ts';
+import { clip } from '../lib/tool-results.ts';
+import { passFail } from '../outcome.ts';
+
+const ESCALATION_TOOL = /(?:transfer|handoff|hand_off|escalat|connect).*(?:human|agent|operator|representative|support|supervisor)|^(?:escalate|handoff|hand_off|human_handoff|request_human)/i;
+const HANDOFF_PHRASE = /\b(?:transfer(?:ring)?|connect(?:ing)?|escalat(?:e|ing)|hand(?:ing)? (?:you )?off|pass(?:ing)? you) (?:you |this |your \w+ )?(?:to|with) (?:a |an |our )?(?:human|live|real|customer (?:service|support)|support|specialist|supervisor|representative)\b/i;
+
+const RUBRIC = `# Task
+Decide whether the AI agent resolved the conversation itself, without handing the user off to a human.
+
+# Criteria
+- Handing off means transferring, escalating or telling the user a human will take over.
+- Mentioning that human support exists, while the agent itself resolves the request, is not a hand-off.
+
+# Steps
+1. Read the dialog, especially the agent's last turns.
+2. Decide whether the agent handed the user off to a human.
+
+# Example
+Dialog: the agent says "I'll transfer you to a human agent who can help with this refund." and the conversation ends.
+Answer: [[False]] ((the agent handed off to a human))
+
+# Inputs
+- Dialog: {message_history}
+
+# Output format
+Reply [[True]] if the agent resolved it without a human hand-off, [[False]] if it handed off, then ((a one-sentence explanation)).`;
+
+/** Passes when the agent resolved the run itself: no escalation tool call, no hand-off to a human. */
+export const automatedResolution = builtinEntry(
+  {
+    kind: 'builtin',
+    name: 'automated_resolution',
+    description:
+      'Passes when the agent resolved the run without a human: fails on an escalation tool call (transfer_to_human_agents, escalate_*, *handoff*). A hand-off phrase in the assistant\'s text without such a call is doubt: the judge decides when the check is configured hybrid, else it fails.',
+    outputType: 'pass_fail',
+    implementationVersion: '1',
+  },
+  ['tool_calls', 'message_history'],
+  async (input, ctx, def) => {
+    const escalations = input.tool_calls.map((c, i) => ({ c, i })).filter(({ c }) => ESCALATION_TOOL.test(c.name));
+    if (escalations.length > 0) {
+      const { c, i } = escalations[0]!;
+      return passFail(false, 'deterministic', `escalation tool call #${i + 1} ${c.name}(${clip(c.arguments, 60)})`);
+    }
+    const phrase = input.message_history
+      .map((m, i) => ({ i, match: m.role === 'assistant' && m.content ? HANDOFF_PHRASE.exec(m.content) : null }))
+      .find((x) => x.match !== null);
+    if (!phrase) return passFail(true, 'deterministic', 'no escalation tool call and no hand-off phrase');
+    return decideOnDoubt(def, input, ctx, RUBRIC, false, `hand-off phrase "${clip(phrase.match![0], 60)}" in message ${phrase.i} without an escalation call`);
+  },
+);

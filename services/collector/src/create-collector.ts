@@ -1,0 +1,96 @@
+import type { Producer } from '../../../shared/bus/index.ts';
+import type { Component } from '../../../shared/lifecycle/index.ts';
+import type { Logger } from '../../../shared/logging/index.ts';
+import { createHttpReceiver } from './http/http-server.ts';
+import { createIngest } from './ingest.ts';
+
+export interface CollectorLimits {
+  /** Request body cap, checked before and after decompression (default 20 MiB). */
+  maxBodyBytes: number;
+  /** Per-attribute value cap; longer values are cut and the span flagged `genai.truncated`. */
+  maxAttributeBytes: number;
+  /** Spans (or log records) per export; more → 413 (HTTP) / RESOURCE_EXHAUSTED (gRPC). */
+  maxSpansPerRequest: number;
+  /** Concurrent exports before 429 (default 64). */
+  maxInFlightRequests?: number;
+  /** Declared bytes of concurrent exports before 429 (default 256 MiB). */
+  maxInFlightBytes?: number;
+}
+
+export interface CollectorConfig {
+  host: string;
+  /** 0 picks a free port (tests). */
+  httpPort: number;
+  /** 0 picks a free port. */
+  grpcPort: number;
+  limits: CollectorLimits;
+  /** Bus topic for span envelopes (default `tracecheck.spans`). */
+  topic?: string;
+  /** How long to wait for the bus to acknowledge before answering 503 (default 10 s). */
+  produceTimeoutMs?: number;
+  /** Retry-After seconds on 429/503 (default 5). */
+  retryAfterSeconds?: number;
+}
+
+export interface CollectorOptions {
+  config: CollectorConfig;
+  /** Started and stopped by the caller; the collector only sends. */
+  producer: Producer;
+  log: Logger;
+}
+
+export type Collector = Component & {
+  /** `http://host:port` of the OTLP/HTTP receiver (after start). */
+  httpAddress(): string;
+  /** `host:port` of the OTLP/gRPC receiver (after start). */
+  grpcAddress(): string;
+};
+
+export const COLLECTOR_DEFAULTS = {
+  topic: 'tracecheck.spans',
+  produceTimeoutMs: 10_000,
+  retryAfterSeconds: 5,
+  maxInFlightRequests: 64,
+  maxInFlightBytes: 256 * 1024 * 1024,
+} as const;
+
+/** OTLP receivers (HTTP and gRPC) that normalize GenAI spans and produce them keyed by trace id. */
+export function createCollector(options: CollectorOptions): Collector {
+  const { config } = options;
+  const log = options.log.child({ component: 'collector' });
+  const retryAfterSeconds = config.retryAfterSeconds ?? COLLECTOR_DEFAULTS.retryAfterSeconds;
+  const ingest = createIngest({
+    producer: options.producer,
+    topic: config.topic ?? COLLECTOR_DEFAULTS.topic,
+    maxAttributeBytes: config.limits.maxAttributeBytes,
+    maxSpansPerRequest: config.limits.maxSpansPerRequest,
+    produceTimeoutMs: config.produceTimeoutMs ?? COLLECTOR_DEFAULTS.produceTimeoutMs,
+    retryAfterSeconds,
+    log,
+  });
+  const http = createHttpReceiver({
+    host: config.host,
+    port: config.httpPort,
+    maxBodyBytes: config.limits.maxBodyBytes,
+    maxInFlightRequests: config.limits.maxInFlightRequests ?? COLLECTOR_DEFAULTS.maxInFlightRequests,
+    maxInFlightBytes: config.limits.maxInFlightBytes ?? COLLECTOR_DEFAULTS.maxInFlightBytes,
+    retryAfterSeconds,
+    ingest,
+    log,
+  });
+  let started = false;
+  let stopping: Promise<void> | null = null;
+  return {
+    name: 'collector',
+    async start() {
+      await http.start();
+      started = true;
+    },
+    shutdown() {
+      stopping ??= started ? http.stop() : Promise.resolve();
+      return stopping;
+    },
+    httpAddress: () => http.address(),
+    grpcAddress: () => '',
+  };
+}

@@ -1,0 +1,182 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from '../../../../shared/logging/index.ts';
+import type { Ingest, IngestResult } from '../ingest.ts';
+import { decodeLogsRequestJson, decodeTraceRequestJson } from '../otlp/decode-json.ts';
+import { decodeLogsRequestProtobuf, decodeTraceRequestProtobuf } from '../otlp/decode-protobuf.ts';
+import { encodeLogsResponse, encodeStatus, encodeTraceResponse } from '../otlp/encode-response.ts';
+import { DecodeError, type OtlpEncoding } from '../otlp/types.ts';
+import { readBody } from './read-body.ts';
+
+export interface HttpReceiverOptions {
+  host: string;
+  port: number;
+  maxBodyBytes: number;
+  /** Requests being read, decoded or produced at once; more → 429. */
+  maxInFlightRequests: number;
+  /** Declared (Content-Length) bytes of requests in flight; more → 429. */
+  maxInFlightBytes: number;
+  retryAfterSeconds: number;
+  ingest: Ingest;
+  log: Logger;
+}
+
+export interface HttpReceiver {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** `http://host:port`, valid after start. */
+  address(): string;
+}
+
+// gRPC codes carried in google.rpc.Status for each HTTP answer.
+const GRPC_CODE: Record<number, number> = { 400: 3, 404: 5, 405: 12, 413: 8, 415: 3, 429: 8, 500: 13, 503: 14 };
+
+const CONTENT_TYPE: Record<OtlpEncoding, string> = { protobuf: 'application/x-protobuf', json: 'application/json' };
+
+/** Lenient Content-Type matching: real clients append `; charset=utf-8`. */
+export function encodingOf(contentType: string | undefined): OtlpEncoding | undefined {
+  if (!contentType) return undefined;
+  const ct = contentType.toLowerCase();
+  if (ct.includes('application/x-protobuf') || ct.includes('application/protobuf')) return 'protobuf';
+  if (ct.includes('application/json')) return 'json';
+  return undefined;
+}
+
+type Signal = 'traces' | 'logs';
+const ROUTES: Record<string, Signal> = { '/v1/traces': 'traces', '/v1/logs': 'logs' };
+
+/** OTLP/HTTP receiver on plain node:http: `POST /v1/traces`, `POST /v1/logs`, `GET /healthz`. */
+export function createHttpReceiver(options: HttpReceiverOptions): HttpReceiver {
+  const { log, ingest } = options;
+  let inFlight = 0;
+  let inFlightBytes = 0;
+
+  function send(res: ServerResponse, status: number, encoding: OtlpEncoding, body: Buffer, headers: Record<string, string> = {}): void {
+    if (res.headersSent) return;
+    res.writeHead(status, { 'Content-Type': CONTENT_TYPE[encoding], 'Content-Length': String(body.length), ...headers });
+    res.end(body);
+  }
+
+  function fail(res: ServerResponse, status: number, encoding: OtlpEncoding, message: string, headers: Record<string, string> = {}): void {
+    send(res, status, encoding, encodeStatus(encoding, GRPC_CODE[status] ?? 2, message), headers);
+  }
+
+  function answer(res: ServerResponse, signal: Signal, encoding: OtlpEncoding, result: IngestResult): void {
+    switch (result.kind) {
+      case 'ok':
+        send(res, 200, encoding, signal === 'traces' ? encodeTraceResponse(encoding, result.partial) : encodeLogsResponse(encoding, result.partial));
+        return;
+      case 'too_many_items':
+        fail(res, 413, encoding, result.message);
+        return;
+      case 'unavailable':
+        fail(res, 503, encoding, result.message, { 'Retry-After': String(result.retryAfterSeconds) });
+        return;
+      case 'failed':
+        fail(res, 500, encoding, result.message);
+        return;
+    }
+  }
+
+  async function handleExport(req: IncomingMessage, res: ServerResponse, signal: Signal, encoding: OtlpEncoding): Promise<void> {
+    const body = await readBody(req, options.maxBodyBytes);
+    if (!body.ok) {
+      fail(res, body.status, encoding, body.message, body.status === 413 ? { Connection: 'close' } : {});
+      return;
+    }
+    let result: IngestResult;
+    try {
+      if (signal === 'traces') {
+        const decoded = encoding === 'protobuf' ? decodeTraceRequestProtobuf(body.body) : decodeTraceRequestJson(body.body);
+        result = await ingest.exportTraces(decoded);
+      } else {
+        const decoded = encoding === 'protobuf' ? decodeLogsRequestProtobuf(body.body) : decodeLogsRequestJson(body.body);
+        result = await ingest.exportLogs(decoded);
+      }
+    } catch (err) {
+      if (err instanceof DecodeError) {
+        fail(res, 400, encoding, err.message);
+        return;
+      }
+      throw err;
+    }
+    answer(res, signal, encoding, result);
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = (req.url ?? '/').split('?', 1)[0];
+    const encoding = encodingOf(req.headers['content-type']);
+    const replyEncoding = encoding ?? 'json';
+    if (path === '/healthz') {
+      req.resume();
+      if (req.method !== 'GET' && req.method !== 'HEAD') return fail(res, 405, replyEncoding, 'method not allowed', { Allow: 'GET' });
+      return send(res, 200, 'json', Buffer.from('{"status":"ok"}'));
+    }
+    const signal = ROUTES[path];
+    if (!signal) {
+      req.resume();
+      return fail(res, 404, replyEncoding, `no route for ${path.slice(0, 100)}`);
+    }
+    if (req.method !== 'POST') {
+      req.resume();
+      return fail(res, 405, replyEncoding, `${req.method ?? ''} not allowed on ${path}; use POST`, { Allow: 'POST' });
+    }
+    if (!encoding) {
+      req.resume();
+      const ct = (req.headers['content-type'] ?? '').slice(0, 100);
+      return fail(res, 415, 'json', `unsupported Content-Type "${ct}" (use application/x-protobuf or application/json)`);
+    }
+    const declared = Number(req.headers['content-length']) || 0;
+    if (inFlight >= options.maxInFlightRequests || (inFlight > 0 && inFlightBytes + declared > options.maxInFlightBytes)) {
+      req.resume();
+      return fail(res, 429, encoding, 'collector saturated, retry later', { 'Retry-After': String(options.retryAfterSeconds) });
+    }
+    inFlight++;
+    inFlightBytes += declared;
+    try {
+      await handleExport(req, res, signal, encoding);
+    } finally {
+      inFlight--;
+      inFlightBytes -= declared;
+    }
+  }
+
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      log.error({ err, url: req.url }, 'OTLP/HTTP handler failed');
+      const encoding = encodingOf(req.headers['content-type']) ?? 'json';
+      if (!res.headersSent) fail(res, 500, encoding, 'internal error');
+      else res.destroy();
+    });
+  });
+  server.on('clientError', (err, socket) => {
+    log.debug({ err }, 'OTLP/HTTP client error');
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+    else socket.destroy();
+  });
+
+  let address = '';
+  return {
+    start() {
+      return new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(options.port, options.host, () => {
+          server.off('error', reject);
+          const a = server.address() as AddressInfo;
+          const host = a.family === 'IPv6' ? `[${a.address}]` : a.address;
+          address = `http://${host}:${a.port}`;
+          log.info({ address }, 'OTLP/HTTP receiver listening');
+          resolve();
+        });
+      });
+    },
+    stop() {
+      return new Promise((resolve) => {
+        if (!server.listening) return resolve();
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      });
+    },
+    address: () => address,
+  };
+}

@@ -1,0 +1,66 @@
+import type { IncomingMessage } from 'node:http';
+import { promisify } from 'node:util';
+import zlib from 'node:zlib';
+
+const gunzip = promisify(zlib.gunzip);
+const inflate = promisify(zlib.inflate);
+const inflateRaw = promisify(zlib.inflateRaw);
+
+export type BodyResult =
+  | { ok: true; body: Buffer }
+  | { ok: false; status: 400 | 413 | 415; message: string };
+
+/**
+ * Reads a request body under `maxBytes`, before and after decompression. Over the limit, the rest
+ * of the upload is read and thrown away (so the client can read our 413), never kept.
+ */
+export async function readBody(req: IncomingMessage, maxBytes: number): Promise<BodyResult> {
+  const encoding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+  if (!['identity', '', 'gzip', 'x-gzip', 'deflate'].includes(encoding)) {
+    req.resume();
+    return { ok: false, status: 415, message: `unsupported Content-Encoding "${encoding.slice(0, 40)}" (gzip, deflate and identity are accepted)` };
+  }
+  const declared = Number(req.headers['content-length']);
+  let tooLarge = Number.isFinite(declared) && declared > maxBytes;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    if (tooLarge) continue;
+    const buf = chunk as Buffer;
+    size += buf.length;
+    if (size > maxBytes) {
+      tooLarge = true;
+      chunks.length = 0;
+      continue;
+    }
+    chunks.push(buf);
+  }
+  if (tooLarge) return { ok: false, status: 413, message: `request body exceeds ${maxBytes} bytes` };
+  const raw = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
+  if (encoding === 'identity' || encoding === '' || raw.length === 0) return { ok: true, body: raw };
+  return decompress(raw, encoding, maxBytes);
+}
+
+function isOutputLimitError(err: unknown): boolean {
+  const code = (err as { code?: unknown }).code;
+  return code === 'ERR_BUFFER_TOO_LARGE' || (err instanceof RangeError && /larger than/i.test(err.message));
+}
+
+/**
+ * Inflates with zlib's `maxOutputLength`: zlib stops producing output at the cap, so a
+ * decompression bomb never allocates more than `maxBytes`.
+ */
+export async function decompress(raw: Buffer, encoding: string, maxBytes: number): Promise<BodyResult> {
+  const opts = { maxOutputLength: maxBytes };
+  try {
+    if (encoding === 'deflate') {
+      // "deflate" is zlib-wrapped by the RFC, but some clients send raw deflate.
+      const zlibWrapped = raw.length >= 2 && (raw[0] & 0x0f) === 8 && ((raw[0] << 8) | raw[1]) % 31 === 0;
+      return { ok: true, body: zlibWrapped ? await inflate(raw, opts) : await inflateRaw(raw, opts) };
+    }
+    return { ok: true, body: await gunzip(raw, opts) };
+  } catch (err) {
+    if (isOutputLimitError(err)) return { ok: false, status: 413, message: `decompressed request body exceeds ${maxBytes} bytes` };
+    return { ok: false, status: 400, message: `could not decompress ${encoding} body: ${err instanceof Error ? err.message : String(err)}` };
+  }
+}

@@ -1,0 +1,83 @@
+import type { Producer } from '../../../shared/bus/index.ts';
+import { errorMessage, isRetriable } from '../../../shared/errors/index.ts';
+import type { Logger } from '../../../shared/logging/index.ts';
+import type { PartialSuccess } from './otlp/encode-response.ts';
+import type { DecodedLogsRequest, DecodedTraceRequest } from './otlp/types.ts';
+import { countLogRecords, countSpans, logsRequestToMessages, traceRequestToMessages, type Conversion } from './pipeline.ts';
+
+/** Outcome of one export, independent of the transport (HTTP status / gRPC code are mapped from it). */
+export type IngestResult =
+  | { kind: 'ok'; partial?: PartialSuccess }
+  | { kind: 'too_many_items'; message: string }
+  | { kind: 'unavailable'; message: string; retryAfterSeconds: number }
+  | { kind: 'failed'; message: string };
+
+export interface IngestOptions {
+  producer: Producer;
+  topic: string;
+  maxAttributeBytes: number;
+  maxSpansPerRequest: number;
+  produceTimeoutMs: number;
+  retryAfterSeconds: number;
+  log: Logger;
+  now?: () => number;
+}
+
+export interface Ingest {
+  exportTraces(req: DecodedTraceRequest): Promise<IngestResult>;
+  exportLogs(req: DecodedLogsRequest): Promise<IngestResult>;
+}
+
+class ProduceTimeoutError extends Error {
+  readonly retriable = true as const;
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new ProduceTimeoutError(`produce not acknowledged within ${ms} ms`)), ms);
+  });
+  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** Normalizes decoded exports and produces them; answers only after the bus acknowledged. */
+export function createIngest(options: IngestOptions): Ingest {
+  const now = options.now ?? Date.now;
+  const log = options.log;
+
+  async function produce(conversion: Conversion, unit: string): Promise<IngestResult> {
+    if (conversion.messages.length > 0) {
+      try {
+        await withTimeout(options.producer.send(options.topic, conversion.messages), options.produceTimeoutMs);
+      } catch (err) {
+        if (err instanceof ProduceTimeoutError || isRetriable(err)) {
+          log.warn({ err, topic: options.topic, count: conversion.messages.length }, 'produce failed, answering unavailable');
+          return { kind: 'unavailable', message: `downstream unavailable: ${errorMessage(err)}`, retryAfterSeconds: options.retryAfterSeconds };
+        }
+        log.error({ err, topic: options.topic }, 'produce failed permanently');
+        return { kind: 'failed', message: `could not store ${unit}: ${errorMessage(err)}` };
+      }
+    }
+    if (conversion.rejected > 0) return { kind: 'ok', partial: { rejected: conversion.rejected, errorMessage: conversion.errorMessage } };
+    return { kind: 'ok' };
+  }
+
+  return {
+    exportTraces(req) {
+      const n = countSpans(req);
+      if (n > options.maxSpansPerRequest) {
+        return Promise.resolve({ kind: 'too_many_items', message: `${n} spans exceed the limit of ${options.maxSpansPerRequest} per request` });
+      }
+      const conversion = traceRequestToMessages(req, { maxAttributeBytes: options.maxAttributeBytes, receivedAtMs: now() });
+      return produce(conversion, 'spans');
+    },
+    exportLogs(req) {
+      const n = countLogRecords(req);
+      if (n > options.maxSpansPerRequest) {
+        return Promise.resolve({ kind: 'too_many_items', message: `${n} log records exceed the limit of ${options.maxSpansPerRequest} per request` });
+      }
+      const conversion = logsRequestToMessages(req, { maxAttributeBytes: options.maxAttributeBytes, receivedAtMs: now() });
+      return produce(conversion, 'log records');
+    },
+  };
+}

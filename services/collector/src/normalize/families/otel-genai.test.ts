@@ -1,0 +1,142 @@
+import { describe, expect, it } from 'vitest';
+import { SpanEnvelopeSchema } from '../../../../../shared/schemas/index.ts';
+import { decodeTraceRequestJson } from '../../otlp/decode-json.ts';
+import { jsonTraceRequest, type SpanSpec } from '../../testing/otlp-builders.ts';
+import { normalizeSpan } from '../normalize-span.ts';
+
+const OPTS = { maxAttributeBytes: 1024 * 1024, receivedAtMs: 1 };
+
+function normalize(spec: SpanSpec, resource?: Record<string, unknown>) {
+  const req = decodeTraceRequestJson(JSON.stringify(jsonTraceRequest([spec], resource)));
+  const rs = req.resourceSpans[0];
+  const env = normalizeSpan(rs.scopeSpans[0].spans[0], rs.resource, rs.scopeSpans[0].scope, OPTS);
+  expect(SpanEnvelopeSchema.safeParse(env).success).toBe(true);
+  return env;
+}
+
+const chatAttributes = {
+  'gen_ai.operation.name': 'chat',
+  'gen_ai.provider.name': 'openai',
+  'gen_ai.request.model': 'gpt-4o',
+  'gen_ai.response.model': 'gpt-4o-2024-08-06',
+  'gen_ai.conversation.id': 'conv_42',
+  'gen_ai.agent.name': 'Weather',
+  'gen_ai.system_instructions': '[{"type":"text","content":"You are a weather bot"}]',
+  'gen_ai.input.messages':
+    '[{"role":"user","parts":[{"type":"text","content":"Weather in Paris?"}]},' +
+    '{"role":"assistant","parts":[{"type":"tool_call","id":"call_1","name":"get_weather","arguments":{"city":"Paris"}}]},' +
+    '{"role":"tool","parts":[{"type":"tool_call_response","id":"call_1","response":"rainy, 14C"}]}]',
+  'gen_ai.output.messages': '[{"role":"assistant","parts":[{"type":"text","content":"Rainy, 14C."}],"finish_reason":"stop"}]',
+  'gen_ai.tool.definitions': '[{"type":"function","name":"get_weather","parameters":{"type":"object"}}]',
+  'gen_ai.usage.input_tokens': 52,
+  'gen_ai.usage.output_tokens': 9,
+  'gen_ai.response.finish_reasons': ['stop'],
+  'server.address': 'api.openai.com',
+};
+
+const expectedChatGenAi = {
+  family: 'otel_genai',
+  operation: 'chat',
+  input_messages: [
+    { role: 'system', content: 'You are a weather bot' },
+    { role: 'user', content: 'Weather in Paris?' },
+    { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
+    { role: 'tool', content: 'rainy, 14C', tool_call_id: 'call_1' },
+  ],
+  output_messages: [{ role: 'assistant', content: 'Rainy, 14C.' }],
+  tool_definitions: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object' } } }],
+  request_model: 'gpt-4o',
+  response_model: 'gpt-4o-2024-08-06',
+  provider: 'openai',
+  usage: { input_tokens: 52, output_tokens: 9, total_tokens: 61 },
+  agent_name: 'Weather',
+  agent_version: '2.1.0',
+  conversation_id: 'conv_42',
+};
+
+describe('OTel GenAI current attributes', () => {
+  it('normalizes the conventions example (JSON strings) into an exact envelope', () => {
+    const env = normalize(
+      { attributes: chatAttributes },
+      { 'service.name': 'weather-svc', 'service.version': '2.1.0', 'deployment.environment.name': 'prod' },
+    );
+    expect(env).toEqual({
+      schema_version: 1,
+      kind: 'span',
+      trace_id: '5b8efff798038103d269b633813fc60c',
+      span_id: 'eee19b7ec3c1b174',
+      name: 'chat gpt-4o',
+      span_kind: 3,
+      start_time_unix_nano: '1700000000000000000',
+      end_time_unix_nano: '1700000001000000000',
+      status: { code: 0 },
+      service_name: 'weather-svc',
+      service_version: '2.1.0',
+      environment: 'prod',
+      scope: { name: 'test-scope', version: '1.0.0' },
+      attributes: { 'gen_ai.response.finish_reasons': ['stop'], 'server.address': 'api.openai.com' },
+      resource_attributes: { 'service.name': 'weather-svc', 'service.version': '2.1.0', 'deployment.environment.name': 'prod' },
+      events: [],
+      dropped_attributes_count: 0,
+      genai: expectedChatGenAi,
+      received_at_ms: 1,
+    });
+  });
+
+  it('reads the same content from structured AnyValues', () => {
+    const structured = {
+      ...chatAttributes,
+      'gen_ai.system_instructions': JSON.parse(chatAttributes['gen_ai.system_instructions']),
+      'gen_ai.input.messages': JSON.parse(chatAttributes['gen_ai.input.messages']),
+      'gen_ai.output.messages': JSON.parse(chatAttributes['gen_ai.output.messages']),
+      'gen_ai.tool.definitions': JSON.parse(chatAttributes['gen_ai.tool.definitions']),
+    };
+    const env = normalize({ attributes: structured }, { 'service.version': '2.1.0' });
+    expect(env.genai).toEqual(expectedChatGenAi);
+  });
+
+  it('turns an execute_tool span into tool_execution', () => {
+    const env = normalize({
+      name: 'execute_tool get_weather',
+      kind: 1,
+      attributes: {
+        'gen_ai.operation.name': 'execute_tool',
+        'gen_ai.tool.name': 'get_weather',
+        'gen_ai.tool.call.id': 'call_1',
+        'gen_ai.tool.call.arguments': '{"city": "Paris"}',
+        'gen_ai.tool.call.result': '"rainy, 14C"',
+      },
+    }, {});
+    expect(env.genai).toEqual({
+      family: 'otel_genai',
+      operation: 'execute_tool',
+      tool_execution: { name: 'get_weather', call_id: 'call_1', arguments: '{"city":"Paris"}', result: 'rainy, 14C' },
+    });
+    expect(env.attributes).toEqual({});
+  });
+
+  it('records a failed tool with its error', () => {
+    const env = normalize({
+      attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'get_weather', 'gen_ai.tool.call.id': 'c9', 'error.type': 'TimeoutError' },
+      status: { code: 2, message: 'weather API timed out' },
+    }, {});
+    expect(env.genai.tool_execution).toEqual({ name: 'get_weather', call_id: 'c9', error: 'weather API timed out' });
+    expect(env.status).toEqual({ code: 2, message: 'weather API timed out' });
+    expect(env.attributes).toEqual({ 'error.type': 'TimeoutError' });
+  });
+
+  it('accepts the `result` key and double-encoded arguments in parts', () => {
+    const env = normalize({
+      attributes: {
+        'gen_ai.input.messages': JSON.stringify([
+          { role: 'assistant', parts: [{ type: 'tool_call', id: 'c1', name: 'f', arguments: JSON.stringify(JSON.stringify({ a: 1 })) }] },
+          { role: 'tool', parts: [{ type: 'tool_call_response', id: 'c1', result: { ok: true } }] },
+        ]),
+      },
+    }, {});
+    expect(env.genai.input_messages).toEqual([
+      { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{"a":1}' } }] },
+      { role: 'tool', content: '{"ok":true}', tool_call_id: 'c1' },
+    ]);
+  });
+});

@@ -1,0 +1,99 @@
+import type { TokenUsage } from '../../../../../shared/schemas/index.ts';
+import { fromOtelMessages, fromSystemInstructions, toolDefinitions } from '../messages.ts';
+import { canonicalArguments, contentText, take, takeNumber, takeString } from '../values.ts';
+import type { FamilyExtractor, FamilyFields } from './types.ts';
+import { spanErrorText } from './types.ts';
+
+const PROVIDER_ALIASES: Record<string, string> = {
+  'az.ai.openai': 'azure.ai.openai',
+  vertex_ai: 'gcp.vertex_ai',
+  gemini: 'gcp.gemini',
+};
+
+export function normalizeProvider(v: string | undefined): string | undefined {
+  if (!v) return undefined;
+  const lower = v.toLowerCase();
+  return PROVIDER_ALIASES[lower] ?? lower;
+}
+
+/** gen_ai.usage.* in current and renamed (older) spellings. */
+export function takeGenAiUsage(attrs: Record<string, unknown>): TokenUsage | undefined {
+  const u: TokenUsage = {};
+  const input = takeNumber(attrs, 'gen_ai.usage.input_tokens') ?? takeNumber(attrs, 'gen_ai.usage.prompt_tokens');
+  const output = takeNumber(attrs, 'gen_ai.usage.output_tokens') ?? takeNumber(attrs, 'gen_ai.usage.completion_tokens');
+  const total = takeNumber(attrs, 'gen_ai.usage.total_tokens') ?? takeNumber(attrs, 'llm.usage.total_tokens');
+  const cacheRead = takeNumber(attrs, 'gen_ai.usage.cache_read.input_tokens') ?? takeNumber(attrs, 'gen_ai.usage.cache_read_input_tokens');
+  const cacheCreation =
+    takeNumber(attrs, 'gen_ai.usage.cache_creation.input_tokens') ?? takeNumber(attrs, 'gen_ai.usage.cache_creation_input_tokens');
+  const reasoning = takeNumber(attrs, 'gen_ai.usage.reasoning.output_tokens') ?? takeNumber(attrs, 'llm.usage.reasoning_tokens');
+  // Older OpenLLMetry/AI SDK keys that a span may carry beside the current ones.
+  take(attrs, 'gen_ai.usage.prompt_tokens');
+  take(attrs, 'gen_ai.usage.completion_tokens');
+  if (input !== undefined) u.input_tokens = input;
+  if (output !== undefined) u.output_tokens = output;
+  if (total !== undefined) u.total_tokens = total;
+  else if (input !== undefined && output !== undefined) u.total_tokens = input + output;
+  if (cacheRead !== undefined) u.cache_read_input_tokens = cacheRead;
+  if (cacheCreation !== undefined) u.cache_creation_input_tokens = cacheCreation;
+  if (reasoning !== undefined) u.reasoning_tokens = reasoning;
+  return Object.keys(u).length > 0 ? u : undefined;
+}
+
+/**
+ * OTel GenAI semantic conventions, current (v1.37+) attributes, plus the gen_ai.* model, provider,
+ * usage and agent attributes that the other families reuse.
+ */
+export const extractOtelGenAi: FamilyExtractor = (input) => {
+  const { attrs } = input;
+  const out: FamilyFields = {};
+
+  const operation = takeString(attrs, 'gen_ai.operation.name');
+  if (operation) out.operation = operation;
+
+  const system = fromSystemInstructions(take(attrs, 'gen_ai.system_instructions'));
+  const inputMessages = fromOtelMessages(take(attrs, 'gen_ai.input.messages'), 'user');
+  if (system || inputMessages) out.input_messages = [...(system ? [system] : []), ...(inputMessages ?? [])];
+  const outputMessages = fromOtelMessages(take(attrs, 'gen_ai.output.messages'), 'assistant');
+  if (outputMessages) out.output_messages = outputMessages;
+  const defs = toolDefinitions(attrs['gen_ai.tool.definitions']);
+  if (defs) {
+    delete attrs['gen_ai.tool.definitions'];
+    out.tool_definitions = defs;
+  }
+
+  const toolName = takeString(attrs, 'gen_ai.tool.name');
+  const callId = takeString(attrs, 'gen_ai.tool.call.id');
+  const args = take(attrs, 'gen_ai.tool.call.arguments');
+  const result = take(attrs, 'gen_ai.tool.call.result');
+  if (toolName && (operation === 'execute_tool' || operation === undefined || callId !== undefined)) {
+    out.tool_execution = { name: toolName };
+    if (callId) out.tool_execution.call_id = callId;
+    if (args !== undefined) out.tool_execution.arguments = canonicalArguments(args);
+    if (result !== undefined) out.tool_execution.result = contentText(result);
+    const error = spanErrorText(input);
+    if (error) out.tool_execution.error = error;
+    if (!out.operation) out.operation = 'execute_tool';
+  }
+  take(attrs, 'gen_ai.tool.type');
+  take(attrs, 'gen_ai.tool.description');
+
+  const requestModel = takeString(attrs, 'gen_ai.request.model');
+  const responseModel = takeString(attrs, 'gen_ai.response.model');
+  if (requestModel) out.request_model = requestModel;
+  if (responseModel) out.response_model = responseModel;
+  const provider = normalizeProvider(takeString(attrs, 'gen_ai.provider.name') ?? takeString(attrs, 'gen_ai.system'));
+  if (provider) out.provider = provider;
+  take(attrs, 'gen_ai.system');
+
+  const usage = takeGenAiUsage(attrs);
+  if (usage) out.usage = usage;
+
+  const agentName = takeString(attrs, 'gen_ai.agent.name');
+  const agentVersion = takeString(attrs, 'gen_ai.agent.version');
+  if (agentName) out.agent_name = agentName;
+  if (agentVersion) out.agent_version = agentVersion;
+  const conversationId = takeString(attrs, 'gen_ai.conversation.id');
+  if (conversationId) out.conversation_id = conversationId;
+
+  return Object.keys(out).length > 0 ? out : undefined;
+};

@@ -1,0 +1,111 @@
+import type { SpanGenAi, SpanRecord } from '../../../../shared/schemas/index.ts';
+import type { Attributes, DecodedResource, DecodedScope, DecodedSpan } from '../otlp/types.ts';
+import { FAMILY_PRECEDENCE } from './precedence.ts';
+import type { FamilyFields, SpanInput } from './families/types.ts';
+import { enforceAttributeLimit } from './limits.ts';
+import { asString, takeString } from './values.ts';
+
+export interface NormalizeOptions {
+  maxAttributeBytes: number;
+  receivedAtMs: number;
+}
+
+const ENV_KEYS = ['deployment.environment.name', 'deployment.environment'] as const;
+
+function firstString(sources: readonly Attributes[], keys: readonly string[]): string | undefined {
+  for (const key of keys) {
+    for (const s of sources) {
+      const v = asString(s[key]);
+      if (v) return v;
+    }
+  }
+  return undefined;
+}
+
+const CONTENT_FIELDS = ['input_messages', 'output_messages', 'tool_execution'] as const;
+
+/**
+ * One decoded OTLP span (with its resource and scope) → a `span` envelope with the `genai`
+ * section filled. Pure; `span.attributes` is consumed (mutated) to avoid copying large values.
+ */
+export function normalizeSpan(span: DecodedSpan, resource: DecodedResource, scope: DecodedScope, options: NormalizeOptions): SpanRecord {
+  const attrs = span.attributes;
+  let truncated = span.droppedAttributesCount > 0;
+  if (enforceAttributeLimit(attrs, options.maxAttributeBytes)) truncated = true;
+  for (const e of span.events) if (enforceAttributeLimit(e.attributes, options.maxAttributeBytes)) truncated = true;
+
+  const input: SpanInput = { span, scope, attrs, events: span.events.slice() };
+  const genai: SpanGenAi = {};
+  let family: SpanGenAi['family'];
+  let firstFamily: SpanGenAi['family'];
+  // tracecheck.* first: it is what the agent states about itself.
+  const own = takeOwnAttributes(attrs, resource.attributes);
+  mergeFirstWins(genai, own);
+  for (const { family: name, extract } of FAMILY_PRECEDENCE) {
+    const fields = extract(input);
+    if (!fields) continue;
+    firstFamily ??= name;
+    if (!family && CONTENT_FIELDS.some((f) => fields[f] !== undefined && genai[f] === undefined)) family = name;
+    mergeFirstWins(genai, fields);
+  }
+  family ??= firstFamily ?? (Object.keys(own).length > 0 ? 'tracecheck' : undefined);
+  if (family) genai.family = family;
+
+  const res = resource.attributes;
+  genai.agent_name ??= asString(res['gen_ai.agent.name']);
+  genai.agent_version ??= asString(res['gen_ai.agent.version']) ?? asString(res['service.version']);
+  genai.conversation_id ??= asString(res['gen_ai.conversation.id']);
+  if (truncated) genai.truncated = true;
+  for (const key of Object.keys(genai) as Array<keyof SpanGenAi>) if (genai[key] === undefined) delete genai[key];
+
+  const environment = firstString([attrs, res], ENV_KEYS);
+  for (const k of ENV_KEYS) delete attrs[k];
+
+  const record: SpanRecord = {
+    schema_version: 1,
+    kind: 'span',
+    trace_id: span.traceId,
+    span_id: span.spanId,
+    name: span.name,
+    span_kind: span.kind,
+    start_time_unix_nano: span.startTimeUnixNano,
+    end_time_unix_nano: span.endTimeUnixNano,
+    status: span.status.message ? { code: span.status.code, message: span.status.message } : { code: span.status.code },
+    scope: scope.version ? { name: scope.name, version: scope.version } : { name: scope.name },
+    attributes: attrs,
+    resource_attributes: res,
+    events: input.events.map((e) => ({ name: e.name, time_unix_nano: e.timeUnixNano, attributes: e.attributes })),
+    dropped_attributes_count: span.droppedAttributesCount,
+    genai,
+    received_at_ms: options.receivedAtMs,
+  };
+  if (span.parentSpanId) record.parent_span_id = span.parentSpanId;
+  const serviceName = asString(res['service.name']);
+  const serviceVersion = asString(res['service.version']);
+  if (serviceName) record.service_name = serviceName;
+  if (serviceVersion) record.service_version = serviceVersion;
+  if (environment) record.environment = environment;
+  return record;
+}
+
+function mergeFirstWins(target: SpanGenAi, fields: FamilyFields): void {
+  for (const key of Object.keys(fields) as Array<keyof FamilyFields>) {
+    if (target[key] === undefined && fields[key] !== undefined) (target as Record<string, unknown>)[key] = fields[key];
+  }
+}
+
+/** Our own namespace, for what no convention has (documented in services/collector/README.md). */
+function takeOwnAttributes(attrs: Attributes, res: Attributes): FamilyFields {
+  const out: FamilyFields = {};
+  const scenarioInput = takeString(attrs, 'tracecheck.scenario.input');
+  const scenarioResult = takeString(attrs, 'tracecheck.scenario.result');
+  const simulationId = takeString(attrs, 'tracecheck.simulation.id') ?? asString(res['tracecheck.simulation.id']);
+  const agentVersion = takeString(attrs, 'tracecheck.agent.version') ?? asString(res['tracecheck.agent.version']);
+  const conversationId = takeString(attrs, 'tracecheck.conversation.id');
+  if (scenarioInput) out.scenario_input = scenarioInput;
+  if (scenarioResult) out.scenario_result = scenarioResult;
+  if (simulationId) out.simulation_id = simulationId;
+  if (agentVersion) out.agent_version = agentVersion;
+  if (conversationId) out.conversation_id = conversationId;
+  return out;
+}

@@ -1,0 +1,83 @@
+/** Plain JS attributes: kvlist → object, array → array, int64 → number (or decimal string past 2^53), bytes → base64. */
+export type Attributes = Record<string, unknown>;
+
+export interface DecodedEvent {
+  name: string;
+  timeUnixNano: string;
+  attributes: Attributes;
+}
+
+export interface DecodedSpan {
+  /** Lowercase hex; '' when absent. Validity (length) is checked by the pipeline, per span. */
+  traceId: string;
+  spanId: string;
+  parentSpanId: string;
+  name: string;
+  kind: number;
+  startTimeUnixNano: string;
+  endTimeUnixNano: string;
+  attributes: Attributes;
+  droppedAttributesCount: number;
+  events: DecodedEvent[];
+  status: { code: number; message: string };
+}
+
+export interface DecodedScope {
+  name: string;
+  version: string;
+}
+
+export interface DecodedResource {
+  attributes: Attributes;
+  droppedAttributesCount: number;
+}
+
+export interface DecodedScopeSpans {
+  scope: DecodedScope;
+  spans: DecodedSpan[];
+}
+
+export interface DecodedResourceSpans {
+  resource: DecodedResource;
+  scopeSpans: DecodedScopeSpans[];
+}
+
+export interface DecodedTraceRequest {
+  resourceSpans: DecodedResourceSpans[];
+}
+
+export interface DecodedLogRecord {
+  timeUnixNano: string;
+  observedTimeUnixNano: string;
+  eventName: string;
+  body: unknown;
+  attributes: Attributes;
+  droppedAttributesCount: number;
+  traceId: string;
+  spanId: string;
+}
+
+export interface DecodedScopeLogs {
+  scope: DecodedScope;
+  logRecords: DecodedLogRecord[];
+}
+
+export interface DecodedResourceLogs {
+  resource: DecodedResource;
+  scopeLogs: DecodedScopeLogs[];
+}
+
+export interface DecodedLogsRequest {
+  resourceLogs: DecodedResourceLogs[];
+}
+
+export type OtlpEncoding = 'protobuf' | 'json';
+
+/** Thrown when a body cannot be decoded at all (→ 400 / INVALID_ARGUMENT). */
+export class DecodeError extends Error {
+  readonly retriable = false as const;
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'DecodeError';
+  }
+}

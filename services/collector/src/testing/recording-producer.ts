@@ -1,0 +1,25 @@
+import type { OutgoingMessage, Producer } from '../../../../shared/bus/index.ts';
+import { RetriableError } from '../../../../shared/errors/index.ts';
+
+/** A Producer that records what it was sent; `mode` makes it fail or hang like a down broker. */
+export interface RecordingProducer extends Producer {
+  sent: Array<{ topic: string; message: OutgoingMessage }>;
+  mode: 'ok' | 'fail' | 'hang';
+}
+
+export function createRecordingProducer(): RecordingProducer {
+  const p: RecordingProducer = {
+    name: 'recording-producer',
+    sent: [],
+    mode: 'ok',
+    start: () => Promise.resolve(),
+    shutdown: () => Promise.resolve(),
+    send(topic, messages) {
+      if (p.mode === 'fail') return Promise.reject(new RetriableError('broker unreachable'));
+      if (p.mode === 'hang') return new Promise<void>(() => undefined);
+      for (const message of messages) p.sent.push({ topic, message });
+      return Promise.resolve();
+    },
+  };
+  return p;
+}

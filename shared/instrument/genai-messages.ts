@@ -9,7 +9,8 @@ export interface OpenAiMessage {
   role: string;
   content?: string | null | ReadonlyArray<{ type: string; text?: string }>;
   name?: string;
-  tool_calls?: ReadonlyArray<{ id: string; type?: string; function: { name: string; arguments: string } }> | null;
+  /** Custom (non-function) tool calls have no `function` and are left out. */
+  tool_calls?: ReadonlyArray<{ id: string; type?: string; function?: { name: string; arguments: string } }> | null;
   tool_call_id?: string;
 }
 
@@ -65,6 +66,7 @@ export function toGenAiMessage(message: OpenAiMessage): GenAiMessage {
     parts.push({ type: 'text', content: text });
   }
   for (const call of message.tool_calls ?? []) {
+    if (!call.function) continue;
     parts.push({ type: 'tool_call', id: call.id, name: call.function.name, arguments: parseArguments(call.function.arguments) });
   }
   const out: GenAiMessage = { role: message.role, parts };

@@ -24,11 +24,20 @@ function argName(tool: RequestTool, fallback: string): string {
   return props.includes(fallback) ? fallback : (props[0] ?? fallback);
 }
 
+/** The city of "weather in <City>": a run of capitalised words, or else the one word that follows. */
+export function cityAfterWeather(text: string): string | null {
+  const at = /weather\s+(?:in|for|at|of)\s+/i.exec(text);
+  if (!at) return null;
+  const rest = text.slice(at.index + at[0].length);
+  const m = /^[A-ZÀ-Ý][\wÀ-ÿ'-]*(?:\s+[A-ZÀ-Ý][\wÀ-ÿ'-]*)*/.exec(rest) ?? /^[\wÀ-ÿ'-]+/.exec(rest);
+  return m ? m[0] : null;
+}
+
 /** Which tool the scripted agent calls for a user's question, if any. */
 export function intentFor(text: string, tools: RequestTool[]): Intent | null {
-  const weather = /weather\s+(?:in|for|at|of)\s+([A-Za-zÀ-ÿ][A-Za-zÀ-ÿ .'-]*?)\s*(?:[?.!,;]|\btoday\b|\bnow\b|\band\b|$)/i.exec(text);
+  const weather = cityAfterWeather(text);
   const weatherTool = findTool(tools, /weather/i);
-  if (weather && weatherTool) return { tool: weatherTool, args: { [argName(weatherTool, 'city')]: weather[1].trim() } };
+  if (weather && weatherTool) return { tool: weatherTool, args: { [argName(weatherTool, 'city')]: weather } };
   const order = /order\s*(?:#|number|id)?\s*:?\s*#?([A-Za-z0-9][\w-]*\d[\w-]*)/i.exec(text);
   const orderTool = findTool(tools, /order/i);
   if (order && orderTool) return { tool: orderTool, args: { [argName(orderTool, 'order_id')]: order[1] } };

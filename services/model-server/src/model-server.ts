@@ -17,7 +17,7 @@ export interface ModelServerOptions {
 }
 
 export type ModelServer = Component & {
-  /** Base URL for OpenAI clients, ending in /v1. Valid after start(). */
+  /** `http://host:port`, without `/v1` (OpenAI clients take `${url()}/v1`). Valid after start(). */
   url(): string;
 };
 
@@ -181,7 +181,7 @@ export function createModelServer(options: ModelServerOptions): ModelServer {
       server = s;
       const address = s.address() as AddressInfo;
       const shownHost = host.includes(':') ? `[${host}]` : host;
-      baseUrl = `http://${shownHost}:${address.port}/v1`;
+      baseUrl = `http://${shownHost}:${address.port}`;
       log.info({ url: baseUrl }, 'model server listening');
     },
     stop: async () => {

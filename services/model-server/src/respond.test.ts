@@ -70,7 +70,7 @@ describe('pairwise and code generation', () => {
   it('writes a javascript check module', async () => {
     const reply = respond(chat([{ role: 'system', content: 'Write a code check: a JavaScript module exporting evaluate(args) that returns a boolean.' }, { role: 'user', content: 'Check that the answer is not empty.' }]));
     expect(reply.mode).toBe('codegen');
-    const code = /```javascript\n([\s\S]*?)```/.exec(reply.content ?? '')![1]!;
+    const code = /```javascript\n([\s\S]*?)```/.exec(reply.content ?? '')![1];
     const mod = (await import(`data:text/javascript,${encodeURIComponent(code)}`)) as { evaluate(a: unknown): boolean };
     expect(mod.evaluate({ model_output: 'hi' })).toBe(true);
     expect(mod.evaluate({ model_output: '  ' })).toBe(false);

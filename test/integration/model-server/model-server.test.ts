@@ -9,7 +9,7 @@ let client: OpenAI;
 beforeAll(async () => {
   server = createModelServer({ host: '127.0.0.1', port: 0, log: createSilentLogger() });
   await server.start();
-  client = new OpenAI({ baseURL: server.url(), apiKey: 'test', maxRetries: 0 });
+  client = new OpenAI({ baseURL: `${server.url()}/v1`, apiKey: 'test', maxRetries: 0 });
 });
 
 afterAll(async () => {
@@ -28,8 +28,8 @@ describe('model server over HTTP', () => {
     const req = { model: 'mock-accurate', messages: [{ role: 'user' as const, content: 'What is 2 + 3?' }] };
     const a = await client.chat.completions.create(req);
     const b = await client.chat.completions.create(req);
-    expect(a.choices[0]!.message.content).toBe('5');
-    expect(a.choices[0]!.finish_reason).toBe('stop');
+    expect(a.choices[0].message.content).toBe('5');
+    expect(a.choices[0].finish_reason).toBe('stop');
     expect(a.usage).toEqual({ prompt_tokens: 11, completion_tokens: 1, total_tokens: 12 });
     expect(b).toEqual(a);
     expect(a.id).toMatch(/^chatcmpl-[0-9a-f]{29}$/);
@@ -44,18 +44,18 @@ describe('model server over HTTP', () => {
         { role: 'user', content: '<message_history>[{"role":"tool","tool_call_id":"c","content":"exception: boom"}]</message_history>' },
       ],
     });
-    expect(res.choices[0]!.message.content).toBe('[[False]]((A tool result is an error: exception: boom))');
+    expect(res.choices[0].message.content).toBe('[[False]]((A tool result is an error: exception: boom))');
   });
 
   it('returns a tool call, the same one for the same request', async () => {
     const req = { model: 'mock-accurate', tools, messages: [{ role: 'user' as const, content: 'What is the weather in Paris?' }] };
     const a = await client.chat.completions.create(req);
     const b = await client.chat.completions.create(req);
-    expect(a.choices[0]!.finish_reason).toBe('tool_calls');
-    const call = a.choices[0]!.message.tool_calls![0]!;
+    expect(a.choices[0].finish_reason).toBe('tool_calls');
+    const call = a.choices[0].message.tool_calls![0];
     expect(call.type === 'function' && call.function).toEqual({ name: 'get_weather', arguments: '{"city":"Paris"}' });
     expect(call.id).toMatch(/^call_[0-9a-f]{24}$/);
-    expect(b.choices[0]!.message.tool_calls![0]!.id).toBe(call.id);
+    expect(b.choices[0].message.tool_calls![0].id).toBe(call.id);
   });
 
   it('streams text and tool calls as SSE chunks ending in [DONE]', async () => {
@@ -79,9 +79,9 @@ describe('model server over HTTP', () => {
 
     const runner = client.chat.completions.stream({ model: 'mock-accurate', tools, messages: [{ role: 'user', content: 'weather in Oslo?' }] });
     const final = await runner.finalChatCompletion();
-    const call = final.choices[0]!.message.tool_calls![0]!;
+    const call = final.choices[0].message.tool_calls![0];
     expect(call.type === 'function' && call.function).toEqual({ name: 'get_weather', arguments: '{"city":"Oslo"}' });
-    expect(final.choices[0]!.finish_reason).toBe('tool_calls');
+    expect(final.choices[0].finish_reason).toBe('tool_calls');
   });
 
   it('lists models and answers errors in the OpenAI shape', async () => {
@@ -103,11 +103,11 @@ describe('model server over HTTP', () => {
   });
 
   it('fails a request only the first n times with X-Mock-Fail-Times, so a retry succeeds', async () => {
-    const retrying = new OpenAI({ baseURL: server.url(), apiKey: 'test', maxRetries: 2 });
+    const retrying = new OpenAI({ baseURL: `${server.url()}/v1`, apiKey: 'test', maxRetries: 2 });
     const res = await retrying.chat.completions.create(
       { model: 'mock-accurate', messages: [{ role: 'user', content: 'What is 9 * 9?' }] },
       { headers: { 'X-Mock-Fail': '429', 'X-Mock-Fail-Times': '1', 'X-Mock-Retry-After': '0' } },
     );
-    expect(res.choices[0]!.message.content).toBe('81');
+    expect(res.choices[0].message.content).toBe('81');
   });
 });

@@ -1,0 +1,107 @@
+import { resolve } from 'node:path';
+import type { CliCommand, CliIo } from '../command.ts';
+import { ConfigError, loadConfig } from '../../shared/config/index.ts';
+import { createLogger } from '../../shared/logging/index.ts';
+import {
+  buildTables,
+  createProgress,
+  EvalConfigError,
+  parseOverrides,
+  readRun,
+  renderHtml,
+  renderMarkdown,
+  renderSummary,
+  renderTextTables,
+  runEval,
+} from '../../services/eval/src/index.ts';
+
+const USAGE = `usage: tracecheck eval [CONFIG] [key=value …] [--quiet]
+       tracecheck eval report RUN… [--format text|markdown|html] [--output DIR]
+
+Runs the suite in CONFIG (default tracecheck.yaml): every prompt file × sweep variant × reference,
+n_tries each, scored by the test files' metrics. Prints the table, writes report.{yaml,json,md,html}
+under <output>/<run id>/, and exits 1 when a reference fails, 2 on a configuration error.
+
+Overrides (key=value, values read as YAML):
+  prompts=NAME[,NAME]   run only these prompts (or prompts=path/glob.yaml)
+  n_tries=N             tries per reference
+  model=M temperature=T any prompt parameter; a list (temperature=[0,1]) sweeps over it
+  run_id=ID             name the run; re-running the same id resumes it (finished tries are kept)
+  concurrency=N cache=false output=DIR
+
+eval report rolls several finished runs (folders, report.json files or run ids) into one table;
+exits 1 when any of them failed.
+`;
+
+function fail(io: CliIo, err: unknown): number {
+  if (err instanceof EvalConfigError || err instanceof ConfigError) {
+    io.stderr.write(`tracecheck eval: ${err.message}\n`);
+    return 2;
+  }
+  throw err;
+}
+
+function report(argv: string[], io: CliIo): number {
+  let format = 'text';
+  let outputDir = '.tracecheck/runs';
+  const refs: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--format') format = argv[++i] ?? '';
+    else if (a === '--output') outputDir = argv[++i] ?? outputDir;
+    else refs.push(a);
+  }
+  if (refs.length === 0 || !['text', 'markdown', 'html'].includes(format)) {
+    io.stderr.write(USAGE);
+    return 2;
+  }
+  try {
+    const runs = refs.map((r) => readRun(r, resolve(outputDir)));
+    const tables = buildTables(runs);
+    if (format === 'markdown') io.stdout.write(renderMarkdown(runs, tables));
+    else if (format === 'html') io.stdout.write(renderHtml(runs, tables));
+    else io.stdout.write(renderTextTables(tables) + '\n' + renderSummary(runs));
+    return runs.every((r) => r.passed) ? 0 : 1;
+  } catch (err) {
+    return fail(io, err);
+  }
+}
+
+export const evalCommand: CliCommand = {
+  name: 'eval',
+  summary: 'run an offline suite (YAML prompts × references × metrics); exit 1 when it fails',
+  usage: USAGE,
+  async run(argv: string[], io: CliIo): Promise<number> {
+    if (argv[0] === 'report') return Promise.resolve(report(argv.slice(1), io));
+    let configPath = 'tracecheck.yaml';
+    let quiet = false;
+    const pairs: string[] = [];
+    let sawConfig = false;
+    for (const a of argv) {
+      if (a === '--quiet' || a === '-q') quiet = true;
+      else if (a.startsWith('-')) {
+        io.stderr.write(`tracecheck eval: unknown option ${a}\n\n${USAGE}`);
+        return 2;
+      } else if (a.includes('=')) pairs.push(a);
+      else if (!sawConfig) {
+        configPath = a;
+        sawConfig = true;
+      } else {
+        io.stderr.write(`tracecheck eval: unexpected argument ${a}\n\n${USAGE}`);
+        return 2;
+      }
+    }
+    try {
+      const config = loadConfig(io.env);
+      const overrides = parseOverrides(pairs);
+      const log = createLogger({ level: config.logLevel === 'info' ? 'warn' : config.logLevel, name: 'tracecheck-eval' });
+      const run = await runEval({ configPath, overrides, config, log, progress: createProgress(io.stderr) });
+      if (!quiet) io.stdout.write(renderTextTables(buildTables([run.result])) + '\n');
+      io.stdout.write(renderSummary([run.result]));
+      io.stderr.write(`reports: ${run.reports.yaml}, ${run.reports.json}, ${run.reports.markdown}, ${run.reports.html}\n`);
+      return run.result.passed ? 0 : 1;
+    } catch (err) {
+      return fail(io, err);
+    }
+  },
+};

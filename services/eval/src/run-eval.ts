@@ -1,0 +1,67 @@
+import type { CheckContext, JudgeClient } from '../../../shared/checks/index.ts';
+import { createCheckRegistry } from '../../../shared/checks/index.ts';
+import type { Config } from '../../../shared/config/index.ts';
+import { createOpenAiJudgeClient } from '../../../shared/judge/index.ts';
+import type { Logger } from '../../../shared/logging/index.ts';
+import { createEvalGenerator } from './create-generator.ts';
+import { loadSuite } from './load-suite.ts';
+import type { Progress } from './progress.ts';
+import type { ReportPaths } from './report/write-reports.ts';
+import { writeReports } from './report/write-reports.ts';
+import type { RunResult } from './result-types.ts';
+import { runSuite } from './run-suite.ts';
+
+export interface RunEvalOptions {
+  configPath: string;
+  /** `key=value` overrides, already parsed (parseOverrides). */
+  overrides: Record<string, unknown>;
+  config: Config;
+  log: Logger;
+  progress: Progress;
+  /** Replaces the judge built from `config` (tests); null disables model checks. */
+  judge?: JudgeClient | null;
+}
+
+export interface EvalRun {
+  result: RunResult;
+  runDir: string;
+  reports: ReportPaths;
+}
+
+/**
+ * Loads the suite (every configuration error surfaces here, before any model call), runs it and
+ * writes the reports. Throws EvalConfigError on configuration errors; then no report is written.
+ */
+export async function runEval(options: RunEvalOptions): Promise<EvalRun> {
+  const suite = loadSuite(options.configPath, options.overrides);
+  const { config } = options;
+  const judge =
+    options.judge !== undefined
+      ? options.judge
+      : config.judge
+        ? createOpenAiJudgeClient({ ...config.judge, log: options.log.child({ component: 'eval.judge' }) })
+        : null;
+  const checkContext: CheckContext = {
+    judge,
+    ...(judge ? {} : { judgeUnavailableReason: config.judgeUnavailableReason ?? 'no judge configured' }),
+    nowMs: () => Date.now(),
+  };
+  const generator = createEvalGenerator({
+    baseUrl: config.judge?.baseUrl,
+    apiKey: config.judge?.apiKey,
+    cacheDir: suite.config.cacheDir,
+  });
+  try {
+    const { result, runDir } = await runSuite(suite, {
+      log: options.log,
+      generator,
+      registry: createCheckRegistry(),
+      checkContext,
+      progress: options.progress,
+    });
+    const reports = await writeReports(result, runDir);
+    return { result, runDir, reports };
+  } finally {
+    await generator.close();
+  }
+}

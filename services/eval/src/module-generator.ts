@@ -5,8 +5,8 @@ import { ChatMessageSchema } from '../../../shared/schemas/index.ts';
 import type { Generation, GenerationRequest, Generator } from './generation.ts';
 
 const HOST = fileURLToPath(new URL('./module-host.ts', import.meta.url));
-// Absolute, so the child finds tsx whatever its working directory.
-const TSX = import.meta.resolve('tsx');
+// The repository's own TypeScript runner registers tsx in the child, whatever its working directory.
+const RUN_TS = fileURLToPath(new URL('../../../bin/run-ts.mjs', import.meta.url));
 
 const ModuleResultSchema = z.object({ output: z.string(), messages: z.array(ChatMessageSchema).optional() });
 type HostReply = { ok: true; result: unknown } | { ok: false; error: string };
@@ -36,7 +36,7 @@ export function createModuleGenerator(options: ModuleGeneratorOptions): Generato
         api_key: req.apiKey ?? options.apiKey ?? null,
       };
       return new Promise<Generation>((resolvePromise, reject) => {
-        const child = fork(HOST, [], { execArgv: ['--import', TSX], stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+        const child = fork(RUN_TS, [HOST], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
         running.add(child);
         let stderr = '';
         child.stderr?.on('data', (d: Buffer) => {

@@ -28,7 +28,7 @@ afterAll(async () => {
 function readReport(stderr: string): { run: RunResult; dir: string } {
   const m = /reports: (\S+)report\.yaml/.exec(stderr);
   if (!m) throw new Error(`no report paths in: ${stderr}`);
-  const dir = m[1]!;
+  const dir = m[1];
   return { run: JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as RunResult, dir };
 }
 
@@ -42,7 +42,7 @@ describe('the example math suite against the local model server', () => {
     const { run, dir } = readReport(res.stderr);
     expect(dir).toBe(join(out, 'math-1/'));
     expect(run.passed).toBe(false);
-    const rows = run.prompts[0]!.rows.map((r) => ({
+    const rows = run.prompts[0].rows.map((r) => ({
       model: r.params.model,
       temperature: r.params.temperature,
       ref: r.reference.id,
@@ -100,7 +100,7 @@ describe('the example math suite against the local model server', () => {
 
     const resumed = await runCli(evalCommand, [...args, 'run_id=a'], env);
     expect(readReport(resumed.stderr).run.summary).toMatchObject({ tries: 24, resumedTries: 24 });
-    expect(readReport(resumed.stderr).run.prompts[0]!.rows.map((r) => r.status)).toEqual(readReport(first.stderr).run.prompts[0]!.rows.map((r) => r.status));
+    expect(readReport(resumed.stderr).run.prompts[0].rows.map((r) => r.status)).toEqual(readReport(first.stderr).run.prompts[0].rows.map((r) => r.status));
 
     const report = await runCli(evalCommand, ['report', join(out, 'a'), join(out, 'b', 'report.json')], env);
     expect(report.code).toBe(1);

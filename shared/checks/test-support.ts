@@ -1,6 +1,6 @@
 import type { ChatMessage } from '../schemas/index.ts';
 import { toolCallsFromMessages } from './check-input.ts';
-import type { CheckContext, CheckInput, JudgeClient, JudgeRequest } from './contract.ts';
+import type { CheckContext, CheckInput, CheckOutcome, JudgeClient, JudgeRequest } from './contract.ts';
 
 /** A CheckInput built from messages, for tests. */
 export function inputFrom(messages: ChatMessage[], overrides: Partial<CheckInput> = {}): CheckInput {
@@ -45,4 +45,10 @@ export function scriptedJudge(answer: string | ((req: JudgeRequest) => string)):
 
 export function ctxWith(overrides: Partial<CheckContext> = {}): CheckContext {
   return { judge: null, judgeUnavailableReason: 'no judge in this test', nowMs: () => 0, ...overrides };
+}
+
+/** Narrows an outcome to `ok` (a test fails loudly on anything else). */
+export function ok(o: CheckOutcome): Extract<CheckOutcome, { status: 'ok' }> {
+  if (o.status !== 'ok') throw new Error(`expected an ok outcome, got ${JSON.stringify(o)}`);
+  return o;
 }

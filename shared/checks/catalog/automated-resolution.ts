@@ -41,7 +41,7 @@ export const automatedResolution = builtinEntry(
   async (input, ctx, def) => {
     const escalations = input.tool_calls.map((c, i) => ({ c, i })).filter(({ c }) => ESCALATION_TOOL.test(c.name));
     if (escalations.length > 0) {
-      const { c, i } = escalations[0]!;
+      const { c, i } = escalations[0];
       return passFail(false, 'deterministic', `escalation tool call #${i + 1} ${c.name}(${clip(c.arguments, 60)})`);
     }
     const phrase = input.message_history

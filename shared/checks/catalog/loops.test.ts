@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../schemas/index.ts';
-import { assistant, call, ctxWith, inputFrom, result, user } from '../test-support.ts';
+import { assistant, call, ctxWith, inputFrom, result, user, ok } from '../test-support.ts';
 import { loopGuard } from './loop-guard.ts';
 import { responseLoop } from './response-loop.ts';
 
@@ -24,7 +24,7 @@ describe('loop_guard', () => {
   it('flags a cycle of two calls going round with the same results', async () => {
     const msgs = [user('x'), ...[0, 1, 2].flatMap((lap) => [...callAndResult(lap * 2, 'search', { q: 'a' }, 'r1'), ...callAndResult(lap * 2 + 1, 'open', { id: 1 }, 'r2')])];
     const out = await guard.run(inputFrom(msgs), ctxWith());
-    expect(out.passed).toBe(false);
+    expect(ok(out).passed).toBe(false);
     expect(out.explanation).toContain('the cycle search({"q":"a"}) → open({"id":1}) repeats 3 laps from call #1 with the same results');
   });
 
@@ -35,7 +35,7 @@ describe('loop_guard', () => {
 
   it('does not flag the same call made twice', async () => {
     const msgs = [user('x'), ...[1, 2].flatMap((i) => callAndResult(i, 'get_user', { id: 'u' }, '{"name":"Ann"}'))];
-    expect((await guard.run(inputFrom(msgs), ctxWith())).passed).toBe(true);
+    expect(ok(await guard.run(inputFrom(msgs), ctxWith())).passed).toBe(true);
   });
 
   it('flags repeated assistant turns with nothing new between', async () => {
@@ -63,12 +63,12 @@ describe('response_loop', () => {
 
   it('does not flag different responses that share words', async () => {
     const msgs = [user('x'), assistant('Your flight HAT001 is booked.'), assistant('Your flight HAT002 is cancelled, refund issued.'), assistant('Your seat 12A is confirmed on HAT003.')];
-    expect((await responses.run(inputFrom(msgs), ctxWith())).passed).toBe(true);
+    expect(ok(await responses.run(inputFrom(msgs), ctxWith())).passed).toBe(true);
   });
 
   it('counts speakers apart in a group chat', async () => {
     const a = (name: string, content: string): ChatMessage => ({ role: 'assistant', name, content });
     const msgs = [user('task'), a('Planner', 'TERMINATE'), a('Coder', 'TERMINATE'), a('Planner', 'TERMINATE')];
-    expect((await responses.run(inputFrom(msgs), ctxWith())).passed).toBe(true);
+    expect(ok(await responses.run(inputFrom(msgs), ctxWith())).passed).toBe(true);
   });
 });

@@ -45,6 +45,6 @@ describe('automated_resolution', () => {
     expect(await resolution.run(input, ctxWith())).toMatchObject({ passed: false, method: 'deterministic' });
     const judge = scriptedJudge('[[False]] ((handed off))');
     expect(await hybridResolution.run(input, ctxWith({ judge }))).toMatchObject({ passed: false, method: 'hybrid', judgeModel: 'test-judge' });
-    expect(judge.requests[0]!.user).toContain('transfer you to a human agent');
+    expect(judge.requests[0].user).toContain('transfer you to a human agent');
   });
 });

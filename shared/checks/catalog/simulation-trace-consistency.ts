@@ -31,19 +31,19 @@ function align(sim: Turn[], trace: Turn[]): [number, number][] {
   const n = sim.length;
   const m = trace.length;
   const score: number[][] = Array.from({ length: n + 1 }, () => new Array<number>(m + 1).fill(0));
-  const sims: number[][] = Array.from({ length: n }, (_, i) => trace.map((t) => similarity(sim[i]!, t)));
+  const sims: number[][] = Array.from({ length: n }, (_, i) => trace.map((t) => similarity(sim[i], t)));
   for (let i = n - 1; i >= 0; i--) {
     for (let j = m - 1; j >= 0; j--) {
-      const pair = sims[i]![j]! >= ALIGN_SIMILARITY ? 1 + sims[i]![j]! + score[i + 1]![j + 1]! : -1;
-      score[i]![j] = Math.max(pair, score[i + 1]![j]!, score[i]![j + 1]!);
+      const pair = sims[i][j] >= ALIGN_SIMILARITY ? 1 + sims[i][j] + score[i + 1][j + 1] : -1;
+      score[i][j] = Math.max(pair, score[i + 1][j], score[i][j + 1]);
     }
   }
   const pairs: [number, number][] = [];
   let i = 0;
   let j = 0;
   while (i < n && j < m) {
-    if (sims[i]![j]! >= ALIGN_SIMILARITY && score[i]![j] === 1 + sims[i]![j]! + score[i + 1]![j + 1]!) pairs.push([i++, j++]);
-    else if (score[i + 1]![j]! >= score[i]![j + 1]!) i++;
+    if (sims[i][j] >= ALIGN_SIMILARITY && score[i][j] === 1 + sims[i][j] + score[i + 1][j + 1]) pairs.push([i++, j++]);
+    else if (score[i + 1][j] >= score[i][j + 1]) i++;
     else j++;
   }
   return pairs;
@@ -79,8 +79,8 @@ export const simulationTraceConsistency = builtinEntry(
       }
     }
     const altered = pairs
-      .filter(([i, j]) => sim[i]!.text !== trace[j]!.text)
-      .map(([i, j]) => `simulation turn ${sim[i]!.pos} ("${clip(sim[i]!.raw, 40)}") altered in trace message ${trace[j]!.pos} ("${clip(trace[j]!.raw, 40)}")`);
+      .filter(([i, j]) => sim[i].text !== trace[j].text)
+      .map(([i, j]) => `simulation turn ${sim[i].pos} ("${clip(sim[i].raw, 40)}") altered in trace message ${trace[j].pos} ("${clip(trace[j].raw, 40)}")`);
     const found = [
       ...missing.map((s) => `missing: simulation turn ${s.pos} (${s.role}: "${clip(s.raw, 40)}") is not in the trace`),
       ...extra.map((t) => `extra: trace message ${t.pos} (${t.role}: "${clip(t.raw, 40)}") is not in the simulation`),

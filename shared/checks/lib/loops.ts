@@ -43,7 +43,7 @@ export function repeatedTurns(messages: readonly ChatMessage[], opts: LoopOption
       return;
     }
     const speaker = m.name ?? '';
-    const same = run.length > 0 && !newInfo && (messages[run[0]!]!.name ?? '') === speaker &&
+    const same = run.length > 0 && !newInfo && (messages[run[0]].name ?? '') === speaker &&
       lengthBound(runText, text) >= opts.similarity && textSimilarity(runText, text) >= opts.similarity;
     if (same) run.push(i);
     else {
@@ -79,7 +79,7 @@ export function repeatedCalls(calls: readonly UnitToolCall[], opts: LoopOptions)
   for (const a of actionsOf(calls)) bySig.set(a.sig, [...(bySig.get(a.sig) ?? []), a]);
   return [...bySig.values()]
     .filter((list) => list.length >= opts.minOccurrences)
-    .map((list) => ({ label: list[0]!.label, calls: list.map((a) => a.index + 1) }));
+    .map((list) => ({ label: list[0].label, calls: list.map((a) => a.index + 1) }));
 }
 
 /** A sequence of 2–4 different actions (with the same results) repeated back to back minOccurrences times. */
@@ -95,7 +95,7 @@ export function actionCycles(calls: readonly UnitToolCall[], opts: LoopOptions):
         continue;
       }
       let laps = 1;
-      while (start + (laps + 1) * period <= acts.length && pattern.every((a, k) => acts[start + laps * period + k]!.sig === a.sig)) laps++;
+      while (start + (laps + 1) * period <= acts.length && pattern.every((a, k) => acts[start + laps * period + k].sig === a.sig)) laps++;
       if (laps >= opts.minOccurrences) {
         found.push({ labels: pattern.map((a) => a.label), from: start + 1, laps });
         start += laps * period;

@@ -1,0 +1,79 @@
+import type { Node } from 'web-tree-sitter';
+import { builtinEntry } from '../builtin-check.ts';
+import { codeBlocks, guessLanguage } from '../lib/code-blocks.ts';
+import { parsePython } from '../lib/python-parser.ts';
+import { notRun, passFail } from '../outcome.ts';
+
+// Builtins whose methods are called like modules' (`str.join`, `dict.fromkeys`).
+const BUILTIN_NAMES = new Set('str int float bool list dict set tuple bytes bytearray object type super self cls'.split(' '));
+
+function walk(n: Node, visit: (n: Node) => void): void {
+  visit(n);
+  for (const c of n.namedChildren) if (c) walk(c, visit);
+}
+
+/** Names a module binds: imports (with aliases), definitions, assignments, parameters, loop and with targets. */
+function boundNames(root: Node): { imported: Set<string>; defined: Set<string> } {
+  const imported = new Set<string>();
+  const defined = new Set<string>();
+  walk(root, (n) => {
+    if (n.type === 'import_statement' || n.type === 'import_from_statement') {
+      for (const c of n.namedChildren) {
+        if (!c || (n.type === 'import_from_statement' && c === n.childForFieldName('module_name'))) continue;
+        if (c.type === 'aliased_import') imported.add(c.childForFieldName('alias')?.text ?? '');
+        else if (c.type === 'dotted_name') imported.add(c.namedChildren[0]?.text ?? c.text);
+        else if (c.type === 'wildcard_import') imported.add('*');
+      }
+    } else if (n.type === 'function_definition' || n.type === 'class_definition') {
+      defined.add(n.childForFieldName('name')?.text ?? '');
+    } else if (n.type === 'assignment' || n.type === 'for_statement' || n.type === 'for_in_clause' || n.type === 'as_pattern' || n.type === 'with_item') {
+      const target = n.childForFieldName('left') ?? n.childForFieldName('alias') ?? n.namedChildren.at(-1) ?? null;
+      if (target) walk(target, (t) => t.type === 'identifier' && defined.add(t.text));
+    } else if (n.type === 'parameters' || n.type === 'lambda_parameters' || n.type === 'global_statement') {
+      walk(n, (t) => t.type === 'identifier' && defined.add(t.text));
+    }
+  });
+  return { imported, defined };
+}
+
+/** `x.attr(...)` calls whose base `x` is a plain name: the module names a snippet uses. */
+function calledModuleNames(root: Node): Map<string, number> {
+  const used = new Map<string, number>();
+  walk(root, (n) => {
+    if (n.type !== 'call') return;
+    let fn = n.childForFieldName('function');
+    while (fn?.type === 'attribute') {
+      const obj: Node | null = fn.childForFieldName('object');
+      if (obj?.type === 'identifier') {
+        if (!used.has(obj.text)) used.set(obj.text, obj.startPosition.row + 1);
+        return;
+      }
+      fn = obj;
+    }
+  });
+  return used;
+}
+
+/** Python: every module the code calls into (`json.dumps(…)`) is imported. */
+export const containsAllImports = builtinEntry(
+  {
+    kind: 'builtin',
+    name: 'contains_all_imports',
+    description:
+      'Python: passes when every name the code calls into as a module (`name.attr(...)`) is imported, or defined in the code. Parsed with tree-sitter-python; `from x import *` satisfies everything.',
+    outputType: 'pass_fail',
+    implementationVersion: '1',
+  },
+  ['model_output'],
+  async (input) => {
+    if (!input.model_output?.trim()) return notRun('deterministic', 'the unit has no final output (model_output)');
+    const blocks = codeBlocks(input.model_output).filter((b) => b.language === 'python' || (b.language === 'unknown' && guessLanguage(b.code) === 'python'));
+    if (blocks.length === 0) return notRun('deterministic', 'the output has no Python code');
+    const tree = await parsePython(blocks.map((b) => b.code).join('\n'));
+    const { imported, defined } = boundNames(tree.rootNode);
+    if (imported.has('*')) return passFail(true, 'deterministic', 'a wildcard import may provide every name');
+    const missing = [...calledModuleNames(tree.rootNode)].filter(([name]) => !imported.has(name) && !defined.has(name) && !BUILTIN_NAMES.has(name));
+    if (missing.length === 0) return passFail(true, 'deterministic', `every called module is imported (${[...imported].join(', ') || 'none needed'})`);
+    return passFail(false, 'deterministic', `not imported: ${missing.map(([n, line]) => `${n} (line ${line})`).join(', ')}`);
+  },
+);

@@ -1,0 +1,1 @@
+export { levenshteinDistanceInput } from './levenshtein-distance.ts';

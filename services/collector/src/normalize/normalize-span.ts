@@ -22,7 +22,13 @@ function firstString(sources: readonly Attributes[], keys: readonly string[]): s
   return undefined;
 }
 
-const CONTENT_FIELDS = ['input_messages', 'output_messages', 'tool_execution'] as const;
+/** Messages, or a tool execution's arguments or result, that no earlier family already gave. */
+function providesContent(fields: FamilyFields, genai: SpanGenAi): boolean {
+  if (fields.input_messages && !genai.input_messages) return true;
+  if (fields.output_messages && !genai.output_messages) return true;
+  const t = fields.tool_execution;
+  return !!t && ((t.arguments !== undefined && genai.tool_execution?.arguments === undefined) || (t.result !== undefined && genai.tool_execution?.result === undefined));
+}
 
 /**
  * One decoded OTLP span (with its resource and scope) → a `span` envelope with the `genai`
@@ -41,14 +47,17 @@ export function normalizeSpan(span: DecodedSpan, resource: DecodedResource, scop
   // tracecheck.* first: it is what the agent states about itself.
   const own = takeOwnAttributes(attrs, resource.attributes);
   mergeFirstWins(genai, own);
+  let toolFamily: SpanGenAi['family'];
   for (const { family: name, extract } of FAMILY_PRECEDENCE) {
     const fields = extract(input);
     if (!fields) continue;
     firstFamily ??= name;
-    if (!family && CONTENT_FIELDS.some((f) => fields[f] !== undefined && genai[f] === undefined)) family = name;
+    if (!family && providesContent(fields, genai)) family = name;
+    if (!toolFamily && fields.tool_execution) toolFamily = name;
     mergeFirstWins(genai, fields);
   }
-  family ??= firstFamily ?? (Object.keys(own).length > 0 ? 'tracecheck' : undefined);
+  genai.conversation_id ??= takeString(attrs, 'session.id') ?? takeString(attrs, 'traceloop.association.properties.session_id');
+  family ??= toolFamily ?? firstFamily ?? (Object.keys(own).length > 0 ? 'tracecheck' : undefined);
   if (family) genai.family = family;
 
   const res = resource.attributes;
@@ -88,9 +97,16 @@ export function normalizeSpan(span: DecodedSpan, resource: DecodedResource, scop
   return record;
 }
 
+/** First family wins per field; tool_execution and usage merge per sub-field (e.g. name from gen_ai.tool.name, arguments from traceloop). */
 function mergeFirstWins(target: SpanGenAi, fields: FamilyFields): void {
   for (const key of Object.keys(fields) as Array<keyof FamilyFields>) {
-    if (target[key] === undefined && fields[key] !== undefined) (target as Record<string, unknown>)[key] = fields[key];
+    const value = fields[key];
+    if (value === undefined) continue;
+    const current = target[key];
+    if (current === undefined) (target as Record<string, unknown>)[key] = value;
+    else if ((key === 'tool_execution' || key === 'usage') && typeof current === 'object' && typeof value === 'object') {
+      (target as Record<string, unknown>)[key] = { ...value, ...current };
+    }
   }
 }
 

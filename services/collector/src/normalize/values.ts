@@ -86,6 +86,15 @@ export function take(attrs: Attributes, key: string): unknown {
   return v;
 }
 
+/** Reads one attribute through `parse`; removes it only if it parsed, so unreadable content stays visible. */
+export function takeParsed<T>(attrs: Attributes, key: string, parse: (v: unknown) => T | undefined): T | undefined {
+  const v = attrs[key];
+  if (v === undefined) return undefined;
+  const parsed = parse(v);
+  if (parsed !== undefined) delete attrs[key];
+  return parsed;
+}
+
 export function takeString(attrs: Attributes, key: string): string | undefined {
   return asString(take(attrs, key));
 }

@@ -1,6 +1,6 @@
 import type { TokenUsage } from '../../../../../shared/schemas/index.ts';
 import { fromOtelMessages, fromSystemInstructions, toolDefinitions } from '../messages.ts';
-import { canonicalArguments, contentText, take, takeNumber, takeString } from '../values.ts';
+import { canonicalArguments, contentText, take, takeNumber, takeParsed, takeString } from '../values.ts';
 import type { FamilyExtractor, FamilyFields } from './types.ts';
 import { spanErrorText } from './types.ts';
 
@@ -13,6 +13,9 @@ const PROVIDER_ALIASES: Record<string, string> = {
 export function normalizeProvider(v: string | undefined): string | undefined {
   if (!v) return undefined;
   const lower = v.toLowerCase();
+  // The AI SDK puts its provider id (`openai.chat`, `anthropic.messages`) into gen_ai.system.
+  const aiSdk = /^([a-z0-9_-]+)\.(chat|completion|responses|messages|embedding|image|transcription|speech)$/.exec(lower);
+  if (aiSdk) return aiSdk[1];
   return PROVIDER_ALIASES[lower] ?? lower;
 }
 
@@ -50,16 +53,13 @@ export const extractOtelGenAi: FamilyExtractor = (input) => {
   const operation = takeString(attrs, 'gen_ai.operation.name');
   if (operation) out.operation = operation;
 
-  const system = fromSystemInstructions(take(attrs, 'gen_ai.system_instructions'));
-  const inputMessages = fromOtelMessages(take(attrs, 'gen_ai.input.messages'), 'user');
+  const system = takeParsed(attrs, 'gen_ai.system_instructions', fromSystemInstructions);
+  const inputMessages = takeParsed(attrs, 'gen_ai.input.messages', (v) => fromOtelMessages(v, 'user'));
   if (system || inputMessages) out.input_messages = [...(system ? [system] : []), ...(inputMessages ?? [])];
-  const outputMessages = fromOtelMessages(take(attrs, 'gen_ai.output.messages'), 'assistant');
+  const outputMessages = takeParsed(attrs, 'gen_ai.output.messages', (v) => fromOtelMessages(v, 'assistant'));
   if (outputMessages) out.output_messages = outputMessages;
-  const defs = toolDefinitions(attrs['gen_ai.tool.definitions']);
-  if (defs) {
-    delete attrs['gen_ai.tool.definitions'];
-    out.tool_definitions = defs;
-  }
+  const defs = takeParsed(attrs, 'gen_ai.tool.definitions', toolDefinitions);
+  if (defs) out.tool_definitions = defs;
 
   const toolName = takeString(attrs, 'gen_ai.tool.name');
   const callId = takeString(attrs, 'gen_ai.tool.call.id');

@@ -1,0 +1,118 @@
+import type { ChatMessage, TokenUsage, ToolCall, ToolDefinition } from '../../../../../shared/schemas/index.ts';
+import { message, normalizeRole, toolCall, toolDefinition } from '../messages.ts';
+import { asString, canonicalArguments, contentText, hasKeyWithPrefix, subIndexed, take, takeIndexed, takeNumber, takeString } from '../values.ts';
+import type { FamilyExtractor, FamilyFields } from './types.ts';
+import { spanErrorText } from './types.ts';
+
+function contents(rec: Record<string, unknown>): string | null {
+  const parts = subIndexed(rec, 'message.contents');
+  if (parts.length === 0) return null;
+  const texts: string[] = [];
+  for (const p of parts) {
+    const type = p['message_content.type'];
+    if (type === 'text' || (type === undefined && typeof p['message_content.text'] === 'string')) texts.push(contentText(p['message_content.text']));
+    else if (type === 'image' && typeof p['message_content.image.image.url'] === 'string') texts.push(`[image: ${p['message_content.image.image.url']}]`);
+  }
+  return texts.length > 0 ? texts.join('\n') : null;
+}
+
+function messages(attrs: Record<string, unknown>, prefix: string, fallback: ChatMessage['role']): ChatMessage[] {
+  return takeIndexed(attrs, prefix).map((rec) => {
+    const calls: ToolCall[] = subIndexed(rec, 'message.tool_calls').map((c) =>
+      toolCall(c['tool_call.id'], c['tool_call.function.name'], c['tool_call.function.arguments']),
+    );
+    if (rec['message.function_call_name'] !== undefined) {
+      calls.push(toolCall(undefined, rec['message.function_call_name'], rec['message.function_call_arguments_json']));
+    }
+    const role = normalizeRole(rec['message.role'], fallback);
+    const text = typeof rec['message.content'] === 'string' ? rec['message.content'] : contents(rec);
+    return message(role, text, {
+      name: asString(rec['message.name']),
+      tool_calls: calls,
+      tool_call_id: role === 'tool' ? asString(rec['message.tool_call_id']) ?? '' : undefined,
+    });
+  });
+}
+
+function tools(attrs: Record<string, unknown>): ToolDefinition[] {
+  const out: ToolDefinition[] = [];
+  for (const rec of takeIndexed(attrs, 'llm.tools')) {
+    const def = toolDefinition(rec['tool.json_schema']);
+    if (def) out.push(def);
+  }
+  return out;
+}
+
+function usage(attrs: Record<string, unknown>): TokenUsage | undefined {
+  const u: TokenUsage = {};
+  const set = (k: keyof TokenUsage, v: number | undefined): void => {
+    if (v !== undefined) u[k] = v;
+  };
+  set('input_tokens', takeNumber(attrs, 'llm.token_count.prompt'));
+  set('output_tokens', takeNumber(attrs, 'llm.token_count.completion'));
+  set('total_tokens', takeNumber(attrs, 'llm.token_count.total'));
+  set('cache_read_input_tokens', takeNumber(attrs, 'llm.token_count.prompt_details.cache_read'));
+  set('cache_creation_input_tokens', takeNumber(attrs, 'llm.token_count.prompt_details.cache_write'));
+  set('reasoning_tokens', takeNumber(attrs, 'llm.token_count.completion_details.reasoning'));
+  return Object.keys(u).length > 0 ? u : undefined;
+}
+
+const OPERATION_BY_KIND: Record<string, string> = {
+  LLM: 'chat',
+  TOOL: 'execute_tool',
+  AGENT: 'invoke_agent',
+  CHAIN: 'chain',
+  EMBEDDING: 'embeddings',
+  RETRIEVER: 'retrieval',
+};
+
+/** OpenInference (Arize / Phoenix): flattened llm.input_messages/llm.output_messages, llm.tools, TOOL spans. */
+export const extractOpenInference: FamilyExtractor = (input) => {
+  const { attrs } = input;
+  const kind = asString(attrs['openinference.span.kind'])?.toUpperCase();
+  if (!kind && !hasKeyWithPrefix(attrs, 'llm.input_messages.') && !hasKeyWithPrefix(attrs, 'llm.output_messages.')) return undefined;
+  delete attrs['openinference.span.kind'];
+  const out: FamilyFields = {};
+  if (kind) out.operation = OPERATION_BY_KIND[kind] ?? kind.toLowerCase();
+
+  const inputs = messages(attrs, 'llm.input_messages', 'user');
+  const outputs = messages(attrs, 'llm.output_messages', 'assistant');
+  if (inputs.length > 0) out.input_messages = inputs;
+  if (outputs.length > 0) out.output_messages = outputs;
+  const defs = tools(attrs);
+  if (defs.length > 0) out.tool_definitions = defs;
+
+  const model = takeString(attrs, 'llm.request.model_name') ?? takeString(attrs, 'llm.model_name');
+  const responseModel = takeString(attrs, 'llm.response.model_name');
+  take(attrs, 'llm.model_name');
+  if (model) out.request_model = model;
+  if (responseModel ?? model) out.response_model = responseModel ?? model;
+  const provider = takeString(attrs, 'llm.provider') ?? takeString(attrs, 'llm.system');
+  take(attrs, 'llm.system');
+  if (provider) out.provider = provider.toLowerCase();
+  const u = usage(attrs);
+  if (u) out.usage = u;
+
+  if (kind === 'TOOL') {
+    const name = takeString(attrs, 'tool.name') ?? input.span.name;
+    out.tool_execution = { name };
+    const callId = takeString(attrs, 'tool.id') ?? takeString(attrs, 'tool_call.id');
+    if (callId) out.tool_execution.call_id = callId;
+    const args = take(attrs, 'input.value');
+    const result = take(attrs, 'output.value');
+    take(attrs, 'input.mime_type');
+    take(attrs, 'output.mime_type');
+    if (args !== undefined) out.tool_execution.arguments = canonicalArguments(args);
+    if (result !== undefined) out.tool_execution.result = contentText(result);
+    const error = spanErrorText(input);
+    if (error) out.tool_execution.error = error;
+    take(attrs, 'tool.description');
+    take(attrs, 'tool.parameters');
+  }
+
+  const agent = takeString(attrs, 'agent.name');
+  if (agent) out.agent_name = agent;
+  const session = takeString(attrs, 'session.id');
+  if (session) out.conversation_id = session;
+  return out;
+};

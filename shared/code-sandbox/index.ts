@@ -1,0 +1,3 @@
+export { createCodeSandbox } from './create-code-sandbox.ts';
+export type { CodeSandbox, CodeSandboxOptions } from './create-code-sandbox.ts';
+export { transpileCheck } from './transpile.ts';

@@ -177,9 +177,26 @@ kafka_format() {
     || die "kafka: formatting $KAFKA_DATA failed; see $KAFKA_LOG"
 }
 
+# One bounded metadata round trip; exit 0 when a broker and an elected controller answer. Inline
+# rather than a .mjs file so it stays outside the TypeScript project that eslint checks.
+KAFKA_PING_JS='
+import { Kafka, logLevel } from "kafkajs";
+const kafka = new Kafka({ clientId: "tracecheck-infra-ping", brokers: process.argv[1].split(","),
+  connectionTimeout: 1000, requestTimeout: 2000, retry: { retries: 0 }, logLevel: logLevel.NOTHING });
+const admin = kafka.admin();
+let ok = false;
+try {
+  await admin.connect();
+  const cluster = await admin.describeCluster();
+  ok = cluster.brokers.length > 0 && typeof cluster.controller === "number" && cluster.controller >= 0;
+} catch { ok = false; }
+await admin.disconnect().catch(() => undefined);
+process.exit(ok ? 0 : 1);
+'
+
 kafka_ready() {
   if command -v node >/dev/null 2>&1 && [ -d "$ROOT/node_modules/kafkajs" ]; then
-    (cd "$ROOT" && node scripts/kafka/ping.mjs "$KAFKA_BROKERS")
+    (cd "$ROOT" && node --input-type=module -e "$KAFKA_PING_JS" "$KAFKA_BROKERS")
   else
     # Before `npm ci` there is no kafkajs: settle for the broker's own start-up line.
     port_listening "$KAFKA_PORT" && grep -q 'Kafka Server started' "$KAFKA_LOG" 2>/dev/null

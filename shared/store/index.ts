@@ -1,4 +1,7 @@
 export type { Store, ScoreQuery } from './contract.ts';
+export { createClickHouseStore } from './clickhouse-store.ts';
+export type { ClickHouseStoreOptions } from './clickhouse-store.ts';
+export { classifyClickHouseError } from './clickhouse-errors.ts';
 export { createDuckDbStore } from './duckdb-store.ts';
 export type { DuckDbStoreOptions } from './duckdb-store.ts';
 export {

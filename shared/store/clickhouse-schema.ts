@@ -1,0 +1,102 @@
+import { quoteIdentifier, quoteInteger } from './sql-quote.ts';
+
+/** What the connected server can do, decided once from `SELECT version()`. */
+export interface ClickHouseFeatures {
+  version: string;
+  /** LowCardinality, TTL and query parameters: all present and on by default from 20.1. */
+  modern: boolean;
+}
+
+// Query parameters arrived in 19.x, TTL in 19.6, LowCardinality without the experimental setting in
+// 19.x as well; 20.1 is a conservative line above all of them. 18.16 is the old server we test on.
+const MODERN_FROM: readonly [number, number] = [20, 1];
+
+export function parseClickHouseVersion(version: string): ClickHouseFeatures {
+  const m = /^(\d+)\.(\d+)/.exec(version.trim());
+  const major = m ? Number(m[1]) : 0;
+  const minor = m ? Number(m[2]) : 0;
+  const modern = major > MODERN_FROM[0] || (major === MODERN_FROM[0] && minor >= MODERN_FROM[1]);
+  return { version: version.trim(), modern };
+}
+
+export interface SchemaOptions {
+  database: string;
+  /** Keep rows this many days (modern servers only); unset keeps everything. */
+  ttlDays?: number | undefined;
+}
+
+/** A low-cardinality string column where the server has the type, a plain one where not. */
+function lc(features: ClickHouseFeatures, type: 'String' | 'Nullable(String)'): string {
+  return features.modern ? `LowCardinality(${type})` : type;
+}
+
+function ttlClause(features: ClickHouseFeatures, column: string, ttlDays: number | undefined): string {
+  if (ttlDays === undefined || !features.modern) return '';
+  return `\nTTL ${column} + INTERVAL ${quoteInteger(ttlDays)} DAY`;
+}
+
+export function createDatabaseSql(opts: SchemaOptions): string {
+  return `CREATE DATABASE IF NOT EXISTS ${quoteIdentifier(opts.database)}`;
+}
+
+/**
+ * Scores, one row per (check, unit_id, check_version) once merged; the highest `write_seq` wins.
+ * `created_at` is derived from `created_at_ms` for partitioning and for Grafana's time column.
+ */
+export function scoresTableSql(features: ClickHouseFeatures, opts: SchemaOptions): string {
+  const db = quoteIdentifier(opts.database);
+  return `CREATE TABLE IF NOT EXISTS ${db}.scores (
+  schema_version UInt8,
+  unit_id String,
+  unit_kind ${lc(features, 'String')},
+  \`check\` ${lc(features, 'String')},
+  check_version ${lc(features, 'String')},
+  status ${lc(features, 'String')},
+  value Nullable(Float64),
+  passed Nullable(UInt8),
+  explanation String,
+  method ${lc(features, 'String')},
+  error Nullable(String),
+  judge_model ${lc(features, 'Nullable(String)')},
+  latency_ms Float64,
+  input_tokens UInt64,
+  output_tokens UInt64,
+  cost_usd Float64,
+  agent_name ${lc(features, 'Nullable(String)')},
+  agent_version ${lc(features, 'Nullable(String)')},
+  environment ${lc(features, 'Nullable(String)')},
+  service ${lc(features, 'Nullable(String)')},
+  unit_end_time_ms Float64,
+  created_at_ms UInt64,
+  write_seq UInt64,
+  created_at DateTime MATERIALIZED toDateTime(intDiv(created_at_ms, 1000))
+)
+ENGINE = ReplacingMergeTree(write_seq)
+PARTITION BY toYYYYMM(created_at)
+ORDER BY (\`check\`, unit_id, check_version)${ttlClause(features, 'created_at', opts.ttlDays)}`;
+}
+
+/** Units, one row per unit_id once merged; the latest `assembled_at_ms` wins. Not partitioned, so merges see every version. */
+export function unitsTableSql(features: ClickHouseFeatures, opts: SchemaOptions): string {
+  const db = quoteIdentifier(opts.database);
+  return `CREATE TABLE IF NOT EXISTS ${db}.units (
+  unit_id String,
+  kind ${lc(features, 'String')},
+  agent_name ${lc(features, 'Nullable(String)')},
+  agent_version ${lc(features, 'Nullable(String)')},
+  environment ${lc(features, 'Nullable(String)')},
+  service ${lc(features, 'Nullable(String)')},
+  conversation_id Nullable(String),
+  model ${lc(features, 'Nullable(String)')},
+  start_time_ms UInt64,
+  end_time_ms UInt64,
+  span_count UInt64,
+  truncated UInt8,
+  assembled_at_ms UInt64,
+  write_seq UInt64,
+  unit_json String,
+  assembled_at DateTime MATERIALIZED toDateTime(intDiv(assembled_at_ms, 1000))
+)
+ENGINE = ReplacingMergeTree(assembled_at_ms)
+ORDER BY unit_id${ttlClause(features, 'assembled_at', opts.ttlDays)}`;
+}

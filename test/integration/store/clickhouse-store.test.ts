@@ -1,0 +1,113 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { PermanentError, RetriableError } from '../../../shared/errors/index.ts';
+import { createSilentLogger } from '../../../shared/logging/index.ts';
+import { classifyClickHouseError, createClickHouseStore } from '../../../shared/store/index.ts';
+import { CLICKHOUSE_URL, REQUEST_TIMEOUT_MS, createAdminClient, randomDatabaseName } from './clickhouse-test-server.ts';
+import { describeStoreContract, makeScore, makeUnit } from './store-contract.ts';
+
+const database = randomDatabaseName('tc_store');
+const admin = createAdminClient();
+
+afterAll(async () => {
+  await admin.command({ query: `DROP DATABASE IF EXISTS ${database}` });
+  await admin.close();
+});
+
+describeStoreContract('clickhouse', {
+  create: () =>
+    Promise.resolve(createClickHouseStore({ url: CLICKHOUSE_URL, database, log: createSilentLogger(), requestTimeoutMs: REQUEST_TIMEOUT_MS })),
+  destroy: (store) => store.shutdown(),
+});
+
+describe('clickhouse store specifics', () => {
+  it('keeps one row per key after the server merges (ReplacingMergeTree) and before', async () => {
+    const store = createClickHouseStore({ url: CLICKHOUSE_URL, database, log: createSilentLogger(), requestTimeoutMs: REQUEST_TIMEOUT_MS });
+    await store.start();
+    const check = `merge-${Date.now()}`;
+    const first = makeScore({ check, explanation: 'first' });
+    const second = { ...first, explanation: 'second' };
+    await store.writeScores([first]);
+    await store.writeScores([second]);
+    const raw = async (): Promise<number> => {
+      const rs = await admin.query({ query: `SELECT count() AS n FROM ${database}.scores WHERE \`check\` = '${check}'`, format: 'JSONEachRow' });
+      const rows = await rs.json<{ n: string | number }>();
+      return Number(rows[0].n);
+    };
+    expect(await raw()).toBe(2);
+    expect(await store.queryScores({ check })).toEqual([second]);
+    await admin.command({ query: `OPTIMIZE TABLE ${database}.scores FINAL` });
+    expect(await raw()).toBe(1);
+    expect(await store.queryScores({ check })).toEqual([second]);
+
+    const unit = makeUnit({ model_output: 'old' });
+    const newer = { ...unit, assembled_at_ms: unit.assembled_at_ms + 1, model_output: 'new' };
+    await store.writeUnits([newer]);
+    await store.writeUnits([unit]);
+    await admin.command({ query: `OPTIMIZE TABLE ${database}.units FINAL` });
+    expect(await store.getUnit(unit.unit_id)).toEqual(newer);
+    await store.shutdown();
+  });
+
+  it('skips a stored row that fails the schema instead of returning it', async () => {
+    const store = createClickHouseStore({ url: CLICKHOUSE_URL, database, log: createSilentLogger(), requestTimeoutMs: REQUEST_TIMEOUT_MS });
+    await store.start();
+    const check = `badrow-${Date.now()}`;
+    const good = makeScore({ check });
+    await store.writeScores([good]);
+    // A row no writer of ours produces: status outside the enum.
+    await admin.insert({
+      table: `${database}.scores`,
+      format: 'JSONEachRow',
+      values: [{ ...good, unit_id: 'bad-row', status: 'exploded', passed: 1, write_seq: 1 }],
+    });
+    expect(await store.queryScores({ check })).toEqual([good]);
+    await admin.insert({ table: `${database}.units`, format: 'JSONEachRow', values: [{ unit_id: 'bad-unit', kind: 'trace', unit_json: '{"not":"a unit"}' }] });
+    expect(await store.getUnit('bad-unit')).toBeNull();
+    await store.shutdown();
+  });
+
+  it('creates the tables that the documented DDL describes', async () => {
+    const rs = await admin.query({
+      query: `SELECT name, engine, sorting_key, partition_key FROM system.tables WHERE database = '${database}' ORDER BY name`,
+      format: 'JSONEachRow',
+    });
+    const tables = await rs.json<Record<string, string>>();
+    expect(tables.map((t) => [t.name, t.engine])).toEqual([
+      ['scores', 'ReplacingMergeTree'],
+      ['units', 'ReplacingMergeTree'],
+    ]);
+  });
+
+  it('refuses a database name that is not a plain identifier', () => {
+    expect(() => createClickHouseStore({ url: CLICKHOUSE_URL, database: 'x; DROP DATABASE default', log: createSilentLogger() })).toThrow(PermanentError);
+  });
+
+  it('reports a server that does not answer as retriable', async () => {
+    // Port 9 (discard) on loopback: nothing listens there on our machines, so the connection is refused.
+    const store = createClickHouseStore({ url: 'http://127.0.0.1:9', database, log: createSilentLogger(), requestTimeoutMs: 2_000 });
+    await expect(store.migrate()).rejects.toBeInstanceOf(RetriableError);
+    await store.shutdown();
+  });
+
+  it('classifies real server errors from this ClickHouse', async () => {
+    const failure = async (query: string): Promise<unknown> => {
+      try {
+        await admin.query({ query, format: 'JSONEachRow' });
+      } catch (err) {
+        return classifyClickHouseError(err, 'test');
+      }
+      throw new Error('query unexpectedly succeeded');
+    };
+    expect(await failure('SELEC 1')).toBeInstanceOf(PermanentError);
+    expect(await failure("SELECT 1 + 'a'")).toBeInstanceOf(PermanentError);
+    expect(await failure(`SELECT nope FROM ${database}.scores`)).toBeInstanceOf(PermanentError);
+    const syntax = await failure('SELEC 1');
+    expect((syntax as Error).cause).toBeInstanceOf(Error);
+  });
+
+  it('reports an authentication failure as permanent', async () => {
+    const store = createClickHouseStore({ url: CLICKHOUSE_URL, database: `${database}_missing_user`, user: 'no_such_user_x', log: createSilentLogger(), requestTimeoutMs: REQUEST_TIMEOUT_MS });
+    await expect(store.getUnit('x')).rejects.toBeInstanceOf(PermanentError);
+    await store.shutdown();
+  });
+});

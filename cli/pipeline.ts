@@ -23,7 +23,7 @@ export interface Pipeline {
 export interface PipelineOverrides {
   /** A judge to use instead of the configured one (the demo's local model server). */
   judge?: JudgeClient;
-  topics?: Partial<typeof TOPICS>;
+  topics?: Partial<Record<keyof typeof TOPICS, string>>;
   /** Consumer groups (tests give each run its own). */
   groups?: { assembler?: string; scorer?: string };
 }
@@ -33,7 +33,7 @@ export interface PipelineOverrides {
  * is the embedded mode when neither Kafka nor ClickHouse is configured: same code, two adapters.
  */
 export function buildPipeline(config: Config, log: Logger, services: ReadonlySet<ServiceName>, overrides: PipelineOverrides = {}): Pipeline {
-  const topics = { ...TOPICS, ...overrides.topics };
+  const topics: Record<keyof typeof TOPICS, string> = { ...TOPICS, ...overrides.topics };
   const bus = createBus(config, log);
   const needsStore = services.has('scorer') || services.has('api');
   const store = needsStore ? createStore(config, log) : null;
@@ -76,7 +76,7 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
   }
   if (services.has('api')) {
     const api = createApiServer({ host: config.host, port: config.ports.api, store: store!, log });
-    apiUrl = api.url;
+    apiUrl = () => api.url();
     components.push(api);
   }
   if (services.has('collector')) {
@@ -92,7 +92,7 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
       producer,
       log,
     });
-    collectorUrl = collector.httpAddress;
+    collectorUrl = () => collector.httpAddress();
     components.push(
       { name: 'collector-topics', start: () => bus.ensureTopics([topics.spans]), shutdown: () => Promise.resolve() },
       producer,

@@ -63,17 +63,17 @@ function linkToolSpans(history: ChatMessage[], toolSpans: readonly SpanRecord[])
   const pending = [...toolSpans];
   const out: ChatMessage[] = [];
   for (let i = 0; i < history.length; i++) {
-    const m = history[i]!;
+    const m = history[i];
     out.push(m);
     if (m.role !== 'assistant' || !m.tool_calls?.length) continue;
     // Keep results already in the dialog for this turn together, then add the missing ones.
-    while (i + 1 < history.length && history[i + 1]!.role === 'tool') out.push(history[++i]!);
+    while (i + 1 < history.length && history[i + 1].role === 'tool') out.push(history[++i]);
     for (const call of m.tool_calls) {
       if (answered.has(call.id)) continue;
       const idx = pending.findIndex((s) => s.genai.tool_execution?.call_id === call.id);
       const at = idx >= 0 ? idx : pending.findIndex((s) => !s.genai.tool_execution?.call_id && s.genai.tool_execution?.name === call.function.name);
       if (at < 0) continue;
-      const exec = pending.splice(at, 1)[0]!.genai.tool_execution!;
+      const exec = pending.splice(at, 1)[0].genai.tool_execution!;
       out.push({ role: 'tool', content: exec.result ?? exec.error ?? null, tool_call_id: call.id, name: exec.name });
       answered.add(call.id);
     }
@@ -161,7 +161,7 @@ export function assembleTrace(parts: TraceParts, assembledAtMs: number): Unit {
       const exc = s.events.find((e) => e.name === 'exception');
       const excType = exc?.attributes['exception.type'];
       const excMessage = exc?.attributes['exception.message'];
-      const type = typeof s.attributes['error.type'] === 'string' ? (s.attributes['error.type'] as string) : typeof excType === 'string' ? excType : undefined;
+      const type = typeof s.attributes['error.type'] === 'string' ? (s.attributes['error.type']) : typeof excType === 'string' ? excType : undefined;
       const message = s.status.message || (typeof excMessage === 'string' ? excMessage : '') || `span "${s.name}" ended with error status`;
       return type ? { span_id: s.span_id, type, message } : { span_id: s.span_id, message };
     });

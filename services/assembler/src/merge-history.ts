@@ -32,7 +32,7 @@ export function appendDeduplicated(history: readonly ChatMessage[], next: readon
   const hKeys = history.map(messageKey);
   let rest = next;
   // A system prompt the dialog already has is re-sent context, not a new turn.
-  while (rest.length > 0 && rest[0]!.role === 'system' && hKeys.includes(messageKey(rest[0]!))) rest = rest.slice(1);
+  while (rest.length > 0 && rest[0].role === 'system' && hKeys.includes(messageKey(rest[0]))) rest = rest.slice(1);
   const nKeys = rest.map(messageKey);
   let overlap = 0;
   for (let k = Math.min(hKeys.length, nKeys.length); k > 0; k--) {

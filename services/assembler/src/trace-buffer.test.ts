@@ -24,7 +24,7 @@ describe('trace buffer', () => {
     expect(buf.lowWaterMark(0)).toBe(3n);
     expect(buf.lowWaterMark(1)).toBeNull();
     const [b] = buf.takeReady(1);
-    expect(b!.traceId).toBe(B);
+    expect(b.traceId).toBe(B);
     buf.confirm(B, 1);
     expect(buf.lowWaterMark(0)).toBe(3n);
     buf.add(createTestSpan({ trace_id: A, span_id: ROOT }), 0, 7n, 2);
@@ -44,7 +44,7 @@ describe('trace buffer', () => {
     buf.add(span, 0, 2n, 10);
     expect(buf.takeReady(499)).toEqual([]);
     const [r] = buf.takeReady(500);
-    expect([r!.reason, r!.spans.length]).toEqual(['max-open', 1]);
+    expect([r.reason, r.spans.length]).toEqual(['max-open', 1]);
   });
 
   it('re-opens a closed trace whole when a late span arrives', () => {
@@ -54,6 +54,6 @@ describe('trace buffer', () => {
     buf.confirm(A, 0);
     buf.add(createTestSpan({ trace_id: A, parent_span_id: ROOT }), 0, 9n, 5);
     const [r] = buf.takeReady(5);
-    expect([r!.traceId, r!.spans.length]).toEqual([A, 2]);
+    expect([r.traceId, r.spans.length]).toEqual([A, 2]);
   });
 });

@@ -7,7 +7,7 @@ export interface ScoreUnitDeps {
   checks: readonly RunnableCheck[];
   judge: JudgeClient | null;
   judgeUnavailableReason: string | null;
-  nowMs(): number;
+  nowMs: () => number;
 }
 
 /** Runs every check on the unit, concurrently; never throws (a failing check is an error score). */

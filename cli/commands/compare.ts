@@ -1,0 +1,156 @@
+import { randomInt } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import type { CliCommand, CliIo } from '../command.ts';
+import { ConfigError, loadConfig } from '../../shared/config/index.ts';
+import { createOpenAiJudgeClient } from '../../shared/judge/index.ts';
+import { createLogger } from '../../shared/logging/index.ts';
+import type { AlignedPair, ComparisonResult } from '../../services/eval/src/index.ts';
+import {
+  alignOutputs,
+  createEvalGenerator,
+  createProgress,
+  EvalConfigError,
+  generatePairs,
+  readOutputsFile,
+  readPreferencesFile,
+  renderComparisonMarkdown,
+  renderComparisonText,
+  runPairwise,
+  summarizeComparison,
+} from '../../services/eval/src/index.ts';
+
+const USAGE = `usage: tracecheck compare A.jsonl B.jsonl [options]
+       tracecheck compare --prompts A.yaml B.yaml [options]
+       tracecheck compare --preferences FILE.jsonl [--json FILE] [--markdown FILE]
+
+Pairwise preference between two variants. For every input a judge sees both outputs, in positions
+drawn from a seeded generator (the seed is printed and saved), and answers [[A]], [[B]] or [[tie]];
+anything else counts as an unusable answer, never a guess. Reports the preference shares, a 95%
+Wilson interval for each side with ties excluded, the exact two-sided binomial p-value, and how often
+the first position won.
+
+  A.jsonl B.jsonl       outputs, one JSON object per line: {"id"?, "input"?, "output", "expected"?};
+                        aligned by id when every line has one, else by line
+  --prompts A.yaml B.yaml
+                        run two prompt files over the first one's references, then compare
+  --preferences FILE    only the statistics, from lines {"preferred": "a" | "b" | null}
+  --seed N              replay the positions of an earlier comparison
+  --judge-model M       judge model (default TRACECHECK_JUDGE_MODEL)
+  --concurrency N       judge calls in flight (default TRACECHECK_JUDGE_CONCURRENCY)
+  --json FILE           write the full result (every verdict) as JSON
+  --markdown FILE       write the summary as Markdown
+
+The judge and the prompts' models are reached through OPENAI_BASE_URL / OPENAI_API_KEY.
+`;
+
+interface Args {
+  files: string[];
+  prompts: boolean;
+  preferences: string | null;
+  seed: number | null;
+  judgeModel: string | null;
+  concurrency: number | null;
+  json: string | null;
+  markdown: string | null;
+}
+
+function parseArgs(argv: string[]): Args | string {
+  const a: Args = { files: [], prompts: false, preferences: null, seed: null, judgeModel: null, concurrency: null, json: null, markdown: null };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const value = (): string | undefined => argv[++i];
+    if (arg === '--prompts') a.prompts = true;
+    else if (arg === '--preferences') a.preferences = value() ?? '';
+    else if (arg === '--seed' || arg === '--concurrency') {
+      const v = value();
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < 0 || (arg === '--concurrency' && n < 1)) return `${arg} needs a whole number, got ${v ?? 'nothing'}`;
+      if (arg === '--seed') a.seed = n;
+      else a.concurrency = n;
+    } else if (arg === '--judge-model') a.judgeModel = value() ?? '';
+    else if (arg === '--json') a.json = value() ?? '';
+    else if (arg === '--markdown') a.markdown = value() ?? '';
+    else if (arg.startsWith('-')) return `unknown option ${arg}`;
+    else a.files.push(arg);
+  }
+  if (a.preferences !== null) {
+    if (!a.preferences || a.files.length > 0 || a.prompts) return '--preferences takes one file and no outputs';
+  } else if (a.files.length !== 2) return 'give two files to compare';
+  return a;
+}
+
+function writeOutputs(result: ComparisonResult, args: Args, io: CliIo): void {
+  io.stdout.write(renderComparisonText(result));
+  if (args.json) writeFileSync(args.json, `${JSON.stringify(result, null, 2)}\n`);
+  if (args.markdown) writeFileSync(args.markdown, renderComparisonMarkdown(result));
+}
+
+export const compareCommand: CliCommand = {
+  name: 'compare',
+  summary: 'pairwise preference between two variants, judged, with Wilson intervals and an exact binomial test',
+  usage: USAGE,
+  async run(argv: string[], io: CliIo): Promise<number> {
+    const args = parseArgs(argv);
+    if (typeof args === 'string') {
+      io.stderr.write(`tracecheck compare: ${args}\n\n${USAGE}`);
+      return 2;
+    }
+    try {
+      if (args.preferences !== null) {
+        const records = readPreferencesFile(args.preferences);
+        const result = summarizeComparison({
+          labelA: 'a',
+          labelB: 'b',
+          seed: null,
+          judgeModel: null,
+          items: records.map((r, i) => ({ id: String(i + 1), input: null, first: r.first, preferred: r.preferred })),
+        });
+        writeOutputs(result, args, io);
+        return 0;
+      }
+      const config = loadConfig(io.env);
+      if (!config.judge) {
+        io.stderr.write(`tracecheck compare: ${config.judgeUnavailableReason ?? 'no judge configured'}\n`);
+        return 2;
+      }
+      const log = createLogger({ level: config.logLevel === 'info' ? 'warn' : config.logLevel, name: 'tracecheck-compare' });
+      const [fileA, fileB] = args.files as [string, string];
+      let pairs: AlignedPair[];
+      if (args.prompts) {
+        const generator = createEvalGenerator({ baseUrl: config.judge.baseUrl, apiKey: config.judge.apiKey, cacheDir: null });
+        try {
+          pairs = await generatePairs(fileA, fileB, generator, config.judge.timeoutMs);
+        } finally {
+          await generator.close();
+        }
+      } else {
+        pairs = alignOutputs(readOutputsFile(fileA), readOutputsFile(fileB), fileA, fileB);
+      }
+      const judgeModel = args.judgeModel || config.judge.model;
+      const judge = createOpenAiJudgeClient({ ...config.judge, model: judgeModel, log: log.child({ component: 'compare.judge' }) });
+      const progress = createProgress(io.stderr, 'compare');
+      progress.start(pairs.length, 0);
+      const result = await runPairwise({
+        pairs,
+        judge,
+        judgeModel,
+        seed: args.seed ?? randomInt(0, 2 ** 31),
+        concurrency: args.concurrency ?? config.judge.concurrency,
+        labelA: basename(fileA),
+        labelB: basename(fileB),
+        log,
+        onItem: () => progress.tick(),
+      });
+      progress.finish();
+      writeOutputs(result, args, io);
+      return 0;
+    } catch (err) {
+      if (err instanceof EvalConfigError || err instanceof ConfigError) {
+        io.stderr.write(`tracecheck compare: ${err.message}\n`);
+        return 2;
+      }
+      throw err;
+    }
+  },
+};

@@ -1,0 +1,61 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../../shared/config/index.ts';
+import { startAll } from '../../shared/lifecycle/index.ts';
+import { createSilentLogger, createLogger } from '../../shared/logging/index.ts';
+import { createOpenAiJudgeClient } from '../../shared/judge/index.ts';
+import { createModelServer } from '../../services/model-server/src/index.ts';
+import { buildPipeline, type Pipeline } from '../../cli/pipeline.ts';
+
+export interface Harness {
+  pipeline: Pipeline;
+  modelUrl: string;
+  stop(): Promise<void>;
+}
+
+function suffix(): string {
+  return Math.random().toString(36).slice(2, 10);
+}
+
+/**
+ * The whole pipeline in this process, on whatever `env` configures (Kafka + ClickHouse, or the
+ * embedded bus + DuckDB), with our model server as the judge, free ports, its own topics and groups.
+ */
+export async function startPipeline(env: Record<string, string>): Promise<Harness> {
+  const log = process.env.TRACECHECK_TEST_LOG ? createLogger({ level: process.env.TRACECHECK_TEST_LOG }) : createSilentLogger();
+  const modelServer = createModelServer({ host: '127.0.0.1', port: 0, log });
+  await modelServer.start();
+  const config = loadConfig({
+    TRACECHECK_DATA_DIR: mkdtempSync(join(tmpdir(), 'tracecheck-e2e-')),
+    TRACECHECK_OTLP_HTTP_PORT: '0',
+    TRACECHECK_OTLP_GRPC_PORT: '0',
+    TRACECHECK_API_PORT: '0',
+    TRACECHECK_TRACE_GRACE_MS: '300',
+    OPENAI_BASE_URL: `${modelServer.url()}/v1`,
+    TRACECHECK_JUDGE_MODEL: 'mock-judge',
+    ...env,
+  });
+  const id = suffix();
+  const judge = createOpenAiJudgeClient({ ...config.judge!, log });
+  const pipeline = buildPipeline(config, log, new Set(['collector', 'assembler', 'scorer', 'api'] as const), {
+    judge,
+    topics: { spans: `e2e.spans.${id}`, units: `e2e.units.${id}`, scores: `e2e.scores.${id}` },
+    groups: { assembler: `e2e-assembler-${id}`, scorer: `e2e-scorer-${id}` },
+  });
+  let stopAll: () => Promise<void>;
+  try {
+    stopAll = await startAll(pipeline.components, log);
+  } catch (err) {
+    await modelServer.shutdown();
+    throw err;
+  }
+  return {
+    pipeline,
+    modelUrl: `${modelServer.url()}/v1`,
+    stop: async () => {
+      await stopAll();
+      await modelServer.shutdown();
+    },
+  };
+}

@@ -19,3 +19,19 @@ export { renderHtml, escapeHtml } from './report/render-html.ts';
 export { writeReports } from './report/write-reports.ts';
 export type { ReportPaths } from './report/write-reports.ts';
 export { readRun } from './report/read-run.ts';
+export {
+  alignOutputs,
+  buildPairwisePrompt,
+  createPrng,
+  formatPercent,
+  formatPValue,
+  generatePairs,
+  parsePairwiseVerdict,
+  readOutputsFile,
+  readPreferencesFile,
+  renderComparisonMarkdown,
+  renderComparisonText,
+  runPairwise,
+  summarizeComparison,
+} from './compare/index.ts';
+export type { AlignedPair, ComparisonItem, ComparisonResult, PositionBias, PreferenceRecord } from './compare/index.ts';

@@ -37,15 +37,18 @@ export function loadPrompt(path: string, base: Layers, overrides: Layers, defaul
   const name = nameLayer ? nameLayer.value : basename(path, extname(path)).replace(/\.prompt$/, '');
   if (typeof name !== 'string' || name === '') throw errorAt(nameLayer ?? fileLayer, [], 'name must be text');
 
+  const sweep = loadSweep(layers.get('sweep'), layers);
   const params: Record<string, unknown> = {};
-  for (const [k, l] of layers) if (!PROMPT_KEYS.has(k)) params[k] = l.value;
+  // A list given on the command line is a sweep, not a parameter value.
+  for (const [k, l] of layers) if (!PROMPT_KEYS.has(k) && !(l.file === null && Array.isArray(l.value))) params[k] = l.value;
 
   const variablesLayer = layers.get('variables');
   const variables = variablesLayer?.value ?? {};
   if (!isPlainObject(variables)) throw errorAt(variablesLayer!, [], 'variables must be a mapping of names to default values');
 
   const source = loadSource(layers, fileLayer);
-  if (source.kind === 'messages' && typeof params.model !== 'string') {
+  const models = sweep.model ?? [params.model];
+  if (source.kind === 'messages' && !models.every((m) => typeof m === 'string' && m !== '')) {
     throw errorAt(layers.get('model') ?? fileLayer, [], `prompt "${name}" needs a model (a model name as text)`);
   }
 
@@ -70,8 +73,6 @@ export function loadPrompt(path: string, base: Layers, overrides: Layers, defaul
     if (expr !== null) rollup = compileAt(rollupLayer, [], expr, ROLLUP_NAMES, 'metrics_rollup');
   }
 
-  const sweepLayer = layers.get('sweep');
-  const sweep = loadSweep(sweepLayer, layers);
 
   const str = (k: string): string | null => {
     const l = layers.get(k);

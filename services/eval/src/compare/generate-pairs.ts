@@ -1,0 +1,47 @@
+import { toText } from '../expression/index.ts';
+import { EvalConfigError } from '../eval-error.ts';
+import type { Generator } from '../generation.ts';
+import { loadPrompt } from '../load-prompt.ts';
+import type { PromptSuite } from '../suite-types.ts';
+import { renderTemplate } from '../template.ts';
+import type { AlignedPair } from './outputs-file.ts';
+
+function render(p: PromptSuite, vars: Record<string, unknown>): ReturnType<typeof renderTemplate>[] | null {
+  return p.source.messages ? p.source.messages.map((m) => renderTemplate(m.template, vars)) : null;
+}
+
+/**
+ * Runs two prompt files over the references of the first (ids must exist in the second when it has
+ * its own) and pairs their outputs. Sweeps are ignored: a comparison is between two variants.
+ */
+export async function generatePairs(pathA: string, pathB: string, generator: Generator, timeoutMs: number): Promise<AlignedPair[]> {
+  const a = loadPrompt(pathA, new Map(), new Map(), 1);
+  const b = loadPrompt(pathB, new Map(), new Map(), 1);
+  const bIds = new Set(b.references.map((r) => r.id));
+  const missing = a.references.find((r) => !bIds.has(r.id));
+  if (missing) throw new EvalConfigError(`reference ${missing.id} of ${a.file} is not among the references of ${b.file}`, missing.place.file, missing.place.line);
+  const ask = async (p: PromptSuite, vars: Record<string, unknown>): Promise<string> => {
+    const rendered = render(p, vars);
+    const messages = p.source.messages && rendered ? p.source.messages.map((m, i) => ({ role: m.role, content: rendered[i] })) : null;
+    const gen = await generator.generate({
+      kind: p.source.kind === 'module' ? 'module' : 'chat',
+      params: p.params,
+      messages,
+      variables: vars,
+      tryIndex: 0,
+      baseUrl: p.baseUrl,
+      apiKey: p.apiKey,
+      timeoutMs,
+      ...(p.source.kind === 'module' ? { modulePath: p.source.path } : {}),
+    });
+    return gen.output;
+  };
+  return Promise.all(
+    a.references.map(async (ref) => {
+      const vars = { ...a.variables, ...ref.input };
+      const [outA, outB] = await Promise.all([ask(a, vars), ask(b, { ...b.variables, ...ref.input })]);
+      const userText = render(a, vars)?.at(-1) ?? toText(ref.input);
+      return { id: ref.id, input: userText, reference: ref.hasExpected ? toText(ref.expected) : null, a: outA, b: outB };
+    }),
+  );
+}

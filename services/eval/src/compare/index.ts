@@ -1,0 +1,14 @@
+export { parsePairwiseVerdict } from './verdict.ts';
+export type { PositionVerdict } from './verdict.ts';
+export { createPrng } from './prng.ts';
+export { buildPairwisePrompt } from './pairwise-prompt.ts';
+export { alignOutputs, readOutputsFile } from './outputs-file.ts';
+export type { AlignedPair, OutputRecord } from './outputs-file.ts';
+export { readPreferencesFile } from './preferences-file.ts';
+export type { PreferenceRecord } from './preferences-file.ts';
+export { summarizeComparison } from './comparison.ts';
+export type { ComparisonItem, ComparisonResult, PositionBias } from './comparison.ts';
+export { runPairwise } from './run-pairwise.ts';
+export type { PairwiseOptions } from './run-pairwise.ts';
+export { generatePairs } from './generate-pairs.ts';
+export { formatPercent, formatPValue, renderComparisonMarkdown, renderComparisonText } from './render-comparison.ts';

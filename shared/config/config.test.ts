@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './config.ts';
+
+describe('loadConfig', () => {
+  it('defaults to the embedded mode with no judge, and says why model checks will not run', () => {
+    const c = loadConfig({});
+    expect(c.kafka).toBeNull();
+    expect(c.clickhouse).toBeNull();
+    expect(c.judge).toBeNull();
+    expect(c.judgeUnavailableReason).toMatch(/OPENAI_BASE_URL/);
+    expect(c.ports).toEqual({ otlpHttp: 4318, otlpGrpc: 4317, api: 8080 });
+    expect(c.dataDir).toBe('./data');
+    expect(c.limits.maxBodyBytes).toBe(20 * 1024 * 1024);
+  });
+
+  it('reads Kafka, ClickHouse and the judge', () => {
+    const c = loadConfig({
+      TRACECHECK_KAFKA_BROKERS: 'a:9092, b:9092',
+      TRACECHECK_CLICKHOUSE_URL: 'http://ch:8123',
+      OPENAI_BASE_URL: 'http://127.0.0.1:8787/v1',
+      TRACECHECK_JUDGE_MODEL: 'gpt-4.1',
+    });
+    expect(c.kafka?.brokers).toEqual(['a:9092', 'b:9092']);
+    expect(c.clickhouse).toMatchObject({ url: 'http://ch:8123', database: 'tracecheck' });
+    expect(c.judge).toMatchObject({ baseUrl: 'http://127.0.0.1:8787/v1', model: 'gpt-4.1', apiKey: 'not-needed' });
+    expect(c.judgeUnavailableReason).toBeNull();
+  });
+
+  it('lists every problem at once', () => {
+    let err: unknown;
+    try {
+      loadConfig({ TRACECHECK_API_PORT: 'eighty', TRACECHECK_CLICKHOUSE_URL: 'not a url', TRACECHECK_CLICKHOUSE_DATABASE: 'x; DROP', TRACECHECK_LOG_LEVEL: 'loud' });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ConfigError);
+    const problems = (err as ConfigError).problems.map((p) => p.split(':')[0]);
+    expect(problems.sort()).toEqual(['TRACECHECK_API_PORT', 'TRACECHECK_CLICKHOUSE_DATABASE', 'TRACECHECK_CLICKHOUSE_URL', 'TRACECHECK_LOG_LEVEL']);
+  });
+});

@@ -26,3 +26,5 @@ export { buildJudgePrompt, neutralize } from './judge-prompt.ts';
 export { parseJudgeAnswer } from './judge-answer.ts';
 export { codeCheckArgs, codeCheckProblems, coerceCodeValue, createCodeCheck } from './code-check.ts';
 export { createModelCheck } from './model-check.ts';
+export type { GenerateCheckRequest } from './authoring.ts';
+export { generateCodeCheck, SAMPLE_INPUTS, verifyCodeCheck } from './authoring.ts';

@@ -1,6 +1,7 @@
 import type { Producer } from '../../../shared/bus/index.ts';
 import type { Component } from '../../../shared/lifecycle/index.ts';
 import type { Logger } from '../../../shared/logging/index.ts';
+import { createGrpcReceiver } from './grpc/grpc-server.ts';
 import { createHttpReceiver } from './http/http-server.ts';
 import { createIngest } from './ingest.ts';
 
@@ -78,19 +79,26 @@ export function createCollector(options: CollectorOptions): Collector {
     ingest,
     log,
   });
+  const grpc = createGrpcReceiver({ host: config.host, port: config.grpcPort, maxMessageBytes: config.limits.maxBodyBytes, ingest, log });
   let started = false;
   let stopping: Promise<void> | null = null;
   return {
     name: 'collector',
     async start() {
       await http.start();
+      try {
+        await grpc.start();
+      } catch (err) {
+        await http.stop();
+        throw err;
+      }
       started = true;
     },
     shutdown() {
-      stopping ??= started ? http.stop() : Promise.resolve();
+      stopping ??= started ? Promise.all([http.stop(), grpc.stop()]).then(() => undefined) : Promise.resolve();
       return stopping;
     },
     httpAddress: () => http.address(),
-    grpcAddress: () => '',
+    grpcAddress: () => grpc.address(),
   };
 }

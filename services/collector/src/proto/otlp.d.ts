@@ -2031,5 +2031,139 @@ export namespace google {
             /** Shape of a Status. */
             type $Shape = google.rpc.Status.$Properties;
         }
+
+        /**
+         * Properties of a RetryInfo.
+         * @deprecated Use google.rpc.RetryInfo.$Properties instead.
+         */
+        interface IRetryInfo extends google.rpc.RetryInfo.$Properties {
+        }
+
+        /** Represents a RetryInfo. */
+        class RetryInfo {
+
+            /**
+             * Constructs a new RetryInfo.
+             * @param [properties] Properties to set
+             */
+            constructor(properties?: google.rpc.RetryInfo.$Properties);
+
+            /** Unknown fields preserved while decoding when enabled */
+            $unknowns?: Uint8Array[];
+
+            /** RetryInfo retryDelay. */
+            retryDelay?: (google.rpc.Duration.$Properties|null);
+
+            /**
+             * Encodes the specified RetryInfo message. Does not implicitly {@link google.rpc.RetryInfo.verify|verify} messages.
+             * @param message RetryInfo message or plain object to encode
+             * @param [writer] Writer to encode to
+             * @returns Writer
+             */
+            static encode(message: google.rpc.RetryInfo.$Properties, writer?: $protobuf.Writer): $protobuf.Writer;
+
+            /**
+             * Decodes a RetryInfo message from the specified reader or buffer.
+             * @param reader Reader or buffer to decode from
+             * @param [length] Message length if known beforehand
+             * @returns {google.rpc.RetryInfo & google.rpc.RetryInfo.$Shape} RetryInfo
+             * @throws {Error} If the payload is not a reader or valid buffer
+             * @throws {$protobuf.util.ProtocolError} If required fields are missing
+             */
+            static decode(reader: ($protobuf.Reader|Uint8Array), length?: number): google.rpc.RetryInfo & google.rpc.RetryInfo.$Shape;
+
+            /**
+             * Gets the type url for RetryInfo
+             * @param [prefix] Custom type url prefix, defaults to `"type.googleapis.com"`
+             * @returns The type url
+             */
+            static getTypeUrl(prefix?: string): string;
+        }
+
+        namespace RetryInfo {
+
+            /** Properties of a RetryInfo. */
+            interface $Properties {
+
+                /** RetryInfo retryDelay */
+                retryDelay?: (google.rpc.Duration.$Properties|null);
+
+                /** Unknown fields preserved while decoding when enabled */
+                $unknowns?: Uint8Array[];
+            }
+
+            /** Shape of a RetryInfo. */
+            type $Shape = google.rpc.RetryInfo.$Properties;
+        }
+
+        /**
+         * Properties of a Duration.
+         * @deprecated Use google.rpc.Duration.$Properties instead.
+         */
+        interface IDuration extends google.rpc.Duration.$Properties {
+        }
+
+        /** Represents a Duration. */
+        class Duration {
+
+            /**
+             * Constructs a new Duration.
+             * @param [properties] Properties to set
+             */
+            constructor(properties?: google.rpc.Duration.$Properties);
+
+            /** Unknown fields preserved while decoding when enabled */
+            $unknowns?: Uint8Array[];
+
+            /** Duration seconds. */
+            seconds: (number|Long);
+
+            /** Duration nanos. */
+            nanos: number;
+
+            /**
+             * Encodes the specified Duration message. Does not implicitly {@link google.rpc.Duration.verify|verify} messages.
+             * @param message Duration message or plain object to encode
+             * @param [writer] Writer to encode to
+             * @returns Writer
+             */
+            static encode(message: google.rpc.Duration.$Properties, writer?: $protobuf.Writer): $protobuf.Writer;
+
+            /**
+             * Decodes a Duration message from the specified reader or buffer.
+             * @param reader Reader or buffer to decode from
+             * @param [length] Message length if known beforehand
+             * @returns {google.rpc.Duration & google.rpc.Duration.$Shape} Duration
+             * @throws {Error} If the payload is not a reader or valid buffer
+             * @throws {$protobuf.util.ProtocolError} If required fields are missing
+             */
+            static decode(reader: ($protobuf.Reader|Uint8Array), length?: number): google.rpc.Duration & google.rpc.Duration.$Shape;
+
+            /**
+             * Gets the type url for Duration
+             * @param [prefix] Custom type url prefix, defaults to `"type.googleapis.com"`
+             * @returns The type url
+             */
+            static getTypeUrl(prefix?: string): string;
+        }
+
+        namespace Duration {
+
+            /** Properties of a Duration. */
+            interface $Properties {
+
+                /** Duration seconds */
+                seconds?: (number|Long|null);
+
+                /** Duration nanos */
+                nanos?: (number|null);
+
+                /** Unknown fields preserved while decoding when enabled */
+                $unknowns?: Uint8Array[];
+            }
+
+            /** Shape of a Duration. */
+            type $Shape = google.rpc.Duration.$Properties;
+        }
     }
 }

@@ -4947,6 +4947,323 @@ export const google = $root.google = (() => {
             return Status;
         })();
 
+        rpc.RetryInfo = (function() {
+
+            /**
+             * Properties of a RetryInfo.
+             * @typedef {Object} google.rpc.RetryInfo.$Properties
+             * @property {google.rpc.Duration.$Properties|null} [retryDelay] RetryInfo retryDelay
+             * @property {Array.<Uint8Array>} [$unknowns] Unknown fields preserved while decoding when enabled
+             */
+
+            /**
+             * Properties of a RetryInfo.
+             * @memberof google.rpc
+             * @interface IRetryInfo
+             * @augments google.rpc.RetryInfo.$Properties
+             * @deprecated Use google.rpc.RetryInfo.$Properties instead.
+             */
+
+            /**
+             * Shape of a RetryInfo.
+             * @typedef {google.rpc.RetryInfo.$Properties} google.rpc.RetryInfo.$Shape
+             */
+
+            /**
+             * Constructs a new RetryInfo.
+             * @memberof google.rpc
+             * @classdesc Represents a RetryInfo.
+             * @constructor
+             * @param {google.rpc.RetryInfo.$Properties=} [properties] Properties to set
+             * @property {Array.<Uint8Array>} [$unknowns] Unknown fields preserved while decoding when enabled
+             */
+            const RetryInfo = function (properties) {
+                if (properties)
+                    for (let keys = $Object.keys(properties), i = 0; i < keys.length; ++i)
+                        if (properties[keys[i]] != null && keys[i] !== "__proto__")
+                            this[keys[i]] = properties[keys[i]];
+            };
+
+            /**
+             * RetryInfo retryDelay.
+             * @member {google.rpc.Duration.$Properties|null|undefined} retryDelay
+             * @memberof google.rpc.RetryInfo
+             * @instance
+             */
+            RetryInfo.prototype.retryDelay = null;
+
+            /**
+             * Encodes the specified RetryInfo message. Does not implicitly {@link google.rpc.RetryInfo.verify|verify} messages.
+             * @function encode
+             * @memberof google.rpc.RetryInfo
+             * @static
+             * @param {google.rpc.RetryInfo.$Properties} message RetryInfo message or plain object to encode
+             * @param {$protobuf.Writer} [writer] Writer to encode to
+             * @returns {$protobuf.Writer} Writer
+             */
+            RetryInfo.encode = function (message, writer, _depth) {
+                if (!writer)
+                    writer = $Writer.create();
+                if (_depth === $undefined)
+                    _depth = 0;
+                if (_depth > $util.recursionLimit)
+                    throw $Error("max depth exceeded");
+                if (message.retryDelay != null && $Object.hasOwnProperty.call(message, "retryDelay"))
+                    $root.google.rpc.Duration.encode(message.retryDelay, writer.uint32(/* id 1, wireType 2 =*/10).fork(), _depth + 1).ldelim();
+                if (message.$unknowns != null && $Object.hasOwnProperty.call(message, "$unknowns"))
+                    for (let i = 0; i < message.$unknowns.length; ++i)
+                        writer.raw(message.$unknowns[i]);
+                return writer;
+            };
+
+            /**
+             * Decodes a RetryInfo message from the specified reader or buffer.
+             * @function decode
+             * @memberof google.rpc.RetryInfo
+             * @static
+             * @param {$protobuf.Reader|Uint8Array} reader Reader or buffer to decode from
+             * @param {number} [length] Message length if known beforehand
+             * @returns {google.rpc.RetryInfo & google.rpc.RetryInfo.$Shape} RetryInfo
+             * @throws {Error} If the payload is not a reader or valid buffer
+             * @throws {$protobuf.util.ProtocolError} If required fields are missing
+             */
+            RetryInfo.decode = function (reader, length, _end, _depth, _target) {
+                if (!(reader instanceof $Reader))
+                    reader = $Reader.create(reader);
+                if (_depth === $undefined)
+                    _depth = 0;
+                if (_depth > $Reader.recursionLimit)
+                    throw $Error("max depth exceeded");
+                let end, message, value;
+                if (length === $undefined)
+                    end = reader.len;
+                else {
+                    end = reader.pos + length;
+                    if (end > reader.len)
+                        throw $RangeError("index out of range");
+                    length = reader.len;
+                    reader.len = end;
+                }
+                message = _target || new $root.google.rpc.RetryInfo();
+                while (reader.pos < end) {
+                    let start = reader.pos;
+                    let tag = reader.tag();
+                    if (tag === _end) {
+                        _end = $undefined;
+                        break;
+                    }
+                    let wireType = tag & 7;
+                    switch (tag >>>= 3) {
+                    case 1: {
+                            if (wireType !== 2)
+                                break;
+                            message.retryDelay = $root.google.rpc.Duration.decode(reader, reader.size(), $undefined, _depth + 1, message.retryDelay);
+                            continue;
+                        }
+                    }
+                    reader.skipType(wireType, _depth, tag);
+                    if (!reader.discardUnknown) {
+                        $util.makeProp(message, "$unknowns", false);
+                        (message.$unknowns || (message.$unknowns = [])).push(reader.raw(start, reader.pos));
+                    }
+                }
+                if (length !== $undefined) {
+                    if (reader.pos !== end)
+                        throw $RangeError("index out of range");
+                    reader.len = length;
+                }
+                if (_end !== $undefined)
+                    throw $Error("missing end group");
+                return message;
+            };
+
+            /**
+             * Gets the type url for RetryInfo
+             * @function getTypeUrl
+             * @memberof google.rpc.RetryInfo
+             * @static
+             * @param {string} [prefix] Custom type url prefix, defaults to `"type.googleapis.com"`
+             * @returns {string} The type url
+             */
+            RetryInfo.getTypeUrl = function(prefix) {
+                if (prefix === $undefined)
+                    prefix = "type.googleapis.com";
+                return prefix + "/google.rpc.RetryInfo";
+            };
+
+            return RetryInfo;
+        })();
+
+        rpc.Duration = (function() {
+
+            /**
+             * Properties of a Duration.
+             * @typedef {Object} google.rpc.Duration.$Properties
+             * @property {number|Long|null} [seconds] Duration seconds
+             * @property {number|null} [nanos] Duration nanos
+             * @property {Array.<Uint8Array>} [$unknowns] Unknown fields preserved while decoding when enabled
+             */
+
+            /**
+             * Properties of a Duration.
+             * @memberof google.rpc
+             * @interface IDuration
+             * @augments google.rpc.Duration.$Properties
+             * @deprecated Use google.rpc.Duration.$Properties instead.
+             */
+
+            /**
+             * Shape of a Duration.
+             * @typedef {google.rpc.Duration.$Properties} google.rpc.Duration.$Shape
+             */
+
+            /**
+             * Constructs a new Duration.
+             * @memberof google.rpc
+             * @classdesc Represents a Duration.
+             * @constructor
+             * @param {google.rpc.Duration.$Properties=} [properties] Properties to set
+             * @property {Array.<Uint8Array>} [$unknowns] Unknown fields preserved while decoding when enabled
+             */
+            const Duration = function (properties) {
+                if (properties)
+                    for (let keys = $Object.keys(properties), i = 0; i < keys.length; ++i)
+                        if (properties[keys[i]] != null && keys[i] !== "__proto__")
+                            this[keys[i]] = properties[keys[i]];
+            };
+
+            /**
+             * Duration seconds.
+             * @member {number|Long} seconds
+             * @memberof google.rpc.Duration
+             * @instance
+             */
+            Duration.prototype.seconds = $util.Long ? $util.Long.fromBits(0,0,false) : 0;
+
+            /**
+             * Duration nanos.
+             * @member {number} nanos
+             * @memberof google.rpc.Duration
+             * @instance
+             */
+            Duration.prototype.nanos = 0;
+
+            /**
+             * Encodes the specified Duration message. Does not implicitly {@link google.rpc.Duration.verify|verify} messages.
+             * @function encode
+             * @memberof google.rpc.Duration
+             * @static
+             * @param {google.rpc.Duration.$Properties} message Duration message or plain object to encode
+             * @param {$protobuf.Writer} [writer] Writer to encode to
+             * @returns {$protobuf.Writer} Writer
+             */
+            Duration.encode = function (message, writer, _depth) {
+                if (!writer)
+                    writer = $Writer.create();
+                if (_depth === $undefined)
+                    _depth = 0;
+                if (_depth > $util.recursionLimit)
+                    throw $Error("max depth exceeded");
+                if (message.seconds != null && $Object.hasOwnProperty.call(message, "seconds") && (typeof message.seconds === "object" ? message.seconds.low || message.seconds.high : message.seconds !== 0))
+                    writer.uint32(/* id 1, wireType 0 =*/8).int64(message.seconds);
+                if (message.nanos != null && $Object.hasOwnProperty.call(message, "nanos") && message.nanos !== 0)
+                    writer.uint32(/* id 2, wireType 0 =*/16).int32(message.nanos);
+                if (message.$unknowns != null && $Object.hasOwnProperty.call(message, "$unknowns"))
+                    for (let i = 0; i < message.$unknowns.length; ++i)
+                        writer.raw(message.$unknowns[i]);
+                return writer;
+            };
+
+            /**
+             * Decodes a Duration message from the specified reader or buffer.
+             * @function decode
+             * @memberof google.rpc.Duration
+             * @static
+             * @param {$protobuf.Reader|Uint8Array} reader Reader or buffer to decode from
+             * @param {number} [length] Message length if known beforehand
+             * @returns {google.rpc.Duration & google.rpc.Duration.$Shape} Duration
+             * @throws {Error} If the payload is not a reader or valid buffer
+             * @throws {$protobuf.util.ProtocolError} If required fields are missing
+             */
+            Duration.decode = function (reader, length, _end, _depth, _target) {
+                if (!(reader instanceof $Reader))
+                    reader = $Reader.create(reader);
+                if (_depth === $undefined)
+                    _depth = 0;
+                if (_depth > $Reader.recursionLimit)
+                    throw $Error("max depth exceeded");
+                let end, message, value;
+                if (length === $undefined)
+                    end = reader.len;
+                else {
+                    end = reader.pos + length;
+                    if (end > reader.len)
+                        throw $RangeError("index out of range");
+                    length = reader.len;
+                    reader.len = end;
+                }
+                message = _target || new $root.google.rpc.Duration();
+                while (reader.pos < end) {
+                    let start = reader.pos;
+                    let tag = reader.tag();
+                    if (tag === _end) {
+                        _end = $undefined;
+                        break;
+                    }
+                    let wireType = tag & 7;
+                    switch (tag >>>= 3) {
+                    case 1: {
+                            if (wireType !== 0)
+                                break;
+                            if (typeof (value = reader.int64()) === "object" ? value.low || value.high : value !== 0)
+                                message.seconds = value;
+                            else
+                                delete message.seconds;
+                            continue;
+                        }
+                    case 2: {
+                            if (wireType !== 0)
+                                break;
+                            if (value = reader.int32())
+                                message.nanos = value;
+                            else
+                                delete message.nanos;
+                            continue;
+                        }
+                    }
+                    reader.skipType(wireType, _depth, tag);
+                    if (!reader.discardUnknown) {
+                        $util.makeProp(message, "$unknowns", false);
+                        (message.$unknowns || (message.$unknowns = [])).push(reader.raw(start, reader.pos));
+                    }
+                }
+                if (length !== $undefined) {
+                    if (reader.pos !== end)
+                        throw $RangeError("index out of range");
+                    reader.len = length;
+                }
+                if (_end !== $undefined)
+                    throw $Error("missing end group");
+                return message;
+            };
+
+            /**
+             * Gets the type url for Duration
+             * @function getTypeUrl
+             * @memberof google.rpc.Duration
+             * @static
+             * @param {string} [prefix] Custom type url prefix, defaults to `"type.googleapis.com"`
+             * @returns {string} The type url
+             */
+            Duration.getTypeUrl = function(prefix) {
+                if (prefix === $undefined)
+                    prefix = "type.googleapis.com";
+                return prefix + "/google.rpc.Duration";
+            };
+
+            return Duration;
+        })();
+
         return rpc;
     })();
 

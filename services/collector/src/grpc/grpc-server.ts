@@ -1,0 +1,122 @@
+import { Metadata, Server, ServerCredentials, status, type sendUnaryData, type ServerUnaryCall, type ServiceDefinition } from '@grpc/grpc-js';
+import type { Logger } from '../../../../shared/logging/index.ts';
+import type { Ingest, IngestResult } from '../ingest.ts';
+import { decodeLogsRequestProtobuf, decodeTraceRequestProtobuf } from '../otlp/decode-protobuf.ts';
+import { encodeLogsResponse, encodeTraceResponse } from '../otlp/encode-response.ts';
+import { DecodeError } from '../otlp/types.ts';
+import { google } from '../proto/otlp.js';
+
+export interface GrpcReceiverOptions {
+  host: string;
+  port: number;
+  /** Max (decompressed) message size; larger → RESOURCE_EXHAUSTED (enforced by grpc-js). */
+  maxMessageBytes: number;
+  ingest: Ingest;
+  log: Logger;
+}
+
+export interface GrpcReceiver {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** `host:port`, valid after start. */
+  address(): string;
+}
+
+const identity = (b: Buffer): Buffer => b;
+
+// Raw bytes in and out: decoding happens in the handler, so that undecodable input maps to
+// INVALID_ARGUMENT with our message instead of a generic grpc-js error.
+function unary(path: string): ServiceDefinition[string] {
+  return { path, requestStream: false, responseStream: false, requestSerialize: identity, requestDeserialize: identity, responseSerialize: identity, responseDeserialize: identity, originalName: 'Export' };
+}
+
+const TRACE_SERVICE = { Export: unary('/opentelemetry.proto.collector.trace.v1.TraceService/Export') } as ServiceDefinition;
+const LOGS_SERVICE = { Export: unary('/opentelemetry.proto.collector.logs.v1.LogsService/Export') } as ServiceDefinition;
+
+function retryInfoMetadata(code: number, message: string, retryAfterSeconds: number): Metadata {
+  const retryInfo = google.rpc.RetryInfo.encode({ retryDelay: { seconds: retryAfterSeconds, nanos: 0 } }).finish();
+  const details = google.rpc.Status.encode({ code, message, details: [{ typeUrl: 'type.googleapis.com/google.rpc.RetryInfo', value: retryInfo }] }).finish();
+  const md = new Metadata();
+  md.set('grpc-status-details-bin', Buffer.from(details));
+  return md;
+}
+
+/** OTLP/gRPC receiver: TraceService/Export and LogsService/Export over @grpc/grpc-js. */
+export function createGrpcReceiver(options: GrpcReceiverOptions): GrpcReceiver {
+  const { ingest, log } = options;
+  const server = new Server({
+    'grpc.max_receive_message_length': options.maxMessageBytes,
+    'grpc.max_send_message_length': 4 * 1024 * 1024,
+  });
+
+  function reply(callback: sendUnaryData<Buffer>, result: IngestResult, encode: (partial?: { rejected: number; errorMessage: string }) => Buffer): void {
+    switch (result.kind) {
+      case 'ok':
+        callback(null, encode(result.partial));
+        return;
+      case 'too_many_items':
+        callback({ code: status.RESOURCE_EXHAUSTED, details: result.message });
+        return;
+      case 'unavailable':
+        callback({ code: status.UNAVAILABLE, details: result.message, metadata: retryInfoMetadata(status.UNAVAILABLE, result.message, result.retryAfterSeconds) });
+        return;
+      case 'failed':
+        callback({ code: status.INTERNAL, details: result.message });
+        return;
+    }
+  }
+
+  function handler(signal: 'traces' | 'logs') {
+    return (call: ServerUnaryCall<Buffer, Buffer>, callback: sendUnaryData<Buffer>): void => {
+      const run = async (): Promise<void> => {
+        if (signal === 'traces') {
+          const result = await ingest.exportTraces(decodeTraceRequestProtobuf(call.request));
+          reply(callback, result, (p) => encodeTraceResponse('protobuf', p));
+        } else {
+          const result = await ingest.exportLogs(decodeLogsRequestProtobuf(call.request));
+          reply(callback, result, (p) => encodeLogsResponse('protobuf', p));
+        }
+      };
+      run().catch((err: unknown) => {
+        if (err instanceof DecodeError) {
+          callback({ code: status.INVALID_ARGUMENT, details: err.message });
+          return;
+        }
+        log.error({ err, signal }, 'OTLP/gRPC handler failed');
+        callback({ code: status.INTERNAL, details: 'internal error' });
+      });
+    };
+  }
+
+  server.addService(TRACE_SERVICE, { Export: handler('traces') });
+  server.addService(LOGS_SERVICE, { Export: handler('logs') });
+
+  let address = '';
+  let bound = false;
+  return {
+    start() {
+      return new Promise((resolve, reject) => {
+        server.bindAsync(`${options.host}:${options.port}`, ServerCredentials.createInsecure(), (err, port) => {
+          if (err) return reject(err);
+          bound = true;
+          address = `${options.host}:${port}`;
+          log.info({ address }, 'OTLP/gRPC receiver listening');
+          resolve();
+        });
+      });
+    },
+    stop() {
+      if (!bound) return Promise.resolve();
+      return new Promise((resolve) => {
+        // A client that never finishes its call must not hold shutdown forever.
+        const force = setTimeout(() => server.forceShutdown(), 5_000);
+        force.unref();
+        server.tryShutdown(() => {
+          clearTimeout(force);
+          resolve();
+        });
+      });
+    },
+    address: () => address,
+  };
+}

@@ -1,4 +1,4 @@
-import type { CheckContext, JudgeClient } from '../../../shared/checks/index.ts';
+import type { CheckContext, CodeRunner, JudgeClient } from '../../../shared/checks/index.ts';
 import { createCheckRegistry } from '../../../shared/checks/index.ts';
 import type { Config } from '../../../shared/config/index.ts';
 import { createOpenAiJudgeClient } from '../../../shared/judge/index.ts';
@@ -20,6 +20,8 @@ export interface RunEvalOptions {
   progress: Progress;
   /** Replaces the judge built from `config` (tests); null disables model checks. */
   judge?: JudgeClient | null;
+  /** Runs code-check metrics in isolation (shared/code-sandbox); without it they answer not_run. */
+  codeRunner?: CodeRunner;
 }
 
 export interface EvalRun {
@@ -45,6 +47,7 @@ export async function runEval(options: RunEvalOptions): Promise<EvalRun> {
     judge,
     ...(judge ? {} : { judgeUnavailableReason: config.judgeUnavailableReason ?? 'no judge configured' }),
     nowMs: () => Date.now(),
+    ...(options.codeRunner ? { codeRunner: options.codeRunner } : {}),
   };
   const generator = createEvalGenerator({
     baseUrl: config.judge?.baseUrl,

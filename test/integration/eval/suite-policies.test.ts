@@ -152,3 +152,41 @@ describe('configuration errors: file and line, exit 2, no report', () => {
     expect(res.stderr).toContain('prompts/math.yaml:6: metric "m" pass: unknown name "acutal"');
   });
 });
+
+describe('checks as metrics', () => {
+  it('a catalog check by name and an inline model check, judged by the model server', async () => {
+    const dir = writeSuite({
+      'tracecheck.yaml': MAIN,
+      'prompts/checked.yaml': [
+        'name: checked',
+        'model: mock-sloppy',
+        'temperature: 1',
+        'prompt: "What is {a} + {b}?"',
+        'metrics:',
+        '  - exact_match',
+        '  - task_completed',
+        '  - name: nonempty',
+        '    check:',
+        '      kind: model',
+        '      prompt: "Is the final output {model_output} a non-empty answer? Answer [[True]] or [[False]]."',
+        'references:',
+        '  - {id: even, input: {a: 2, b: 2}, expected: 4}',
+        '',
+      ].join('\n'),
+    });
+    const res = await runCli(evalCommand, [join(dir, 'tracecheck.yaml')], { ...env, TRACECHECK_JUDGE_MODEL: 'mock-judge' });
+    expect(res.code).toBe(0);
+    expect(res.stdout).toMatch(/try 1 exact_match\s+try 1 task_completed\s+try 1 nonempty\s+result/);
+    expect(res.stdout).toMatch(/even\s+a=2 b=2\s+4\s+4\s+1 pass\s+1 pass\s+1 pass\s+PASS \(1\/1\)/);
+  });
+
+  it('an unknown check name is a configuration error', async () => {
+    const dir = writeSuite({
+      'tracecheck.yaml': MAIN,
+      'prompts/p.yaml': 'name: p\nmodel: mock-accurate\nprompt: hi\nmetrics:\n  - exact_match\n  - no_such_check\nreferences:\n  - input: {}\n',
+    });
+    const res = await runCli(evalCommand, [join(dir, 'tracecheck.yaml')], env);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toMatch(/prompts\/p\.yaml:6: metric "no_such_check": no check named "no_such_check"/);
+  });
+});

@@ -1,0 +1,205 @@
+import { PermanentError } from '../errors/index.ts';
+import type { Logger } from '../logging/index.ts';
+import { DEFAULT_BACKOFF, type BackoffPolicy } from './backoff.ts';
+import { nextCommitOffset } from './commit-offset.ts';
+import type { Bus, BusMessage, Consumer, ConsumerOptions, OutgoingMessage, Producer } from './contract.ts';
+import { deadLetterRecord, deadLetterTopic } from './dead-letter.ts';
+import { deliver } from './deliver.ts';
+
+export interface InMemoryBusOptions {
+  log: Logger;
+  /** Partitions per topic; keys hash onto them, so one key keeps its order. Default 1. */
+  partitions?: number;
+  /** Backoff between retries of a retriable handler failure. */
+  retryBackoff?: BackoffPolicy;
+}
+
+interface Topic {
+  partitions: BusMessage[][];
+  /** Resolvers of consumers idle on this topic; a send wakes them all. */
+  waiters: Set<() => void>;
+}
+
+/**
+ * The Kafka contract inside one process, for the embedded mode and tests: same partitioning by key,
+ * per-partition order, consumer groups with committed offsets, retries and `<topic>.dlq`.
+ * Records live in memory only, for the life of the bus.
+ */
+export function createInMemoryBus(options: InMemoryBusOptions): Bus {
+  const partitionCount = options.partitions ?? 1;
+  if (!Number.isInteger(partitionCount) || partitionCount < 1) throw new PermanentError(`partitions must be a positive integer, got ${partitionCount}`);
+  const backoff = options.retryBackoff ?? DEFAULT_BACKOFF;
+  const log = options.log;
+  const topics = new Map<string, Topic>();
+  /** group → topic → partition → committed offset (the next one to read, as in Kafka). */
+  const committed = new Map<string, Map<string, Map<number, string>>>();
+  const activeMembers = new Set<string>();
+
+  const topicOf = (name: string): Topic => {
+    let t = topics.get(name);
+    if (!t) {
+      t = { partitions: Array.from({ length: partitionCount }, () => []), waiters: new Set() };
+      topics.set(name, t);
+    }
+    return t;
+  };
+
+  const append = (topic: string, messages: readonly OutgoingMessage[]): void => {
+    const t = topicOf(topic);
+    for (const m of messages) {
+      const partition = partitionForKey(m.key, partitionCount);
+      const records = t.partitions[partition];
+      records.push({
+        topic,
+        partition,
+        offset: String(records.length),
+        key: m.key,
+        value: m.value,
+        headers: { ...m.headers },
+        timestampMs: Date.now(),
+      });
+    }
+    const waiters = [...t.waiters];
+    t.waiters.clear();
+    for (const wake of waiters) wake();
+  };
+
+  const committedFor = (groupId: string, topic: string): Map<number, string> => {
+    let byTopic = committed.get(groupId);
+    if (!byTopic) {
+      byTopic = new Map<string, Map<number, string>>();
+      committed.set(groupId, byTopic);
+    }
+    let byPartition = byTopic.get(topic);
+    if (!byPartition) {
+      byPartition = new Map<number, string>();
+      byTopic.set(topic, byPartition);
+    }
+    return byPartition;
+  };
+
+  const createProducer = (): Producer => {
+    let state: 'new' | 'started' | 'stopped' = 'new';
+    return {
+      name: 'bus.memory.producer',
+      start() {
+        state = 'started';
+        return Promise.resolve();
+      },
+      send(topic, messages) {
+        if (state !== 'started') return Promise.reject(new PermanentError(`producer is ${state === 'new' ? 'not started' : 'shut down'}`));
+        append(topic, messages);
+        return Promise.resolve();
+      },
+      shutdown() {
+        state = 'stopped';
+        return Promise.resolve();
+      },
+    };
+  };
+
+  const createConsumer = (consumerOptions: ConsumerOptions): Consumer => {
+    const { topic, groupId } = consumerOptions;
+    const memberKey = `${groupId}\u0000${topic}`;
+    const clog = log.child({ component: 'bus.memory.consumer', topic, groupId });
+    const abort = new AbortController();
+    let loop: Promise<void> | null = null;
+    let stopping: Promise<void> | null = null;
+
+    const run = async (): Promise<void> => {
+      const t = topicOf(topic);
+      const commits = committedFor(groupId, topic);
+      const fromBeginning = consumerOptions.fromBeginning ?? true;
+      // Where each partition starts: the group's commit, else the beginning or the current end.
+      const positions = t.partitions.map((records, p) => Number(commits.get(p) ?? (fromBeginning ? 0 : records.length)));
+      let next = 0;
+      while (!abort.signal.aborted) {
+        const partition = nextReadyPartition(t, positions, next);
+        if (partition === null) {
+          await new Promise<void>((resolve) => {
+            const wake = (): void => {
+              abort.signal.removeEventListener('abort', wake);
+              t.waiters.delete(wake);
+              resolve();
+            };
+            t.waiters.add(wake);
+            abort.signal.addEventListener('abort', wake, { once: true });
+          });
+          continue;
+        }
+        // Round-robin, so one busy partition cannot starve the others.
+        next = (partition + 1) % t.partitions.length;
+        const message = t.partitions[partition][positions[partition]];
+        const outcome = await deliver({
+          message,
+          handle: (m) => consumerOptions.handle(m),
+          deadLetter: (m, err) => {
+            append(deadLetterTopic(topic), [deadLetterRecord(m, err)]);
+            return Promise.resolve();
+          },
+          backoff,
+          signal: abort.signal,
+          log: clog,
+        });
+        if (outcome === 'stopped') break;
+        positions[partition] = positions[partition] + 1;
+        const allowed = consumerOptions.committableOffset ? consumerOptions.committableOffset(partition, message.offset) : message.offset;
+        const commit = nextCommitOffset(message.offset, allowed, commits.get(partition) ?? null);
+        if (commit !== null) commits.set(partition, commit);
+      }
+    };
+
+    return {
+      name: `bus.memory.consumer:${topic}`,
+      start() {
+        if (loop) return Promise.resolve();
+        if (activeMembers.has(memberKey)) {
+          return Promise.reject(new PermanentError(`the in-memory bus runs one consumer per group and topic; group ${groupId} already consumes ${topic}`));
+        }
+        activeMembers.add(memberKey);
+        loop = run().catch((err: unknown) => {
+          clog.error({ err }, 'consumer stopped on an error');
+        });
+        return Promise.resolve();
+      },
+      shutdown() {
+        if (!stopping) {
+          abort.abort();
+          stopping = (loop ?? Promise.resolve()).finally(() => {
+            if (loop) activeMembers.delete(memberKey);
+          });
+        }
+        return stopping;
+      },
+    };
+  };
+
+  return {
+    kind: 'memory',
+    createProducer,
+    createConsumer,
+    ensureTopics() {
+      return Promise.resolve();
+    },
+  };
+}
+
+function nextReadyPartition(topic: Topic, positions: number[], from: number): number | null {
+  const n = topic.partitions.length;
+  for (let i = 0; i < n; i += 1) {
+    const p = (from + i) % n;
+    if (positions[p] < topic.partitions[p].length) return p;
+  }
+  return null;
+}
+
+/** FNV-1a over the key's UTF-8 bytes: stable across runs, so a key always lands on one partition. */
+export function partitionForKey(key: string, partitions: number): number {
+  if (partitions === 1) return 0;
+  let hash = 0x811c9dc5;
+  for (const byte of Buffer.from(key, 'utf8')) {
+    hash ^= byte;
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return (hash >>> 0) % partitions;
+}

@@ -3,6 +3,7 @@ import { PermanentError } from '../errors/index.ts';
 import type { Logger } from '../logging/index.ts';
 import type { Score, Unit } from '../schemas/index.ts';
 import type { ScoreQuery, Store } from './contract.ts';
+import { clientLoggerClass } from './clickhouse-client-logger.ts';
 import { classifyClickHouseError } from './clickhouse-errors.ts';
 import {
   createDatabaseSql,
@@ -71,6 +72,7 @@ export function createClickHouseStore(options: ClickHouseStoreOptions): Store {
       password: options.password ?? '',
       request_timeout: options.requestTimeoutMs ?? 30_000,
       application: 'tracecheck',
+      log: { LoggerClass: clientLoggerClass(log.child({ component: 'clickhouse-client' })) },
     });
     return client;
   }

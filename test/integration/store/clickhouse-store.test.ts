@@ -3,6 +3,7 @@ import { PermanentError, RetriableError } from '../../../shared/errors/index.ts'
 import { createSilentLogger } from '../../../shared/logging/index.ts';
 import { classifyClickHouseError, createClickHouseStore } from '../../../shared/store/index.ts';
 import { CLICKHOUSE_URL, REQUEST_TIMEOUT_MS, createAdminClient, randomDatabaseName } from './clickhouse-test-server.ts';
+import { uniqueName } from '../../helpers/infra.ts';
 import { describeStoreContract, makeScore, makeUnit } from './store-contract.ts';
 
 const database = randomDatabaseName('tc_store');
@@ -23,9 +24,11 @@ describe('clickhouse store specifics', () => {
   it('keeps one row per key after the server merges (ReplacingMergeTree) and before', async () => {
     const store = createClickHouseStore({ url: CLICKHOUSE_URL, database, log: createSilentLogger(), requestTimeoutMs: REQUEST_TIMEOUT_MS });
     await store.start();
-    const check = `merge-${Date.now()}`;
+    const check = uniqueName('merge');
     const first = makeScore({ check, explanation: 'first' });
     const second = { ...first, explanation: 'second' };
+    // Background merges would otherwise decide whether the reads below see one part or two.
+    await admin.command({ query: `SYSTEM STOP MERGES ${database}.scores` });
     await store.writeScores([first]);
     await store.writeScores([second]);
     const raw = async (): Promise<number> => {
@@ -35,6 +38,7 @@ describe('clickhouse store specifics', () => {
     };
     expect(await raw()).toBe(2);
     expect(await store.queryScores({ check })).toEqual([second]);
+    await admin.command({ query: `SYSTEM START MERGES ${database}.scores` });
     await admin.command({ query: `OPTIMIZE TABLE ${database}.scores FINAL` });
     expect(await raw()).toBe(1);
     expect(await store.queryScores({ check })).toEqual([second]);
@@ -51,7 +55,7 @@ describe('clickhouse store specifics', () => {
   it('skips a stored row that fails the schema instead of returning it', async () => {
     const store = createClickHouseStore({ url: CLICKHOUSE_URL, database, log: createSilentLogger(), requestTimeoutMs: REQUEST_TIMEOUT_MS });
     await store.start();
-    const check = `badrow-${Date.now()}`;
+    const check = uniqueName('badrow');
     const good = makeScore({ check });
     await store.writeScores([good]);
     // A row no writer of ours produces: status outside the enum.

@@ -1,16 +1,17 @@
-import { randomUUID } from 'node:crypto';
-import { createClient, type ClickHouseClient } from '@clickhouse/client';
+import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
+import { testClickHouseUrl, uniqueName } from '../../helpers/infra.ts';
 
-// Where the test ClickHouse listens (scripts/infra.sh starts it). Bounded timeouts: a server that is
+// The test ClickHouse that scripts/infra.sh starts (see test/helpers/infra.ts). Bounded timeouts: a server that is
 // down fails the suite quickly instead of hanging it.
-export const CLICKHOUSE_URL = process.env.TRACECHECK_TEST_CLICKHOUSE_URL ?? 'http://127.0.0.1:18123';
+export const CLICKHOUSE_URL = testClickHouseUrl();
 export const REQUEST_TIMEOUT_MS = 15_000;
 
 /** A database name of our own per test file. */
 export function randomDatabaseName(prefix: string): string {
-  return `${prefix}_${randomUUID().replace(/-/g, '')}`;
+  return uniqueName(prefix);
 }
 
 export function createAdminClient(): ClickHouseClient {
-  return createClient({ url: CLICKHOUSE_URL, request_timeout: REQUEST_TIMEOUT_MS });
+  // Silent: some tests provoke server errors on purpose and assert on them.
+  return createClient({ url: CLICKHOUSE_URL, request_timeout: REQUEST_TIMEOUT_MS, log: { level: ClickHouseLogLevel.OFF } });
 }

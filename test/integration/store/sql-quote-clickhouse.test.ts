@@ -65,9 +65,10 @@ describe('quoteString on a real ClickHouse', () => {
 
 describe('numbers and arrays on a real ClickHouse', () => {
   it('round-trips finite numbers', async () => {
-    const values = [0, 0.1, -5, 1e21, 5e-7, 1_763_600_000_000, -0.25];
-    const rows = await selectRows(`SELECT ${quoteArray(values)} AS a, 3 - ${quoteNumber(-5)} AS m`);
-    expect(rows).toEqual([{ a: values, m: 8 }]);
+    const values = [0, 0.1, -5, 1e21, 5e-7, 1_763_600_000_000, -0.25, 0.1 + 0.2];
+    const columns = values.map((v, i) => `toFloat64(${quoteNumber(v)}) AS n${i}`).join(', ');
+    const rows = await selectRows(`SELECT ${columns}, 3 - ${quoteNumber(-5)} AS m, ${quoteArray([1.5, -2.5])} AS a`);
+    expect(rows).toEqual([{ ...Object.fromEntries(values.map((v, i) => [`n${i}`, v])), m: 8, a: [1.5, -2.5] }]);
   });
 
   it('round-trips arrays of hostile strings', async () => {

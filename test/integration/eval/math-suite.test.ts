@@ -1,5 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -101,6 +100,14 @@ describe('the example math suite against the local model server', () => {
     const resumed = await runCli(evalCommand, [...args, 'run_id=a'], env);
     expect(readReport(resumed.stderr).run.summary).toMatchObject({ tries: 24, resumedTries: 24 });
     expect(readReport(resumed.stderr).run.prompts[0].rows.map((r) => r.status)).toEqual(readReport(first.stderr).run.prompts[0].rows.map((r) => r.status));
+
+    // An interrupted run: half of its tries recorded, the last line torn mid-write.
+    const lines = readFileSync(join(out, 'a', 'tries.jsonl'), 'utf8').trim().split('\n');
+    mkdirSync(join(out, 'c'));
+    writeFileSync(join(out, 'c', 'tries.jsonl'), `${lines.slice(0, 12).join('\n')}\n${lines[12].slice(0, 40)}`);
+    const continued = await runCli(evalCommand, [EXAMPLE, 'prompts=math', `output=${out}`, 'cache=false', '--quiet', 'run_id=c'], env);
+    expect(readReport(continued.stderr).run.summary).toMatchObject({ tries: 24, resumedTries: 12, cachedTries: 0 });
+    expect(readReport(continued.stderr).run.prompts[0].rows).toEqual(readReport(first.stderr).run.prompts[0].rows.map((r) => ({ ...r, tries: r.tries.map((t) => ({ ...t, latencyMs: expect.any(Number) as number })) })));
 
     const report = await runCli(evalCommand, ['report', join(out, 'a'), join(out, 'b', 'report.json')], env);
     expect(report.code).toBe(1);

@@ -1,12 +1,19 @@
 /**
- * The data a judge prompt fences off from its instructions: ``` blocks and <tag>…</tag> blocks.
+ * The data a judge prompt fences off from its instructions: tracecheck's own nonce fences
+ * (`<<<DATA-<nonce> name>>>` … `<<<END-DATA-<nonce>>>`), ``` blocks and <tag>…</tag> blocks.
  * When the prompt fences nothing, the whole text is the data.
  */
 export function fencedBlocks(text: string): string[] {
   const blocks: string[] = [];
+  for (const m of text.matchAll(/<<<DATA-([\w-]+)[^\n]*?>>>\n?([\s\S]*?)\n?<<<END-DATA-\1>>>/g)) blocks.push(m[2]);
+  if (blocks.length > 0) return blocks;
   for (const m of text.matchAll(/```[^\n`]*\n?([\s\S]*?)```/g)) blocks.push(m[1]);
   for (const m of text.matchAll(/<([A-Za-z][\w.-]*)(?:\s[^>]*)?>([\s\S]*?)<\/\1>/g)) blocks.push(m[2]);
   return blocks.length > 0 ? blocks : [text];
+}
+
+export function isWholeJson(block: string): boolean {
+  return tryParse(block.trim()) !== undefined;
 }
 
 /** Every JSON value that a block holds: the whole block, or JSON objects/arrays on its own lines. */

@@ -39,6 +39,12 @@ export function detectRubric(system: string): Rubric {
   return { kind: 'pass_fail', min: 0, max: 1 };
 }
 
+// Quoted data may hold brackets; a parser must find our closing `))`, not one inside the quote.
+function explanation(text: string): string {
+  const safe = text.replace(/\(\(/g, '( (').replace(/\)\)/g, ') )').replace(/\[\[/g, '[ [').replace(/\]\]/g, '] ]');
+  return /[.!?]$/.test(safe) ? safe : `${safe}.`;
+}
+
 function clip(text: string, max = 120): string {
   const t = text.replace(/\s+/g, ' ').trim();
   return t.length > max ? `${t.slice(0, max - 1)}…` : t;
@@ -61,7 +67,7 @@ export function judge(system: string, user: string): Reply {
     why = `The same step repeats ${facts.repeated.times} times: ${clip(facts.repeated.what)}`;
   }
   const verdict = rubric.kind === 'pass_fail' ? (ok ? 'True' : 'False') : String(ok ? rubric.max : rubric.min);
-  return textReply('judge', `[[${verdict}]]((${why}))`);
+  return textReply('judge', `[[${verdict}]]((${explanation(why)}))`);
 }
 
 function stripFence(text: string): string {
@@ -111,19 +117,23 @@ export function pairwise(user: string): Reply {
   return textReply('pairwise', '[[tie]]((Both outputs are equally good.))');
 }
 
-const ESM_CHECK = `export function evaluate(args) {
-  const output = args && typeof args.model_output === 'string' ? args.model_output : '';
-  return output.trim().length > 0;
-}`;
+function checkBody(returns: string): string {
+  return `  const output = args && typeof args.model_output === 'string' ? args.model_output : '';
+  return ${returns};`;
+}
 
-const CJS_CHECK = `module.exports.evaluate = function evaluate(args) {
-  const output = args && typeof args.model_output === 'string' ? args.model_output : '';
-  return output.trim().length > 0;
-};`;
-
-/** A small check that passes when the model produced a non-empty output. */
+/**
+ * A small check that passes when the model produced a non-empty output: a boolean, or for a
+ * prompt asking for a number in [lo, hi], hi for a non-empty output and lo otherwise.
+ */
 export function generateCode(system: string, user: string): Reply {
-  const cjs = /module\.exports|commonjs/i.test(`${system}\n${user}`);
-  const code = cjs ? CJS_CHECK : ESM_CHECK;
-  return textReply('codegen', `Here is a check that passes when the model produced a non-empty output.\n\n\`\`\`javascript\n${code}\n\`\`\`\n`);
+  const prompt = `${system}\n${user}`;
+  const range = /number\s+in\s+\[\s*(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)\s*\]/i.exec(prompt);
+  const returns = range ? `output.trim().length > 0 ? ${Number(range[2])} : ${Number(range[1])}` : 'output.trim().length > 0';
+  const cjs = /module\.exports|commonjs/i.test(prompt);
+  const code = cjs
+    ? `module.exports.evaluate = function evaluate(args) {\n${checkBody(returns)}\n};`
+    : `export function evaluate(args) {\n${checkBody(returns)}\n}`;
+  const what = range ? `scores ${Number(range[2])} when the model produced a non-empty output and ${Number(range[1])} otherwise` : 'passes when the model produced a non-empty output';
+  return textReply('codegen', `Here is a check that ${what}.\n\n\`\`\`javascript\n${code}\n\`\`\`\n`);
 }

@@ -33,7 +33,7 @@ describe('judge mode', () => {
     );
     const failed = [...healthy.slice(0, 2), { role: 'tool', tool_call_id: 'call_1', content: 'Error: weather service timeout' }, { role: 'assistant', content: 'Sorry.' }];
     expect(respond(chat([{ role: 'system', content: JUDGE_PASS_FAIL }, { role: 'user', content: judgeData(failed) }])).content).toBe(
-      '[[False]]((A tool result is an error: Error: weather service timeout))',
+      '[[False]]((A tool result is an error: Error: weather service timeout.))',
     );
   });
 
@@ -44,7 +44,7 @@ describe('judge mode', () => {
     ];
     const loop = [{ role: 'user', content: 'Keep checking the weather in Oslo' }, ...call('a'), ...call('b'), ...call('c')];
     expect(respond(chat([{ role: 'system', content: JUDGE_PASS_FAIL }, { role: 'user', content: judgeData(loop) }])).content).toBe(
-      '[[False]]((The same step repeats 3 times: get_weather({"city":"Oslo"})))',
+      '[[False]]((The same step repeats 3 times: get_weather({"city":"Oslo"}).))',
     );
     expect(respond(chat([{ role: 'system', content: JUDGE_SCORE }, { role: 'user', content: judgeData(loop) }])).content).toMatch(/^\[\[1\]\]/);
     expect(respond(chat([{ role: 'system', content: JUDGE_SCORE }, { role: 'user', content: judgeData(healthy) }])).content).toMatch(/^\[\[5\]\]/);
@@ -55,7 +55,7 @@ describe('judge mode', () => {
     const ok = '```json\n' + JSON.stringify([{ id: 'c1', name: 'lookup_order', arguments: '{}', result: 'shipped', error: null }]) + '\n```';
     expect(respond(chat([{ role: 'system', content: system }, { role: 'user', content: ok }])).content).toMatch(/^\[\[True\]\]/);
     const bad = '```json\n' + JSON.stringify([{ id: 'c1', name: 'lookup_order', arguments: '{}', result: null, error: 'not found' }]) + '\n```';
-    expect(respond(chat([{ role: 'system', content: system }, { role: 'user', content: bad }])).content).toBe('[[False]]((A tool result is an error: error: not found))');
+    expect(respond(chat([{ role: 'system', content: system }, { role: 'user', content: bad }])).content).toBe('[[False]]((A tool result is an error: error: not found.))');
   });
 });
 
@@ -110,5 +110,49 @@ describe('arithmetic and echo', () => {
 
   it('echoes anything else', () => {
     expect(respond(chat([{ role: 'user', content: 'Tell me a   joke' }])).content).toBe('You said: Tell me a joke');
+  });
+});
+
+describe('judge mode on tracecheck-rendered prompts', () => {
+  const nonce = '0123456789abcdef01234567';
+  const system = [
+    '# Task\nDecide whether the AI agent completed the task that the user asked for in this conversation.',
+    '# Example\nDialog: … confirms.\nAnswer: [[True]] ((The reservation was cancelled as requested and the tool confirmed it.))',
+    '# Output format\nReply with [[True]] if the criteria are met or [[False]] if they are not, then a one-sentence explanation in double parentheses, e.g. [[True]] ((why)).',
+    `The user message holds only data to evaluate, in blocks that start with a line <<<DATA-${nonce} name>>> and end with a line <<<END-DATA-${nonce}>>>.`,
+  ].join('\n\n');
+  const block = (name: string, body: string): string => `<<<DATA-${nonce} ${name}>>>\n${body}\n<<<END-DATA-${nonce}>>>`;
+  const ask = (user: string, sys = system): string | null => respond(chat([{ role: 'system', content: sys }, { role: 'user', content: user }])).content;
+
+  it('passes a healthy transcript', () => {
+    const dialog = [
+      '[0] system: You are a helpful assistant.',
+      '[1] user: What is the weather in Paris?',
+      '[2] assistant: ',
+      '    -> calls get_weather({"city":"Paris"}) id=call_1',
+      '[3] tool result for call_1: {"city":"Paris","forecast":"sunny","temperature_c":22}',
+      '[4] assistant: Here is what I found: city: Paris, forecast: sunny, temperature_c: 22.',
+    ].join('\n');
+    expect(ask(`${block('scenario_input', 'What is the weather in Paris?')}\n\n${block('message_history', dialog)}\n\n${block('model_output', 'Here is what I found.')}`)).toMatch(/^\[\[True\]\]/);
+  });
+
+  it('fails a transcript whose tool errored, and a loop, in either rendering', () => {
+    const failed = ['[1] user: Where is my order A-1001?', '    -> calls lookup_order({"order_id":"A-1001"}) id=c1', '[3] tool result for c1: {"error":"lookup_order failed: order service timeout"}'].join('\n');
+    expect(ask(block('message_history', failed))).toBe('[[False]]((A tool result is an error: {"error":"lookup_order failed: order service timeout"}.))');
+    const loop = Array.from({ length: 4 }, (_, i) => `[${2 * i + 2}] assistant: \n    -> calls get_weather({"city":"Oslo"}) id=c${i}\n[${2 * i + 3}] tool result for c${i}: {"forecast":"cloudy"}`).join('\n');
+    expect(ask(block('message_history', loop))).toBe('[[False]]((The same step repeats 4 times: get_weather({"city":"Oslo"}).))');
+    const listed = ['#1 get_weather({"city":"Oslo"}) -> cloudy', '#2 get_weather({"city":"Oslo"}) -> cloudy', '#3 get_weather({"city":"Oslo"}) -> cloudy'].join('\n');
+    expect(ask(block('tool_calls', listed))).toMatch(/^\[\[False\]\]/);
+    expect(ask(block('tool_calls', '#1 lookup_order({}) -> ERROR order service down'))).toBe('[[False]]((A tool result is an error: ERROR order service down.))');
+    expect(ask(block('tool_calls', '#1 lookup_order({}) -> shipped'), system.replace(/\[\[True\]\].*\n?/g, 'Reply with a number from 1 to 5 in double square brackets, e.g. [[5]] ((why)).\n'))).toMatch(/^\[\[5\]\]/);
+  });
+});
+
+describe('code generation for a score check', () => {
+  it('returns a number in the asked range', async () => {
+    const reply = respond(chat([{ role: 'system', content: 'Write one self-contained TypeScript module that exports\n  export function evaluate(args: Args): number' }, { role: 'user', content: 'What the check decides: politeness\nReturn type: number in [1, 5].' }]));
+    const code = /```javascript\n([\s\S]*?)```/.exec(reply.content ?? '')![1];
+    const mod = (await import(`data:text/javascript,${encodeURIComponent(code)}`)) as { evaluate(a: unknown): number };
+    expect([mod.evaluate({ model_output: 'hi' }), mod.evaluate({ model_output: null }), mod.evaluate(undefined)]).toEqual([5, 1, 1]);
   });
 });

@@ -1,4 +1,4 @@
-import { fencedBlocks, jsonValues } from './fenced-data.ts';
+import { fencedBlocks, isWholeJson, jsonValues } from './fenced-data.ts';
 
 const ERROR_WORDS = /\b(error|errors|failed|failure|exception|timeout|timed out)\b/i;
 export const REPEAT_LIMIT = 3;
@@ -102,6 +102,46 @@ function mostRepeated(keys: string[]): { what: string; times: number } | null {
 }
 
 /**
+ * Plain-text transcripts, as tracecheck renders them for judges and as people write them:
+ *   `[3] tool result for call_1: …` / `tool: …` lines are results,
+ *   `    -> calls get_weather({"city":"Oslo"}) id=…` and `#2 get_weather(…) -> result|ERROR …` are calls,
+ *   `[4] assistant: …` / `assistant: …` lines are assistant texts.
+ */
+function transcriptFacts(block: string): { toolError: string | null; calls: string[]; assistantTexts: string[] } {
+  let toolError: string | null = null;
+  const calls: string[] = [];
+  const assistantTexts: string[] = [];
+  const noteError = (text: string): void => {
+    if (toolError === null && ERROR_WORDS.test(text)) toolError = text;
+  };
+  for (const raw of block.split('\n')) {
+    const line = raw.trim();
+    const result = /^(?:\[\d+\]\s*)?(?:tool|tool result|function)(?:\s*\([^)]*\))?(?:\s+result for \S+)?\s*:\s*(.*)$/i.exec(line);
+    if (result) {
+      noteError(result[1]);
+      continue;
+    }
+    const arrowCall = /^->\s*calls\s+([\w.-]+)\((.*)\)(?:\s+id=\S*)?$/.exec(line);
+    if (arrowCall) {
+      const k = callKey(arrowCall[1], arrowCall[2]);
+      if (k) calls.push(k);
+      continue;
+    }
+    const listed = /^#\d+\s+([\w.-]+)\((.*)\)\s+->\s+(.*)$/.exec(line);
+    if (listed) {
+      const k = callKey(listed[1], listed[2]);
+      if (k) calls.push(k);
+      noteError(listed[3]);
+      continue;
+    }
+    const assistant = /^(?:\[\d+\]\s*)?assistant(?:\s*\([^)]*\))?\s*:\s*(.+)$/i.exec(line);
+    if (assistant && assistant[1].trim().length > 0) assistantTexts.push(assistant[1].trim());
+    else if (/^tool call\b/i.test(line)) calls.push(line);
+  }
+  return { toolError, calls, assistantTexts };
+}
+
+/**
  * Reads the fenced data of a judge prompt. Repetitions are counted within one array at a time
  * (a message history, a tool-call list), so data that lists the same call in two places is not
  * counted twice.
@@ -113,9 +153,9 @@ export function traceFacts(userText: string): TraceFacts {
     if (r && r.times >= REPEAT_LIMIT && (!repeated || r.times > repeated.times)) repeated = r;
   };
   for (const block of fencedBlocks(userText)) {
-    let sawJson = false;
-    for (const value of jsonValues(block)) {
-      sawJson = true;
+    const values = jsonValues(block);
+    const wholeJson = values.length === 1 && isWholeJson(block);
+    for (const value of values) {
       walk(value, (arr) => {
         const elements = arr.filter(isObject);
         for (const el of elements) {
@@ -125,14 +165,11 @@ export function traceFacts(userText: string): TraceFacts {
         consider(mostRepeated(elements.map(assistantTextOf).filter((t): t is string => t !== null)));
       });
     }
-    if (!sawJson) {
-      // Plain-text transcripts: "tool: …" lines are results; "assistant: …" lines may repeat.
-      const lines = block.split('\n').map((l) => l.trim());
-      for (const l of lines) {
-        const m = /^(?:\[?tool\]?|tool result|function)\s*(?:\([^)]*\))?\s*:\s*(.*)$/i.exec(l);
-        if (m && toolError === null && ERROR_WORDS.test(m[1])) toolError = m[1]!;
-      }
-      consider(mostRepeated(lines.filter((l) => /^(?:assistant|tool call)\b/i.test(l))));
+    if (!wholeJson) {
+      const facts = transcriptFacts(block);
+      if (toolError === null && facts.toolError !== null) toolError = facts.toolError;
+      consider(mostRepeated(facts.calls));
+      consider(mostRepeated(facts.assistantTexts));
     }
   }
   return { toolError, repeated };

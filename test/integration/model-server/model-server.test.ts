@@ -44,7 +44,7 @@ describe('model server over HTTP', () => {
         { role: 'user', content: '<message_history>[{"role":"tool","tool_call_id":"c","content":"exception: boom"}]</message_history>' },
       ],
     });
-    expect(res.choices[0].message.content).toBe('[[False]]((A tool result is an error: exception: boom))');
+    expect(res.choices[0].message.content).toBe('[[False]]((A tool result is an error: exception: boom.))');
   });
 
   it('returns a tool call, the same one for the same request', async () => {

@@ -9,7 +9,7 @@ describe('pipeline on Kafka + ClickHouse', () => {
   let h: Harness;
   const database = uniqueName('e2e');
   beforeAll(async () => {
-    h = await startPipeline({ TRACECHECK_KAFKA_BROKERS: testKafkaBrokers(), TRACECHECK_CLICKHOUSE_URL: testClickHouseUrl(), TRACECHECK_CLICKHOUSE_DATABASE: database });
+    h = await startPipeline({ TRACECHECK_KAFKA_BROKERS: testKafkaBrokers().join(","), TRACECHECK_CLICKHOUSE_URL: testClickHouseUrl(), TRACECHECK_CLICKHOUSE_DATABASE: database });
   });
   afterAll(async () => {
     await h?.stop();

@@ -4,7 +4,19 @@ import { clip } from '../lib/tool-results.ts';
 import { passFail } from '../outcome.ts';
 
 const ESCALATION_TOOL = /(?:transfer|handoff|hand_off|escalat|connect).*(?:human|agent|operator|representative|support|supervisor)|^(?:escalate|handoff|hand_off|human_handoff|request_human)/i;
-const HANDOFF_PHRASE = /\b(?:transfer(?:ring)?|connect(?:ing)?|escalat(?:e|ing)|hand(?:ing)? (?:you )?off|pass(?:ing)? you) (?:you |this |your \w+ )?(?:to|with) (?:a |an |our )?(?:human|live|real|customer (?:service|support)|support|specialist|supervisor|representative)\b/i;
+// A hand-off is announced, not offered: "I'm transferring you to a human agent", not "Would you like
+// me to transfer you…?" or "I can transfer you…" (offers in questions are common and mean nothing yet).
+const HANDOFF_PHRASE =
+  /\b(?:i(?:'m| am) (?:now )?(?:transferring|connecting|escalating|handing)|i(?:'ll| will| have| 've) (?:now )?(?:transfer(?:red)?|connect(?:ed)?|escalat(?:e|ed)|hand(?:ed)?)|let me (?:transfer|connect|escalate)|you(?:'re| are| will be| have been) (?:being )?(?:transferred|connected|escalated))\b[^.?!]*?\b(?:human|live|real person|agent|representative|specialist|supervisor|support team)\b/i;
+
+function announcedHandoff(text: string): RegExpExecArray | null {
+  for (const sentence of text.split(/(?<=[.!?])\s+/)) {
+    if (sentence.trim().endsWith('?') || /\b(?:if you|would you like|do you want|should i|i can|i could)\b/i.test(sentence)) continue;
+    const m = HANDOFF_PHRASE.exec(sentence);
+    if (m) return m;
+  }
+  return null;
+}
 
 const RUBRIC = `# Task
 Decide whether the AI agent resolved the conversation itself, without handing the user off to a human.
@@ -33,7 +45,7 @@ export const automatedResolution = builtinEntry(
     kind: 'builtin',
     name: 'automated_resolution',
     description:
-      'Passes when the agent resolved the run without a human: fails on an escalation tool call (transfer_to_human_agents, escalate_*, *handoff*). A hand-off phrase in the assistant\'s text without such a call is doubt: the judge decides when the check is configured hybrid, else it fails.',
+      'Passes when the agent resolved the run without a human: fails on an escalation tool call (transfer_to_human_agents, escalate_*, *handoff*). An announced hand-off in the assistant\'s text ("I\'m transferring you to a human agent"; offers and questions do not count) without such a call is doubt: the judge decides when the check is configured hybrid, else it fails.',
     outputType: 'pass_fail',
     implementationVersion: '1',
   },
@@ -45,7 +57,7 @@ export const automatedResolution = builtinEntry(
       return passFail(false, 'deterministic', `escalation tool call #${i + 1} ${c.name}(${clip(c.arguments, 60)})`);
     }
     const phrase = input.message_history
-      .map((m, i) => ({ i, match: m.role === 'assistant' && m.content ? HANDOFF_PHRASE.exec(m.content) : null }))
+      .map((m, i) => ({ i, match: m.role === 'assistant' && m.content ? announcedHandoff(m.content) : null }))
       .find((x) => x.match !== null);
     if (!phrase) return passFail(true, 'deterministic', 'no escalation tool call and no hand-off phrase');
     return decideOnDoubt(def, input, ctx, RUBRIC, false, `hand-off phrase "${clip(phrase.match![0], 60)}" in message ${phrase.i} without an escalation call`);

@@ -30,7 +30,7 @@ describe('function_result_present', () => {
     ['Traceback (most recent call last): ...', 'error result: Traceback (most recent call last): ...'],
     ['', 'empty result'],
     ['null', 'empty result (null)'],
-    ['{}', 'empty result ({})'],
+    ['   ', 'empty result'],
   ])('fails on the result %j', async (content, problem) => {
     const out = await run([call('c1', 'f'), result('c1', 'f', content)]);
     expect(out).toMatchObject({ status: 'ok', passed: false });
@@ -45,6 +45,11 @@ describe('function_result_present', () => {
       ctxWith(),
     );
     expect(spanErr).toMatchObject({ passed: false, explanation: '1 of 1 tool calls lack a usable result: #1 pay({}): error: span status ERROR: card declined' });
+  });
+
+  it('accepts "nothing found" results and the empty result of a think tool', async () => {
+    const out = await run([call('c1', 'search', { q: 'x' }), result('c1', 'search', '[]'), call('c2', 'get', {}), result('c2', 'get', '{}'), call('c3', 'think', { thought: 'plan' }), result('c3', 'think', '')]);
+    expect(out).toMatchObject({ passed: true, explanation: 'all 3 tool calls have a result' });
   });
 
   it('does not mistake results that mention errors for errors', async () => {

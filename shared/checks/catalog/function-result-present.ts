@@ -7,16 +7,20 @@ export const functionResultPresent = builtinEntry(
   {
     kind: 'builtin',
     name: 'function_result_present',
-    description: 'Every tool call has a result, and no result is missing, null, empty or an error (error status, "Error: …" text, {"error": …} JSON). Passes when there are no tool calls.',
+    description:
+      'Every tool call has a result, and no result is missing, null, empty or an error (error status, "Error: …"/"Traceback" text, {"error": …} or {"status": "error"} JSON). `[]` and `{}` are results ("nothing found"). Tools that return nothing by design (param emptyResultTools, default ["think"], the tau-bench/Anthropic think tool) may return empty text. Passes when there are no tool calls.',
     outputType: 'pass_fail',
     implementationVersion: '1',
+    params: { emptyResultTools: ['think'] },
   },
   ['tool_calls'],
-  (input) => {
+  (input, _ctx, def) => {
+    const raw = def.params?.emptyResultTools;
+    const emptyOk = new Set(Array.isArray(raw) ? raw.filter((x): x is string => typeof x === 'string') : []);
     if (input.tool_calls.length === 0) return passFail(true, 'deterministic', 'no tool calls');
     const problems: string[] = [];
     input.tool_calls.forEach((call, i) => {
-      const problem = toolResultProblem(call.result, call.error);
+      const problem = toolResultProblem(call.result, call.error, emptyOk.has(call.name));
       if (problem !== null) problems.push(`${describeCall(call, i)}: ${problem}`);
     });
     if (problems.length === 0) return passFail(true, 'deterministic', `all ${input.tool_calls.length} tool calls have a result`);

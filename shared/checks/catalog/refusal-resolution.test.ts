@@ -40,6 +40,11 @@ describe('automated_resolution', () => {
     expect(await resolution.run(inputFrom(msgs), ctxWith())).toMatchObject({ passed: true, method: 'deterministic' });
   });
 
+  it('does not count an offer to transfer as a hand-off', async () => {
+    const input = inputFrom([user('add a passenger'), assistant('I am unable to do that. Would you like me to transfer you to a human agent?'), user('no thanks'), assistant('If you need more help, I can transfer you to a human agent.')]);
+    expect(await resolution.run(input, ctxWith())).toMatchObject({ passed: true, explanation: 'no escalation tool call and no hand-off phrase' });
+  });
+
   it('treats a hand-off phrase without a call as doubt: fails in code, asks the judge when hybrid', async () => {
     const input = inputFrom([user('refund'), assistant('I will transfer you to a human agent for this.')]);
     expect(await resolution.run(input, ctxWith())).toMatchObject({ passed: false, method: 'deterministic' });

@@ -19,13 +19,13 @@ function errorFieldOf(parsed: unknown): string | null {
  * call error, text that starts with `Error`/`Exception`/`Traceback`, and JSON objects carrying an
  * `error` member or `status: "error"`.
  */
-export function toolResultProblem(result: string | null, error: string | null): string | null {
+export function toolResultProblem(result: string | null, error: string | null, emptyAllowed = false): string | null {
   if (error !== null && error.trim() !== '') return `error: ${clip(error)}`;
   if (result === null) return 'no result';
   const text = result.trim();
-  if (text === '' || text === '""' || text === 'null' || text === 'undefined' || text === '{}' || text === '[]') {
-    return text === '' ? 'empty result' : `empty result (${text})`;
-  }
+  // `[]` and `{}` are answers ("nothing found"); an empty text is not, unless the tool returns nothing by design.
+  if (text === '' || text === '""') return emptyAllowed ? null : 'empty result';
+  if (text === 'null' || text === 'undefined') return `empty result (${text})`;
   if (/^(error|exception|traceback)\b/i.test(text)) return `error result: ${clip(text)}`;
   if (text.startsWith('{')) {
     try {

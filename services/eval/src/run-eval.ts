@@ -1,6 +1,7 @@
 import type { CheckContext, CodeRunner, JudgeClient } from '../../../shared/checks/index.ts';
 import { createCheckRegistry } from '../../../shared/checks/index.ts';
 import type { Config } from '../../../shared/config/index.ts';
+import { createCodeSandbox } from '../../../shared/code-sandbox/index.ts';
 import { createOpenAiJudgeClient } from '../../../shared/judge/index.ts';
 import type { Logger } from '../../../shared/logging/index.ts';
 import { createEvalGenerator } from './create-generator.ts';
@@ -20,7 +21,7 @@ export interface RunEvalOptions {
   progress: Progress;
   /** Replaces the judge built from `config` (tests); null disables model checks. */
   judge?: JudgeClient | null;
-  /** Runs code-check metrics in isolation (shared/code-sandbox); without it they answer not_run. */
+  /** Runs code-check metrics in isolation; default: a shared/code-sandbox process for the run. */
   codeRunner?: CodeRunner;
 }
 
@@ -47,8 +48,10 @@ export async function runEval(options: RunEvalOptions): Promise<EvalRun> {
     judge,
     ...(judge ? {} : { judgeUnavailableReason: config.judgeUnavailableReason ?? 'no judge configured' }),
     nowMs: () => Date.now(),
-    ...(options.codeRunner ? { codeRunner: options.codeRunner } : {}),
   };
+  // The sandbox process starts on first use, so suites without code checks never pay for it.
+  const sandbox = options.codeRunner ? null : createCodeSandbox({ log: options.log.child({ component: 'eval.code-sandbox' }) });
+  checkContext.codeRunner = options.codeRunner ?? sandbox!;
   const generator = createEvalGenerator({
     baseUrl: config.judge?.baseUrl,
     apiKey: config.judge?.apiKey,
@@ -66,5 +69,6 @@ export async function runEval(options: RunEvalOptions): Promise<EvalRun> {
     return { result, runDir, reports };
   } finally {
     await generator.close();
+    await sandbox?.close();
   }
 }

@@ -154,7 +154,7 @@ describe('configuration errors: file and line, exit 2, no report', () => {
 });
 
 describe('checks as metrics', () => {
-  it('a catalog check by name and an inline model check, judged by the model server', async () => {
+  it('a catalog check by name, an inline model check judged by the model server, an inline code check in the sandbox', async () => {
     const dir = writeSuite({
       'tracecheck.yaml': MAIN,
       'prompts/checked.yaml': [
@@ -169,6 +169,11 @@ describe('checks as metrics', () => {
         '    check:',
         '      kind: model',
         '      prompt: "Is the final output {model_output} a non-empty answer? Answer [[True]] or [[False]]."',
+        '  - name: short',
+        '    check:',
+        '      kind: code',
+        '      language: javascript',
+        '      source: "export function evaluate(args) { return args.model_output.length < 3 }"',
         'references:',
         '  - {id: even, input: {a: 2, b: 2}, expected: 4}',
         '',
@@ -176,8 +181,8 @@ describe('checks as metrics', () => {
     });
     const res = await runCli(evalCommand, [join(dir, 'tracecheck.yaml')], { ...env, TRACECHECK_JUDGE_MODEL: 'mock-judge' });
     expect(res.code).toBe(0);
-    expect(res.stdout).toMatch(/try 1 exact_match\s+try 1 task_completed\s+try 1 nonempty\s+result/);
-    expect(res.stdout).toMatch(/even\s+a=2 b=2\s+4\s+4\s+1 pass\s+1 pass\s+1 pass\s+PASS \(1\/1\)/);
+    expect(res.stdout).toMatch(/try 1 exact_match\s+try 1 task_completed\s+try 1 nonempty\s+try 1 short\s+result/);
+    expect(res.stdout).toMatch(/even\s+a=2 b=2\s+4\s+4\s+1 pass\s+1 pass\s+1 pass\s+1 pass\s+PASS \(1\/1\)/);
   });
 
   it('an unknown check name is a configuration error', async () => {

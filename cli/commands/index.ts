@@ -1,6 +1,24 @@
 import type { CliCommand } from '../command.ts';
+import { checksCommand } from './checks.ts';
+import { compareCommand } from './compare.ts';
+import { demoCommand } from './demo.ts';
+import { evalCommand } from './eval.ts';
+import { modelServerCommand } from './model-server.ts';
+import { scoreCommand } from './score.ts';
 import { apiCommand, assemblerCommand, collectorCommand, scorerCommand } from './services.ts';
 import { upCommand } from './up.ts';
 
 /** Every `tracecheck` command, in the order `--help` lists them. */
-export const commands: readonly CliCommand[] = [upCommand, collectorCommand, assemblerCommand, scorerCommand, apiCommand];
+export const commands: readonly CliCommand[] = [
+  upCommand,
+  collectorCommand,
+  assemblerCommand,
+  scorerCommand,
+  apiCommand,
+  scoreCommand,
+  checksCommand,
+  evalCommand,
+  compareCommand,
+  modelServerCommand,
+  demoCommand,
+];

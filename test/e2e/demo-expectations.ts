@@ -35,7 +35,7 @@ function scoreSummary(r: UnitResponse) {
 
 /** What the demo's three conversations must look like once through the pipeline. */
 export function expectDemoUnits(healthy: UnitResponse, toolFails: UnitResponse, loops: UnitResponse): void {
-  const call = (healthy.unit.messages[2] as { tool_calls: Array<{ id: string }> }).tool_calls[0].id;
+  const call = HEALTHY_CALL_ID;
   expect(healthy.unit.messages).toEqual([
     { role: 'system', content: SYSTEM_PROMPT },
     { role: 'user', content: DEMO_QUESTIONS.healthy },

@@ -30,6 +30,12 @@ describe('does_code_compile', () => {
   });
 });
 
+it('does not run on prose without code', async () => {
+  expect(await compile.run(out('Your reservation is confirmed.\nThe total is: $120.'), ctxWith())).toEqual({
+    status: 'not_run', method: 'deterministic', error: 'the output has no code block in Python, JavaScript or TypeScript',
+  });
+});
+
 describe('contains_all_imports', () => {
   it('passes when every called module is imported or defined', async () => {
     const code = '```python\nimport json\nimport numpy as np\nfrom os import path\nclass K:\n    def go(self):\n        return self.run()\nx = K()\nx.go()\nprint(json.dumps(np.zeros(3).tolist()), path.join("a", "b"))\n```';

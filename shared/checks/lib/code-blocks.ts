@@ -17,7 +17,16 @@ export function codeBlocks(text: string): CodeBlock[] {
   }));
   const known = blocks.filter((b): b is CodeBlock => b.language !== null);
   if (blocks.length > 0) return known;
-  return [{ language: 'unknown', code: text }];
+  return looksLikeCode(text) ? [{ language: 'unknown', code: text }] : [];
+}
+
+const CODE_LINE = /^\s*(?:(?:def|class|import|from|return|if|elif|else|for|while|try|except|with|const|let|var|function|export|async|await)\b|[\w.[\]]+\s*=[^=]|[\w.]+\(.*\)\s*;?$|[{}()[\]]|#|\/\/)|[:;{]\s*$/;
+
+/** Bare text is code when most of its lines look like code; prose with a colon here and there is not. */
+export function looksLikeCode(text: string): boolean {
+  const lines = text.split('\n').filter((l) => l.trim() !== '');
+  if (lines.length === 0) return false;
+  return lines.filter((l) => CODE_LINE.test(l)).length / lines.length >= 0.6;
 }
 
 /** A guess for unlabelled code: Python tells itself by `def x(...):`, `import x` lines and colons ending blocks. */

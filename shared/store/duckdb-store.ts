@@ -23,68 +23,98 @@ export interface DuckDbStoreOptions {
   log: Logger;
 }
 
-// Every value is bound ($1, $2, …); the only text spliced into SQL is these constant column names.
+// Values are bound ($1, …) or appended, never spliced; the only text in SQL is constant names.
 const q = (name: string): string => `"${name}"`;
 
+type DuckType = 'VARCHAR' | 'DOUBLE' | 'BIGINT' | 'INTEGER' | 'BOOLEAN';
+interface Column {
+  name: string;
+  type: DuckType;
+  nullable: boolean;
+}
+
+const c = (name: string, type: DuckType, nullable = false): Column => ({ name, type, nullable });
+
+const SCORE_COLUMNS: readonly Column[] = [
+  c('schema_version', 'INTEGER'),
+  c('unit_id', 'VARCHAR'),
+  c('unit_kind', 'VARCHAR'),
+  c('check', 'VARCHAR'),
+  c('check_version', 'VARCHAR'),
+  c('status', 'VARCHAR'),
+  c('value', 'DOUBLE', true),
+  c('passed', 'BOOLEAN', true),
+  c('explanation', 'VARCHAR'),
+  c('method', 'VARCHAR'),
+  c('error', 'VARCHAR', true),
+  c('judge_model', 'VARCHAR', true),
+  c('latency_ms', 'DOUBLE'),
+  c('input_tokens', 'BIGINT'),
+  c('output_tokens', 'BIGINT'),
+  c('cost_usd', 'DOUBLE'),
+  c('agent_name', 'VARCHAR', true),
+  c('agent_version', 'VARCHAR', true),
+  c('environment', 'VARCHAR', true),
+  c('service', 'VARCHAR', true),
+  c('unit_end_time_ms', 'DOUBLE'),
+  c('created_at_ms', 'BIGINT'),
+];
+
+const UNIT_COLUMN_TYPES: readonly Column[] = [
+  c('unit_id', 'VARCHAR'),
+  c('kind', 'VARCHAR'),
+  c('agent_name', 'VARCHAR', true),
+  c('agent_version', 'VARCHAR', true),
+  c('environment', 'VARCHAR', true),
+  c('service', 'VARCHAR', true),
+  c('conversation_id', 'VARCHAR', true),
+  c('model', 'VARCHAR', true),
+  c('start_time_ms', 'BIGINT'),
+  c('end_time_ms', 'BIGINT'),
+  c('span_count', 'BIGINT'),
+  c('truncated', 'BOOLEAN'),
+  c('assembled_at_ms', 'BIGINT'),
+  c('unit_json', 'VARCHAR'),
+];
+
+if (SCORE_COLUMNS.map((x) => x.name).join() !== SCORE_FIELDS.join() || UNIT_COLUMN_TYPES.map((x) => x.name).join() !== UNIT_COLUMNS.join()) {
+  throw new Error('duckdb columns out of step with the row shapes in rows.ts');
+}
+
+const columnDefs = (cols: readonly Column[]): string => cols.map((x) => `  ${q(x.name)} ${x.type}${x.nullable ? '' : ' NOT NULL'}`).join(',\n');
+
 const SCORES_DDL = `CREATE TABLE IF NOT EXISTS scores (
-  schema_version INTEGER NOT NULL,
-  unit_id VARCHAR NOT NULL,
-  unit_kind VARCHAR NOT NULL,
-  "check" VARCHAR NOT NULL,
-  check_version VARCHAR NOT NULL,
-  status VARCHAR NOT NULL,
-  value DOUBLE,
-  passed BOOLEAN,
-  explanation VARCHAR NOT NULL,
-  method VARCHAR NOT NULL,
-  error VARCHAR,
-  judge_model VARCHAR,
-  latency_ms DOUBLE NOT NULL,
-  input_tokens BIGINT NOT NULL,
-  output_tokens BIGINT NOT NULL,
-  cost_usd DOUBLE NOT NULL,
-  agent_name VARCHAR,
-  agent_version VARCHAR,
-  environment VARCHAR,
-  service VARCHAR,
-  unit_end_time_ms DOUBLE NOT NULL,
-  created_at_ms BIGINT NOT NULL,
+${columnDefs(SCORE_COLUMNS)},
   created_at TIMESTAMP NOT NULL,
   PRIMARY KEY (unit_id, "check", check_version)
 )`;
 
 const UNITS_DDL = `CREATE TABLE IF NOT EXISTS units (
-  unit_id VARCHAR PRIMARY KEY,
-  kind VARCHAR NOT NULL,
-  agent_name VARCHAR,
-  agent_version VARCHAR,
-  environment VARCHAR,
-  service VARCHAR,
-  conversation_id VARCHAR,
-  model VARCHAR,
-  start_time_ms BIGINT NOT NULL,
-  end_time_ms BIGINT NOT NULL,
-  span_count BIGINT NOT NULL,
-  truncated BOOLEAN NOT NULL,
-  assembled_at_ms BIGINT NOT NULL,
-  unit_json VARCHAR NOT NULL
+${columnDefs(UNIT_COLUMN_TYPES)},
+  PRIMARY KEY (unit_id)
 )`;
+
+// Per-row INSERT statements cost tens of ms each (primary-key checks per statement); a batch is
+// appended into a per-connection staging table and moved with one INSERT … SELECT instead. Staging
+// columns hold what JavaScript has (text, double, boolean); the INSERT casts to the real types.
+const stagingType = (t: DuckType): DuckType => (t === 'BIGINT' || t === 'INTEGER' ? 'DOUBLE' : t);
+const stagingDdl = (table: string, cols: readonly Column[]): string =>
+  `CREATE TEMP TABLE IF NOT EXISTS ${table} (${cols.map((x) => `${q(x.name)} ${stagingType(x.type)}`).join(', ')})`;
+const SCORES_STAGING = 'scores_staging';
+const UNITS_STAGING = 'units_staging';
 
 const SCORE_INSERT = (() => {
   const cols = SCORE_FIELDS.map(q).join(', ');
-  const params = SCORE_FIELDS.map((_, i) => `$${i + 1}`).join(', ');
-  const createdAtMs = `$${SCORE_FIELDS.indexOf('created_at_ms') + 1}`;
-  return `INSERT OR REPLACE INTO scores (${cols}, created_at) VALUES (${params}, epoch_ms(CAST(${createdAtMs} AS BIGINT)))`;
+  return `INSERT OR REPLACE INTO scores (${cols}, created_at) SELECT ${cols}, epoch_ms(CAST(created_at_ms AS BIGINT)) FROM ${SCORES_STAGING}`;
 })();
 
 // A unit replaces the stored one unless the stored one was assembled later (a tie: later write wins).
 const UNIT_INSERT = (() => {
   const cols = UNIT_COLUMNS.map(q).join(', ');
-  const params = UNIT_COLUMNS.map((_, i) => `$${i + 1}`).join(', ');
-  const updates = UNIT_COLUMNS.filter((c) => c !== 'unit_id')
-    .map((c) => `${q(c)} = excluded.${q(c)}`)
+  const updates = UNIT_COLUMNS.filter((x) => x !== 'unit_id')
+    .map((x) => `${q(x)} = excluded.${q(x)}`)
     .join(', ');
-  return `INSERT INTO units (${cols}) VALUES (${params}) ON CONFLICT (unit_id) DO UPDATE SET ${updates} WHERE excluded.assembled_at_ms >= units.assembled_at_ms`;
+  return `INSERT INTO units (${cols}) SELECT ${cols} FROM ${UNITS_STAGING} ON CONFLICT (unit_id) DO UPDATE SET ${updates} WHERE excluded.assembled_at_ms >= units.assembled_at_ms`;
 })();
 
 const SCORE_SELECT_COLUMNS = SCORE_FIELDS.map(q).join(', ');
@@ -97,6 +127,35 @@ function classify(err: unknown, action: string): Error {
     return new RetriableError(`duckdb ${action} failed: ${message}`, { cause: err });
   }
   return new PermanentError(`duckdb ${action} failed: ${message}`, { cause: err });
+}
+
+async function moveThroughStaging<K extends string>(
+  c: DuckDBConnection,
+  staging: string,
+  columns: readonly K[],
+  rows: readonly Record<K, DuckDBValue>[],
+  insert: string,
+): Promise<void> {
+  await c.run('BEGIN TRANSACTION');
+  try {
+    await c.run(`DELETE FROM ${staging}`);
+    const appender = await c.createAppender(staging, 'main', 'temp');
+    try {
+      for (const row of rows) {
+        for (const col of columns) appender.appendValue(row[col]);
+        appender.endRow();
+      }
+      appender.flushSync();
+    } finally {
+      appender.closeSync();
+    }
+    await c.run(insert);
+    await c.run(`DELETE FROM ${staging}`);
+    await c.run('COMMIT');
+  } catch (err) {
+    await c.run('ROLLBACK').catch(() => undefined);
+    throw err;
+  }
 }
 
 /** The embedded store: one DuckDB file (or memory), one connection, one operation at a time. */
@@ -134,21 +193,12 @@ export function createDuckDbStore(options: DuckDbStoreOptions): Store {
     return run;
   }
 
-  async function inTransaction(c: DuckDBConnection, fn: () => Promise<void>): Promise<void> {
-    await c.run('BEGIN TRANSACTION');
-    try {
-      await fn();
-      await c.run('COMMIT');
-    } catch (err) {
-      await c.run('ROLLBACK').catch((rollbackErr: unknown) => log.error({ err: rollbackErr }, 'duckdb rollback failed'));
-      throw err;
-    }
-  }
-
   async function migrate(): Promise<void> {
     await serialized('migrate', async (c) => {
       await c.run(UNITS_DDL);
       await c.run(SCORES_DDL);
+      await c.run(stagingDdl(UNITS_STAGING, UNIT_COLUMN_TYPES));
+      await c.run(stagingDdl(SCORES_STAGING, SCORE_COLUMNS));
     });
     migrated = true;
   }
@@ -179,38 +229,14 @@ export function createDuckDbStore(options: DuckDbStoreOptions): Store {
       if (units.length === 0) return;
       const rows = lastPerUnit(units.map(unitToRow));
       await ensureMigrated();
-      await serialized('writeUnits', async (c) => {
-        const stmt = await c.prepare(UNIT_INSERT);
-        try {
-          await inTransaction(c, async () => {
-            for (const row of rows) {
-              stmt.bind(UNIT_COLUMNS.map((col) => row[col] satisfies DuckDBValue));
-              await stmt.run();
-            }
-          });
-        } finally {
-          stmt.destroySync();
-        }
-      });
+      await serialized('writeUnits', (c) => moveThroughStaging(c, UNITS_STAGING, UNIT_COLUMNS, rows, UNIT_INSERT));
     },
 
     async writeScores(scores: readonly Score[]) {
       if (scores.length === 0) return;
       const rows = lastPerScoreKey(scores.map(scoreToRow));
       await ensureMigrated();
-      await serialized('writeScores', async (c) => {
-        const stmt = await c.prepare(SCORE_INSERT);
-        try {
-          await inTransaction(c, async () => {
-            for (const row of rows) {
-              stmt.bind(SCORE_FIELDS.map((f) => row[f] satisfies DuckDBValue));
-              await stmt.run();
-            }
-          });
-        } finally {
-          stmt.destroySync();
-        }
-      });
+      await serialized('writeScores', (c) => moveThroughStaging(c, SCORES_STAGING, SCORE_FIELDS, rows, SCORE_INSERT));
     },
 
     async getUnit(unitId: string) {

@@ -4,7 +4,8 @@ import { createSilentLogger } from '../../../shared/logging/index.ts';
 import { classifyClickHouseError, createClickHouseStore } from '../../../shared/store/index.ts';
 import { CLICKHOUSE_URL, REQUEST_TIMEOUT_MS, createAdminClient, randomDatabaseName } from './clickhouse-test-server.ts';
 import { uniqueName } from '../../helpers/infra.ts';
-import { describeStoreContract, makeScore, makeUnit } from './store-contract.ts';
+import { describeStoreContract } from './store-contract.ts';
+import { makeScore, makeUnit } from './store-fixtures.ts';
 
 const database = randomDatabaseName('tc_store');
 const admin = createAdminClient();

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createSilentLogger } from '../../../shared/logging/index.ts';
 import { createDuckDbStore } from '../../../shared/store/index.ts';
-import { describeStoreContract, makeScore, makeUnit } from './store-contract.ts';
+import { describeStoreContract } from './store-contract.ts';
+import { makeScore, makeUnit } from './store-fixtures.ts';
 
 describeStoreContract('duckdb (:memory:)', {
   create: () => Promise.resolve(createDuckDbStore({ path: ':memory:', log: createSilentLogger() })),

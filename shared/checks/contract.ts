@@ -37,7 +37,7 @@ export interface CheckInput {
   tools: ToolDefinition[];
   simulation_message_history: ChatMessage[] | null;
   audio_messages: unknown[] | null;
-  audio_output: unknown | null;
+  audio_output: unknown;
 }
 
 export interface CheckContext {

@@ -87,6 +87,11 @@ function spanFromProto(s: opentelemetry.proto.trace.v1.ISpan): DecodedSpan {
   };
 }
 
+/** protobufjs picks its Buffer reader (fast utf8Slice strings) only for a Buffer, not a plain Uint8Array. */
+function asBuffer(b: Uint8Array): Buffer {
+  return Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+}
+
 function decodeOrThrow<T>(what: string, decode: () => T): T {
   try {
     return decode();
@@ -98,7 +103,7 @@ function decodeOrThrow<T>(what: string, decode: () => T): T {
 /** Decodes a binary ExportTraceServiceRequest. An empty body is an empty (valid) request. */
 export function decodeTraceRequestProtobuf(body: Uint8Array): DecodedTraceRequest {
   const req = decodeOrThrow('ExportTraceServiceRequest', () =>
-    pb.collector.trace.v1.ExportTraceServiceRequest.decode(body.length ? body : EMPTY),
+    pb.collector.trace.v1.ExportTraceServiceRequest.decode(body.length ? asBuffer(body) : EMPTY),
   );
   return {
     resourceSpans: (req.resourceSpans ?? []).map((rs) => ({
@@ -110,7 +115,7 @@ export function decodeTraceRequestProtobuf(body: Uint8Array): DecodedTraceReques
 
 /** Decodes a binary ExportLogsServiceRequest. */
 export function decodeLogsRequestProtobuf(body: Uint8Array): DecodedLogsRequest {
-  const req = decodeOrThrow('ExportLogsServiceRequest', () => pb.collector.logs.v1.ExportLogsServiceRequest.decode(body.length ? body : EMPTY));
+  const req = decodeOrThrow('ExportLogsServiceRequest', () => pb.collector.logs.v1.ExportLogsServiceRequest.decode(body.length ? asBuffer(body) : EMPTY));
   return {
     resourceLogs: (req.resourceLogs ?? []).map((rl) => ({
       resource: resourceFromProto(rl.resource),

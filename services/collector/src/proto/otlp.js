@@ -246,7 +246,7 @@ export const opentelemetry = $root.opentelemetry = (() => {
                             case 1: {
                                     if (wireType !== 2)
                                         break;
-                                    message.stringValue = reader.stringVerify();
+                                    message.stringValue = reader.string();
                                     message.value = "stringValue";
                                     continue;
                                 }
@@ -759,7 +759,7 @@ export const opentelemetry = $root.opentelemetry = (() => {
                             case 1: {
                                     if (wireType !== 2)
                                         break;
-                                    if ((value = reader.stringVerify()).length)
+                                    if ((value = reader.string()).length)
                                         message.key = value;
                                     else
                                         delete message.key;
@@ -956,7 +956,7 @@ export const opentelemetry = $root.opentelemetry = (() => {
                             case 1: {
                                     if (wireType !== 2)
                                         break;
-                                    if ((value = reader.stringVerify()).length)
+                                    if ((value = reader.string()).length)
                                         message.name = value;
                                     else
                                         delete message.name;
@@ -965,7 +965,7 @@ export const opentelemetry = $root.opentelemetry = (() => {
                             case 2: {
                                     if (wireType !== 2)
                                         break;
-                                    if ((value = reader.stringVerify()).length)
+                                    if ((value = reader.string()).length)
                                         message.version = value;
                                     else
                                         delete message.version;
@@ -1398,7 +1398,7 @@ export const opentelemetry = $root.opentelemetry = (() => {
                             case 3: {
                                     if (wireType !== 2)
                                         break;
-                                    if ((value = reader.stringVerify()).length)
+                                    if ((value = reader.string()).length)
                                         message.schemaUrl = value;
                                     else
                                         delete message.schemaUrl;
@@ -1591,7 +1591,7 @@ export const opentelemetry = $root.opentelemetry = (() => {
                             case 3: {
                                     if (wireType !== 2)
                                         break;
-                                    if ((value = reader.stringVerify()).length)
+                                    if ((value = reader.string()).length)
                                         message.schemaUrl = value;
                                     else
                                         delete message.schemaUrl;
@@ -1948,7 +1948,7 @@ export const opentelemetry = $root.opentelemetry = (() => {
                             case 3: {
                                     if (wireType !== 2)
                                         break;
-                                    if ((value = reader.stringVerify()).length)
+                                    if ((value = reader.string()).length)
                                         message.traceState = value;
                                     else
                                         delete message.traceState;
@@ -1975,7 +1975,7 @@ export const opentelemetry = $root.opentelemetry = (() => {
                             case 5: {
                                     if (wireType !== 2)
                                         break;
-                                    if ((value = reader.stringVerify()).length)
+                                    if ((value = reader.string()).length)
                                         message.name = value;
                                     else
                                         delete message.name;
@@ -2278,7 +2278,7 @@ export const opentelemetry = $root.opentelemetry = (() => {
                                 case 2: {
                                         if (wireType !== 2)
                                             break;
-                                        if ((value = reader.stringVerify()).length)
+                                        if ((value = reader.string()).length)
                                             message.name = value;
                                         else
                                             delete message.name;
@@ -2528,7 +2528,7 @@ export const opentelemetry = $root.opentelemetry = (() => {
                                 case 3: {
                                         if (wireType !== 2)
                                             break;
-                                        if ((value = reader.stringVerify()).length)
+                                        if ((value = reader.string()).length)
                                             message.traceState = value;
                                         else
                                             delete message.traceState;
@@ -2718,7 +2718,7 @@ export const opentelemetry = $root.opentelemetry = (() => {
                             case 2: {
                                     if (wireType !== 2)
                                         break;
-                                    if ((value = reader.stringVerify()).length)
+                                    if ((value = reader.string()).length)
                                         message.message = value;
                                     else
                                         delete message.message;
@@ -2960,7 +2960,7 @@ export const opentelemetry = $root.opentelemetry = (() => {
                             case 3: {
                                     if (wireType !== 2)
                                         break;
-                                    if ((value = reader.stringVerify()).length)
+                                    if ((value = reader.string()).length)
                                         message.schemaUrl = value;
                                     else
                                         delete message.schemaUrl;
@@ -3153,7 +3153,7 @@ export const opentelemetry = $root.opentelemetry = (() => {
                             case 3: {
                                     if (wireType !== 2)
                                         break;
-                                    if ((value = reader.stringVerify()).length)
+                                    if ((value = reader.string()).length)
                                         message.schemaUrl = value;
                                     else
                                         delete message.schemaUrl;
@@ -3455,7 +3455,7 @@ export const opentelemetry = $root.opentelemetry = (() => {
                             case 3: {
                                     if (wireType !== 2)
                                         break;
-                                    if ((value = reader.stringVerify()).length)
+                                    if ((value = reader.string()).length)
                                         message.severityText = value;
                                     else
                                         delete message.severityText;
@@ -3514,7 +3514,7 @@ export const opentelemetry = $root.opentelemetry = (() => {
                             case 12: {
                                     if (wireType !== 2)
                                         break;
-                                    if ((value = reader.stringVerify()).length)
+                                    if ((value = reader.string()).length)
                                         message.eventName = value;
                                     else
                                         delete message.eventName;
@@ -4018,7 +4018,7 @@ export const opentelemetry = $root.opentelemetry = (() => {
                                 case 2: {
                                         if (wireType !== 2)
                                             break;
-                                        if ((value = reader.stringVerify()).length)
+                                        if ((value = reader.string()).length)
                                             message.errorMessage = value;
                                         else
                                             delete message.errorMessage;
@@ -4513,7 +4513,7 @@ export const opentelemetry = $root.opentelemetry = (() => {
                                 case 2: {
                                         if (wireType !== 2)
                                             break;
-                                        if ((value = reader.stringVerify()).length)
+                                        if ((value = reader.string()).length)
                                             message.errorMessage = value;
                                         else
                                             delete message.errorMessage;
@@ -4707,7 +4707,7 @@ export const google = $root.google = (() => {
                     case 1: {
                             if (wireType !== 2)
                                 break;
-                            if ((value = reader.stringVerify()).length)
+                            if ((value = reader.string()).length)
                                 message.typeUrl = value;
                             else
                                 delete message.typeUrl;
@@ -4899,7 +4899,7 @@ export const google = $root.google = (() => {
                     case 2: {
                             if (wireType !== 2)
                                 break;
-                            if ((value = reader.stringVerify()).length)
+                            if ((value = reader.string()).length)
                                 message.message = value;
                             else
                                 delete message.message;

@@ -1,0 +1,200 @@
+// Collector throughput on one core: decode + normalize + produce, protobuf and JSON, on the
+// in-process bus and on Kafka, against bare protobuf decode of the same payload in the same run.
+// `npm run bench:collector` (Kafka from TRACECHECK_TEST_KAFKA_BROKERS, default 127.0.0.1:19092;
+// skipped when unreachable). Results are appended to bench/results/collector.md.
+import { appendFileSync, existsSync, mkdirSync } from 'node:fs';
+import { connect } from 'node:net';
+import { cpus, hostname } from 'node:os';
+import { join } from 'node:path';
+import { Kafka, logLevel } from 'kafkajs';
+import * as busModule from '../shared/bus/index.ts';
+import type { Bus, OutgoingMessage, Producer } from '../shared/bus/index.ts';
+import { createSilentLogger } from '../shared/logging/index.ts';
+import { createIngest } from '../services/collector/src/ingest.ts';
+import { decodeTraceRequestJson } from '../services/collector/src/otlp/decode-json.ts';
+import { decodeTraceRequestProtobuf } from '../services/collector/src/otlp/decode-protobuf.ts';
+import { opentelemetry } from '../services/collector/src/proto/otlp.js';
+import { encodeTraceRequest, jsonTraceRequest, type SpanSpec } from '../services/collector/src/testing/otlp-builders.ts';
+
+const SPANS_PER_EXPORT = 100;
+const RUN_MS = Number(process.env.BENCH_RUN_MS ?? 1500);
+const log = createSilentLogger();
+
+function words(n: number, seed: number): string {
+  const vocab = ['weather', 'Paris', 'forecast', 'rain', 'tomorrow', 'temperature', 'humidity', 'wind', 'the', 'is', 'and', 'please', 'check', 'booking', 'flight'];
+  const out: string[] = [];
+  for (let i = 0; i < n; i++) out.push(vocab[(i * 7 + seed) % vocab.length]);
+  return out.join(' ');
+}
+
+function span(i: number): SpanSpec {
+  const trace = (i % 10).toString(16).padStart(32, 'a');
+  const input = [
+    { role: 'user', parts: [{ type: 'text', content: words(120, i) }] },
+    { role: 'assistant', parts: [{ type: 'tool_call', id: `call_${i}`, name: 'get_weather', arguments: { city: 'Paris', days: 3 } }] },
+    { role: 'tool', parts: [{ type: 'tool_call_response', id: `call_${i}`, response: words(60, i + 1) }] },
+  ];
+  const output = [{ role: 'assistant', parts: [{ type: 'text', content: words(110, i + 2) }], finish_reason: 'stop' }];
+  return {
+    traceId: trace,
+    spanId: (i + 1).toString(16).padStart(16, '0'),
+    parentSpanId: 'f'.repeat(16),
+    name: 'chat gpt-4o',
+    attributes: {
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.provider.name': 'openai',
+      'gen_ai.request.model': 'gpt-4o',
+      'gen_ai.system_instructions': JSON.stringify([{ type: 'text', content: 'You are a weather bot.' }]),
+      'gen_ai.input.messages': JSON.stringify(input),
+      'gen_ai.output.messages': JSON.stringify(output),
+      'gen_ai.usage.input_tokens': 512,
+      'gen_ai.usage.output_tokens': 90,
+      'gen_ai.conversation.id': `conv_${i % 10}`,
+      'server.address': 'api.openai.com',
+    },
+  };
+}
+
+const json = jsonTraceRequest(Array.from({ length: SPANS_PER_EXPORT }, (_, i) => span(i)), {
+  'service.name': 'weather-agent',
+  'service.version': '2.1.0',
+  'deployment.environment.name': 'bench',
+});
+const protobuf = encodeTraceRequest(json);
+const jsonText = JSON.stringify(json);
+const jsonBytes = Buffer.from(jsonText);
+const firstAttrs = span(0).attributes!;
+const attrSizes = ['gen_ai.input.messages', 'gen_ai.output.messages'].map((k) => Buffer.byteLength(String(firstAttrs[k])));
+
+async function measure(name: string, fn: () => unknown, concurrency = 1): Promise<number> {
+  // A long warm-up: the JIT needs a while on a loaded machine, and the ratio is what we report.
+  const warm = Date.now() + Number(process.env.BENCH_WARMUP_MS ?? 1000);
+  while (Date.now() < warm) await fn();
+  let n = 0;
+  const start = process.hrtime.bigint();
+  const deadline = Date.now() + RUN_MS;
+  // `concurrency` exports in flight at once, as concurrent clients would have against a broker.
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (Date.now() < deadline) {
+        await fn();
+        n++;
+      }
+    }),
+  );
+  const secs = Number(process.hrtime.bigint() - start) / 1e9;
+  const rate = (n * SPANS_PER_EXPORT) / secs;
+  console.log(`${name.padEnd(48)} ${Math.round(rate).toLocaleString('en-US').padStart(9)} spans/s`);
+  return rate;
+}
+
+function memoryProducer(): { producer: Producer; start(): Promise<void>; close(): Promise<void> } {
+  const factory = (busModule as Record<string, unknown>).createInMemoryBus as ((o: { log: typeof log }) => Bus) | undefined;
+  if (factory) {
+    const bus = factory({ log });
+    const producer = bus.createProducer();
+    return { producer, close: () => producer.shutdown(), start: () => producer.start() };
+  }
+  // Until shared/bus exports the in-process bus: an append-only array, which is what it does on send.
+  const records: OutgoingMessage[] = [];
+  const producer: Producer = {
+    name: 'bench-memory',
+    start: () => Promise.resolve(),
+    shutdown: () => Promise.resolve(),
+    send(_topic, messages) {
+      for (const m of messages) records.push(m);
+      if (records.length > 100_000) records.length = 0;
+      return Promise.resolve();
+    },
+  };
+  return { producer, close: () => Promise.resolve(), start: () => Promise.resolve() };
+}
+
+function reachable(broker: string): Promise<boolean> {
+  const [host, port] = broker.split(':');
+  return new Promise((resolve) => {
+    const s = connect({ host, port: Number(port) }, () => {
+      s.destroy();
+      resolve(true);
+    });
+    s.on('error', () => resolve(false));
+    s.setTimeout(1000, () => {
+      s.destroy();
+      resolve(false);
+    });
+  });
+}
+
+async function kafkaProducer(brokers: string[], topic: string): Promise<{ producer: Producer; via: string; close(): Promise<void> }> {
+  const factory = (busModule as Record<string, unknown>).createKafkaBus as ((o: { brokers: string[]; clientId: string; log: typeof log }) => Bus) | undefined;
+  if (factory) {
+    const bus = factory({ brokers, clientId: 'bench-collector', log });
+    await bus.ensureTopics([topic]);
+    const producer = bus.createProducer();
+    await producer.start();
+    return { producer, via: 'shared/bus createKafkaBus', close: () => producer.shutdown() };
+  }
+  const kafka = new Kafka({ clientId: 'bench-collector', brokers, logLevel: logLevel.NOTHING });
+  const admin = kafka.admin();
+  await admin.connect();
+  await admin.createTopics({ topics: [{ topic, numPartitions: 1, replicationFactor: 1 }] });
+  await admin.disconnect();
+  const kp = kafka.producer({ allowAutoTopicCreation: false });
+  await kp.connect();
+  const producer: Producer = {
+    name: 'bench-kafka',
+    start: () => Promise.resolve(),
+    shutdown: () => kp.disconnect(),
+    async send(t, messages) {
+      await kp.send({ topic: t, acks: -1, messages: messages.map((m) => ({ key: m.key, value: m.value })) });
+    },
+  };
+  return { producer, via: 'kafkajs', close: () => kp.disconnect() };
+}
+
+function ingestWith(producer: Producer, topic: string): ReturnType<typeof createIngest> {
+  return createIngest({ producer, topic, maxAttributeBytes: 1024 * 1024, maxSpansPerRequest: 10_000, produceTimeoutMs: 30_000, retryAfterSeconds: 5, log });
+}
+
+console.log(`collector bench: ${SPANS_PER_EXPORT} spans per export, protobuf ${protobuf.length} B, JSON ${jsonBytes.length} B, message attributes ${attrSizes.join('/')} bytes (input/output)`);
+const results: Array<[string, number]> = [];
+const bare = await measure('bare protobuf decode (static protobufjs)', () => opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest.decode(protobuf));
+results.push(['bare protobuf decode', bare]);
+results.push(['protobuf decode → plain objects', await measure('protobuf decode → plain objects', () => decodeTraceRequestProtobuf(protobuf))]);
+
+const memory = memoryProducer();
+await memory.start();
+const memIngest = ingestWith(memory.producer, 'tracecheck.spans');
+results.push(['protobuf: decode+normalize+produce, in-process bus', await measure('protobuf: decode+normalize+produce, in-process', () => memIngest.exportTraces(decodeTraceRequestProtobuf(protobuf)))]);
+results.push(['JSON: decode+normalize+produce, in-process bus', await measure('JSON: decode+normalize+produce, in-process', () => memIngest.exportTraces(decodeTraceRequestJson(jsonBytes)))]);
+await memory.close();
+
+const brokers = (process.env.TRACECHECK_TEST_KAFKA_BROKERS ?? '127.0.0.1:19092').split(',');
+let kafkaNote = '';
+if (await reachable(brokers[0])) {
+  const topic = `bench_collector_${Date.now().toString(36)}`;
+  const kafka = await kafkaProducer(brokers, topic);
+  const kIngest = ingestWith(kafka.producer, topic);
+  results.push([`protobuf: decode+normalize+produce, Kafka (${kafka.via}, acks=all, 8 in flight)`, await measure('protobuf: decode+normalize+produce, Kafka', () => kIngest.exportTraces(decodeTraceRequestProtobuf(protobuf)), 8)]);
+  results.push([`JSON: decode+normalize+produce, Kafka (${kafka.via}, acks=all, 8 in flight)`, await measure('JSON: decode+normalize+produce, Kafka', () => kIngest.exportTraces(decodeTraceRequestJson(jsonBytes)), 8)]);
+  await kafka.close();
+} else {
+  kafkaNote = `Kafka at ${brokers.join(',')} not reachable: Kafka rows skipped.`;
+  console.log(kafkaNote);
+}
+
+const ratioRows = results.slice(2).map(([name, rate]) => `${name}: ${((rate / bare) * 100).toFixed(0)}% of bare decode`);
+for (const r of ratioRows) console.log(r);
+
+const dir = join(import.meta.dirname, 'results');
+if (!existsSync(dir)) mkdirSync(dir, { recursive: true });
+const file = join(dir, 'collector.md');
+const header = existsSync(file) ? '' : '# Collector benchmark\n\nSpans per second on one core (single-threaded loop; the machine is shared, so ±30%). Target: the full path at ≥30% of bare protobuf decode.\n\n';
+const table = results.map(([name, rate]) => `| ${name} | ${Math.round(rate).toLocaleString('en-US')} | ${name === 'bare protobuf decode' ? '100%' : `${((rate / bare) * 100).toFixed(0)}%`} |`).join('\n');
+appendFileSync(
+  file,
+  `${header}## ${new Date().toISOString()} – ${hostname()}, ${cpus()[0]?.model ?? 'cpu'} (${cpus().length} cores), Node ${process.version}\n\n` +
+    `${SPANS_PER_EXPORT} spans per export; protobuf ${protobuf.length} B, JSON ${jsonBytes.length} B; message attributes ${attrSizes.join('/')} bytes (input/output).\n\n` +
+    `| path | spans/s | vs bare decode |\n|---|---:|---:|\n${table}\n${kafkaNote ? `\n${kafkaNote}\n` : ''}\n`,
+);
+console.log(`appended to ${file}`);

@@ -135,6 +135,7 @@ async function moveThroughStaging<K extends string>(
   columns: readonly K[],
   rows: readonly Record<K, DuckDBValue>[],
   insert: string,
+  log: Logger,
 ): Promise<void> {
   await c.run('BEGIN TRANSACTION');
   try {
@@ -153,7 +154,7 @@ async function moveThroughStaging<K extends string>(
     await c.run(`DELETE FROM ${staging}`);
     await c.run('COMMIT');
   } catch (err) {
-    await c.run('ROLLBACK').catch(() => undefined);
+    await c.run('ROLLBACK').catch((rollbackErr: unknown) => log.error({ err: rollbackErr }, 'duckdb rollback failed'));
     throw err;
   }
 }
@@ -177,7 +178,11 @@ export function createDuckDbStore(options: DuckDbStoreOptions): Store {
       instance = await DuckDBInstance.create(options.path);
       connection = await instance.connect();
       return connection;
-    })();
+    })().catch((err: unknown) => {
+      // E.g. another process holds the file's lock: let a later call try again.
+      opening = null;
+      throw err;
+    });
     return opening;
   }
 
@@ -216,7 +221,11 @@ export function createDuckDbStore(options: DuckDbStoreOptions): Store {
     },
     async shutdown() {
       if (closed) return;
-      await tail;
+      // Let queued operations finish, including ones queued while we waited, then close at once.
+      for (let seen = tail; ; seen = tail) {
+        await seen;
+        if (seen === tail) break;
+      }
       closed = true;
       connection?.closeSync();
       instance?.closeSync();
@@ -229,14 +238,14 @@ export function createDuckDbStore(options: DuckDbStoreOptions): Store {
       if (units.length === 0) return;
       const rows = lastPerUnit(units.map(unitToRow));
       await ensureMigrated();
-      await serialized('writeUnits', (c) => moveThroughStaging(c, UNITS_STAGING, UNIT_COLUMNS, rows, UNIT_INSERT));
+      await serialized('writeUnits', (c) => moveThroughStaging(c, UNITS_STAGING, UNIT_COLUMNS, rows, UNIT_INSERT, log));
     },
 
     async writeScores(scores: readonly Score[]) {
       if (scores.length === 0) return;
       const rows = lastPerScoreKey(scores.map(scoreToRow));
       await ensureMigrated();
-      await serialized('writeScores', (c) => moveThroughStaging(c, SCORES_STAGING, SCORE_FIELDS, rows, SCORE_INSERT));
+      await serialized('writeScores', (c) => moveThroughStaging(c, SCORES_STAGING, SCORE_FIELDS, rows, SCORE_INSERT, log));
     },
 
     async getUnit(unitId: string) {

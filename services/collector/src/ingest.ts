@@ -9,8 +9,7 @@ import { countLogRecords, countSpans, logsRequestToMessages, traceRequestToMessa
 export type IngestResult =
   | { kind: 'ok'; partial?: PartialSuccess }
   | { kind: 'too_many_items'; message: string }
-  | { kind: 'unavailable'; message: string; retryAfterSeconds: number }
-  | { kind: 'failed'; message: string };
+  | { kind: 'unavailable'; message: string; retryAfterSeconds: number };
 
 export interface IngestOptions {
   producer: Producer;
@@ -45,17 +44,19 @@ export function createIngest(options: IngestOptions): Ingest {
   const now = options.now ?? Date.now;
   const log = options.log;
 
-  async function produce(conversion: Conversion, unit: string): Promise<IngestResult> {
+  async function produce(conversion: Conversion): Promise<IngestResult> {
     if (conversion.messages.length > 0) {
       try {
         await withTimeout(options.producer.send(options.topic, conversion.messages), options.produceTimeoutMs);
       } catch (err) {
-        if (err instanceof ProduceTimeoutError || isRetriable(err)) {
-          log.warn({ err, topic: options.topic, count: conversion.messages.length }, 'produce failed, answering unavailable');
-          return { kind: 'unavailable', message: `downstream unavailable: ${errorMessage(err)}`, retryAfterSeconds: options.retryAfterSeconds };
-        }
-        log.error({ err, topic: options.topic }, 'produce failed permanently');
-        return { kind: 'failed', message: `could not store ${unit}: ${errorMessage(err)}` };
+        // Every produce failure is answered 503: the spans were valid, so a bus that does not take
+        // them is downstream trouble from the client's side (a producer that could not even start
+        // reports a PermanentError, yet a retry later is exactly right). Record-level rejections
+        // (too large) are prevented upstream by maxBodyBytes / maxAttributeBytes.
+        const timedOut = err instanceof ProduceTimeoutError;
+        if (timedOut || isRetriable(err)) log.warn({ err, topic: options.topic, count: conversion.messages.length }, 'produce failed, answering unavailable');
+        else log.error({ err, topic: options.topic, count: conversion.messages.length }, 'produce failed with a non-retriable error, answering unavailable');
+        return { kind: 'unavailable', message: `downstream unavailable: ${errorMessage(err)}`, retryAfterSeconds: options.retryAfterSeconds };
       }
     }
     if (conversion.rejected > 0) return { kind: 'ok', partial: { rejected: conversion.rejected, errorMessage: conversion.errorMessage } };
@@ -69,7 +70,7 @@ export function createIngest(options: IngestOptions): Ingest {
         return Promise.resolve({ kind: 'too_many_items', message: `${n} spans exceed the limit of ${options.maxSpansPerRequest} per request` });
       }
       const conversion = traceRequestToMessages(req, { maxAttributeBytes: options.maxAttributeBytes, receivedAtMs: now() });
-      return produce(conversion, 'spans');
+      return produce(conversion);
     },
     exportLogs(req) {
       const n = countLogRecords(req);
@@ -77,7 +78,7 @@ export function createIngest(options: IngestOptions): Ingest {
         return Promise.resolve({ kind: 'too_many_items', message: `${n} log records exceed the limit of ${options.maxSpansPerRequest} per request` });
       }
       const conversion = logsRequestToMessages(req, { maxAttributeBytes: options.maxAttributeBytes, receivedAtMs: now() });
-      return produce(conversion, 'log records');
+      return produce(conversion);
     },
   };
 }

@@ -60,9 +60,6 @@ export function createGrpcReceiver(options: GrpcReceiverOptions): GrpcReceiver {
       case 'unavailable':
         callback({ code: status.UNAVAILABLE, details: result.message, metadata: retryInfoMetadata(status.UNAVAILABLE, result.message, result.retryAfterSeconds) });
         return;
-      case 'failed':
-        callback({ code: status.INTERNAL, details: result.message });
-        return;
     }
   }
 

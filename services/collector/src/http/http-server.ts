@@ -72,9 +72,6 @@ export function createHttpReceiver(options: HttpReceiverOptions): HttpReceiver {
       case 'unavailable':
         fail(res, 503, encoding, result.message, { 'Retry-After': String(result.retryAfterSeconds) });
         return;
-      case 'failed':
-        fail(res, 500, encoding, result.message);
-        return;
     }
   }
 

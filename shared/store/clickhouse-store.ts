@@ -180,12 +180,9 @@ export function createClickHouseStore(options: ClickHouseStoreOptions): Store {
 
     async queryScores(query: ScoreQuery) {
       const nq = normalizeScoreQuery(query);
-      // created_at_ms is an unsigned integer: compare with integers only, and never with a negative
-      // literal (old servers compare signed with unsigned loosely).
-      const from = nq.fromMs === undefined || nq.fromMs <= 0 ? undefined : Math.ceil(nq.fromMs);
-      const to = nq.toMs === undefined || nq.toMs > Number.MAX_SAFE_INTEGER ? undefined : Math.ceil(nq.toMs);
-      if (to !== undefined && to <= 0) return [];
-      if (from !== undefined && from > Number.MAX_SAFE_INTEGER) return [];
+      if (nq.empty) return [];
+      const from = nq.fromMs;
+      const to = nq.toMs;
 
       // Key filters may go before the one-row-per-key step (they select whole keys); time filters
       // must go after it, or a superseded version could stand in for a winner outside the range.

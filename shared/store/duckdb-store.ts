@@ -262,6 +262,7 @@ export function createDuckDbStore(options: DuckDbStoreOptions): Store {
 
     async queryScores(query: ScoreQuery) {
       const nq = normalizeScoreQuery(query);
+      if (nq.empty) return [];
       const where: string[] = [];
       const values: DuckDBValue[] = [];
       const bind = (v: DuckDBValue): string => {

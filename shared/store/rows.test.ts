@@ -60,6 +60,16 @@ describe('normalizeScoreQuery', () => {
     expect(() => normalizeScoreQuery({ limit: 0 })).toThrow(PermanentError);
     expect(() => normalizeScoreQuery({ toMs: Number.NaN })).toThrow(PermanentError);
   });
+
+  it('turns bounds into integers that cannot overflow', () => {
+    const n = normalizeScoreQuery;
+    expect(n({ fromMs: 1.5, toMs: 2.5 })).toMatchObject({ fromMs: 2, toMs: 3, empty: false });
+    expect(n({ fromMs: -1e18, toMs: 1e300 })).toMatchObject({ fromMs: undefined, toMs: undefined, empty: false });
+    expect(n({ toMs: 0 }).empty).toBe(true);
+    expect(n({ fromMs: 1e300 }).empty).toBe(true);
+    expect(n({ fromMs: 10, toMs: 10 }).empty).toBe(true);
+    expect(n({ fromMs: 10, toMs: 10.5 })).toMatchObject({ fromMs: 10, toMs: 11, empty: false });
+  });
 });
 
 describe('createWriteSequence', () => {

@@ -36,8 +36,11 @@ export const MAX_SCORE_LIMIT = 10_000;
 export interface NormalizedScoreQuery {
   check: string | undefined;
   unitId: string | undefined;
+  /** Integer ms in (0, 2^53): a bound that cannot exclude anything is dropped. */
   fromMs: number | undefined;
   toMs: number | undefined;
+  /** True when the bounds exclude every possible row (no query needed). */
+  empty: boolean;
   limit: number;
 }
 
@@ -57,11 +60,20 @@ function stringOrUndefined(name: string, v: string | undefined): string | undefi
 export function normalizeScoreQuery(q: ScoreQuery): NormalizedScoreQuery {
   const limit = q.limit ?? DEFAULT_SCORE_LIMIT;
   if (!Number.isSafeInteger(limit) || limit < 1) throw new PermanentError(`limit must be a positive integer, got ${String(limit)}`);
+  // created_at_ms is a non-negative safe integer, so x >= 1.5 is x >= 2 and x < 1.5 is x < 2; bounds
+  // become integers that every backend compares exactly (no signed/unsigned or int64 overflow games).
+  const rawFrom = finiteOrUndefined('fromMs', q.fromMs);
+  const rawTo = finiteOrUndefined('toMs', q.toMs);
+  const fromMs = rawFrom === undefined || rawFrom <= 0 ? undefined : Math.ceil(rawFrom);
+  const toMs = rawTo === undefined || rawTo > Number.MAX_SAFE_INTEGER ? undefined : Math.ceil(rawTo);
+  const empty =
+    (toMs !== undefined && toMs <= 0) || (fromMs !== undefined && fromMs > Number.MAX_SAFE_INTEGER) || (fromMs !== undefined && toMs !== undefined && fromMs >= toMs);
   return {
     check: stringOrUndefined('check', q.check),
     unitId: stringOrUndefined('unitId', q.unitId),
-    fromMs: finiteOrUndefined('fromMs', q.fromMs),
-    toMs: finiteOrUndefined('toMs', q.toMs),
+    fromMs: empty ? undefined : fromMs,
+    toMs: empty ? undefined : toMs,
+    empty,
     limit: Math.min(limit, MAX_SCORE_LIMIT),
   };
 }

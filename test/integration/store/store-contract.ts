@@ -204,6 +204,12 @@ export function describeStoreContract(label: string, harness: StoreHarness): voi
       expect(await store.queryScores({ check: checkA, limit: 2 })).toEqual([a4, a3]);
       expect(await store.queryScores({ check: checkA, limit: 50_000 })).toEqual([a4, a3, a2, a1]);
       expect(await store.queryScores({ check: `${checkA}-none` })).toEqual([]);
+      // Fractional, negative and huge bounds mean the same on every backend.
+      expect(await store.queryScores({ check: checkA, fromMs: T0 + 9.5, toMs: T0 + 20.5 })).toEqual([a3, a2]);
+      expect(await store.queryScores({ check: checkA, fromMs: -1e18, toMs: 1e300 })).toEqual([a4, a3, a2, a1]);
+      expect(await store.queryScores({ check: checkA, toMs: 0 })).toEqual([]);
+      expect(await store.queryScores({ check: checkA, toMs: -5 })).toEqual([]);
+      expect(await store.queryScores({ check: checkA, fromMs: 1e300 })).toEqual([]);
     });
 
     it('applies the default limit of 100', async () => {

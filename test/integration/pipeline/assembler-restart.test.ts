@@ -96,8 +96,8 @@ describe('assembler on Kafka', () => {
     const C = '3'.repeat(32);
     await producer.send(spans, [{ key: C, value: '{"schema_version": 99}' }, spanMessages(C, true, 'after the poison')]);
     await waitFor(() => reader.units.length === 1 && dead.length === 1, { timeoutMs: 30_000, description: 'one unit and one dead letter' });
-    expect(dead[0]!.value).toBe('{"schema_version": 99}');
-    expect(dead[0]!.headers.error).toMatch(/not a span envelope v1/);
-    expect(reader.units[0]!.message_history.map((m) => m.content)).toEqual(['after the poison', 're: after the poison']);
+    expect(dead[0].value).toBe('{"schema_version": 99}');
+    expect(dead[0].headers.error).toMatch(/not a span envelope v1/);
+    expect(reader.units[0].message_history.map((m) => m.content)).toEqual(['after the poison', 're: after the poison']);
   });
 });

@@ -4,6 +4,7 @@ import type { Config } from '../shared/config/index.ts';
 import type { Component } from '../shared/lifecycle/index.ts';
 import type { Logger } from '../shared/logging/index.ts';
 import type { Store } from '../shared/store/index.ts';
+import { createCodeSandbox } from '../shared/code-sandbox/index.ts';
 import { createApiServer } from '../services/api/src/index.ts';
 import { createAssembler } from '../services/assembler/src/index.ts';
 import { createCollector } from '../services/collector/src/index.ts';
@@ -46,6 +47,9 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
   // Downstream first, so that nothing is accepted before something can take it.
   if (services.has('scorer')) {
     const judge = overrides.judge ?? createJudge(config, log);
+    // One sandbox process for users' code checks, started on first use and closed at shutdown.
+    const sandbox = createCodeSandbox({ log: log.child({ component: 'code-sandbox' }) });
+    components.push({ name: 'code-sandbox', start: () => Promise.resolve(), shutdown: () => sandbox.close() });
     components.push(
       createScorer({
         bus,
@@ -56,6 +60,7 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
         checks: resolveChecks(config.checks),
         judge: judge ? withConcurrencyLimit(judge, config.judge?.concurrency ?? 4) : null,
         judgeUnavailableReason: judge ? null : config.judgeUnavailableReason,
+        codeRunner: sandbox,
         nowMs: Date.now,
         log,
       }),

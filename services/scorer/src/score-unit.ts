@@ -1,4 +1,4 @@
-import type { CheckContext, JudgeClient, RunnableCheck } from '../../../shared/checks/contract.ts';
+import type { CheckContext, CodeRunner, JudgeClient, RunnableCheck } from '../../../shared/checks/contract.ts';
 import { runCheck, unitToCheckInput } from '../../../shared/checks/index.ts';
 import type { Score, Unit } from '../../../shared/schemas/index.ts';
 import { outcomeToScore } from './outcome-to-score.ts';
@@ -7,6 +7,8 @@ export interface ScoreUnitDeps {
   checks: readonly RunnableCheck[];
   judge: JudgeClient | null;
   judgeUnavailableReason: string | null;
+  /** Runs users' code checks in isolation; without it they are scored `not_run`. */
+  codeRunner?: CodeRunner;
   nowMs: () => number;
 }
 
@@ -17,6 +19,7 @@ export async function scoreUnit(unit: Unit, deps: ScoreUnitDeps): Promise<Score[
     judge: deps.judge,
     nowMs: deps.nowMs,
     ...(deps.judgeUnavailableReason ? { judgeUnavailableReason: deps.judgeUnavailableReason } : {}),
+    ...(deps.codeRunner ? { codeRunner: deps.codeRunner } : {}),
   };
   return Promise.all(
     deps.checks.map(async (check) => {

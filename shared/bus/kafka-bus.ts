@@ -44,6 +44,7 @@ export interface KafkaBusOptions {
 
 /**
  * The Bus on Kafka through kafkajs, which stays behind this module (it is in maintenance mode).
+ * `ensureTopics` also creates each topic's `<topic>.dlq`, for clusters without auto-creation.
  *
  * Delivery is at least once. Offsets are committed by hand, never automatically: after a record is
  * handled (or dead-lettered) the consumer commits min(committableOffset, last handled) + 1, since
@@ -138,7 +139,8 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
       try {
         await admin.connect();
         const existing = new Set(await admin.listTopics());
-        const missing = [...new Set(topics)].filter((t) => !existing.has(t));
+        const wanted = topics.flatMap((t) => (t.endsWith('.dlq') ? [t] : [t, deadLetterTopic(t)]));
+        const missing = [...new Set(wanted)].filter((t) => !existing.has(t));
         if (missing.length === 0) return;
         await admin.createTopics({
           waitForLeaders: true,
@@ -207,22 +209,26 @@ function createKafkaConsumer(deps: ConsumerDeps): Consumer {
     let lastHandled: string | null = null;
     let lastCommitAt = Date.now();
     let heartbeatError: Error | null = null;
+    // Ends a retry loop early when shutting down or when the partition may have moved on.
+    const lost = new AbortController();
+    const signal = AbortSignal.any([abort.signal, lost.signal]);
     // A handler may run for minutes (retries, a slow judge): keep the group membership alive.
     const beat = setInterval(() => {
       payload.heartbeat().catch((err: unknown) => {
         heartbeatError ??= err instanceof Error ? err : new Error(String(err));
+        lost.abort();
       });
     }, Math.max(500, Math.floor((options.heartbeatIntervalMs ?? 3_000) / 2)));
     try {
       for (const raw of batch.messages) {
-        if (!payload.isRunning() || payload.isStale() || abort.signal.aborted || heartbeatError !== null) break;
+        if (!payload.isRunning() || payload.isStale() || signal.aborted) break;
         const message = toBusMessage(batch.topic, partition, raw);
         const outcome = await deliver({
           message,
           handle: (m) => consumerOptions.handle(m),
           deadLetter: (m, err) => deps.sendWith(dlqProducer, deadLetterTopic(topic), [deadLetterRecord(m, err)]),
           backoff: deps.backoff,
-          signal: abort.signal,
+          signal,
           log,
         });
         if (outcome === 'stopped') break;

@@ -1,9 +1,12 @@
+import { Kafka, logLevel } from 'kafkajs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { createKafkaBus } from '../../../shared/bus/index.ts';
 import { describeBusContract } from '../../../shared/bus/testing/bus-contract-suite.ts';
 import { RetriableError } from '../../../shared/errors/index.ts';
 import { createSilentLogger } from '../../../shared/logging/index.ts';
-import { testKafkaBrokers, uniqueName } from '../../helpers/infra.ts';
+import type { BusMessage } from '../../../shared/bus/index.ts';
+import { testKafkaBrokers, uniqueName, waitFor } from '../../helpers/infra.ts';
 
 // Bounded everywhere: with the broker down, the first ensureTopics fails within seconds and every
 // test fails instead of hanging.
@@ -38,5 +41,73 @@ describe('kafka bus failures', () => {
     expect(error).toBeInstanceOf(RetriableError);
     expect((error as Error).message).toMatch(/^connecting a producer to 127\.0\.0\.1:1: /);
     await producer.shutdown();
+  });
+});
+
+describe('kafka bus specifics', () => {
+  const newBus = (overrides: Partial<Parameters<typeof createKafkaBus>[0]> = {}) =>
+    createKafkaBus({ brokers: testKafkaBrokers(), clientId: uniqueName('bus_test'), log: createSilentLogger(), ...bounded, ...overrides });
+
+  it('ensureTopics creates the topic with its partitions and its dead-letter topic', async () => {
+    const topic = uniqueName('bus_ensure');
+    const bus = newBus({ topicPartitions: 4 });
+    await bus.ensureTopics([topic]);
+    await bus.ensureTopics([topic]);
+
+    const admin = new Kafka({ clientId: 'bus-test-admin', brokers: testKafkaBrokers(), logLevel: logLevel.NOTHING }).admin();
+    await admin.connect();
+    try {
+      const { topics } = await admin.fetchTopicMetadata({ topics: [topic, `${topic}.dlq`] });
+      expect(topics.map((t) => [t.name, t.partitions.length]).sort()).toEqual([
+        [topic, 4],
+        [`${topic}.dlq`, 4],
+      ]);
+    } finally {
+      await admin.disconnect();
+    }
+  });
+
+  it('keeps its group membership through a handler slower than the session timeout', async () => {
+    const bus = newBus({ sessionTimeoutMs: 6_000, heartbeatIntervalMs: 1_000 });
+    const topic = uniqueName('bus_slow');
+    const groupId = uniqueName('g_slow');
+    await bus.ensureTopics([topic]);
+    const producer = bus.createProducer();
+    await producer.start();
+    await producer.send(topic, [
+      { key: 'k', value: 'slow' },
+      { key: 'k', value: 'next' },
+    ]);
+
+    const seen: string[] = [];
+    const first = bus.createConsumer({
+      topic,
+      groupId,
+      handle: async (m: BusMessage) => {
+        // Longer than the session timeout: without heartbeats the broker would evict the member
+        // and a rebalance would hand 'slow' out a second time.
+        if (m.value === 'slow') await sleep(8_000);
+        seen.push(m.value);
+      },
+    });
+    await first.start();
+    try {
+      await waitFor(() => seen.length >= 2 || undefined, { timeoutMs: 60_000, description: 'both records' });
+    } finally {
+      await first.shutdown();
+    }
+    expect(seen).toEqual(['slow', 'next']);
+
+    const again: string[] = [];
+    const second = bus.createConsumer({ topic, groupId, handle: (m) => Promise.resolve(void again.push(m.value)) });
+    await second.start();
+    try {
+      await producer.send(topic, [{ key: 'k', value: 'sentinel' }]);
+      await waitFor(() => again.includes('sentinel') || undefined, { timeoutMs: 60_000, description: 'the sentinel' });
+    } finally {
+      await second.shutdown();
+      await producer.shutdown();
+    }
+    expect(again).toEqual(['sentinel']);
   });
 });

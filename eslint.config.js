@@ -55,6 +55,10 @@ export default tseslint.config(
     },
   },
   {
+    files: ['bin/*.mjs'],
+    languageOptions: { globals: { process: 'readonly' } },
+  },
+  {
     files: ['cli/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts'],
     rules: { 'no-console': 'off' },
   },

@@ -1,6 +1,7 @@
 import type { ChatMessage, TokenUsage, ToolCall, ToolDefinition } from '../../../../../shared/schemas/index.ts';
 import { message, normalizeRole, toolCall, toolDefinition } from '../messages.ts';
 import { asString, canonicalArguments, contentText, hasKeyWithPrefix, subIndexed, take, takeIndexed, takeNumber, takeString } from '../values.ts';
+import { fillMissingIds, langChainToolMessage, rawInputMessages, rawOutputMessages } from './raw-io.ts';
 import type { FamilyExtractor, FamilyFields } from './types.ts';
 import { spanErrorText } from './types.ts';
 
@@ -77,8 +78,18 @@ export const extractOpenInference: FamilyExtractor = (input) => {
 
   const inputs = messages(attrs, 'llm.input_messages', 'user');
   const outputs = messages(attrs, 'llm.output_messages', 'assistant');
-  if (inputs.length > 0) out.input_messages = inputs;
-  if (outputs.length > 0) out.output_messages = outputs;
+  if (inputs.length > 0) {
+    fillMissingIds(inputs, rawInputMessages(attrs['input.value']));
+    out.input_messages = inputs;
+  }
+  if (outputs.length > 0) {
+    fillMissingIds(outputs, rawOutputMessages(attrs['output.value']));
+    out.output_messages = outputs;
+  }
+  if (kind === 'LLM' && (inputs.length > 0 || outputs.length > 0)) {
+    // The raw request/response repeat what the messages now hold; dropping them halves the record.
+    for (const k of ['input.value', 'input.mime_type', 'output.value', 'output.mime_type']) delete attrs[k];
+  }
   const defs = tools(attrs);
   if (defs.length > 0) out.tool_definitions = defs;
 
@@ -103,8 +114,12 @@ export const extractOpenInference: FamilyExtractor = (input) => {
     take(attrs, 'input.mime_type');
     take(attrs, 'output.mime_type');
     if (args !== undefined) out.tool_execution.arguments = canonicalArguments(args);
-    if (result !== undefined) out.tool_execution.result = contentText(result);
-    const error = spanErrorText(input);
+    const toolMessage = langChainToolMessage(result);
+    if (toolMessage) {
+      out.tool_execution.result = toolMessage.content;
+      if (toolMessage.callId) out.tool_execution.call_id ??= toolMessage.callId;
+    } else if (result !== undefined) out.tool_execution.result = contentText(result);
+    const error = spanErrorText(input) ?? (toolMessage?.error ? toolMessage.content : undefined);
     if (error) out.tool_execution.error = error;
     take(attrs, 'tool.description');
     take(attrs, 'tool.parameters');

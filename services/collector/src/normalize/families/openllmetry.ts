@@ -10,7 +10,9 @@ function indexedMessages(attrs: Record<string, unknown>, prefix: string, fallbac
     // Older versions put a single function call under function_call.*
     if (rec['function_call.name'] !== undefined) calls.push(toolCall(rec['function_call.id'], rec['function_call.name'], rec['function_call.arguments']));
     const role = normalizeRole(rec.role, fallback);
-    return message(role, openAiContent(rec.content) ?? (typeof rec.refusal === 'string' ? rec.refusal : null), {
+    // Older releases write a missing content as the string "null".
+    const content = rec.content === 'null' ? null : openAiContent(rec.content);
+    return message(role, content ?? (typeof rec.refusal === 'string' ? rec.refusal : null), {
       name: asString(rec.name),
       tool_calls: calls,
       tool_call_id: role === 'tool' ? asString(rec.tool_call_id) ?? '' : undefined,
@@ -21,7 +23,8 @@ function indexedMessages(attrs: Record<string, unknown>, prefix: string, fallbac
 function indexedFunctions(attrs: Record<string, unknown>, prefix: string): ToolDefinition[] {
   const out: ToolDefinition[] = [];
   for (const rec of takeIndexed(attrs, prefix)) {
-    const def = toolDefinition({ type: 'function', name: rec.name, description: rec.description, parameters: rec.parameters });
+    // openllmetry-js ≤0.22 writes the JSON schema under `.arguments`, Python under `.parameters`.
+    const def = toolDefinition({ type: 'function', name: rec.name, description: rec.description, parameters: rec.parameters ?? rec.arguments });
     if (def) out.push(def);
   }
   return out;

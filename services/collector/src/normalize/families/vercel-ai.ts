@@ -177,12 +177,17 @@ export const extractVercelAi: FamilyExtractor = (input) => {
   take(attrs, 'resource.name');
   const metaAgent = takeString(attrs, 'ai.telemetry.metadata.agent');
   if (metaAgent) out.agent_name = metaAgent;
+  // v4–v6 put telemetry metadata under ai.telemetry.metadata.*, v7's legacy integration under
+  // ai.settings.context.* (ai.settings.runtimeContext.* in some releases).
   const session =
     takeString(attrs, 'ai.telemetry.metadata.sessionId') ??
     takeString(attrs, 'ai.telemetry.metadata.conversationId') ??
-    takeString(attrs, 'ai.settings.runtimeContext.sessionId');
+    takeString(attrs, 'ai.settings.context.sessionId') ??
+    takeString(attrs, 'ai.settings.context.conversationId') ??
+    takeString(attrs, 'ai.settings.runtimeContext.sessionId') ??
+    takeString(attrs, 'ai.settings.runtimeContext.conversationId');
   if (session) out.conversation_id = session;
-  const agentVersion = takeString(attrs, 'ai.telemetry.metadata.agentVersion');
+  const agentVersion = takeString(attrs, 'ai.telemetry.metadata.agentVersion') ?? takeString(attrs, 'ai.settings.context.agentVersion');
   if (agentVersion) out.agent_version = agentVersion;
   return Object.keys(out).length > 0 ? out : undefined;
 };

@@ -189,6 +189,8 @@ function createKafkaConsumer(deps: ConsumerDeps): Consumer {
   const committed = new Map<number, string>();
   let state: 'new' | 'started' | 'stopped' = 'new';
   let stopping: Promise<void> | null = null;
+  // After a rebalance another member may have committed less than we remember for a partition.
+  consumer.on(consumer.events.GROUP_JOIN, () => committed.clear());
 
   const commit = async (partition: number, lastHandled: string): Promise<void> => {
     const allowed = consumerOptions.committableOffset ? consumerOptions.committableOffset(partition, lastHandled) : lastHandled;

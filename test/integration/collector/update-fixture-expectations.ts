@@ -8,5 +8,5 @@ import { listFixtures, normalizeFixture } from './fixture-expectations.ts';
 for (const f of listFixtures()) {
   const records = normalizeFixture(f);
   writeFileSync(f.expectedPath, `${JSON.stringify({ source: relative(f.expectedPath, f.jsonPath).replace(/^\.\.\//, ''), records }, null, 2)}\n`);
-  console.log(`${relative(process.cwd(), f.expectedPath)}: ${records.length} records`);
+  process.stdout.write(`${relative(process.cwd(), f.expectedPath)}: ${records.length} records\n`);
 }

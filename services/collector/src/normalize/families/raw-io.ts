@@ -17,8 +17,9 @@ function fields(raw: unknown): Record<string, unknown> | undefined {
 export function rawInputMessages(inputValue: unknown): unknown[] | undefined {
   const v = parseMaybeJson(inputValue);
   if (!isRecord(v) || !Array.isArray(v.messages)) return undefined;
-  const first: unknown = v.messages[0];
-  return Array.isArray(first) ? first : v.messages;
+  const list: unknown[] = v.messages;
+  const first = list[0];
+  return Array.isArray(first) ? (first as unknown[]) : list;
 }
 
 /** The messages of a raw response: OpenAI `{choices:[{message}]}` or LangChain `{generations:[[{message}]]}`. */

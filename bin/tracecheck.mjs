@@ -3,4 +3,5 @@
 import { register } from 'tsx/esm/api';
 
 register();
-await import('../cli/main.ts');
+const { runCli } = await import('../cli/main.ts');
+await runCli();

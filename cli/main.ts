@@ -35,8 +35,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   return command.run(rest, io);
 }
 
-const isEntry = process.argv[1] !== undefined && /(?:tracecheck\.mjs|cli[\\/]main\.ts)$/.test(process.argv[1]);
-if (isEntry) {
-  const code = await main(process.argv.slice(2), { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env });
-  process.exitCode = code;
+/** The process entry (bin/tracecheck.mjs): runs a command and sets the exit code. */
+export async function runCli(): Promise<void> {
+  process.exitCode = await main(process.argv.slice(2), { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env });
 }

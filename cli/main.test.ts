@@ -45,7 +45,7 @@ describe('tracecheck', () => {
       ['r1', 'automated_resolution', 0, false, 'deterministic'],
       ['r1', 'task_completed', null, null, 'model'],
     ]);
-    expect(lines[2]!.error).toMatch(/^not_run: no judge configured/);
+    expect(lines[2].error).toMatch(/^not_run: no judge configured/);
   });
 
   it('checks list --json prints the whole catalog', async () => {

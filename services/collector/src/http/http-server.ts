@@ -170,7 +170,13 @@ export function createHttpReceiver(options: HttpReceiverOptions): HttpReceiver {
     stop() {
       return new Promise((resolve) => {
         if (!server.listening) return resolve();
-        server.close(() => resolve());
+        // Exports in flight get a few seconds to finish; keep-alive clients must not hold shutdown.
+        const force = setTimeout(() => server.closeAllConnections(), 5_000);
+        force.unref();
+        server.close(() => {
+          clearTimeout(force);
+          resolve();
+        });
         server.closeIdleConnections();
       });
     },

@@ -43,7 +43,9 @@ function joinText(texts: string[]): string | null {
 export function message(role: Role, content: string | null, extra?: Partial<ChatMessage>): ChatMessage {
   // A turn that only calls tools has null content, as OpenAI sends it, whichever way a library spelled it.
   const onlyCalls = role === 'assistant' && (extra?.tool_calls?.length ?? 0) > 0 && (content === '' || content === 'null');
-  const m: ChatMessage = { role, content: onlyCalls ? null : content };
+  // Tool results read the same from every family: JSON text is compacted, a JSON string unwrapped.
+  const text = role === 'tool' && typeof content === 'string' ? contentText(content) : content;
+  const m: ChatMessage = { role, content: onlyCalls ? null : text };
   if (extra?.name) m.name = extra.name;
   if (extra?.tool_calls && extra.tool_calls.length > 0) m.tool_calls = extra.tool_calls;
   if (extra?.tool_call_id !== undefined) m.tool_call_id = extra.tool_call_id;

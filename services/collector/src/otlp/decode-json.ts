@@ -44,6 +44,21 @@ function u64(v: unknown): string {
   return '0';
 }
 
+// OTLP/JSON requires integer enums; names are accepted too, as a lenient receiver.
+const SPAN_KINDS: Record<string, number> = {
+  SPAN_KIND_UNSPECIFIED: 0,
+  SPAN_KIND_INTERNAL: 1,
+  SPAN_KIND_SERVER: 2,
+  SPAN_KIND_CLIENT: 3,
+  SPAN_KIND_PRODUCER: 4,
+  SPAN_KIND_CONSUMER: 5,
+};
+const STATUS_CODES: Record<string, number> = { STATUS_CODE_UNSET: 0, STATUS_CODE_OK: 1, STATUS_CODE_ERROR: 2 };
+
+function enumValue(v: unknown, names: Record<string, number>): number {
+  return typeof v === 'string' && v in names ? names[v] : int(v);
+}
+
 function int(v: unknown): number {
   if (typeof v === 'number' && Number.isFinite(v)) return Math.trunc(v);
   if (typeof v === 'string' && /^-?\d+$/.test(v)) return Number(v);
@@ -101,7 +116,7 @@ function spanFromJson(v: unknown): DecodedSpan {
     spanId: hexId(s.spanId),
     parentSpanId: hexId(s.parentSpanId),
     name: str(s.name),
-    kind: int(s.kind),
+    kind: enumValue(s.kind, SPAN_KINDS),
     startTimeUnixNano: u64(s.startTimeUnixNano),
     endTimeUnixNano: u64(s.endTimeUnixNano),
     attributes: attributesFromJson(s.attributes),
@@ -110,7 +125,7 @@ function spanFromJson(v: unknown): DecodedSpan {
       const ev = obj(e, 'event');
       return { name: str(ev.name), timeUnixNano: u64(ev.timeUnixNano), attributes: attributesFromJson(ev.attributes) };
     }),
-    status: { code: int(status.code), message: str(status.message) },
+    status: { code: enumValue(status.code, STATUS_CODES), message: str(status.message) },
   };
 }
 

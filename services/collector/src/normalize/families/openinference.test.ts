@@ -58,7 +58,7 @@ describe('OpenInference', () => {
     });
     expect(env.genai.input_messages).toEqual([
       { role: 'user', content: 'Look:\n[image: https://x/y.png]' },
-      { role: 'tool', content: '{"temp": 14}', name: 'get_weather', tool_call_id: 'call_1' },
+      { role: 'tool', content: '{"temp":14}', name: 'get_weather', tool_call_id: 'call_1' },
     ]);
   });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { assembleTrace } from './assemble-trace.ts';
-import { appendDeduplicated } from './merge-history.ts';
+import { appendDeduplicated, linkToolResultsByPosition, sameMessage } from './merge-history.ts';
 import { assistant, createTestSpan, system, toolCall, toolResult, user } from '../../../test/helpers/span-factory.ts';
 
 const T = 'b'.repeat(32);
@@ -31,7 +31,44 @@ describe('appendDeduplicated', () => {
   });
 });
 
+describe('lossy history copies', () => {
+  it('matches a turn whose copy lost its call ids or its calls, but not a different call', () => {
+    const withId = toolCall('c1', 'f', { a: 1 });
+    expect(sameMessage(withId, toolCall('', 'f', { a: 1 }))).toBe(true);
+    expect(sameMessage(withId, { role: 'assistant', content: null })).toBe(true);
+    expect(sameMessage(withId, toolCall('c2', 'f', { a: 1 }))).toBe(false);
+    expect(sameMessage(withId, toolCall('c1', 'f', { a: 2 }))).toBe(false);
+    expect(sameMessage(assistant('text'), { role: 'assistant', content: 'text', tool_calls: withId.tool_calls! })).toBe(false);
+    expect(sameMessage(toolResult('c1', 'r'), { role: 'tool', content: 'r' })).toBe(true);
+    expect(sameMessage(toolResult('c1', 'r'), toolResult('c2', 'r'))).toBe(false);
+  });
+
+  it('deduplicates a history whose later copy lost the tool-call details', () => {
+    const h1 = appendDeduplicated([], [user('u'), toolCall('', 'f', { a: 1 })]);
+    const h2 = appendDeduplicated(h1, [user('u'), { role: 'assistant', content: null }, { role: 'tool', content: 'r' }, assistant('done')]);
+    expect(h2).toEqual([user('u'), toolCall('', 'f', { a: 1 }), { role: 'tool', content: 'r' }, assistant('done')]);
+  });
+
+  it('numbers calls without ids and links id-less results to them in order', () => {
+    const turn = { role: 'assistant' as const, content: null, tool_calls: [...toolCall('', 'f', { a: 1 }).tool_calls!, ...toolCall('k', 'g', {}).tool_calls!] };
+    const linked = linkToolResultsByPosition([user('u'), turn, { role: 'tool', content: 'from g', tool_call_id: 'k' }, { role: 'tool', content: 'from f' }]);
+    expect(linked[1].tool_calls!.map((c) => c.id)).toEqual(['call_1_0', 'k']);
+    expect(linked.slice(2)).toEqual([toolResult('k', 'from g'), toolResult('call_1_0', 'from f')]);
+  });
+});
+
 describe('assembleTrace', () => {
+  it('uses the innermost model calls when a wrapper span repeats their dialog', () => {
+    const root = createTestSpan({ trace_id: T, span_id: ROOT, startMs: 0, endMs: 100, genai: { input_messages: [user('q')], output_messages: [assistant('a2')], usage: { input_tokens: 30, output_tokens: 6 } } });
+    const step = createTestSpan({ trace_id: T, span_id: '2'.repeat(16), parent_span_id: ROOT, startMs: 1, endMs: 99 });
+    const inner1 = createTestSpan({ trace_id: T, parent_span_id: step.span_id, startMs: 2, endMs: 10, genai: { input_messages: [user('q')], output_messages: [toolCall('c', 'f', {})], usage: { input_tokens: 10, output_tokens: 2 } } });
+    const inner2 = createTestSpan({ trace_id: T, parent_span_id: step.span_id, startMs: 20, endMs: 30, genai: { input_messages: [user('q'), toolCall('c', 'f', {}), toolResult('c', 'r')], output_messages: [assistant('a2')], usage: { input_tokens: 20, output_tokens: 4 } } });
+    const unit = assembleTrace({ traceId: T, spans: [root, step, inner1, inner2], logs: [] }, 1);
+    expect(unit.message_history).toEqual([user('q'), toolCall('c', 'f', {}), toolResult('c', 'r'), assistant('a2')]);
+    expect(unit.usage).toEqual({ input_tokens: 30, output_tokens: 6 });
+  });
+
+
   it('builds one dialog from two model calls and a tool span, with usage, agent and model', () => {
     const root = createTestSpan({ trace_id: T, span_id: ROOT, name: 'invoke_agent Weather', startMs: 1000, endMs: 2000, genai: { agent_name: 'Weather', agent_version: '1.2.0', conversation_id: 'conv-1' }, environment: 'prod' });
     const chat1 = createTestSpan({

@@ -1,5 +1,5 @@
 import type { ChatMessage, LogRecordEnvelope, SpanRecord, TokenUsage, ToolDefinition, Unit, UnitToolCall } from '../../../shared/schemas/index.ts';
-import { appendDeduplicated } from './merge-history.ts';
+import { appendDeduplicated, linkToolResultsByPosition } from './merge-history.ts';
 
 const STATUS_ERROR = 2;
 
@@ -51,7 +51,10 @@ function modelCalls(spans: readonly SpanRecord[], logs: readonly LogRecordEnvelo
     }
     if (input.length > 0 || output.length > 0) calls.push({ span, input, output });
   }
-  return calls;
+  // A wrapper (an agent run, `ai.generateText`) repeats the dialog of the model calls inside it;
+  // the innermost calls are the real ones.
+  const wrappers = ancestorsOf(calls.map((c) => c.span), spans);
+  return calls.filter((c) => !wrappers.has(c.span.span_id));
 }
 
 /**
@@ -109,13 +112,24 @@ function toolCallsOf(history: readonly ChatMessage[], toolSpans: readonly SpanRe
   return calls;
 }
 
+/** Every span that has a descendant among `inner`: a wrapper whose figures repeat its children's. */
+function ancestorsOf(inner: readonly SpanRecord[], spans: readonly SpanRecord[]): Set<string> {
+  const parentOf = new Map(spans.map((s) => [s.span_id, s.parent_span_id]));
+  const out = new Set<string>();
+  for (const s of inner) {
+    // Bounded walk: a malicious export can make the parent links a cycle.
+    for (let p = s.parent_span_id, hops = 0; p && hops < spans.length; p = parentOf.get(p), hops++) out.add(p);
+  }
+  return out;
+}
+
 /** Usage is summed over the innermost spans that report it, so a wrapper's total is not counted twice. */
 function sumUsage(spans: readonly SpanRecord[]): TokenUsage {
   const withUsage = spans.filter((s) => s.genai.usage && Object.keys(s.genai.usage).length > 0);
-  const parentsWithUsageChild = new Set(withUsage.map((s) => s.parent_span_id).filter(Boolean));
+  const wrappers = ancestorsOf(withUsage, spans);
   const total: Required<Pick<TokenUsage, 'input_tokens' | 'output_tokens'>> & TokenUsage = { input_tokens: 0, output_tokens: 0 };
   for (const s of withUsage) {
-    if (parentsWithUsageChild.has(s.span_id)) continue;
+    if (wrappers.has(s.span_id)) continue;
     const u = s.genai.usage!;
     total.input_tokens += u.input_tokens ?? 0;
     total.output_tokens += u.output_tokens ?? 0;
@@ -148,7 +162,7 @@ export function assembleTrace(parts: TraceParts, assembledAtMs: number): Unit {
   let history: ChatMessage[] = [];
   for (const c of calls) history = appendDeduplicated(history, [...c.input, ...c.output]);
   const toolSpans = spans.filter((s) => s.genai.tool_execution);
-  history = linkToolSpans(history, toolSpans);
+  history = linkToolSpans(linkToolResultsByPosition(history), toolSpans);
 
   const last = calls.at(-1);
   const finalAssistant = [...history].reverse().find((m) => m.role === 'assistant' && m.content !== null && m.content.trim() !== '');

@@ -1,10 +1,4 @@
-import type { ChatMessage } from '../../../shared/schemas/index.ts';
-
-/** Equality key for a message: role, trimmed text, tool calls (name + canonical args) and call id. */
-export function messageKey(m: ChatMessage): string {
-  const calls = (m.tool_calls ?? []).map((c) => `${c.id}|${c.function.name}|${canonicalJson(c.function.arguments)}`);
-  return JSON.stringify([m.role, (m.content ?? '').trim(), calls, m.tool_call_id ?? '']);
-}
+import type { ChatMessage, ToolCall } from '../../../shared/schemas/index.ts';
 
 /** Arguments compare by meaning: `{"a":1}` and `{ "a": 1 }` are the same call. */
 function canonicalJson(text: string): string {
@@ -23,25 +17,78 @@ function sortKeys(v: unknown): unknown {
   return v;
 }
 
+const text = (m: ChatMessage): string => (m.content ?? '').trim();
+
+function sameCall(a: ToolCall, b: ToolCall): boolean {
+  // Some libraries record no call ids; an id missing on either side does not make calls differ.
+  if (a.id && b.id && a.id !== b.id) return false;
+  return a.function.name === b.function.name && canonicalJson(a.function.arguments) === canonicalJson(b.function.arguments);
+}
+
+/**
+ * Whether two messages are the same turn as two spans recorded it. Libraries copy history lossily
+ * (no call ids, an assistant tool-call turn without its calls), so a detail missing on one side
+ * is not a difference; a detail present on both sides must agree.
+ */
+export function sameMessage(a: ChatMessage, b: ChatMessage): boolean {
+  if (a.role !== b.role || text(a) !== text(b)) return false;
+  if (a.tool_call_id && b.tool_call_id && a.tool_call_id !== b.tool_call_id) return false;
+  const ca = a.tool_calls ?? [];
+  const cb = b.tool_calls ?? [];
+  if (ca.length > 0 && cb.length > 0) return ca.length === cb.length && ca.every((c, i) => sameCall(c, cb[i]));
+  // One side lost the calls: only a turn with no text of its own can be that lossy copy.
+  return ca.length === cb.length || text(a) === '';
+}
+
 /**
  * Appends one model call's messages to the dialog so far. Every LLM span repeats the history it
  * was sent, so the longest suffix of `history` that is a prefix of `next` is shared and only what
  * follows it is new. With no overlap (a sub-agent, a trimmed context) the call is appended whole.
  */
 export function appendDeduplicated(history: readonly ChatMessage[], next: readonly ChatMessage[]): ChatMessage[] {
-  const hKeys = history.map(messageKey);
   let rest = next;
   // A system prompt the dialog already has is re-sent context, not a new turn.
-  while (rest.length > 0 && rest[0].role === 'system' && hKeys.includes(messageKey(rest[0]))) rest = rest.slice(1);
-  const nKeys = rest.map(messageKey);
+  while (rest.length > 0 && rest[0].role === 'system' && history.some((h) => sameMessage(h, rest[0]))) rest = rest.slice(1);
   let overlap = 0;
-  for (let k = Math.min(hKeys.length, nKeys.length); k > 0; k--) {
+  for (let k = Math.min(history.length, rest.length); k > 0; k--) {
     let same = true;
-    for (let i = 0; i < k && same; i++) same = hKeys[hKeys.length - k + i] === nKeys[i];
+    for (let i = 0; i < k && same; i++) same = sameMessage(history[history.length - k + i], rest[i]);
     if (same) {
       overlap = k;
       break;
     }
   }
   return [...history, ...rest.slice(overlap)];
+}
+
+/**
+ * Gives every tool call an id and every tool result the id of its call. Without ids in the source,
+ * the k-th result after an assistant turn answers its k-th call (the order OpenAI requires).
+ */
+export function linkToolResultsByPosition(history: readonly ChatMessage[]): ChatMessage[] {
+  const out: ChatMessage[] = [];
+  for (let i = 0; i < history.length; i++) {
+    const m = history[i];
+    if (m.role !== 'assistant' || !m.tool_calls?.length) {
+      out.push(m);
+      continue;
+    }
+    const calls = m.tool_calls.map((c, j) => (c.id ? c : { ...c, id: `call_${i}_${j}` }));
+    out.push(calls.some((c, j) => c !== m.tool_calls![j]) ? { ...m, tool_calls: calls } : m);
+    const answered = new Set<string>();
+    let next = 0;
+    while (i + 1 < history.length && history[i + 1].role === 'tool') {
+      const t = history[++i];
+      if (t.tool_call_id && calls.some((c) => c.id === t.tool_call_id)) {
+        answered.add(t.tool_call_id);
+        out.push(t);
+        continue;
+      }
+      while (next < calls.length && answered.has(calls[next].id)) next++;
+      const call = calls[next];
+      if (call) answered.add(call.id);
+      out.push(call ? { ...t, tool_call_id: call.id } : t);
+    }
+  }
+  return out;
 }

@@ -1,0 +1,88 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { decodeLogsRequestJson, decodeLogsRequestProtobuf, decodeTraceRequestJson, decodeTraceRequestProtobuf, logsRequestToMessages, traceRequestToMessages } from '../../services/collector/src/index.ts';
+import { assembleTrace } from '../../services/assembler/src/index.ts';
+import { SpanEnvelopeSchema, type LogRecordEnvelope, type SpanRecord } from '../../shared/schemas/index.ts';
+import { listFixtures } from '../integration/collector/fixture-expectations.ts';
+
+// Every golden export of a real instrumentation library, through the collector's normalization and
+// the assembler, must give the same dialog: the conversation the fixture generator had with our
+// model server. This is the trace-level check (history repeated across LLM spans deduplicated,
+// wrapper spans not counted twice, tool results linked to their calls).
+
+const SYSTEM = 'You are a weather assistant. Use the get_weather tool.';
+const QUESTION = 'What is the weather in Paris?';
+const RESULT = '{"city":"Paris","forecast":"sunny","temperature_c":22}';
+const ANSWER = 'Here is what I found: city: Paris, forecast: sunny, temperature_c: 22.';
+// Traceloop 0.22 records no call ids; the assembler numbers the calls by position.
+const CALL_ID: Record<string, string> = { 'openllmetry-legacy': 'call_2_0' };
+// @opentelemetry/instrumentation-openai records no tool definitions at all.
+const WITHOUT_TOOL_DEFINITIONS = new Set(['otel-genai-openai']);
+
+function dialog(callId: string) {
+  return [
+    { role: 'system', content: SYSTEM },
+    { role: 'user', content: QUESTION },
+    { role: 'assistant', content: null, tool_calls: [{ id: callId, type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
+    { role: 'tool', content: RESULT, tool_call_id: callId },
+    { role: 'assistant', content: ANSWER },
+  ];
+}
+
+type Encoding = 'json' | 'protobuf';
+
+function unitsOf(family: string, scenario: string, encoding: Encoding) {
+  const spans: SpanRecord[] = [];
+  const logs: LogRecordEnvelope[] = [];
+  const options = { maxAttributeBytes: 1024 * 1024, receivedAtMs: 0 };
+  for (const f of listFixtures().filter((x) => x.family === family && x.scenario.replace(/\.logs$/, '') === scenario)) {
+    const body = readFileSync(encoding === 'json' ? f.jsonPath : f.pbPath);
+    const conversion = f.signal === 'logs'
+      ? logsRequestToMessages(encoding === 'json' ? decodeLogsRequestJson(body) : decodeLogsRequestProtobuf(body), options)
+      : traceRequestToMessages(encoding === 'json' ? decodeTraceRequestJson(body) : decodeTraceRequestProtobuf(body), options);
+    for (const m of conversion.messages) {
+      const e = SpanEnvelopeSchema.parse(JSON.parse(m.value));
+      if (e.kind === 'span') spans.push(e);
+      else logs.push(e);
+    }
+  }
+  const traceIds = [...new Set(spans.map((s) => s.trace_id))];
+  return traceIds.map((traceId) => assembleTrace({ traceId, spans: spans.filter((s) => s.trace_id === traceId), logs: logs.filter((l) => l.trace_id === traceId) }, 0));
+}
+
+const cases = [...new Set(listFixtures().map((f) => `${f.family}/${f.scenario.replace(/\.logs$/, '')}`))].map((k) => k.split('/') as [string, string]);
+
+describe('golden fixtures become the same unit', () => {
+  it('covers every family', () => {
+    expect(new Set(cases.map(([family]) => family)).size).toBe(7);
+  });
+
+  for (const encoding of ['json', 'protobuf'] as const) {
+    it.each(cases)(`%s/%s (${encoding}): the exact dialog, tool call and result`, (family, scenario) => {
+      const units = unitsOf(family, scenario, encoding);
+      expect(units).toHaveLength(1);
+      const unit = units[0];
+      const callId = CALL_ID[family] ?? 'call_27aba71f8bfce8a53049a123';
+      expect(unit.message_history).toEqual(dialog(callId));
+      expect(unit.model_output).toBe(ANSWER);
+      expect(unit.tool_calls).toEqual([{ id: callId, name: 'get_weather', arguments: '{"city":"Paris"}', result: RESULT, error: null }]);
+      expect(unit.tools.map((t) => t.function.name)).toEqual(WITHOUT_TOOL_DEFINITIONS.has(family) ? [] : ['get_weather']);
+      expect(unit.model).toBe('mock-accurate');
+      expect(unit.errors).toEqual([]);
+      expect(unit.truncated).toBe(false);
+    });
+  }
+
+  it('counts tokens once where the library reports them (non-streaming runs)', () => {
+    const usage = Object.fromEntries(cases.filter(([, s]) => s === 'weather-tool').map(([family, s]) => [family, unitsOf(family, s, 'json')[0].usage.input_tokens]));
+    expect(usage).toEqual({
+      'langchain-openinference': 236,
+      openinference: 208,
+      openllmetry: 208,
+      'openllmetry-legacy': 208,
+      'otel-genai-openai': 208,
+      'vercel-ai-sdk': 208,
+      'vercel-ai-sdk-otel': 208,
+    });
+  });
+});

@@ -1,6 +1,7 @@
 import type { Producer } from '../../../shared/bus/index.ts';
 import type { Component } from '../../../shared/lifecycle/index.ts';
 import type { Logger } from '../../../shared/logging/index.ts';
+import { createAdmission } from './admission.ts';
 import { createGrpcReceiver } from './grpc/grpc-server.ts';
 import { createHttpReceiver } from './http/http-server.ts';
 import { createIngest } from './ingest.ts';
@@ -12,7 +13,7 @@ export interface CollectorLimits {
   maxAttributeBytes: number;
   /** Spans (or log records) per export; more → 413 (HTTP) / RESOURCE_EXHAUSTED (gRPC). */
   maxSpansPerRequest: number;
-  /** Concurrent exports before 429 (default 64). */
+  /** Concurrent exports (HTTP and gRPC together) before 429 / RESOURCE_EXHAUSTED (default 64). */
   maxInFlightRequests?: number;
   /** Declared bytes of concurrent exports before 429 (default 256 MiB). */
   maxInFlightBytes?: number;
@@ -69,17 +70,20 @@ export function createCollector(options: CollectorOptions): Collector {
     retryAfterSeconds,
     log,
   });
+  const admission = createAdmission(
+    config.limits.maxInFlightRequests ?? COLLECTOR_DEFAULTS.maxInFlightRequests,
+    config.limits.maxInFlightBytes ?? COLLECTOR_DEFAULTS.maxInFlightBytes,
+  );
   const http = createHttpReceiver({
     host: config.host,
     port: config.httpPort,
     maxBodyBytes: config.limits.maxBodyBytes,
-    maxInFlightRequests: config.limits.maxInFlightRequests ?? COLLECTOR_DEFAULTS.maxInFlightRequests,
-    maxInFlightBytes: config.limits.maxInFlightBytes ?? COLLECTOR_DEFAULTS.maxInFlightBytes,
+    admission,
     retryAfterSeconds,
     ingest,
     log,
   });
-  const grpc = createGrpcReceiver({ host: config.host, port: config.grpcPort, maxMessageBytes: config.limits.maxBodyBytes, ingest, log });
+  const grpc = createGrpcReceiver({ host: config.host, port: config.grpcPort, maxMessageBytes: config.limits.maxBodyBytes, ingest, admission, retryAfterSeconds, log });
   let started = false;
   let stopping: Promise<void> | null = null;
   return {

@@ -91,3 +91,46 @@ describe('OTLP/gRPC receiver', () => {
     expect(err).toBeNull();
   });
 });
+
+describe('OTLP/gRPC saturation', () => {
+  it('answers RESOURCE_EXHAUSTED + RetryInfo while too many exports are in flight', async () => {
+    let release: () => void = () => undefined;
+    let entered: () => void = () => undefined;
+    const inSend = new Promise<void>((r) => (entered = r));
+    const gate = new Promise<void>((r) => (release = r));
+    const gated = createRecordingProducer();
+    const send = gated.send.bind(gated);
+    gated.send = async (topic, messages) => {
+      entered();
+      await gate;
+      return send(topic, messages);
+    };
+    const c = createCollector({
+      config: { host: '127.0.0.1', httpPort: 0, grpcPort: 0, limits: { maxBodyBytes: 64 * 1024, maxAttributeBytes: 1024, maxSpansPerRequest: 10, maxInFlightRequests: 1 }, retryAfterSeconds: 2 },
+      producer: gated,
+      log: createSilentLogger(),
+    });
+    await c.start();
+    const cl = new Client(c.grpcAddress(), credentials.createInsecure());
+    const rpc = (): Promise<ServiceError | null> =>
+      new Promise((resolve) => cl.makeUnaryRequest(TRACE_PATH, (b: Buffer) => b, (b: Buffer) => b, Buffer.from(encodeTraceRequest(jsonTraceRequest([{}]))), (err) => resolve(err)));
+    try {
+      const first = rpc();
+      await inSend;
+      const second = await rpc();
+      expect(second?.code).toBe(status.RESOURCE_EXHAUSTED);
+      const st = google.rpc.Status.decode(second!.metadata.get('grpc-status-details-bin')[0] as Buffer);
+      expect(Number(google.rpc.RetryInfo.decode(st.details[0].value!).retryDelay!.seconds)).toBe(2);
+      // HTTP shares the same budget.
+      const http = await fetch(`${c.httpAddress()}/v1/traces`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
+      expect(http.status).toBe(429);
+      release();
+      expect(await first).toBeNull();
+      expect(await rpc()).toBeNull();
+    } finally {
+      release();
+      cl.close();
+      await c.shutdown();
+    }
+  });
+});

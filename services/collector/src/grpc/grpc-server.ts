@@ -1,5 +1,6 @@
 import { Metadata, Server, ServerCredentials, status, type sendUnaryData, type ServerUnaryCall, type ServiceDefinition } from '@grpc/grpc-js';
 import type { Logger } from '../../../../shared/logging/index.ts';
+import type { Admission } from '../admission.ts';
 import type { Ingest, IngestResult } from '../ingest.ts';
 import { decodeLogsRequestProtobuf, decodeTraceRequestProtobuf } from '../otlp/decode-protobuf.ts';
 import { encodeLogsResponse, encodeTraceResponse } from '../otlp/encode-response.ts';
@@ -12,6 +13,9 @@ export interface GrpcReceiverOptions {
   /** Max (decompressed) message size; larger → RESOURCE_EXHAUSTED (enforced by grpc-js). */
   maxMessageBytes: number;
   ingest: Ingest;
+  /** Exports in flight (shared with HTTP); a call it refuses gets RESOURCE_EXHAUSTED + RetryInfo. */
+  admission: Admission;
+  retryAfterSeconds: number;
   log: Logger;
 }
 
@@ -65,6 +69,12 @@ export function createGrpcReceiver(options: GrpcReceiverOptions): GrpcReceiver {
 
   function handler(signal: 'traces' | 'logs') {
     return (call: ServerUnaryCall<Buffer, Buffer>, callback: sendUnaryData<Buffer>): void => {
+      const release = options.admission.tryEnter(call.request.length);
+      if (!release) {
+        const message = 'collector saturated, retry later';
+        callback({ code: status.RESOURCE_EXHAUSTED, details: message, metadata: retryInfoMetadata(status.RESOURCE_EXHAUSTED, message, options.retryAfterSeconds) });
+        return;
+      }
       const run = async (): Promise<void> => {
         if (signal === 'traces') {
           const result = await ingest.exportTraces(decodeTraceRequestProtobuf(call.request));
@@ -74,14 +84,16 @@ export function createGrpcReceiver(options: GrpcReceiverOptions): GrpcReceiver {
           reply(callback, result, (p) => encodeLogsResponse('protobuf', p));
         }
       };
-      run().catch((err: unknown) => {
-        if (err instanceof DecodeError) {
-          callback({ code: status.INVALID_ARGUMENT, details: err.message });
-          return;
-        }
-        log.error({ err, signal }, 'OTLP/gRPC handler failed');
-        callback({ code: status.INTERNAL, details: 'internal error' });
-      });
+      run()
+        .catch((err: unknown) => {
+          if (err instanceof DecodeError) {
+            callback({ code: status.INVALID_ARGUMENT, details: err.message });
+            return;
+          }
+          log.error({ err, signal }, 'OTLP/gRPC handler failed');
+          callback({ code: status.INTERNAL, details: 'internal error' });
+        })
+        .finally(release);
     };
   }
 

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../../../../shared/logging/index.ts';
+import type { Admission } from '../admission.ts';
 import type { Ingest, IngestResult } from '../ingest.ts';
 import { decodeLogsRequestJson, decodeTraceRequestJson } from '../otlp/decode-json.ts';
 import { decodeLogsRequestProtobuf, decodeTraceRequestProtobuf } from '../otlp/decode-protobuf.ts';
@@ -12,10 +13,8 @@ export interface HttpReceiverOptions {
   host: string;
   port: number;
   maxBodyBytes: number;
-  /** Requests being read, decoded or produced at once; more → 429. */
-  maxInFlightRequests: number;
-  /** Declared (Content-Length) bytes of requests in flight; more → 429. */
-  maxInFlightBytes: number;
+  /** Exports in flight (shared with gRPC); a request it refuses gets 429. Bytes are the declared Content-Length. */
+  admission: Admission;
   retryAfterSeconds: number;
   ingest: Ingest;
   log: Logger;
@@ -48,8 +47,6 @@ const ROUTES: Record<string, Signal> = { '/v1/traces': 'traces', '/v1/logs': 'lo
 /** OTLP/HTTP receiver on plain node:http: `POST /v1/traces`, `POST /v1/logs`, `GET /healthz`. */
 export function createHttpReceiver(options: HttpReceiverOptions): HttpReceiver {
   const { log, ingest } = options;
-  let inFlight = 0;
-  let inFlightBytes = 0;
 
   function send(res: ServerResponse, status: number, encoding: OtlpEncoding, body: Buffer, headers: Record<string, string> = {}): void {
     if (res.headersSent) return;
@@ -124,17 +121,15 @@ export function createHttpReceiver(options: HttpReceiverOptions): HttpReceiver {
       return fail(res, 415, 'json', `unsupported Content-Type "${ct}" (use application/x-protobuf or application/json)`);
     }
     const declared = Number(req.headers['content-length']) || 0;
-    if (inFlight >= options.maxInFlightRequests || (inFlight > 0 && inFlightBytes + declared > options.maxInFlightBytes)) {
+    const release = options.admission.tryEnter(declared);
+    if (!release) {
       req.resume();
       return fail(res, 429, encoding, 'collector saturated, retry later', { 'Retry-After': String(options.retryAfterSeconds) });
     }
-    inFlight++;
-    inFlightBytes += declared;
     try {
       await handleExport(req, res, signal, encoding);
     } finally {
-      inFlight--;
-      inFlightBytes -= declared;
+      release();
     }
   }
 

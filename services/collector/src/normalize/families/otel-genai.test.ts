@@ -140,3 +140,31 @@ describe('OTel GenAI current attributes', () => {
     ]);
   });
 });
+
+describe('OTel GenAI content on the operation-details event', () => {
+  it('reads messages from gen_ai.client.inference.operation.details and drops the event', () => {
+    const env = normalize(
+      {
+        attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'gpt-4o' },
+        events: [
+          {
+            name: 'gen_ai.client.inference.operation.details',
+            attributes: {
+              'gen_ai.input.messages': [{ role: 'user', parts: [{ type: 'text', content: 'Hi' }] }],
+              'gen_ai.output.messages': [{ role: 'assistant', parts: [{ type: 'text', content: 'Hello' }], finish_reason: 'stop' }],
+            },
+          },
+        ],
+      },
+      {},
+    );
+    expect(env.genai).toEqual({
+      family: 'otel_genai',
+      operation: 'chat',
+      input_messages: [{ role: 'user', content: 'Hi' }],
+      output_messages: [{ role: 'assistant', content: 'Hello' }],
+      request_model: 'gpt-4o',
+    });
+    expect(env.events).toEqual([]);
+  });
+});

@@ -42,6 +42,9 @@ export function takeGenAiUsage(attrs: Record<string, unknown>): TokenUsage | und
   return Object.keys(u).length > 0 ? u : undefined;
 }
 
+const DETAILS_EVENT = 'gen_ai.client.inference.operation.details';
+const CONTENT_KEYS = ['gen_ai.input.messages', 'gen_ai.output.messages', 'gen_ai.system_instructions'] as const;
+
 /**
  * OTel GenAI semantic conventions, current (v1.37+) attributes, plus the gen_ai.* model, provider,
  * usage and agent attributes that the other families reuse.
@@ -52,6 +55,14 @@ export const extractOtelGenAi: FamilyExtractor = (input) => {
 
   const operation = takeString(attrs, 'gen_ai.operation.name');
   if (operation) out.operation = operation;
+
+  // Content may instead ride on a `gen_ai.client.inference.operation.details` event (structured attributes).
+  const detailsIndex = input.events.findIndex((e) => e.name === DETAILS_EVENT);
+  if (detailsIndex !== -1 && !CONTENT_KEYS.some((k) => attrs[k] !== undefined)) {
+    const details = input.events[detailsIndex];
+    input.events.splice(detailsIndex, 1);
+    for (const [k, v] of Object.entries(details.attributes)) if (attrs[k] === undefined) attrs[k] = v;
+  }
 
   const system = takeParsed(attrs, 'gen_ai.system_instructions', fromSystemInstructions);
   const inputMessages = takeParsed(attrs, 'gen_ai.input.messages', (v) => fromOtelMessages(v, 'user'));

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { CliCommand, CliIo } from '../command.ts';
-import { startAll } from '../../shared/lifecycle/index.ts';
+import { startAll, waitForShutdownSignal } from '../../shared/lifecycle/index.ts';
 import { createLogger } from '../../shared/logging/index.ts';
 import { createModelServer } from '../../services/model-server/src/index.ts';
 
@@ -15,18 +15,6 @@ stand-in for a model that tests use. Rules: services/model-server/README.md.
   --port   port to listen on (default 8787; 0 picks a free one)
   --host   interface to bind (default 127.0.0.1)
 `;
-
-function waitForSignal(): Promise<void> {
-  return new Promise((resolve) => {
-    const done = (): void => {
-      process.off('SIGINT', done);
-      process.off('SIGTERM', done);
-      resolve();
-    };
-    process.on('SIGINT', done);
-    process.on('SIGTERM', done);
-  });
-}
 
 async function run(argv: string[], io: CliIo): Promise<number> {
   const { values } = parseArgs({ args: argv, options: { port: { type: 'string', default: '8787' }, host: { type: 'string', default: '127.0.0.1' } } });
@@ -45,7 +33,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     return 1;
   }
   io.stdout.write(`model server listening on ${server.url()}\n  OPENAI_BASE_URL=${server.url()}/v1\nPress Ctrl-C to stop.\n`);
-  await waitForSignal();
+  await waitForShutdownSignal();
   await stop();
   return 0;
 }

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { CliCommand, CliIo } from '../command.ts';
-import { startAll } from '../../shared/lifecycle/index.ts';
+import { startAll, waitForShutdownSignal } from '../../shared/lifecycle/index.ts';
 import { createLogger } from '../../shared/logging/index.ts';
 import { createOpenAiJudgeClient } from '../../shared/judge/index.ts';
 import { createModelServer } from '../../services/model-server/src/index.ts';
@@ -19,18 +19,6 @@ TRACECHECK_DATA_DIR (default ./data) in place of Kafka and ClickHouse, with the 
                      conversations through the real OTel SDK, and print their scores
   --exit-after-demo  stop once the demo's scores are printed (exit code 1 if they did not arrive)
 `;
-
-function waitForSignal(): Promise<void> {
-  return new Promise((resolve) => {
-    const done = (): void => {
-      process.off('SIGINT', done);
-      process.off('SIGTERM', done);
-      resolve();
-    };
-    process.on('SIGINT', done);
-    process.on('SIGTERM', done);
-  });
-}
 
 async function run(argv: string[], io: CliIo): Promise<number> {
   const { values } = parseArgs({ args: argv, options: { demo: { type: 'boolean', default: false }, 'exit-after-demo': { type: 'boolean', default: false } } });
@@ -79,7 +67,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   }
   if (!values['exit-after-demo']) {
     io.stdout.write('Press Ctrl-C to stop.\n');
-    await waitForSignal();
+    await waitForShutdownSignal();
   }
   await stopAll();
   await modelServer?.shutdown();

@@ -52,18 +52,23 @@ export async function startAll(components: readonly Component[], log: Logger): P
   return stopAll;
 }
 
-/** Runs components until SIGINT/SIGTERM, then stops them in reverse order. */
-export async function runService(components: readonly Component[], log: Logger): Promise<void> {
-  const stopAll = await startAll(components, log);
-  await new Promise<void>((resolve) => {
+/** Resolves with the first SIGINT or SIGTERM. */
+export function waitForShutdownSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
     const onSignal = (signal: NodeJS.Signals): void => {
-      log.info({ signal }, 'shutting down');
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
-      resolve();
+      resolve(signal);
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
   });
+}
+
+/** Runs components until SIGINT/SIGTERM, then stops them in reverse order. */
+export async function runService(components: readonly Component[], log: Logger): Promise<void> {
+  const stopAll = await startAll(components, log);
+  const signal = await waitForShutdownSignal();
+  log.info({ signal }, 'shutting down');
   await stopAll();
 }

@@ -1,2 +1,2 @@
-export { createComponent, startAll, runService } from './component.ts';
+export { createComponent, startAll, runService, waitForShutdownSignal } from './component.ts';
 export type { Component } from './component.ts';

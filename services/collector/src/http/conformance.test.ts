@@ -67,6 +67,29 @@ async function gzipBomb(decompressedBytes: number): Promise<Buffer> {
   return Buffer.concat(out);
 }
 
+function varint(n: number): Buffer {
+  const out: number[] = [];
+  while (n > 0x7f) {
+    out.push((n & 0x7f) | 0x80);
+    n >>>= 7;
+  }
+  out.push(n);
+  return Buffer.from(out);
+}
+
+function field(num: number, payload: Buffer): Buffer {
+  return Buffer.concat([varint((num << 3) | 2), varint(payload.length), payload]);
+}
+
+/** ExportTraceServiceRequest with one attribute whose AnyValue nests arrays `depth` deep. */
+function deepProtobuf(depth: number): Buffer {
+  let any = Buffer.alloc(0);
+  for (let i = 0; i < depth; i++) any = field(5, field(1, any));
+  const kv = Buffer.concat([field(1, Buffer.from('k')), field(2, any)]);
+  const span = Buffer.concat([field(1, Buffer.alloc(16, 1)), field(2, Buffer.alloc(8, 1)), field(9, kv)]);
+  return field(1, field(2, field(2, span)));
+}
+
 function badIdsJson(): Record<string, unknown> {
   return jsonTraceRequest([
     { attributes: { n: 1 } },
@@ -113,6 +136,22 @@ const rows: Row[] = [
     status: 400,
     contentType: JSON_CT,
     response: { code: 3, message: 'invalid JSON ExportTraceServiceRequest: resourceSpans must be an array' },
+  },
+  {
+    name: 'JSON AnyValue nested 30,000 deep',
+    body: `{"resourceSpans":[{"scopeSpans":[{"spans":[{"attributes":[{"key":"k","value":${'{"arrayValue":{"values":['.repeat(30_000)}${']}}'.repeat(30_000)}}]}]}]}]}`,
+    headers: { 'content-type': JSON_CT },
+    status: 400,
+    contentType: JSON_CT,
+    response: { code: 3, message: expect.stringMatching(/^invalid JSON ExportTraceServiceRequest: /) as unknown },
+  },
+  {
+    name: 'protobuf AnyValue nested 10,000 deep',
+    body: deepProtobuf(10_000),
+    headers: { 'content-type': PB },
+    status: 400,
+    contentType: PB,
+    response: { code: 3, message: expect.stringMatching(/^invalid protobuf ExportTraceServiceRequest: /) as unknown },
   },
   {
     name: 'wrong content type',

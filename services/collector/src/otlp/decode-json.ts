@@ -147,6 +147,8 @@ function structural<T>(what: string, run: () => T): T {
     return run();
   } catch (err) {
     if (err instanceof DecodeError) throw new DecodeError(`invalid JSON ${what}: ${err.message}`, { cause: err });
+    // Hostile nesting (AnyValue inside AnyValue, thousands deep) exhausts the stack: bad input, not a bug.
+    if (err instanceof RangeError) throw new DecodeError(`invalid JSON ${what}: values nested too deeply`, { cause: err });
     throw err;
   }
 }

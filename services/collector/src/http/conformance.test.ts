@@ -83,7 +83,7 @@ function field(num: number, payload: Buffer): Buffer {
 
 /** ExportTraceServiceRequest with one attribute whose AnyValue nests arrays `depth` deep. */
 function deepProtobuf(depth: number): Buffer {
-  let any = Buffer.alloc(0);
+  let any: Buffer = Buffer.alloc(0);
   for (let i = 0; i < depth; i++) any = field(5, field(1, any));
   const kv = Buffer.concat([field(1, Buffer.from('k')), field(2, any)]);
   const span = Buffer.concat([field(1, Buffer.alloc(16, 1)), field(2, Buffer.alloc(8, 1)), field(9, kv)]);

@@ -24,16 +24,25 @@ export async function readBody(req: IncomingMessage, maxBytes: number): Promise<
   let tooLarge = Number.isFinite(declared) && declared > maxBytes;
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req) {
-    if (tooLarge) continue;
-    const buf = chunk as Buffer;
-    size += buf.length;
-    if (size > maxBytes) {
-      tooLarge = true;
-      chunks.length = 0;
-      continue;
+  // Past this, an over-limit upload is cut off instead of drained: the client may miss our 413.
+  const drainLimit = maxBytes * 4;
+  try {
+    for await (const chunk of req) {
+      const buf = chunk as Buffer;
+      size += buf.length;
+      if (tooLarge || size > maxBytes) {
+        tooLarge = true;
+        chunks.length = 0;
+        if (size > drainLimit) {
+          req.destroy();
+          break;
+        }
+        continue;
+      }
+      chunks.push(buf);
     }
-    chunks.push(buf);
+  } catch (err) {
+    if (!tooLarge) return { ok: false, status: 400, message: `could not read the request body: ${err instanceof Error ? err.message : String(err)}` };
   }
   if (tooLarge) return { ok: false, status: 413, message: `request body exceeds ${maxBytes} bytes` };
   const raw = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);

@@ -10,13 +10,15 @@ import { testKafkaBrokers, uniqueName, waitFor } from '../../helpers/infra.ts';
 const log = createSilentLogger();
 const ROOT = 'f'.repeat(16);
 
-function spanMessages(traceId: string, root: boolean, text: string) {
-  const span = createTestSpan({
-    trace_id: traceId,
-    ...(root ? { span_id: ROOT } : { parent_span_id: ROOT }),
-    genai: { input_messages: [user(text)], output_messages: [assistant(`re: ${text}`)] },
-  });
+/** A model call under the agent's root span. */
+function chatSpan(traceId: string, text: string) {
+  const span = createTestSpan({ trace_id: traceId, parent_span_id: ROOT, genai: { input_messages: [user(text)], output_messages: [assistant(`re: ${text}`)] } });
   return { key: traceId, value: JSON.stringify(span) };
+}
+
+/** The agent's root span: it ends last, carrying no dialog of its own. */
+function rootSpan(traceId: string) {
+  return { key: traceId, value: JSON.stringify(createTestSpan({ trace_id: traceId, span_id: ROOT, genai: { agent_name: 'agent' } })) };
 }
 
 describe('assembler on Kafka', () => {
@@ -57,7 +59,7 @@ describe('assembler on Kafka', () => {
     // Long grace: trace A stays open while trace B (after it on the partition) closes.
     const first = createAssembler({ bus, spansTopic: spans, unitsTopic, groupId, graceMs: 60_000, maxOpenMs: 600_000, log, tickMs: 50 });
     await first.start();
-    await producer.send(spans, [spanMessages(A, false, 'child of A')]);
+    await producer.send(spans, [chatSpan(A, 'first call')]);
     await waitFor(() => first.openTraces() === 1, { timeoutMs: 20_000, description: 'trace A open' });
     // The first assembler dies without publishing A (as after a crash: shutdown would flush only rooted traces).
     await first.shutdown();
@@ -66,11 +68,11 @@ describe('assembler on Kafka', () => {
     const second = createAssembler({ bus, spansTopic: spans, unitsTopic, groupId, graceMs: 200, maxOpenMs: 600_000, log, tickMs: 50 });
     await second.start();
     stops.push(() => second.shutdown());
-    await producer.send(spans, [spanMessages(A, true, 'root of A'), spanMessages(B, true, 'B')]);
+    await producer.send(spans, [chatSpan(A, 'second call'), rootSpan(A), rootSpan(B)]);
     await waitFor(() => reader.units.length === 2, { timeoutMs: 30_000, description: 'two units' });
     const a = reader.units.find((u) => u.unit_id === A)!;
-    expect(a.span_count).toBe(2);
-    expect(a.message_history.map((m) => m.content).sort()).toEqual(['child of A', 're: child of A', 're: root of A', 'root of A']);
+    expect(a.span_count).toBe(3);
+    expect(a.message_history.map((m) => m.content)).toEqual(['first call', 're: first call', 'second call', 're: second call']);
     expect(reader.units.find((u) => u.unit_id === B)!.span_count).toBe(1);
   });
 
@@ -94,7 +96,7 @@ describe('assembler on Kafka', () => {
     stops.push(() => assembler.shutdown());
 
     const C = '3'.repeat(32);
-    await producer.send(spans, [{ key: C, value: '{"schema_version": 99}' }, spanMessages(C, true, 'after the poison')]);
+    await producer.send(spans, [{ key: C, value: '{"schema_version": 99}' }, chatSpan(C, 'after the poison'), rootSpan(C)]);
     await waitFor(() => reader.units.length === 1 && dead.length === 1, { timeoutMs: 30_000, description: 'one unit and one dead letter' });
     expect(dead[0].value).toBe('{"schema_version": 99}');
     expect(dead[0].headers.error).toMatch(/not a span envelope v1/);

@@ -3,7 +3,7 @@ import type { DecodedLogRecord, DecodedResource } from '../otlp/types.ts';
 import { legacyEventMessage } from './families/legacy-events.ts';
 import { enforceAttributeLimit } from './limits.ts';
 import type { NormalizeOptions } from './normalize-span.ts';
-import { asString, take } from './values.ts';
+import { asString, remove, take } from './values.ts';
 
 /**
  * One OTLP log record (a legacy GenAI message event) → a `log` envelope with its message
@@ -18,7 +18,7 @@ export function normalizeLogRecord(
   const attrs = record.attributes;
   enforceAttributeLimit(attrs, options.maxAttributeBytes);
   const eventName = record.eventName || asString(take(attrs, 'event.name')) || '';
-  if (record.eventName) delete attrs['event.name'];
+  if (record.eventName) remove(attrs, 'event.name');
   const parsed = legacyEventMessage(eventName, record.body, attrs);
   const env: LogRecordEnvelope = {
     schema_version: 1,

@@ -1,9 +1,9 @@
 import type { SpanGenAi, SpanRecord } from '../../../../shared/schemas/index.ts';
 import type { Attributes, DecodedResource, DecodedScope, DecodedSpan } from '../otlp/types.ts';
 import { FAMILY_PRECEDENCE } from './precedence.ts';
-import type { FamilyFields, SpanInput } from './families/types.ts';
+import { keyIndexOf, type FamilyFields, type SpanInput } from './families/types.ts';
 import { enforceAttributeLimit } from './limits.ts';
-import { asString, takeString } from './values.ts';
+import { asString, remove, takeString } from './values.ts';
 
 export interface NormalizeOptions {
   maxAttributeBytes: number;
@@ -40,7 +40,7 @@ export function normalizeSpan(span: DecodedSpan, resource: DecodedResource, scop
   if (enforceAttributeLimit(attrs, options.maxAttributeBytes)) truncated = true;
   for (const e of span.events) if (enforceAttributeLimit(e.attributes, options.maxAttributeBytes)) truncated = true;
 
-  const input: SpanInput = { span, scope, attrs, events: span.events.slice() };
+  const input: SpanInput = { span, scope, attrs, events: span.events.slice(), keyIndex: keyIndexOf(attrs) };
   const genai: SpanGenAi = {};
   let family: SpanGenAi['family'];
   let firstFamily: SpanGenAi['family'];
@@ -68,7 +68,7 @@ export function normalizeSpan(span: DecodedSpan, resource: DecodedResource, scop
   for (const key of Object.keys(genai) as Array<keyof SpanGenAi>) if (genai[key] === undefined) delete genai[key];
 
   const environment = firstString([attrs, res], ENV_KEYS);
-  for (const k of ENV_KEYS) delete attrs[k];
+  for (const k of ENV_KEYS) remove(attrs, k);
 
   const record: SpanRecord = {
     schema_version: 1,

@@ -79,10 +79,18 @@ export function asNumber(v: unknown): number | undefined {
   return undefined;
 }
 
+/**
+ * Marks an attribute consumed. Set to undefined rather than deleted: `delete` turns the object into a
+ * slow dictionary, and JSON.stringify leaves undefined-valued keys out of the envelope anyway.
+ */
+export function remove(attrs: Attributes, key: string): void {
+  if (attrs[key] !== undefined) attrs[key] = undefined;
+}
+
 /** Reads and removes one attribute; removal keeps the envelope free of what `genai` already holds. */
 export function take(attrs: Attributes, key: string): unknown {
   const v = attrs[key];
-  if (v !== undefined) delete attrs[key];
+  if (v !== undefined) attrs[key] = undefined;
   return v;
 }
 
@@ -91,7 +99,7 @@ export function takeParsed<T>(attrs: Attributes, key: string, parse: (v: unknown
   const v = attrs[key];
   if (v === undefined) return undefined;
   const parsed = parse(v);
-  if (parsed !== undefined) delete attrs[key];
+  if (parsed !== undefined) attrs[key] = undefined;
   return parsed;
 }
 
@@ -111,7 +119,7 @@ export function takeIndexed(attrs: Attributes, prefix: string): Array<Record<str
   const byIndex = new Map<number, Record<string, unknown>>();
   const p = `${prefix}.`;
   for (const key of Object.keys(attrs)) {
-    if (!key.startsWith(p)) continue;
+    if (!key.startsWith(p) || attrs[key] === undefined) continue;
     const rest = key.slice(p.length);
     const dot = rest.indexOf('.');
     const idxText = dot === -1 ? rest : rest.slice(0, dot);
@@ -123,7 +131,7 @@ export function takeIndexed(attrs: Attributes, prefix: string): Array<Record<str
       byIndex.set(idx, rec);
     }
     rec[dot === -1 ? '' : rest.slice(dot + 1)] = attrs[key];
-    delete attrs[key];
+    attrs[key] = undefined;
   }
   return [...byIndex.entries()].sort((a, b) => a[0] - b[0]).map(([, r]) => r);
 }
@@ -131,9 +139,4 @@ export function takeIndexed(attrs: Attributes, prefix: string): Array<Record<str
 /** Splits one flat record (`tool_calls.0.id`, …) into the indexed sub-records under `prefix`. */
 export function subIndexed(rec: Record<string, unknown>, prefix: string): Array<Record<string, unknown>> {
   return takeIndexed(rec, prefix);
-}
-
-export function hasKeyWithPrefix(attrs: Attributes, prefix: string): boolean {
-  for (const key in attrs) if (key.startsWith(prefix)) return true;
-  return false;
 }

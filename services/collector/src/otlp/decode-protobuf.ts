@@ -17,9 +17,14 @@ type PbLong = number | { low: number; high: number; unsigned: boolean; toString(
 
 const EMPTY = new Uint8Array(0);
 
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+
+// Ids are 8 or 16 bytes: a table beats making a Buffer view per id.
 function hex(bytes: Uint8Array | null | undefined): string {
   if (!bytes || bytes.length === 0) return '';
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
+  let out = '';
+  for (let i = 0; i < bytes.length; i++) out += HEX[bytes[i]];
+  return out;
 }
 
 function u64(v: PbLong | null | undefined): string {

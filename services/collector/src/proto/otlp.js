@@ -247,49 +247,42 @@ export const opentelemetry = $root.opentelemetry = (() => {
                                     if (wireType !== 2)
                                         break;
                                     message.stringValue = reader.string();
-                                    message.value = "stringValue";
                                     continue;
                                 }
                             case 2: {
                                     if (wireType !== 0)
                                         break;
                                     message.boolValue = reader.bool();
-                                    message.value = "boolValue";
                                     continue;
                                 }
                             case 3: {
                                     if (wireType !== 0)
                                         break;
                                     message.intValue = reader.int64();
-                                    message.value = "intValue";
                                     continue;
                                 }
                             case 4: {
                                     if (wireType !== 1)
                                         break;
                                     message.doubleValue = reader.double();
-                                    message.value = "doubleValue";
                                     continue;
                                 }
                             case 5: {
                                     if (wireType !== 2)
                                         break;
                                     message.arrayValue = $root.opentelemetry.proto.common.v1.ArrayValue.decode(reader, reader.size(), $undefined, _depth + 1, message.arrayValue);
-                                    message.value = "arrayValue";
                                     continue;
                                 }
                             case 6: {
                                     if (wireType !== 2)
                                         break;
                                     message.kvlistValue = $root.opentelemetry.proto.common.v1.KeyValueList.decode(reader, reader.size(), $undefined, _depth + 1, message.kvlistValue);
-                                    message.value = "kvlistValue";
                                     continue;
                                 }
                             case 7: {
                                     if (wireType !== 2)
                                         break;
                                     message.bytesValue = reader.bytes();
-                                    message.value = "bytesValue";
                                     continue;
                                 }
                             }

@@ -1,9 +1,9 @@
 import type { ChatMessage, TokenUsage, ToolCall, ToolDefinition } from '../../../../../shared/schemas/index.ts';
 import { message, normalizeRole, toolCall, toolDefinition } from '../messages.ts';
-import { asString, canonicalArguments, contentText, hasKeyWithPrefix, subIndexed, take, takeIndexed, takeNumber, takeString } from '../values.ts';
+import { asString, canonicalArguments, contentText, remove, subIndexed, take, takeIndexed, takeNumber, takeString } from '../values.ts';
 import { fillMissingIds, langChainToolMessage, rawInputMessages, rawOutputMessages } from './raw-io.ts';
 import type { FamilyExtractor, FamilyFields } from './types.ts';
-import { spanErrorText } from './types.ts';
+import { hasPrefix, spanErrorText } from './types.ts';
 
 function contents(rec: Record<string, unknown>): string | null {
   const parts = subIndexed(rec, 'message.contents');
@@ -71,8 +71,8 @@ const OPERATION_BY_KIND: Record<string, string> = {
 export const extractOpenInference: FamilyExtractor = (input) => {
   const { attrs } = input;
   const kind = asString(attrs['openinference.span.kind'])?.toUpperCase();
-  if (!kind && !hasKeyWithPrefix(attrs, 'llm.input_messages.') && !hasKeyWithPrefix(attrs, 'llm.output_messages.')) return undefined;
-  delete attrs['openinference.span.kind'];
+  if (!kind && !hasPrefix(input, 'llm.input_messages.') && !hasPrefix(input, 'llm.output_messages.')) return undefined;
+  remove(attrs, 'openinference.span.kind');
   const out: FamilyFields = {};
   if (kind) out.operation = OPERATION_BY_KIND[kind] ?? kind.toLowerCase();
 
@@ -88,7 +88,7 @@ export const extractOpenInference: FamilyExtractor = (input) => {
   }
   if (kind === 'LLM' && (inputs.length > 0 || outputs.length > 0)) {
     // The raw request/response repeat what the messages now hold; dropping them halves the record.
-    for (const k of ['input.value', 'input.mime_type', 'output.value', 'output.mime_type']) delete attrs[k];
+    for (const k of ['input.value', 'input.mime_type', 'output.value', 'output.mime_type']) remove(attrs, k);
   }
   const defs = tools(attrs);
   if (defs.length > 0) out.tool_definitions = defs;
@@ -129,5 +129,5 @@ export const extractOpenInference: FamilyExtractor = (input) => {
   if (agent) out.agent_name = agent;
   const session = takeString(attrs, 'session.id');
   if (session) out.conversation_id = session;
-  return out;
+  return Object.keys(out).length > 0 ? out : undefined;
 };

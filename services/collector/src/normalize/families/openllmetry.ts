@@ -1,8 +1,8 @@
 import type { ChatMessage, ToolCall, ToolDefinition } from '../../../../../shared/schemas/index.ts';
 import { message, normalizeRole, openAiContent, toolCall, toolDefinition } from '../messages.ts';
-import { asString, canonicalArguments, contentText, hasKeyWithPrefix, isRecord, parseMaybeJson, subIndexed, take, takeIndexed, takeString } from '../values.ts';
+import { asString, canonicalArguments, contentText, isRecord, parseMaybeJson, subIndexed, take, takeIndexed, takeString } from '../values.ts';
 import type { FamilyExtractor, FamilyFields } from './types.ts';
-import { spanErrorText } from './types.ts';
+import { hasPrefix, spanErrorText } from './types.ts';
 
 function indexedMessages(attrs: Record<string, unknown>, prefix: string, fallback: ChatMessage['role']): ChatMessage[] {
   return takeIndexed(attrs, prefix).map((rec) => {
@@ -49,9 +49,9 @@ function entityArguments(raw: unknown): string {
 /** OpenLLMetry (Traceloop): indexed gen_ai.prompt/completion, llm.request.functions, traceloop.*. */
 export const extractOpenLlmetry: FamilyExtractor = (input) => {
   const { attrs } = input;
-  const hasPrompt = hasKeyWithPrefix(attrs, 'gen_ai.prompt.') || hasKeyWithPrefix(attrs, 'gen_ai.completion.');
-  const hasTraceloop = hasKeyWithPrefix(attrs, 'traceloop.') || hasKeyWithPrefix(attrs, 'llm.');
-  if (!hasPrompt && !hasTraceloop && !hasKeyWithPrefix(attrs, 'gen_ai.tool.definitions.')) return undefined;
+  const hasPrompt = hasPrefix(input, 'gen_ai.prompt.') || hasPrefix(input, 'gen_ai.completion.');
+  const hasTraceloop = hasPrefix(input, 'traceloop.') || hasPrefix(input, 'llm.');
+  if (!hasPrompt && !hasTraceloop && !hasPrefix(input, 'gen_ai.tool.definitions.')) return undefined;
   const out: FamilyFields = {};
 
   const inputs = indexedMessages(attrs, 'gen_ai.prompt', 'user');

@@ -7,6 +7,17 @@ export interface SpanInput {
   scope: DecodedScope;
   attrs: Attributes;
   events: DecodedEvent[];
+  /** Every original attribute key, each preceded by a newline: one `includes` answers "any key with this prefix?". */
+  keyIndex: string;
+}
+
+export function keyIndexOf(attrs: Attributes): string {
+  return `\n${Object.keys(attrs).join('\n')}`;
+}
+
+/** Whether the span arrived with an attribute under `prefix` (it may since have been consumed). */
+export function hasPrefix(input: SpanInput, prefix: string): boolean {
+  return input.keyIndex.includes(`\n${prefix}`);
 }
 
 export type FamilyFields = Omit<SpanGenAi, 'family' | 'truncated'>;

@@ -1,8 +1,8 @@
 import type { ChatMessage, TokenUsage, ToolCall, ToolDefinition } from '../../../../../shared/schemas/index.ts';
 import { message, normalizeRole, toolCall, toolDefinition } from '../messages.ts';
-import { asString, canonicalArguments, contentText, hasKeyWithPrefix, isRecord, parseMaybeJson, take, takeNumber, takeParsed, takeString } from '../values.ts';
+import { asString, canonicalArguments, contentText, isRecord, parseMaybeJson, take, takeNumber, takeParsed, takeString } from '../values.ts';
 import type { FamilyExtractor, FamilyFields } from './types.ts';
-import { spanErrorText } from './types.ts';
+import { hasPrefix, spanErrorText } from './types.ts';
 
 /** A tool-result output: v5+ `{type: text|json|error-text|error-json|content, value}`, v4 the raw `result`. */
 function toolOutputText(part: Record<string, unknown>): string {
@@ -122,7 +122,7 @@ function operationOf(operationId: string | undefined): string | undefined {
 /** Vercel AI SDK (v4–v6, v7 LegacyOpenTelemetry): ai.prompt*, ai.response.*, ai.toolCall.*, ai.telemetry.*. */
 export const extractVercelAi: FamilyExtractor = (input) => {
   const { attrs } = input;
-  if (input.scope.name !== 'ai' && !hasKeyWithPrefix(attrs, 'ai.')) return undefined;
+  if (input.scope.name !== 'ai' && !hasPrefix(input, 'ai.')) return undefined;
   const out: FamilyFields = {};
   const operationId = takeString(attrs, 'ai.operationId');
   const operation = operationOf(operationId);

@@ -29,6 +29,7 @@ export const ConfigSchema = z
     TRACECHECK_MAX_BODY_BYTES: positiveInt.default(20 * 1024 * 1024),
     TRACECHECK_MAX_ATTRIBUTE_BYTES: positiveInt.default(1024 * 1024),
     TRACECHECK_MAX_SPANS_PER_REQUEST: positiveInt.default(10_000),
+    TRACECHECK_MAX_RECORD_BYTES: positiveInt.default(1_000_000),
     TRACECHECK_TRACE_GRACE_MS: z.coerce.number().int().nonnegative().default(2_000),
     TRACECHECK_TRACE_MAX_OPEN_MS: positiveInt.default(300_000),
     TRACECHECK_CHECKS: z.string().default('function_result_present,task_completed'),
@@ -49,7 +50,7 @@ export interface Config {
   judgeUnavailableReason: string | null;
   host: string;
   ports: { otlpHttp: number; otlpGrpc: number; api: number };
-  limits: { maxBodyBytes: number; maxAttributeBytes: number; maxSpansPerRequest: number };
+  limits: { maxBodyBytes: number; maxAttributeBytes: number; maxSpansPerRequest: number; maxRecordBytes: number };
   assembler: { traceGraceMs: number; traceMaxOpenMs: number };
   checks: string[];
   logLevel: string;
@@ -95,6 +96,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxBodyBytes: c.TRACECHECK_MAX_BODY_BYTES,
       maxAttributeBytes: c.TRACECHECK_MAX_ATTRIBUTE_BYTES,
       maxSpansPerRequest: c.TRACECHECK_MAX_SPANS_PER_REQUEST,
+      maxRecordBytes: c.TRACECHECK_MAX_RECORD_BYTES,
     },
     assembler: { traceGraceMs: c.TRACECHECK_TRACE_GRACE_MS, traceMaxOpenMs: c.TRACECHECK_TRACE_MAX_OPEN_MS },
     checks: c.TRACECHECK_CHECKS.split(',').map((s) => s.trim()).filter(Boolean),

@@ -17,6 +17,8 @@ export interface CollectorLimits {
   maxInFlightRequests?: number;
   /** Declared bytes of concurrent exports before 429 (default 256 MiB). */
   maxInFlightBytes?: number;
+  /** Largest bus record: longer envelopes have their contents cut to fit (default 1,000,000 bytes). */
+  maxRecordBytes?: number;
 }
 
 export interface CollectorConfig {
@@ -65,6 +67,7 @@ export function createCollector(options: CollectorOptions): Collector {
     producer: options.producer,
     topic: config.topic ?? COLLECTOR_DEFAULTS.topic,
     maxAttributeBytes: config.limits.maxAttributeBytes,
+    ...(config.limits.maxRecordBytes !== undefined ? { maxRecordBytes: config.limits.maxRecordBytes } : {}),
     maxSpansPerRequest: config.limits.maxSpansPerRequest,
     produceTimeoutMs: config.produceTimeoutMs ?? COLLECTOR_DEFAULTS.produceTimeoutMs,
     retryAfterSeconds,

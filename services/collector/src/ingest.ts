@@ -15,6 +15,7 @@ export interface IngestOptions {
   producer: Producer;
   topic: string;
   maxAttributeBytes: number;
+  maxRecordBytes?: number;
   maxSpansPerRequest: number;
   produceTimeoutMs: number;
   retryAfterSeconds: number;
@@ -44,6 +45,12 @@ export function createIngest(options: IngestOptions): Ingest {
   const now = options.now ?? Date.now;
   const log = options.log;
 
+  const normalizeOptions = () => ({
+    maxAttributeBytes: options.maxAttributeBytes,
+    receivedAtMs: now(),
+    ...(options.maxRecordBytes !== undefined ? { maxRecordBytes: options.maxRecordBytes } : {}),
+  });
+
   async function produce(conversion: Conversion): Promise<IngestResult> {
     if (conversion.messages.length > 0) {
       try {
@@ -69,7 +76,7 @@ export function createIngest(options: IngestOptions): Ingest {
       if (n > options.maxSpansPerRequest) {
         return Promise.resolve({ kind: 'too_many_items', message: `${n} spans exceed the limit of ${options.maxSpansPerRequest} per request` });
       }
-      const conversion = traceRequestToMessages(req, { maxAttributeBytes: options.maxAttributeBytes, receivedAtMs: now() });
+      const conversion = traceRequestToMessages(req, normalizeOptions());
       return produce(conversion);
     },
     exportLogs(req) {
@@ -77,7 +84,7 @@ export function createIngest(options: IngestOptions): Ingest {
       if (n > options.maxSpansPerRequest) {
         return Promise.resolve({ kind: 'too_many_items', message: `${n} log records exceed the limit of ${options.maxSpansPerRequest} per request` });
       }
-      const conversion = logsRequestToMessages(req, { maxAttributeBytes: options.maxAttributeBytes, receivedAtMs: now() });
+      const conversion = logsRequestToMessages(req, normalizeOptions());
       return produce(conversion);
     },
   };

@@ -3,6 +3,10 @@ import { errorMessage } from '../../../shared/errors/index.ts';
 import type { DecodedLogsRequest, DecodedTraceRequest } from './otlp/types.ts';
 import { normalizeLogRecord } from './normalize/normalize-log.ts';
 import { normalizeSpan, type NormalizeOptions } from './normalize/normalize-span.ts';
+import { fitRecord } from './fit-record.ts';
+
+/** Kafka's default `message.max.bytes` is 1,048,588; leave room for the key and headers. */
+export const DEFAULT_MAX_RECORD_BYTES = 1_000_000;
 
 export interface Conversion {
   messages: OutgoingMessage[];
@@ -58,7 +62,13 @@ export function traceRequestToMessages(req: DecodedTraceRequest, options: Normal
         }
         try {
           const envelope = normalizeSpan(span, rs.resource, ss.scope, options);
-          messages.push({ key: span.traceId, value: JSON.stringify(envelope) });
+          const fit = fitRecord(envelope, options.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES, () => (envelope.genai.truncated = true));
+          if (!fit.ok) {
+            rejected++;
+            if (reasons.length < 3) reasons.push(`span ${span.spanId} is ${fit.bytes} bytes even with its contents cut (limit ${options.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES})`);
+            continue;
+          }
+          messages.push({ key: span.traceId, value: fit.json });
         } catch (err) {
           // A normalizer bug on one hostile span must not cost the others.
           rejected++;
@@ -95,8 +105,13 @@ export function logsRequestToMessages(req: DecodedLogsRequest, options: Normaliz
         }
         if (record.spanId === ZERO_SPAN) record.spanId = '';
         try {
-          const envelope = normalizeLogRecord(record, rl.resource, seq, options);
-          messages.push({ key: record.traceId, value: JSON.stringify(envelope) });
+          const fit = fitRecord(normalizeLogRecord(record, rl.resource, seq, options), options.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES);
+          if (!fit.ok) {
+            rejected++;
+            if (reasons.length < 3) reasons.push(`log record is ${fit.bytes} bytes even with its contents cut (limit ${options.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES})`);
+            continue;
+          }
+          messages.push({ key: record.traceId, value: fit.json });
         } catch (err) {
           rejected++;
           if (reasons.length < 3) reasons.push(`log record could not be normalized: ${errorMessage(err)}`);

@@ -8,6 +8,8 @@ import { asString, remove, takeString } from './values.ts';
 export interface NormalizeOptions {
   maxAttributeBytes: number;
   receivedAtMs: number;
+  /** Largest bus record; longer ones are cut to fit (see fit-record.ts). Default 1,000,000 bytes. */
+  maxRecordBytes?: number;
 }
 
 const ENV_KEYS = ['deployment.environment.name', 'deployment.environment'] as const;

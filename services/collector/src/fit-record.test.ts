@@ -17,8 +17,8 @@ describe('fitRecord', () => {
     const parsed = JSON.parse(out.json) as typeof r;
     expect(parsed.genai.truncated).toBe(true);
     expect(parsed.trace_id).toBe('a'.repeat(32));
-    expect(parsed.genai.input_messages[0]!.content).toMatch(/^x+…\[truncated \d+ chars\]$/);
-    expect(parsed.genai.input_messages[1]!.content).toBe('short and kept');
+    expect(parsed.genai.input_messages[0].content).toMatch(/^x+…\[truncated \d+ chars\]$/);
+    expect(parsed.genai.input_messages[1].content).toBe('short and kept');
   });
 
   it('gives up when only short strings are left', () => {
@@ -41,10 +41,10 @@ describe('records over the bus limit, through the pipeline', () => {
     const conversion = traceRequestToMessages(decodeTraceRequestJson(body), { maxAttributeBytes: 8 * 1024 * 1024, receivedAtMs: 0, maxRecordBytes: 1_000_000 });
     expect(conversion.rejected).toBe(0);
     const [big, other] = conversion.messages.map((m) => JSON.parse(m.value) as { genai: { truncated?: boolean; input_messages: Array<{ content: string }> } });
-    expect(Buffer.byteLength(conversion.messages[0]!.value)).toBeLessThanOrEqual(1_000_000);
-    expect(big!.genai.truncated).toBe(true);
-    expect(big!.genai.input_messages[0]!.content).toMatch(/^y+…\[truncated \d+ chars\]$/);
-    expect(other!.genai.truncated).toBeUndefined();
-    expect(other!.genai.input_messages[0]!.content).toBe('hello');
+    expect(Buffer.byteLength(conversion.messages[0].value)).toBeLessThanOrEqual(1_000_000);
+    expect(big.genai.truncated).toBe(true);
+    expect(big.genai.input_messages[0].content).toMatch(/^y+…\[truncated \d+ chars\]$/);
+    expect(other.genai.truncated).toBeUndefined();
+    expect(other.genai.input_messages[0].content).toBe('hello');
   });
 });

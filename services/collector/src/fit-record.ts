@@ -40,7 +40,7 @@ export function fitRecord(record: object, maxBytes: number, markTruncated: () =>
     slots.sort((a, b) => b.length - a.length);
     const longest = slots[0];
     if (!longest || longest.length < MIN_CUT_CHARS) break;
-    const text = (longest.holder as Record<string | number, string>)[longest.key]!;
+    const text = (longest.holder as Record<string | number, string>)[longest.key];
     const keep = Math.floor(text.length / 2);
     const cut = `${text.slice(0, keep)}…[truncated ${text.length - keep} chars]`;
     (longest.holder as Record<string | number, string>)[longest.key] = cut;

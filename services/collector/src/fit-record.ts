@@ -32,7 +32,8 @@ export type FitResult = { ok: true; json: string; cut: boolean } | { ok: false; 
  */
 export function fitRecord(record: object, maxBytes: number, markTruncated: () => void = () => undefined): FitResult {
   let json = JSON.stringify(record);
-  if (Buffer.byteLength(json) <= maxBytes) return { ok: true, json, cut: false };
+  // A UTF-16 code unit is at most 3 UTF-8 bytes: most records need no byte count at all.
+  if (json.length * 3 <= maxBytes || Buffer.byteLength(json) <= maxBytes) return { ok: true, json, cut: false };
   markTruncated();
   const slots: Slot[] = [];
   collectSlots(record, slots, 0);

@@ -1,10 +1,30 @@
 #!/usr/bin/env bash
 # The whole test suite: static checks, unit tests, then integration and end-to-end tests against
 # real Kafka and ClickHouse, which scripts/infra.sh installs and starts (idempotently).
+# Ends with one plain line "tests: N passed, N failed" summed over both vitest projects.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+mkdir -p .cache
+rm -f .cache/vitest-unit.json .cache/vitest-integration.json
+
 npx tsc --noEmit -p tsconfig.json
 npx eslint .
-npx vitest run --project unit
-bash scripts/infra.sh up
-npx vitest run --project integration --no-file-parallelism
+
+status=0
+npx vitest run --project unit --reporter=default --reporter=json --outputFile=.cache/vitest-unit.json || status=$?
+if [ "$status" -eq 0 ]; then
+  bash scripts/infra.sh up
+  npx vitest run --project integration --no-file-parallelism --reporter=default --reporter=json --outputFile=.cache/vitest-integration.json || status=$?
+fi
+
+node -e '
+const fs = require("node:fs");
+let passed = 0, failed = 0;
+for (const f of [".cache/vitest-unit.json", ".cache/vitest-integration.json"]) {
+  if (!fs.existsSync(f)) continue;
+  const r = JSON.parse(fs.readFileSync(f, "utf8"));
+  passed += r.numPassedTests; failed += r.numFailedTests;
+}
+console.log(`tests: ${passed} passed, ${failed} failed`);
+'
+exit "$status"

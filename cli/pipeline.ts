@@ -61,6 +61,7 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
         judge: judge ? withConcurrencyLimit(judge, config.judge?.concurrency ?? 4) : null,
         judgeUnavailableReason: judge ? null : config.judgeUnavailableReason,
         codeRunner: sandbox,
+        maxConcurrentUnits: config.scorerConcurrency,
         nowMs: Date.now,
         log,
       }),

@@ -5,6 +5,7 @@ export type { InMemoryBusOptions } from './in-memory-bus.ts';
 export { deadLetterTopic } from './dead-letter.ts';
 export { nextCommitOffset } from './commit-offset.ts';
 export type { BackoffPolicy } from './backoff.ts';
+export { backoffDelayMs, sleepUnlessAborted, DEFAULT_BACKOFF } from './backoff.ts';
 export { createKafkaBus } from './kafka-bus.ts';
 export type { KafkaBusOptions } from './kafka-bus.ts';
 export { toBusError } from './kafka-errors.ts';

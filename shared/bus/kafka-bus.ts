@@ -189,8 +189,14 @@ function createKafkaConsumer(deps: ConsumerDeps): Consumer {
   const committed = new Map<number, string>();
   let state: 'new' | 'started' | 'stopped' = 'new';
   let stopping: Promise<void> | null = null;
+  /** Last handled offset per partition, for the periodic commit. */
+  const lastHandledBy = new Map<number, string>();
+  let commitTimer: NodeJS.Timeout | null = null;
   // After a rebalance another member may have committed less than we remember for a partition.
-  consumer.on(consumer.events.GROUP_JOIN, () => committed.clear());
+  consumer.on(consumer.events.GROUP_JOIN, () => {
+    committed.clear();
+    lastHandledBy.clear();
+  });
 
   const commit = async (partition: number, lastHandled: string): Promise<void> => {
     const allowed = consumerOptions.committableOffset ? consumerOptions.committableOffset(partition, lastHandled) : lastHandled;
@@ -236,6 +242,7 @@ function createKafkaConsumer(deps: ConsumerDeps): Consumer {
         if (outcome === 'stopped') break;
         payload.resolveOffset(raw.offset);
         lastHandled = raw.offset;
+        lastHandledBy.set(partition, raw.offset);
         if (Date.now() - lastCommitAt >= commitIntervalMs) {
           await commit(partition, lastHandled);
           lastCommitAt = Date.now();
@@ -267,6 +274,12 @@ function createKafkaConsumer(deps: ConsumerDeps): Consumer {
           eachBatch,
         });
         await joined;
+        // A handler may finish its work after it returned (committableOffset holds the commit
+        // back meanwhile): commit what became committable even when no new record arrives.
+        commitTimer = setInterval(() => {
+          for (const [partition, last] of lastHandledBy) void commit(partition, last);
+        }, commitIntervalMs);
+        commitTimer.unref();
         log.info('consumer joined its group');
       } catch (err) {
         await shutdown();
@@ -281,6 +294,7 @@ function createKafkaConsumer(deps: ConsumerDeps): Consumer {
       const wasStarted = state === 'started';
       state = 'stopped';
       abort.abort();
+      if (commitTimer) clearInterval(commitTimer);
       stopping = wasStarted
         ? (async () => {
             // disconnect() waits for the batch in hand, which commits what it handled.

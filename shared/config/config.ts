@@ -22,6 +22,7 @@ export const ConfigSchema = z
     TRACECHECK_JUDGE_MODEL: z.preprocess(emptyAsUndefined, z.string().optional()),
     TRACECHECK_JUDGE_TIMEOUT_MS: positiveInt.default(30_000),
     TRACECHECK_JUDGE_CONCURRENCY: positiveInt.default(4),
+    TRACECHECK_SCORER_CONCURRENCY: positiveInt.default(8),
     TRACECHECK_OTLP_HTTP_PORT: port.default(4318),
     TRACECHECK_OTLP_GRPC_PORT: port.default(4317),
     TRACECHECK_API_PORT: port.default(8080),
@@ -53,6 +54,8 @@ export interface Config {
   limits: { maxBodyBytes: number; maxAttributeBytes: number; maxSpansPerRequest: number; maxRecordBytes: number };
   assembler: { traceGraceMs: number; traceMaxOpenMs: number };
   checks: string[];
+  /** Units one scorer scores at once. */
+  scorerConcurrency: number;
   logLevel: string;
 }
 
@@ -100,6 +103,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     assembler: { traceGraceMs: c.TRACECHECK_TRACE_GRACE_MS, traceMaxOpenMs: c.TRACECHECK_TRACE_MAX_OPEN_MS },
     checks: c.TRACECHECK_CHECKS.split(',').map((s) => s.trim()).filter(Boolean),
+    scorerConcurrency: c.TRACECHECK_SCORER_CONCURRENCY,
     logLevel: c.TRACECHECK_LOG_LEVEL,
   };
 }

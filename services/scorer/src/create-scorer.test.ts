@@ -1,0 +1,110 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createInMemoryBus } from '../../../shared/bus/index.ts';
+import type { JudgeClient } from '../../../shared/checks/contract.ts';
+import { createCheckRegistry } from '../../../shared/checks/index.ts';
+import { createSilentLogger } from '../../../shared/logging/index.ts';
+import type { Unit } from '../../../shared/schemas/index.ts';
+import { createDuckDbStore } from '../../../shared/store/index.ts';
+import { createScorer } from './create-scorer.ts';
+
+const log = createSilentLogger();
+
+function unit(i: number): Unit {
+  const id = i.toString(16).padStart(32, '0');
+  return {
+    schema_version: 1, unit_id: id, kind: 'trace', trace_ids: [id], agent_name: 'a', agent_version: '1', service: 's', environment: null,
+    conversation_id: null, model: 'm', model_input: [], model_output: `answer ${i}`, message_history: [{ role: 'user', content: `q ${i}` }, { role: 'assistant', content: `answer ${i}` }],
+    tool_calls: [], tools: [], scenario_input: null, scenario_result: null, simulation_id: null, simulation_message_history: null,
+    usage: { input_tokens: 0, output_tokens: 0 }, errors: [], truncated: false, span_count: 1, start_time_ms: 0, end_time_ms: 1, assembled_at_ms: 2,
+  };
+}
+
+/** Holds every call until `quorum` calls are in flight at once (or `giveUpMs` passed), then answers pass. */
+function quorumJudge(quorum: number, giveUpMs = 3_000): JudgeClient & { maxInFlight(): number; calls(): number } {
+  let inFlight = 0;
+  let max = 0;
+  let calls = 0;
+  let release: Array<() => void> = [];
+  return {
+    async complete() {
+      calls += 1;
+      inFlight += 1;
+      max = Math.max(max, inFlight);
+      if (inFlight >= quorum) {
+        for (const r of release) r();
+        release = [];
+      } else {
+        await new Promise<void>((resolve) => {
+          release.push(resolve);
+          setTimeout(resolve, giveUpMs);
+        });
+      }
+      inFlight -= 1;
+      return { text: '[[True]] ((fine))', model: 'double', inputTokens: 1, outputTokens: 1 };
+    },
+    maxInFlight: () => max,
+    calls: () => calls,
+  };
+}
+
+async function waitUntil(fn: () => Promise<boolean> | boolean, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await fn())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('scorer', () => {
+  const cleanups: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const c of cleanups.reverse()) await c();
+    cleanups.length = 0;
+  });
+
+  it('scores several units at once, so a slow judge does not serialize them', async () => {
+    const bus = createInMemoryBus({ log });
+    const store = createDuckDbStore({ path: ':memory:', log });
+    await store.start();
+    cleanups.push(() => store.shutdown());
+    const judge = quorumJudge(4);
+    const registry = createCheckRegistry();
+    const scorer = createScorer({ bus, store, unitsTopic: 'units', scoresTopic: 'scores', groupId: 'g', log, nowMs: Date.now, checks: [registry.get('task_completed')!], judge, judgeUnavailableReason: null, maxConcurrentUnits: 8 });
+    await scorer.start();
+    cleanups.push(() => scorer.shutdown());
+    const producer = bus.createProducer();
+    await producer.start();
+    await producer.send('units', Array.from({ length: 8 }, (_, i) => ({ key: unit(i).unit_id, value: JSON.stringify(unit(i)) })));
+    await waitUntil(async () => (await store.queryScores({ check: 'task_completed' })).length === 8, 10_000, '8 scores');
+    expect(judge.maxInFlight()).toBeGreaterThanOrEqual(4);
+    const scores = await store.queryScores({ check: 'task_completed' });
+    expect(scores.every((s) => s.status === 'ok' && s.passed === true)).toBe(true);
+  });
+
+  it('after a stop with units in flight, a restarted scorer in the same group scores every unit', async () => {
+    const bus = createInMemoryBus({ log });
+    const store = createDuckDbStore({ path: ':memory:', log });
+    await store.start();
+    cleanups.push(() => store.shutdown());
+    const registry = createCheckRegistry();
+    const checks = [registry.get('task_completed')!];
+    const producer = bus.createProducer();
+    await producer.start();
+    // A judge that never reaches its quorum: each call takes 300 ms.
+    const slow = quorumJudge(100, 300);
+    const first = createScorer({ bus, store, unitsTopic: 'units', scoresTopic: 'scores', groupId: 'g', log, nowMs: Date.now, checks, judge: slow, judgeUnavailableReason: null, maxConcurrentUnits: 2 });
+    await first.start();
+    await producer.send('units', Array.from({ length: 6 }, (_, i) => ({ key: unit(i).unit_id, value: JSON.stringify(unit(i)) })));
+    await waitUntil(() => slow.calls() >= 1, 5_000, 'the first judge call');
+    await first.shutdown();
+    const scoredByFirst = (await store.queryScores({ check: 'task_completed' })).length;
+    expect(scoredByFirst).toBeLessThan(6);
+
+    const second = createScorer({ bus, store, unitsTopic: 'units', scoresTopic: 'scores', groupId: 'g', log, nowMs: Date.now, checks, judge: quorumJudge(1), judgeUnavailableReason: null });
+    await second.start();
+    cleanups.push(() => second.shutdown());
+    await waitUntil(async () => (await store.queryScores({ check: 'task_completed' })).length === 6, 10_000, 'all 6 units scored');
+    const ids = (await store.queryScores({ check: 'task_completed' })).map((s) => s.unit_id).sort();
+    expect(ids).toEqual(Array.from({ length: 6 }, (_, i) => unit(i).unit_id).sort());
+  });
+});

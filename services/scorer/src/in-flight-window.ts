@@ -1,0 +1,43 @@
+/**
+ * Records being worked on after their handler returned, per partition, with a capacity. The
+ * consumer may commit only below the oldest of them, so a crash re-reads every unit not yet
+ * scored, while several units are scored at once.
+ */
+export function createInFlightWindow(capacity: number) {
+  const offsets = new Map<number, Set<bigint>>();
+  let active = 0;
+  const waiting: Array<() => void> = [];
+  const idle: Array<() => void> = [];
+
+  return {
+    /** Resolves when there is room; the caller then `add`s. This is the consumer's backpressure. */
+    room(): Promise<void> {
+      return active < capacity ? Promise.resolve() : new Promise((resolve) => waiting.push(resolve));
+    },
+    add(partition: number, offset: bigint): void {
+      active += 1;
+      let set = offsets.get(partition);
+      if (!set) offsets.set(partition, (set = new Set()));
+      set.add(offset);
+    },
+    remove(partition: number, offset: bigint): void {
+      if (!offsets.get(partition)?.delete(offset)) return;
+      active -= 1;
+      waiting.shift()?.();
+      if (active === 0) for (const resolve of idle.splice(0)) resolve();
+    },
+    /** The highest committable offset given the last handled one, or null for none. */
+    committable(partition: number, lastHandled: string): string | null {
+      const set = offsets.get(partition);
+      if (!set || set.size === 0) return lastHandled;
+      let min: bigint | null = null;
+      for (const o of set) if (min === null || o < min) min = o;
+      return min! > 0n ? String(min! - 1n) : null;
+    },
+    /** Resolves once nothing is in flight. */
+    drained(): Promise<void> {
+      return active === 0 ? Promise.resolve() : new Promise((resolve) => idle.push(resolve));
+    },
+    size: () => active,
+  };
+}

@@ -3,10 +3,9 @@ import { join, resolve } from 'node:path';
 import type { Bus } from '../shared/bus/index.ts';
 import { createInMemoryBus, createKafkaBus } from '../shared/bus/index.ts';
 import type { JudgeClient } from '../shared/checks/contract.ts';
-import { createCheckRegistry } from '../shared/checks/index.ts';
 import type { RunnableCheck } from '../shared/checks/contract.ts';
 import type { Config } from '../shared/config/index.ts';
-import { createOpenAiJudgeClient } from '../shared/judge/index.ts';
+import { judgeFromConfig, loadRegistry, selectChecks } from './check-runtime.ts';
 import type { Logger } from '../shared/logging/index.ts';
 import type { Store } from '../shared/store/index.ts';
 import { createClickHouseStore, createDuckDbStore } from '../shared/store/index.ts';
@@ -28,16 +27,17 @@ export function createStore(config: Config, log: Logger): Store {
 }
 
 export function createJudge(config: Config, log: Logger): JudgeClient | null {
-  if (!config.judge) return null;
-  return createOpenAiJudgeClient({ ...config.judge, log: log.child({ component: 'judge' }) });
+  return judgeFromConfig(config, log.child({ component: 'judge' }));
 }
 
-/** The configured checks, resolved against the catalog; an unknown name is a configuration error. */
-export function resolveChecks(names: readonly string[]): RunnableCheck[] {
-  const registry = createCheckRegistry();
-  const unknown = names.filter((n) => !registry.get(n));
+/**
+ * The configured checks (`TRACECHECK_CHECKS`: names, `all` or `deterministic`) from the catalog and
+ * the user's definitions file; an unknown name is a configuration error.
+ */
+export function resolveChecks(config: Config): RunnableCheck[] {
+  const { checks, unknown } = selectChecks(loadRegistry(config.checkDefinitionsFile ?? undefined), config.checks.join(','));
   if (unknown.length > 0) {
-    throw new Error(`TRACECHECK_CHECKS names unknown checks: ${unknown.join(', ')} (see \`tracecheck checks list\`)`);
+    throw new Error(`TRACECHECK_CHECKS names unknown checks: ${unknown.join(', ')} (see \`tracecheck checks list\`, or add them with TRACECHECK_CHECK_DEFINITIONS)`);
   }
-  return names.map((n) => registry.get(n)!);
+  return checks;
 }

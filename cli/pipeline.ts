@@ -57,7 +57,7 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
         unitsTopic: topics.units,
         scoresTopic: topics.scores,
         groupId: overrides.groups?.scorer ?? 'tracecheck-scorer',
-        checks: resolveChecks(config.checks),
+        checks: resolveChecks(config),
         judge: judge ? withConcurrencyLimit(judge, config.judge?.concurrency ?? 4) : null,
         judgeUnavailableReason: judge ? null : config.judgeUnavailableReason,
         codeRunner: sandbox,

@@ -4,7 +4,7 @@ import { catalogEntries, CheckDefinitionError, definitionVersion, generateCodeCh
 import { createCodeSandbox } from '../../shared/code-sandbox/index.ts';
 import { loadConfig } from '../../shared/config/index.ts';
 import type { CliCommand, CliIo } from '../command.ts';
-import { judgeFromConfig, parseFlags } from './check-runtime.ts';
+import { judgeFromConfig, parseFlags } from '../check-runtime.ts';
 
 function list(flags: Map<string, string | true>, io: CliIo): number {
   const rows = catalogEntries.map((e) => ({

@@ -3,7 +3,7 @@ import { parseEvalRecord, recordToCheckInput, runCheck, unitToCheckInput } from 
 import { loadConfig } from '../../shared/config/index.ts';
 import { UnitSchema } from '../../shared/schemas/index.ts';
 import type { CliCommand } from '../command.ts';
-import { contextFor, parseFlags, readAll, registryWith, selectChecks } from './check-runtime.ts';
+import { contextFor, loadRegistry, parseFlags, readAll, selectChecks } from '../check-runtime.ts';
 
 function toInput(line: string): { ok: true; input: CheckInput } | { ok: false; error: string } {
   let value: unknown;
@@ -47,7 +47,7 @@ not be read or a check errored.`,
     }
     const config = loadConfig(io.env);
     const defs = flags.get('definitions');
-    const registry = await registryWith(typeof defs === 'string' ? defs : undefined);
+    const registry = loadRegistry(typeof defs === 'string' ? defs : undefined);
     const { checks, unknown } = selectChecks(registry, spec);
     if (unknown.length > 0) {
       io.stderr.write(`tracecheck score: unknown checks: ${unknown.join(', ')} (see \`tracecheck checks list\`)\n`);

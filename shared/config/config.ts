@@ -34,6 +34,7 @@ export const ConfigSchema = z
     TRACECHECK_TRACE_GRACE_MS: z.coerce.number().int().nonnegative().default(2_000),
     TRACECHECK_TRACE_MAX_OPEN_MS: positiveInt.default(300_000),
     TRACECHECK_CHECKS: z.string().default('function_result_present,task_completed'),
+    TRACECHECK_CHECK_DEFINITIONS: z.preprocess(emptyAsUndefined, z.string().optional()),
     TRACECHECK_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })
   .superRefine((c, ctx) => {
@@ -54,6 +55,8 @@ export interface Config {
   limits: { maxBodyBytes: number; maxAttributeBytes: number; maxSpansPerRequest: number; maxRecordBytes: number };
   assembler: { traceGraceMs: number; traceMaxOpenMs: number };
   checks: string[];
+  /** JSON Lines of user check definitions (as `tracecheck checks upload --out` writes them). */
+  checkDefinitionsFile: string | null;
   /** Units one scorer scores at once. */
   scorerConcurrency: number;
   logLevel: string;
@@ -103,6 +106,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     assembler: { traceGraceMs: c.TRACECHECK_TRACE_GRACE_MS, traceMaxOpenMs: c.TRACECHECK_TRACE_MAX_OPEN_MS },
     checks: c.TRACECHECK_CHECKS.split(',').map((s) => s.trim()).filter(Boolean),
+    checkDefinitionsFile: c.TRACECHECK_CHECK_DEFINITIONS ?? null,
     scorerConcurrency: c.TRACECHECK_SCORER_CONCURRENCY,
     logLevel: c.TRACECHECK_LOG_LEVEL,
   };

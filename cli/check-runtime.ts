@@ -1,10 +1,11 @@
-import { readFile } from 'node:fs/promises';
-import type { CheckContext, CheckDefinition, CheckRegistry, JudgeClient, RunnableCheck } from '../../shared/checks/index.ts';
-import { createCheckRegistry } from '../../shared/checks/index.ts';
-import type { CodeSandbox } from '../../shared/code-sandbox/index.ts';
-import { createCodeSandbox } from '../../shared/code-sandbox/index.ts';
-import type { Config } from '../../shared/config/index.ts';
-import { createOpenAiJudgeClient } from '../../shared/judge/index.ts';
+import { readFileSync } from 'node:fs';
+import type { CheckContext, CheckDefinition, CheckRegistry, JudgeClient, RunnableCheck } from '../shared/checks/index.ts';
+import { createCheckRegistry } from '../shared/checks/index.ts';
+import type { CodeSandbox } from '../shared/code-sandbox/index.ts';
+import { createCodeSandbox } from '../shared/code-sandbox/index.ts';
+import type { Config } from '../shared/config/index.ts';
+import type { Logger } from '../shared/logging/index.ts';
+import { createOpenAiJudgeClient } from '../shared/judge/index.ts';
 
 export async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
   const chunks: Buffer[] = [];
@@ -26,19 +27,28 @@ export function parseFlags(argv: string[]): Map<string, string | true> {
   return flags;
 }
 
-export function judgeFromConfig(config: Config): JudgeClient | null {
-  return config.judge ? createOpenAiJudgeClient({ baseUrl: config.judge.baseUrl, apiKey: config.judge.apiKey, model: config.judge.model, timeoutMs: config.judge.timeoutMs }) : null;
+export function judgeFromConfig(config: Config, log?: Logger): JudgeClient | null {
+  return config.judge ? createOpenAiJudgeClient({ baseUrl: config.judge.baseUrl, apiKey: config.judge.apiKey, model: config.judge.model, timeoutMs: config.judge.timeoutMs, ...(log ? { log } : {}) }) : null;
 }
 
-/** A registry with the catalog plus the definitions of a JSON Lines file (one definition per line). */
-export async function registryWith(definitionsFile: string | undefined): Promise<CheckRegistry> {
+/**
+ * The catalog plus the definitions of a JSON Lines file (one definition per line, as
+ * `tracecheck checks upload --out` writes them). A bad line throws, naming the file and line.
+ */
+export function loadRegistry(definitionsFile: string | undefined): CheckRegistry {
   const registry = createCheckRegistry();
-  if (definitionsFile) {
-    const text = await readFile(definitionsFile, 'utf8');
-    for (const line of text.split('\n')) if (line.trim()) registry.createOrUpdateCheck(JSON.parse(line) as CheckDefinition);
-  }
+  if (!definitionsFile) return registry;
+  readFileSync(definitionsFile, 'utf8').split('\n').forEach((line, i) => {
+    if (!line.trim()) return;
+    try {
+      registry.createOrUpdateCheck(JSON.parse(line) as CheckDefinition);
+    } catch (err) {
+      throw new Error(`${definitionsFile}:${i + 1}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    }
+  });
   return registry;
 }
+
 
 /** `all`, `deterministic` (every check decided in code), or a comma list of names. */
 export function selectChecks(registry: CheckRegistry, spec: string): { checks: RunnableCheck[]; unknown: string[] } {

@@ -56,4 +56,17 @@ describe('trace buffer', () => {
     const [r] = buf.takeReady(5);
     expect([r.traceId, r.spans.length]).toEqual([A, 2]);
   });
+
+  it('keeps at most maxClosedTraces closed traces for late spans, dropping the oldest', () => {
+    const buf = createTraceBuffer({ graceMs: 0, maxOpenMs: 10_000, retainClosedMs: 10_000, maxClosedTraces: 2 });
+    for (const id of ['1', '2', '3'].map((c) => c.repeat(32))) {
+      buf.add(createTestSpan({ trace_id: id, span_id: ROOT }), 0, 1n, 0);
+      buf.takeReady(0);
+      buf.confirm(id, 0);
+    }
+    expect(buf.closedCount()).toBe(2);
+    // The oldest was dropped: a late span for it starts a new trace with only itself.
+    buf.add(createTestSpan({ trace_id: '1'.repeat(32), parent_span_id: ROOT }), 0, 9n, 1);
+    expect(buf.takeReady(20_000).map((r) => r.spans.length)).toEqual([1]);
+  });
 });

@@ -8,6 +8,8 @@ export interface TraceBufferOptions {
   maxOpenMs: number;
   /** How long a closed trace is kept so that a late span re-opens it whole. */
   retainClosedMs: number;
+  /** At most this many closed traces are kept (oldest dropped first). Default 10,000. */
+  maxClosedTraces?: number;
 }
 
 interface OpenTrace {
@@ -90,8 +92,9 @@ export function createTraceBuffer(options: TraceBufferOptions) {
     if (!t) return;
     open.delete(traceId);
     closed.set(traceId, { parts: parts(t), closedAtMs: nowMs });
+    const maxClosed = options.maxClosedTraces ?? 10_000;
     for (const [id, c] of closed) {
-      if (nowMs - c.closedAtMs < options.retainClosedMs) break;
+      if (nowMs - c.closedAtMs < options.retainClosedMs && closed.size <= maxClosed) break;
       closed.delete(id);
     }
   }
@@ -119,6 +122,7 @@ export function createTraceBuffer(options: TraceBufferOptions) {
     release,
     lowWaterMark,
     openCount: () => open.size,
+    closedCount: () => closed.size,
   };
 }
 

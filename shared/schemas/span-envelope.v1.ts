@@ -109,6 +109,12 @@ export const SpanEnvelopeSchema = z.discriminatedUnion('kind', [
     sequence: z.number().int().nonnegative(),
     /** The message this event carries, normalized; `is_output` for `gen_ai.choice`. */
     message: ChatMessageSchema.optional(),
+    /**
+     * A whole model call's content, from a `gen_ai.client.inference.operation.details` event
+     * (current semconv, content captured as events): input/output messages, tool definitions,
+     * model and usage, for the span the record belongs to.
+     */
+    genai: SpanGenAiSchema.optional(),
     is_output: z.boolean(),
     service_name: z.string().optional(),
     attributes: z.record(z.string(), AttributeValueSchema),

@@ -25,6 +25,7 @@ interface ModelCall {
   span: SpanRecord;
   input: ChatMessage[];
   output: ChatMessage[];
+  model: string | null;
 }
 
 /** The messages one model call was sent and answered: from its attributes, else from its log events. */
@@ -36,10 +37,20 @@ function modelCalls(spans: readonly SpanRecord[], logs: readonly LogRecordEnvelo
     list.push(l);
     logsBySpan.set(l.span_id, list);
   }
+  // Current semconv with content captured as events: one operation-details record per model call.
+  const detailsBySpan = new Map<string, NonNullable<LogRecordEnvelope['genai']>>();
+  for (const l of logs) if (l.span_id && l.genai) detailsBySpan.set(l.span_id, l.genai);
   const calls: ModelCall[] = [];
   for (const span of spans) {
     let input = span.genai.input_messages ?? [];
     let output = span.genai.output_messages ?? [];
+    let model = span.genai.response_model ?? span.genai.request_model ?? null;
+    const details = detailsBySpan.get(span.span_id);
+    if (details && input.length === 0 && output.length === 0) {
+      input = details.input_messages ?? [];
+      output = details.output_messages ?? [];
+      model ??= details.response_model ?? details.request_model ?? null;
+    }
     const events = logsBySpan.get(span.span_id);
     if (events && input.length === 0 && output.length === 0) {
       events.sort((a, b) => {
@@ -49,7 +60,7 @@ function modelCalls(spans: readonly SpanRecord[], logs: readonly LogRecordEnvelo
       input = events.filter((e) => !e.is_output).map((e) => e.message!);
       output = events.filter((e) => e.is_output).map((e) => e.message!);
     }
-    if (input.length > 0 || output.length > 0) calls.push({ span, input, output });
+    if (input.length > 0 || output.length > 0) calls.push({ span, input, output, model });
   }
   // A wrapper (an agent run, `ai.generateText`) repeats the dialog of the model calls inside it;
   // the innermost calls are the real ones.
@@ -167,7 +178,9 @@ export function assembleTrace(parts: TraceParts, assembledAtMs: number): Unit {
   const last = calls.at(-1);
   const finalAssistant = [...history].reverse().find((m) => m.role === 'assistant' && m.content !== null && m.content.trim() !== '');
   const tools = new Map<string, ToolDefinition>();
-  for (const s of spans) for (const t of s.genai.tool_definitions ?? []) if (!tools.has(t.function.name)) tools.set(t.function.name, t);
+  for (const g of [...spans.map((s) => s.genai), ...parts.logs.flatMap((l) => (l.genai ? [l.genai] : []))]) {
+    for (const t of g.tool_definitions ?? []) if (!tools.has(t.function.name)) tools.set(t.function.name, t);
+  }
 
   const errors: Unit['errors'] = spans
     .filter((s) => s.status.code === STATUS_ERROR)
@@ -194,7 +207,7 @@ export function assembleTrace(parts: TraceParts, assembledAtMs: number): Unit {
     service: firstDefined(ordered, (s) => s.service_name),
     environment: firstDefined(ordered, (s) => s.environment),
     conversation_id: firstDefined(ordered, (s) => s.genai.conversation_id),
-    model: last ? (last.span.genai.response_model ?? last.span.genai.request_model ?? null) : firstDefined(ordered, (s) => s.genai.response_model ?? s.genai.request_model),
+    model: last ? last.model : firstDefined(ordered, (s) => s.genai.response_model ?? s.genai.request_model),
     model_input: last ? last.input : [],
     model_output: finalAssistant?.content ?? null,
     message_history: history,

@@ -1,6 +1,8 @@
 import type { LogRecordEnvelope } from '../../../../shared/schemas/index.ts';
 import type { DecodedLogRecord, DecodedResource } from '../otlp/types.ts';
 import { legacyEventMessage } from './families/legacy-events.ts';
+import { DETAILS_EVENT, takeGenAiUsage, takeOtelContent } from './families/otel-genai.ts';
+import type { SpanGenAi } from '../../../../shared/schemas/index.ts';
 import { enforceAttributeLimit } from './limits.ts';
 import type { NormalizeOptions } from './normalize-span.ts';
 import { asString, remove, take } from './values.ts';
@@ -33,7 +35,25 @@ export function normalizeLogRecord(
   };
   if (record.spanId) env.span_id = record.spanId;
   if (parsed?.message) env.message = parsed.message;
+  if (eventName === DETAILS_EVENT) {
+    const genai = detailsContent(attrs);
+    if (genai) env.genai = genai;
+  }
   const serviceName = asString(resource.attributes['service.name']);
   if (serviceName) env.service_name = serviceName;
   return env;
+}
+
+/** A `gen_ai.client.inference.operation.details` event: one whole model call's content. */
+function detailsContent(attrs: Record<string, unknown>): SpanGenAi | undefined {
+  const genai: SpanGenAi = { family: 'otel_genai', ...takeOtelContent(attrs) };
+  const operation = asString(take(attrs, 'gen_ai.operation.name'));
+  if (operation) genai.operation = operation;
+  const requestModel = asString(take(attrs, 'gen_ai.request.model'));
+  const responseModel = asString(take(attrs, 'gen_ai.response.model'));
+  if (requestModel) genai.request_model = requestModel;
+  if (responseModel) genai.response_model = responseModel;
+  const usage = takeGenAiUsage(attrs);
+  if (usage) genai.usage = usage;
+  return genai.input_messages || genai.output_messages ? genai : undefined;
 }

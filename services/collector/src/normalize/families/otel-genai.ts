@@ -42,8 +42,21 @@ export function takeGenAiUsage(attrs: Record<string, unknown>): TokenUsage | und
   return Object.keys(u).length > 0 ? u : undefined;
 }
 
-const DETAILS_EVENT = 'gen_ai.client.inference.operation.details';
+export const DETAILS_EVENT = 'gen_ai.client.inference.operation.details';
 const CONTENT_KEYS = ['gen_ai.input.messages', 'gen_ai.output.messages', 'gen_ai.system_instructions'] as const;
+
+/** The content attributes of a model call (on its span or on its operation-details event). */
+export function takeOtelContent(attrs: Record<string, unknown>): Pick<FamilyFields, 'input_messages' | 'output_messages' | 'tool_definitions'> {
+  const out: Pick<FamilyFields, 'input_messages' | 'output_messages' | 'tool_definitions'> = {};
+  const system = takeParsed(attrs, 'gen_ai.system_instructions', fromSystemInstructions);
+  const inputMessages = takeParsed(attrs, 'gen_ai.input.messages', (v) => fromOtelMessages(v, 'user'));
+  if (system || inputMessages) out.input_messages = [...(system ? [system] : []), ...(inputMessages ?? [])];
+  const outputMessages = takeParsed(attrs, 'gen_ai.output.messages', (v) => fromOtelMessages(v, 'assistant'));
+  if (outputMessages) out.output_messages = outputMessages;
+  const defs = takeParsed(attrs, 'gen_ai.tool.definitions', toolDefinitions);
+  if (defs) out.tool_definitions = defs;
+  return out;
+}
 
 /**
  * OTel GenAI semantic conventions, current (v1.37+) attributes, plus the gen_ai.* model, provider,
@@ -64,13 +77,7 @@ export const extractOtelGenAi: FamilyExtractor = (input) => {
     for (const [k, v] of Object.entries(details.attributes)) if (attrs[k] === undefined) attrs[k] = v;
   }
 
-  const system = takeParsed(attrs, 'gen_ai.system_instructions', fromSystemInstructions);
-  const inputMessages = takeParsed(attrs, 'gen_ai.input.messages', (v) => fromOtelMessages(v, 'user'));
-  if (system || inputMessages) out.input_messages = [...(system ? [system] : []), ...(inputMessages ?? [])];
-  const outputMessages = takeParsed(attrs, 'gen_ai.output.messages', (v) => fromOtelMessages(v, 'assistant'));
-  if (outputMessages) out.output_messages = outputMessages;
-  const defs = takeParsed(attrs, 'gen_ai.tool.definitions', toolDefinitions);
-  if (defs) out.tool_definitions = defs;
+  Object.assign(out, takeOtelContent(attrs));
 
   const toolName = takeString(attrs, 'gen_ai.tool.name');
   const callId = takeString(attrs, 'gen_ai.tool.call.id');

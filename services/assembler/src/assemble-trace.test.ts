@@ -146,4 +146,11 @@ describe('assembleTrace', () => {
     expect(unit.truncated).toBe(true);
     expect(unit.errors).toEqual([{ message: 'root span never arrived; unit assembled from the spans seen' }]);
   });
+
+  it('gives a fragment of late spans its own unit id and says why', () => {
+    const span = createTestSpan({ trace_id: T, parent_span_id: ROOT, genai: { input_messages: [user('late')] } });
+    const unit = assembleTrace({ traceId: T, unitId: `${T}-late-${span.span_id}`, spans: [span], logs: [] }, 1);
+    expect([unit.unit_id, unit.trace_ids]).toEqual([`${T}-late-${span.span_id}`, [T]]);
+    expect(unit.errors).toEqual([{ message: `late spans of trace ${T}, which was already scored as unit ${T}; scored apart so as not to replace it` }]);
+  });
 });

@@ -5,6 +5,8 @@ const STATUS_ERROR = 2;
 
 export interface TraceParts {
   traceId: string;
+  /** Defaults to the trace id; set for a fragment of spans that came after the trace's unit was gone. */
+  unitId?: string;
   spans: readonly SpanRecord[];
   logs: readonly LogRecordEnvelope[];
 }
@@ -192,14 +194,15 @@ export function assembleTrace(parts: TraceParts, assembledAtMs: number): Unit {
       const message = s.status.message || (typeof excMessage === 'string' ? excMessage : '') || `span "${s.name}" ended with error status`;
       return type ? { span_id: s.span_id, type, message } : { span_id: s.span_id, message };
     });
-  if (!root) errors.push({ message: 'root span never arrived; unit assembled from the spans seen' });
+  if (parts.unitId) errors.push({ message: `late spans of trace ${parts.traceId}, which was already scored as unit ${parts.traceId}; scored apart so as not to replace it` });
+  else if (!root) errors.push({ message: 'root span never arrived; unit assembled from the spans seen' });
 
   const starts = spans.map((s) => nanosToMs(s.start_time_unix_nano));
   const ends = spans.map((s) => nanosToMs(s.end_time_unix_nano));
 
   return {
     schema_version: 1,
-    unit_id: parts.traceId,
+    unit_id: parts.unitId ?? parts.traceId,
     kind: 'trace',
     trace_ids: [parts.traceId],
     agent_name: firstDefined(ordered, (s) => s.genai.agent_name) ?? firstDefined(ordered, (s) => s.service_name),

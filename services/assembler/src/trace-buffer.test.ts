@@ -65,8 +65,14 @@ describe('trace buffer', () => {
       buf.confirm(id, 0);
     }
     expect(buf.closedCount()).toBe(2);
-    // The oldest was dropped: a late span for it starts a new trace with only itself.
-    buf.add(createTestSpan({ trace_id: '1'.repeat(32), parent_span_id: ROOT }), 0, 9n, 1);
-    expect(buf.takeReady(20_000).map((r) => r.spans.length)).toEqual([1]);
+    // The oldest was dropped: a late span for it becomes a fragment unit of its own, which must not
+    // replace the trace's published unit; a span of a retained trace re-opens it whole.
+    const late = createTestSpan({ trace_id: '1'.repeat(32), parent_span_id: ROOT });
+    buf.add(late, 0, 9n, 1);
+    buf.add(createTestSpan({ trace_id: '3'.repeat(32), parent_span_id: ROOT }), 0, 10n, 1);
+    expect(buf.takeReady(1).map((r) => [r.traceId, r.unitId ?? null, r.spans.length])).toEqual([
+      ['1'.repeat(32), `${'1'.repeat(32)}-late-${late.span_id}`, 1],
+      ['3'.repeat(32), null, 2],
+    ]);
   });
 });

@@ -10,6 +10,8 @@ export interface TraceBufferOptions {
   retainClosedMs: number;
   /** At most this many closed traces are kept (oldest dropped first). Default 10,000. */
   maxClosedTraces?: number;
+  /** Ids of dropped closed traces remembered, so a very late span is not taken for a whole trace. Default 200,000. */
+  maxEvictedIds?: number;
 }
 
 interface OpenTrace {
@@ -23,6 +25,8 @@ interface OpenTrace {
   rootSeen: boolean;
   /** Taken for emission but not yet confirmed: still holds back the commit. */
   emitting: boolean;
+  /** Set when the trace was published and dropped before this span came: its unit is a fragment. */
+  unitId?: string;
 }
 
 export interface ReadyTrace extends TraceParts {
@@ -41,6 +45,7 @@ function logKey(l: LogRecordEnvelope): string {
 export function createTraceBuffer(options: TraceBufferOptions) {
   const open = new Map<string, OpenTrace>();
   const closed = new Map<string, { parts: TraceParts; closedAtMs: number }>();
+  const evicted = new Set<string>();
 
   function add(envelope: SpanEnvelope, partition: number, offset: bigint, nowMs: number): void {
     let t = open.get(envelope.trace_id);
@@ -53,6 +58,11 @@ export function createTraceBuffer(options: TraceBufferOptions) {
         for (const l of before.parts.logs) t.logs.set(logKey(l), l);
         t.rootSeen = before.parts.spans.some((s) => !s.parent_span_id);
         closed.delete(envelope.trace_id);
+      } else if (evicted.has(envelope.trace_id)) {
+        // Its unit was published and its spans are gone: this span must not replace that unit.
+        const first = envelope.kind === 'span' ? envelope.span_id : `log${envelope.sequence}`;
+        t.unitId = `${envelope.trace_id}-late-${first}`;
+        t.rootSeen = true;
       }
       open.set(envelope.trace_id, t);
     }
@@ -68,7 +78,7 @@ export function createTraceBuffer(options: TraceBufferOptions) {
   }
 
   function parts(t: OpenTrace): TraceParts {
-    return { traceId: t.traceId, spans: [...t.spans.values()], logs: [...t.logs.values()] };
+    return { traceId: t.traceId, spans: [...t.spans.values()], logs: [...t.logs.values()], ...(t.unitId ? { unitId: t.unitId } : {}) };
   }
 
   /** Traces ready to become units. They stay counted in the low-water mark until `confirm`. */
@@ -91,11 +101,19 @@ export function createTraceBuffer(options: TraceBufferOptions) {
     const t = open.get(traceId);
     if (!t) return;
     open.delete(traceId);
+    if (t.unitId) return; // a fragment is not re-opened; a later span makes another one
     closed.set(traceId, { parts: parts(t), closedAtMs: nowMs });
+    evicted.delete(traceId);
     const maxClosed = options.maxClosedTraces ?? 10_000;
+    const maxEvicted = options.maxEvictedIds ?? 200_000;
     for (const [id, c] of closed) {
       if (nowMs - c.closedAtMs < options.retainClosedMs && closed.size <= maxClosed) break;
       closed.delete(id);
+      evicted.add(id);
+    }
+    for (const id of evicted) {
+      if (evicted.size <= maxEvicted) break;
+      evicted.delete(id);
     }
   }
 

@@ -13,9 +13,11 @@ import {
   renderSummary,
   renderTextTables,
   runEval,
+  runToScores,
 } from '../../services/eval/src/index.ts';
+import { createStore } from '../compose.ts';
 
-const USAGE = `usage: tracecheck eval [CONFIG] [key=value …] [--quiet]
+const USAGE = `usage: tracecheck eval [CONFIG] [key=value …] [--quiet] [--store]
        tracecheck eval report RUN… [--format text|markdown|html] [--output DIR]
 
 Runs the suite in CONFIG (default tracecheck.yaml): every prompt file × sweep variant × reference,
@@ -28,6 +30,10 @@ Overrides (key=value, values read as YAML):
   model=M temperature=T any prompt parameter; a list (temperature=[0,1]) sweeps over it
   run_id=ID             name the run; re-running the same id resumes it (finished tries are kept)
   concurrency=N cache=false output=DIR
+
+--store writes every try's metric results as scores (unit_kind "eval", the run id in environment
+"eval:<run id>") to the configured store: ClickHouse with TRACECHECK_CLICKHOUSE_URL, else the DuckDB
+file under TRACECHECK_DATA_DIR, where live scores go too.
 
 eval report rolls several finished runs (folders, report.json files or run ids) into one table;
 exits 1 when any of them failed.
@@ -75,10 +81,12 @@ export const evalCommand: CliCommand = {
     if (argv[0] === 'report') return Promise.resolve(report(argv.slice(1), io));
     let configPath = 'tracecheck.yaml';
     let quiet = false;
+    let store = false;
     const pairs: string[] = [];
     let sawConfig = false;
     for (const a of argv) {
       if (a === '--quiet' || a === '-q') quiet = true;
+      else if (a === '--store') store = true;
       else if (a.startsWith('-')) {
         io.stderr.write(`tracecheck eval: unknown option ${a}\n\n${USAGE}`);
         return 2;
@@ -99,6 +107,17 @@ export const evalCommand: CliCommand = {
       if (!quiet) io.stdout.write(renderTextTables(buildTables([run.result])) + '\n');
       io.stdout.write(renderSummary([run.result]));
       io.stderr.write(`reports: ${run.reports.yaml}, ${run.reports.json}, ${run.reports.markdown}, ${run.reports.html}\n`);
+      if (store) {
+        const target = createStore(config, log);
+        await target.start();
+        try {
+          const scores = runToScores(run.result, Date.now());
+          await target.writeScores(scores);
+          io.stderr.write(`stored ${scores.length} scores in ${target.kind} (environment eval:${run.result.runId})\n`);
+        } finally {
+          await target.shutdown();
+        }
+      }
       return run.result.passed ? 0 : 1;
     } catch (err) {
       return fail(io, err);

@@ -19,7 +19,8 @@ export type ScoreStatus = z.infer<typeof ScoreStatusSchema>;
 export const ScoreSchema = z.object({
   schema_version: z.literal(1),
   unit_id: z.string(),
-  unit_kind: z.enum(['trace', 'session']),
+  /** `eval`: a result of `tracecheck eval --store`; its unit id is `eval:<run id>:<prompt>:<reference>:<variant>:<try>`. */
+  unit_kind: z.enum(['trace', 'session', 'eval']),
   check: z.string(),
   check_version: z.string(),
   status: ScoreStatusSchema,

@@ -5,6 +5,7 @@ export type { MainConfig, MetricSpec, PromptSuite, Reference, Suite } from './su
 export { runSuite, newRunId } from './run-suite.ts';
 export type { EvalDeps } from './run-suite.ts';
 export { runEval } from './run-eval.ts';
+export { runToScores } from './run-to-scores.ts';
 export type { EvalRun, RunEvalOptions } from './run-eval.ts';
 export { createEvalGenerator } from './create-generator.ts';
 export type { Generation, GenerationRequest, Generator } from './generation.ts';

@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../../../shared/schemas/index.ts';
+import type { ChatMessage, ScoreMethod } from '../../../shared/schemas/index.ts';
 
 export interface MetricResult {
   name: string;
@@ -7,6 +7,10 @@ export interface MetricResult {
   passed: boolean | null;
   error?: string;
   explanation?: string;
+  /** How the value was decided: `code` for expressions and exact match, else the check's own. */
+  method?: ScoreMethod;
+  /** The check's version, for catalog and user checks. */
+  checkVersion?: string;
 }
 
 export interface TryResult {

@@ -101,10 +101,11 @@ export async function runMetrics(metrics: readonly MetricSpec[], checks: Readonl
     } else {
       const check = checks.get(m.name)!;
       const outcome = await runCheck(check, checkInput(out, ref), env.ctx);
+      const decided = { method: outcome.method, checkVersion: check.version };
       if (outcome.status === 'ok') {
-        results.push({ name: m.name, value: outcome.value, passed: outcome.passed, ...(outcome.explanation ? { explanation: outcome.explanation } : {}) });
+        results.push({ name: m.name, value: outcome.value, passed: outcome.passed, ...decided, ...(outcome.explanation ? { explanation: outcome.explanation } : {}) });
       } else {
-        results.push({ name: m.name, value: null, passed: false, error: `${outcome.status}: ${outcome.error}` });
+        results.push({ name: m.name, value: null, passed: false, ...decided, error: `${outcome.status}: ${outcome.error}` });
       }
     }
   }

@@ -33,6 +33,7 @@ export const ConfigSchema = z
     TRACECHECK_MAX_RECORD_BYTES: positiveInt.default(1_000_000),
     TRACECHECK_TRACE_GRACE_MS: z.coerce.number().int().nonnegative().default(2_000),
     TRACECHECK_TRACE_MAX_OPEN_MS: positiveInt.default(300_000),
+    TRACECHECK_TRACE_ENTRY_GRACE_MS: z.coerce.number().int().nonnegative().default(10_000),
     TRACECHECK_CHECKS: z.string().default('function_result_present,task_completed'),
     TRACECHECK_CHECK_DEFINITIONS: z.preprocess(emptyAsUndefined, z.string().optional()),
     TRACECHECK_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -53,7 +54,7 @@ export interface Config {
   host: string;
   ports: { otlpHttp: number; otlpGrpc: number; api: number };
   limits: { maxBodyBytes: number; maxAttributeBytes: number; maxSpansPerRequest: number; maxRecordBytes: number };
-  assembler: { traceGraceMs: number; traceMaxOpenMs: number };
+  assembler: { traceGraceMs: number; traceEntryGraceMs: number; traceMaxOpenMs: number };
   checks: string[];
   /** JSON Lines of user check definitions (as `tracecheck checks upload --out` writes them). */
   checkDefinitionsFile: string | null;
@@ -104,7 +105,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxSpansPerRequest: c.TRACECHECK_MAX_SPANS_PER_REQUEST,
       maxRecordBytes: c.TRACECHECK_MAX_RECORD_BYTES,
     },
-    assembler: { traceGraceMs: c.TRACECHECK_TRACE_GRACE_MS, traceMaxOpenMs: c.TRACECHECK_TRACE_MAX_OPEN_MS },
+    assembler: { traceGraceMs: c.TRACECHECK_TRACE_GRACE_MS, traceEntryGraceMs: c.TRACECHECK_TRACE_ENTRY_GRACE_MS, traceMaxOpenMs: c.TRACECHECK_TRACE_MAX_OPEN_MS },
     checks: c.TRACECHECK_CHECKS.split(',').map((s) => s.trim()).filter(Boolean),
     checkDefinitionsFile: c.TRACECHECK_CHECK_DEFINITIONS ?? null,
     scorerConcurrency: c.TRACECHECK_SCORER_CONCURRENCY,

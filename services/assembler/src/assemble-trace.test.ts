@@ -153,4 +153,11 @@ describe('assembleTrace', () => {
     expect([unit.unit_id, unit.trace_ids]).toEqual([`${T}-late-${span.span_id}`, [T]]);
     expect(unit.errors).toEqual([{ message: `late spans of trace ${T}, which was already scored as unit ${T}; scored apart so as not to replace it` }]);
   });
+
+  it('takes an entry span whose parent is in a caller as the root: no error, its agent', () => {
+    const entry = createTestSpan({ trace_id: T, span_id: ROOT, parent_span_id: 'e'.repeat(16), genai: { operation: 'invoke_agent', agent_name: 'Support' } });
+    const chat = createTestSpan({ trace_id: T, parent_span_id: ROOT, genai: { input_messages: [user('hi')], output_messages: [assistant('hello')] } });
+    const unit = assembleTrace({ traceId: T, spans: [chat, entry], logs: [] }, 1);
+    expect([unit.errors, unit.agent_name]).toEqual([[], 'Support']);
+  });
 });

@@ -1,5 +1,6 @@
 import type { ChatMessage, LogRecordEnvelope, SpanRecord, TokenUsage, ToolDefinition, Unit, UnitToolCall } from '../../../shared/schemas/index.ts';
 import { appendDeduplicated, linkToolResultsByPosition } from './merge-history.ts';
+import { isEntrySpan } from './entry-span.ts';
 
 const STATUS_ERROR = 2;
 
@@ -167,7 +168,9 @@ function firstDefined<T>(spans: readonly SpanRecord[], pick: (s: SpanRecord) => 
  */
 export function assembleTrace(parts: TraceParts, assembledAtMs: number): Unit {
   const spans = [...parts.spans].sort(byStartThenEnd);
-  const root = spans.find((s) => !s.parent_span_id);
+  const ids = new Set(spans.map((s) => s.span_id));
+  // The true root, else the first entry span whose parent lives in a caller that exports elsewhere.
+  const root = spans.find((s) => !s.parent_span_id) ?? spans.find((s) => isEntrySpan(s) && !ids.has(s.parent_span_id!));
   // The root's own values win; otherwise the earliest span that has one.
   const ordered = root ? [root, ...spans.filter((s) => s !== root)] : spans;
 

@@ -12,6 +12,8 @@ export interface AssemblerOptions {
   unitsTopic: string;
   groupId: string;
   graceMs: number;
+  /** See TraceBufferOptions.entryGraceMs. */
+  entryGraceMs?: number;
   maxOpenMs: number;
   /** How often closed traces are looked for. Default: a quarter of the grace, 50–1000 ms. */
   tickMs?: number;
@@ -40,7 +42,12 @@ export function parseSpanEnvelope(message: BusMessage) {
 export function createAssembler(options: AssemblerOptions): Component & { openTraces(): number } {
   const log = options.log.child({ component: 'assembler' });
   const now = options.nowMs ?? Date.now;
-  const buffer = createTraceBuffer({ graceMs: options.graceMs, maxOpenMs: options.maxOpenMs, retainClosedMs: options.maxOpenMs });
+  const buffer = createTraceBuffer({
+    graceMs: options.graceMs,
+    maxOpenMs: options.maxOpenMs,
+    retainClosedMs: options.maxOpenMs,
+    ...(options.entryGraceMs !== undefined ? { entryGraceMs: options.entryGraceMs } : {}),
+  });
   const producer = options.bus.createProducer();
   const tickMs = options.tickMs ?? Math.min(1000, Math.max(50, Math.floor(options.graceMs / 4)));
 

@@ -75,4 +75,24 @@ describe('trace buffer', () => {
       ['3'.repeat(32), null, 2],
     ]);
   });
+
+  it('closes a trace whose top span has a parent in a calling service, once that entry span ended', () => {
+    const buf = createTraceBuffer({ graceMs: 100, entryGraceMs: 5_000, maxOpenMs: 300_000, retainClosedMs: 10_000 });
+    const remoteParent = 'e'.repeat(16);
+    buf.add(createTestSpan({ trace_id: A, span_id: '2'.repeat(16), parent_span_id: ROOT }), 0, 1n, 0);
+    // A plain child whose parent is missing is not an entry: keep waiting.
+    expect(buf.takeReady(1_000)).toEqual([]);
+    buf.add(createTestSpan({ trace_id: A, span_id: ROOT, parent_span_id: remoteParent, span_kind: 2 }), 0, 2n, 1_000);
+    // A local root may still come in the SDK's next export batch: wait the longer entry grace.
+    expect(buf.takeReady(1_100)).toEqual([]);
+    expect(buf.takeReady(6_000).map((r) => [r.reason, r.spans.length])).toEqual([['root-ended', 2]]);
+  });
+
+  it('waits for a true root that comes after an entry span, then uses the short grace', () => {
+    const buf = createTraceBuffer({ graceMs: 100, entryGraceMs: 5_000, maxOpenMs: 300_000, retainClosedMs: 10_000 });
+    buf.add(createTestSpan({ trace_id: A, parent_span_id: ROOT, genai: { operation: 'invoke_agent' } }), 0, 1n, 0);
+    buf.add(createTestSpan({ trace_id: A, span_id: ROOT }), 0, 2n, 3_000);
+    expect(buf.takeReady(3_050)).toEqual([]);
+    expect(buf.takeReady(3_100).map((r) => r.spans.length)).toEqual([2]);
+  });
 });

@@ -1,9 +1,16 @@
 import type { LogRecordEnvelope, SpanEnvelope, SpanRecord } from '../../../shared/schemas/index.ts';
 import type { TraceParts } from './assemble-trace.ts';
+import { isEntrySpan } from './entry-span.ts';
 
 export interface TraceBufferOptions {
   /** Quiet time after the root span (and any span after it) before a trace is closed. */
   graceMs: number;
+  /**
+   * Quiet time after an entry span when no root came (its parent is in a caller that exports
+   * elsewhere). Longer than `graceMs`: an SDK exports in batches every few seconds, so a local
+   * root may still be on its way. Default max(graceMs, 10 s).
+   */
+  entryGraceMs?: number;
   /** A trace whose root never arrives is closed this long after its first span. */
   maxOpenMs: number;
   /** How long a closed trace is kept so that a late span re-opens it whole. */
@@ -23,6 +30,8 @@ interface OpenTrace {
   firstSeenMs: number;
   lastSeenMs: number;
   rootSeen: boolean;
+  /** An entry span (SERVER, CONSUMER, agent run) ended: it stands in for a root never exported to us. */
+  entrySeen: boolean;
   /** Taken for emission but not yet confirmed: still holds back the commit. */
   emitting: boolean;
   /** Set when the trace was published and dropped before this span came: its unit is a fragment. */
@@ -46,17 +55,19 @@ export function createTraceBuffer(options: TraceBufferOptions) {
   const open = new Map<string, OpenTrace>();
   const closed = new Map<string, { parts: TraceParts; closedAtMs: number }>();
   const evicted = new Set<string>();
+  const entryGraceMs = options.entryGraceMs ?? Math.max(options.graceMs, 10_000);
 
   function add(envelope: SpanEnvelope, partition: number, offset: bigint, nowMs: number): void {
     let t = open.get(envelope.trace_id);
     if (!t) {
-      t = { traceId: envelope.trace_id, spans: new Map(), logs: new Map(), firstOffsets: new Map(), firstSeenMs: nowMs, lastSeenMs: nowMs, rootSeen: false, emitting: false };
+      t = { traceId: envelope.trace_id, spans: new Map(), logs: new Map(), firstOffsets: new Map(), firstSeenMs: nowMs, lastSeenMs: nowMs, rootSeen: false, entrySeen: false, emitting: false };
       const before = closed.get(envelope.trace_id);
       if (before) {
         // A late span: the trace is assembled again, whole, and its unit replaced.
         for (const s of before.parts.spans) t.spans.set(s.span_id, s);
         for (const l of before.parts.logs) t.logs.set(logKey(l), l);
         t.rootSeen = before.parts.spans.some((s) => !s.parent_span_id);
+        t.entrySeen = before.parts.spans.some(isEntrySpan);
         closed.delete(envelope.trace_id);
       } else if (evicted.has(envelope.trace_id)) {
         // Its unit was published and its spans are gone: this span must not replace that unit.
@@ -69,6 +80,7 @@ export function createTraceBuffer(options: TraceBufferOptions) {
     if (envelope.kind === 'span') {
       t.spans.set(envelope.span_id, envelope);
       if (!envelope.parent_span_id) t.rootSeen = true;
+      else if (isEntrySpan(envelope)) t.entrySeen = true;
     } else {
       t.logs.set(logKey(envelope), envelope);
     }
@@ -87,7 +99,9 @@ export function createTraceBuffer(options: TraceBufferOptions) {
     for (const t of open.values()) {
       if (t.emitting) continue;
       let reason: ReadyTrace['reason'] | null = null;
-      if (t.rootSeen && (force || nowMs - t.lastSeenMs >= options.graceMs)) reason = force ? 'shutdown' : 'root-ended';
+      const quietMs = nowMs - t.lastSeenMs;
+      if (t.rootSeen && (force || quietMs >= options.graceMs)) reason = force ? 'shutdown' : 'root-ended';
+      else if (t.entrySeen && !force && quietMs >= entryGraceMs) reason = 'root-ended';
       else if (nowMs - t.firstSeenMs >= options.maxOpenMs) reason = 'max-open';
       if (!reason) continue;
       t.emitting = true;

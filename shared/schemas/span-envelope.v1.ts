@@ -63,9 +63,12 @@ export const SpanGenAiSchema = z.object({
 });
 export type SpanGenAi = z.infer<typeof SpanGenAiSchema>;
 
+/** Nanoseconds since the epoch as a decimal string (they do not fit a JS number exactly). */
+const UnixNanoSchema = z.string().regex(/^\d{1,20}$/, 'must be decimal nanoseconds');
+
 export const SpanEventSchema = z.object({
   name: z.string(),
-  time_unix_nano: z.string(),
+  time_unix_nano: UnixNanoSchema,
   attributes: z.record(z.string(), AttributeValueSchema),
 });
 
@@ -83,8 +86,8 @@ export const SpanEnvelopeSchema = z.discriminatedUnion('kind', [
     name: z.string(),
     span_kind: z.number().int(),
     /** Decimal strings: nanoseconds do not fit a JS number exactly. */
-    start_time_unix_nano: z.string(),
-    end_time_unix_nano: z.string(),
+    start_time_unix_nano: UnixNanoSchema,
+    end_time_unix_nano: UnixNanoSchema,
     status: z.object({ code: z.number().int(), message: z.string().optional() }),
     service_name: z.string().optional(),
     service_version: z.string().optional(),
@@ -104,7 +107,7 @@ export const SpanEnvelopeSchema = z.discriminatedUnion('kind', [
     trace_id: z.string().regex(/^[0-9a-f]{32}$/),
     span_id: z.string().regex(/^[0-9a-f]{16}$/).optional(),
     event_name: z.string(),
-    time_unix_nano: z.string(),
+    time_unix_nano: UnixNanoSchema,
     /** Position of the record within its export, to keep order among equal timestamps. */
     sequence: z.number().int().nonnegative(),
     /** The message this event carries, normalized; `is_output` for `gen_ai.choice`. */

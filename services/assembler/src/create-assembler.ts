@@ -2,8 +2,8 @@ import type { Bus, BusMessage } from '../../../shared/bus/index.ts';
 import { createComponent, type Component } from '../../../shared/lifecycle/index.ts';
 import type { Logger } from '../../../shared/logging/index.ts';
 import { PermanentError, errorMessage } from '../../../shared/errors/index.ts';
-import { SpanEnvelopeSchema } from '../../../shared/schemas/index.ts';
-import { assembleTrace } from './assemble-trace.ts';
+import { SpanEnvelopeSchema, type Unit } from '../../../shared/schemas/index.ts';
+import { assembleTrace, type TraceParts } from './assemble-trace.ts';
 import { createTraceBuffer } from './trace-buffer.ts';
 
 export interface AssemblerOptions {
@@ -73,8 +73,15 @@ export function createAssembler(options: AssemblerOptions): Component & { openTr
   async function publishReady(force: boolean): Promise<void> {
     const ready = buffer.takeReady(now(), force);
     for (const trace of ready) {
+      let unit: Unit;
       try {
-        const unit = assembleTrace(trace, now());
+        unit = assembleTrace(trace, now());
+      } catch (err) {
+        // A trace that cannot be assembled never will be: retrying would hold the commit forever.
+        await deadLetter(trace, err);
+        continue;
+      }
+      try {
         await producer.send(options.unitsTopic, [{ key: unit.unit_id, value: JSON.stringify(unit) }]);
         buffer.confirm(trace.traceId, now());
         log.debug({ traceId: trace.traceId, reason: trace.reason, spans: unit.span_count }, 'unit published');
@@ -82,6 +89,18 @@ export function createAssembler(options: AssemblerOptions): Component & { openTr
         buffer.release(trace.traceId);
         log.warn({ err, traceId: trace.traceId }, 'unit publish failed; will retry');
       }
+    }
+  }
+
+  async function deadLetter(trace: TraceParts, err: unknown): Promise<void> {
+    log.error({ err, traceId: trace.traceId }, 'trace could not be assembled; its records go to the dead-letter topic');
+    const records = [...trace.spans, ...trace.logs].map((r) => ({ key: trace.traceId, value: JSON.stringify(r), headers: { error: errorMessage(err).slice(0, 1000) } }));
+    try {
+      await producer.send(`${options.spansTopic}.dlq`, records);
+      buffer.confirm(trace.traceId, now());
+    } catch (sendErr) {
+      buffer.release(trace.traceId);
+      log.warn({ err: sendErr, traceId: trace.traceId }, 'dead-letter publish failed; will retry');
     }
   }
 

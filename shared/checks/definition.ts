@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { canonicalJson } from '../schemas/index.ts';
 import type { CheckKind, OutputType } from './contract.ts';
 
 interface DefinitionCommon {
@@ -64,24 +65,6 @@ export function validateCommon(def: CheckDefinition): string[] {
   }
   if (def.threshold !== undefined && !Number.isFinite(def.threshold)) problems.push('threshold must be a finite number');
   return problems;
-}
-
-function canonical(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(canonical);
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(
-      Object.keys(value)
-        .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
-        .sort()
-        .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
-    );
-  }
-  return value;
-}
-
-/** JSON with sorted keys and no undefined members: equal definitions give equal text. */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(canonical(value));
 }
 
 /** The version of a definition: 16 hex digits of the SHA-256 of its canonical JSON. */

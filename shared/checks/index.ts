@@ -13,7 +13,8 @@ export type {
   RunnableCheck,
 } from './contract.ts';
 export type { BuiltinCheckDefinition, CheckDefinition, CodeCheckDefinition, ModelCheckDefinition } from './definition.ts';
-export { canonicalJson, CheckDefinitionError, definitionVersion } from './definition.ts';
+export { CheckDefinitionError, definitionVersion } from './definition.ts';
+export { canonicalJson } from '../schemas/index.ts';
 export type { CatalogEntry } from './builtin-check.ts';
 export { catalogEntries } from './catalog/index.ts';
 export type { CheckRegistry, CheckRegistryOptions, RegisteredCheck } from './registry.ts';

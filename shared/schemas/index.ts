@@ -12,3 +12,5 @@ export { UnitSchema, UnitToolCallSchema, UnitErrorSchema } from './unit.v1.ts';
 export type { Unit, UnitToolCall } from './unit.v1.ts';
 export { ScoreSchema, ScoreMethodSchema, ScoreStatusSchema } from './score.v1.ts';
 export type { Score, ScoreMethod, ScoreStatus } from './score.v1.ts';
+export { canonicalJson, canonicalJsonText } from './canonical-json.ts';
+export { parseRecord } from './parse-record.ts';

@@ -1,8 +1,8 @@
 import type { Bus, BusMessage } from '../../../shared/bus/index.ts';
 import { createComponent, type Component } from '../../../shared/lifecycle/index.ts';
 import type { Logger } from '../../../shared/logging/index.ts';
-import { PermanentError, errorMessage } from '../../../shared/errors/index.ts';
-import { SpanEnvelopeSchema, type Unit } from '../../../shared/schemas/index.ts';
+import { errorMessage } from '../../../shared/errors/index.ts';
+import { SpanEnvelopeSchema, parseRecord, type Unit } from '../../../shared/schemas/index.ts';
 import { assembleTrace, type TraceParts } from './assemble-trace.ts';
 import { createTraceBuffer } from './trace-buffer.ts';
 
@@ -22,15 +22,7 @@ export interface AssemblerOptions {
 }
 
 export function parseSpanEnvelope(message: BusMessage) {
-  let json: unknown;
-  try {
-    json = JSON.parse(message.value);
-  } catch (err) {
-    throw new PermanentError(`record is not JSON: ${errorMessage(err)}`, { cause: err });
-  }
-  const parsed = SpanEnvelopeSchema.safeParse(json);
-  if (!parsed.success) throw new PermanentError(`record is not a span envelope v1: ${parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
-  return parsed.data;
+  return parseRecord(SpanEnvelopeSchema, message.value, 'a span envelope v1');
 }
 
 /**

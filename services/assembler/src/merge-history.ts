@@ -1,28 +1,11 @@
-import type { ChatMessage, ToolCall } from '../../../shared/schemas/index.ts';
-
-/** Arguments compare by meaning: `{"a":1}` and `{ "a": 1 }` are the same call. */
-function canonicalJson(text: string): string {
-  try {
-    return JSON.stringify(sortKeys(JSON.parse(text)));
-  } catch {
-    return text.trim();
-  }
-}
-
-function sortKeys(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(sortKeys);
-  if (v && typeof v === 'object') {
-    return Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, x]) => [k, sortKeys(x)]));
-  }
-  return v;
-}
+import { canonicalJsonText, type ChatMessage, type ToolCall } from '../../../shared/schemas/index.ts';
 
 const text = (m: ChatMessage): string => (m.content ?? '').trim();
 
 function sameCall(a: ToolCall, b: ToolCall): boolean {
   // Some libraries record no call ids; an id missing on either side does not make calls differ.
   if (a.id && b.id && a.id !== b.id) return false;
-  return a.function.name === b.function.name && canonicalJson(a.function.arguments) === canonicalJson(b.function.arguments);
+  return a.function.name === b.function.name && canonicalJsonText(a.function.arguments) === canonicalJsonText(b.function.arguments);
 }
 
 /**

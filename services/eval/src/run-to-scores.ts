@@ -1,20 +1,12 @@
 import { createHash } from 'node:crypto';
-import type { Score } from '../../../shared/schemas/index.ts';
+import { canonicalJson, type Score } from '../../../shared/schemas/index.ts';
 import type { RunResult } from './result-types.ts';
-
-function stableJson(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(stableJson).join(',')}]`;
-  if (v && typeof v === 'object') {
-    return `{${Object.keys(v as Record<string, unknown>).sort().map((k) => `${JSON.stringify(k)}:${stableJson((v as Record<string, unknown>)[k])}`).join(',')}}`;
-  }
-  return JSON.stringify(v) ?? 'null';
-}
 
 /** Model and parameters as one readable label, e.g. `mock-sloppy temperature=1`. */
 function variantLabel(params: Record<string, unknown>): string {
   const { model, ...rest } = params;
-  const others = Object.keys(rest).sort().map((k) => `${k}=${stableJson(rest[k])}`);
-  return [typeof model === 'string' ? model : stableJson(model ?? null), ...others].join(' ');
+  const others = Object.keys(rest).sort().map((k) => `${k}=${canonicalJson(rest[k])}`);
+  return [typeof model === 'string' ? model : canonicalJson(model ?? null), ...others].join(' ');
 }
 
 /**
@@ -28,7 +20,7 @@ export function runToScores(run: RunResult, nowMs: number): Score[] {
   for (const prompt of run.prompts) {
     for (const row of prompt.rows) {
       const variant = variantLabel(row.params);
-      const variantId = createHash('sha256').update(stableJson(row.params)).digest('hex').slice(0, 12);
+      const variantId = createHash('sha256').update(canonicalJson(row.params)).digest('hex').slice(0, 12);
       for (const t of row.tries) {
         const unitId = `eval:${run.runId}:${prompt.name}:${row.reference.id}:${variantId}:${t.try}`;
         for (const m of t.metrics) {

@@ -1,8 +1,8 @@
 import { DEFAULT_BACKOFF, backoffDelayMs, sleepUnlessAborted, type BackoffPolicy, type Bus, type BusMessage } from '../../../shared/bus/index.ts';
-import { PermanentError, errorMessage, isRetriable } from '../../../shared/errors/index.ts';
+import { errorMessage, isRetriable } from '../../../shared/errors/index.ts';
 import { createComponent, type Component } from '../../../shared/lifecycle/index.ts';
 import type { Logger } from '../../../shared/logging/index.ts';
-import { UnitSchema, type Unit } from '../../../shared/schemas/index.ts';
+import { UnitSchema, parseRecord, type Unit } from '../../../shared/schemas/index.ts';
 import type { Store } from '../../../shared/store/index.ts';
 import { createInFlightWindow } from './in-flight-window.ts';
 import { scoreUnit, type ScoreUnitDeps } from './score-unit.ts';
@@ -21,15 +21,7 @@ export interface ScorerOptions extends ScoreUnitDeps {
 }
 
 export function parseUnit(message: BusMessage): Unit {
-  let json: unknown;
-  try {
-    json = JSON.parse(message.value);
-  } catch (err) {
-    throw new PermanentError(`record is not JSON: ${errorMessage(err)}`, { cause: err });
-  }
-  const parsed = UnitSchema.safeParse(json);
-  if (!parsed.success) throw new PermanentError(`record is not a unit v1: ${parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
-  return parsed.data;
+  return parseRecord(UnitSchema, message.value, 'a unit v1');
 }
 
 /**

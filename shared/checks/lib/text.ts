@@ -27,19 +27,5 @@ export function lengthBound(a: string, b: string): number {
   return longest === 0 ? 1 : Math.min(a.length, b.length) / longest;
 }
 
-/** JSON with sorted keys, so `{"a":1,"b":2}` and `{"b":2,"a":1}` are the same arguments. */
-export function canonicalArgs(args: string): string {
-  try {
-    return JSON.stringify(sortKeys(JSON.parse(args)));
-  } catch {
-    return args.trim();
-  }
-}
-
-function sortKeys(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(sortKeys);
-  if (v && typeof v === 'object') {
-    return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]));
-  }
-  return v;
-}
+/** Tool-call arguments compare by meaning, not spelling. */
+export { canonicalJsonText as canonicalArgs } from '../../schemas/index.ts';

@@ -18,7 +18,7 @@ import {
   createWriteSequence,
   jsonToUnit,
   normalizeScoreQuery,
-  rowToScore,
+  rowsToScores,
   scoreToRow,
   unitToRow,
 } from './rows.ts';
@@ -199,12 +199,7 @@ export function createClickHouseStore(options: ClickHouseStoreOptions): Store {
         'queryScores',
         sql`SELECT ${SCORE_SELECT} FROM (SELECT ${SCORE_SELECT} FROM ${db}.scores${where(keyFilters)} ORDER BY write_seq DESC LIMIT 1 BY \`check\`, unit_id, check_version)${where(timeFilters)} ORDER BY created_at_ms DESC, unit_id, \`check\`, check_version LIMIT ${nq.limit}`,
       );
-      const scores: Score[] = [];
-      for (const row of rows) {
-        const s = rowToScore(row, log);
-        if (s) scores.push(s);
-      }
-      return scores;
+      return rowsToScores(rows, log);
     },
   };
   return store;

@@ -12,7 +12,7 @@ import {
   lastPerScoreKey,
   lastPerUnit,
   normalizeScoreQuery,
-  rowToScore,
+  rowsToScores,
   scoreToRow,
   unitToRow,
 } from './rows.ts';
@@ -279,12 +279,7 @@ export function createDuckDbStore(options: DuckDbStoreOptions): Store {
         ` ORDER BY created_at_ms DESC, unit_id, "check", check_version LIMIT ${bind(nq.limit)}`;
       await ensureMigrated();
       const rows = await serialized('queryScores', async (c) => (await c.runAndReadAll(sqlText, values)).getRowObjectsJS());
-      const scores: Score[] = [];
-      for (const row of rows) {
-        const s = rowToScore(row, log);
-        if (s) scores.push(s);
-      }
-      return scores;
+      return rowsToScores(rows, log);
     },
   };
   return store;

@@ -193,6 +193,11 @@ export function rowToScore(row: Record<string, unknown>, log: Logger): Score | n
 }
 
 /** The stored JSON back to a Unit through UnitSchema; a bad row is logged and yields null. */
+/** Rows read back as scores; a row that does not parse is logged and skipped (see rowToScore). */
+export function rowsToScores(rows: readonly Record<string, unknown>[], log: Logger): Score[] {
+  return rows.flatMap((row) => rowToScore(row, log) ?? []);
+}
+
 export function jsonToUnit(unitJson: unknown, log: Logger): Unit | null {
   if (typeof unitJson !== 'string') {
     log.error({ type: typeof unitJson }, 'skipping unit row without unit_json');

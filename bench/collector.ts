@@ -14,7 +14,7 @@ import { createIngest } from '../services/collector/src/ingest.ts';
 import { traceRequestToMessages } from '../services/collector/src/pipeline.ts';
 import { decodeTraceRequestJson } from '../services/collector/src/otlp/decode-json.ts';
 import { decodeTraceRequestProtobuf } from '../services/collector/src/otlp/decode-protobuf.ts';
-import { opentelemetry } from '../services/collector/src/proto/otlp.js';
+import { opentelemetry } from '../services/collector/src/generated/otlp.js';
 import { encodeTraceRequest, jsonTraceRequest, type SpanSpec } from '../services/collector/src/testing/otlp-builders.ts';
 
 const SPANS_PER_EXPORT = 100;

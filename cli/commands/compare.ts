@@ -5,7 +5,7 @@ import type { CliCommand, CliIo } from '../command.ts';
 import { ConfigError, loadConfig } from '../../shared/config/index.ts';
 import { createOpenAiJudgeClient } from '../../shared/judge/index.ts';
 import { createLogger } from '../../shared/logging/index.ts';
-import type { AlignedPair, ComparisonResult } from '../../services/eval/src/index.ts';
+import type { AlignedPair, ComparisonResult } from '../../tools/eval/src/index.ts';
 import {
   alignOutputs,
   createEvalGenerator,
@@ -18,7 +18,7 @@ import {
   renderComparisonText,
   runPairwise,
   summarizeComparison,
-} from '../../services/eval/src/index.ts';
+} from '../../tools/eval/src/index.ts';
 
 const USAGE = `usage: tracecheck compare A.jsonl B.jsonl [options]
        tracecheck compare --prompts A.yaml B.yaml [options]

@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
 import type { CliCommand, CliIo } from '../command.ts';
 import { createLogger } from '../../shared/logging/index.ts';
-import { createModelServer, type ModelServer } from '../../services/model-server/src/index.ts';
-import { DEMO_CHECKS, formatScoreTable, runDemo, waitForDemoScores } from '../../services/demo-agent/src/index.ts';
+import { createModelServer, type ModelServer } from '../../tools/model-server/src/index.ts';
+import { DEMO_CHECKS, formatScoreTable, runDemo, waitForDemoScores } from '../../tools/demo-agent/src/index.ts';
 
 const USAGE = `usage: tracecheck demo --collector URL [--model URL] [--model-name NAME] [--scores API_URL] [--timeout SECONDS]
 

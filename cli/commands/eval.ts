@@ -14,7 +14,7 @@ import {
   renderTextTables,
   runEval,
   runToScores,
-} from '../../services/eval/src/index.ts';
+} from '../../tools/eval/src/index.ts';
 import { createStore } from '../compose.ts';
 
 const USAGE = `usage: tracecheck eval [CONFIG] [key=value …] [--quiet] [--store]

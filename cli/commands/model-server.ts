@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import type { CliCommand, CliIo } from '../command.ts';
 import { startAll, waitForShutdownSignal } from '../../shared/lifecycle/index.ts';
 import { createLogger } from '../../shared/logging/index.ts';
-import { createModelServer } from '../../services/model-server/src/index.ts';
+import { createModelServer } from '../../tools/model-server/src/index.ts';
 
 const USAGE = `usage: tracecheck model-server [--port 8787] [--host 127.0.0.1]
 
@@ -10,7 +10,7 @@ Runs tracecheck's deterministic OpenAI-compatible model server (POST /v1/chat/co
 included; GET /v1/models) until Ctrl-C. It answers judge prompts ([[True]]/[[False]], [[n]], pairwise
 [[A]]/[[B]]/[[tie]]), plays a scripted tool-using agent, does arithmetic (model mock-sloppy errs on
 purpose) and echoes anything else; the same request always gets the same answer. It is the only
-stand-in for a model that tests use. Rules: services/model-server/README.md.
+stand-in for a model that tests use. Rules: tools/model-server/README.md.
 
   --port   port to listen on (default 8787; 0 picks a free one)
   --host   interface to bind (default 127.0.0.1)

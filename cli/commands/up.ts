@@ -3,8 +3,8 @@ import type { CliCommand, CliIo } from '../command.ts';
 import { startAll, waitForShutdownSignal } from '../../shared/lifecycle/index.ts';
 import { createLogger } from '../../shared/logging/index.ts';
 import { createOpenAiJudgeClient } from '../../shared/judge/index.ts';
-import { createModelServer } from '../../services/model-server/src/index.ts';
-import { runDemo, waitForDemoScores, formatScoreTable } from '../../services/demo-agent/src/index.ts';
+import { createModelServer } from '../../tools/model-server/src/index.ts';
+import { runDemo, waitForDemoScores, formatScoreTable } from '../../tools/demo-agent/src/index.ts';
 import { loadConfigOrReport } from '../load-config-or-exit.ts';
 import { buildPipeline } from '../pipeline.ts';
 

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { SYSTEM_PROMPT, DEMO_QUESTIONS } from '../../services/demo-agent/src/index.ts';
+import { SYSTEM_PROMPT, DEMO_QUESTIONS } from '../../tools/demo-agent/src/index.ts';
 
 // The model server derives call ids from a hash of the request, so they are stable.
 const HEALTHY_CALL_ID = 'call_7fb4cea811dd5c7712c2372e';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runDemo } from '../../services/demo-agent/src/index.ts';
+import { runDemo } from '../../tools/demo-agent/src/index.ts';
 import { testClickHouseUrl, testKafkaBrokers, uniqueName } from '../helpers/infra.ts';
 import { startPipeline, type Harness } from '../helpers/pipeline-harness.ts';
 import { expectDemoUnits, waitForScoredUnit } from './demo-expectations.ts';

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runDemo } from '../../services/demo-agent/src/index.ts';
+import { runDemo } from '../../tools/demo-agent/src/index.ts';
 import { startPipeline, type Harness } from '../helpers/pipeline-harness.ts';
 
 // A user's own checks in the live pipeline: a code check (run in the sandbox) and a model check,

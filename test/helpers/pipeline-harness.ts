@@ -5,7 +5,7 @@ import { loadConfig } from '../../shared/config/index.ts';
 import { startAll } from '../../shared/lifecycle/index.ts';
 import { createSilentLogger, createLogger } from '../../shared/logging/index.ts';
 import { createOpenAiJudgeClient } from '../../shared/judge/index.ts';
-import { createModelServer } from '../../services/model-server/src/index.ts';
+import { createModelServer } from '../../tools/model-server/src/index.ts';
 import { buildPipeline, type Pipeline } from '../../cli/pipeline.ts';
 
 export interface Harness {

@@ -2,10 +2,10 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compareCommand } from '../../../cli/commands/compare.ts';
-import type { ComparisonResult } from '../../../services/eval/src/index.ts';
-import { createPrng } from '../../../services/eval/src/index.ts';
-import { createModelServer } from '../../../services/model-server/src/index.ts';
-import type { ModelServer } from '../../../services/model-server/src/index.ts';
+import type { ComparisonResult } from '../../../tools/eval/src/index.ts';
+import { createPrng } from '../../../tools/eval/src/index.ts';
+import { createModelServer } from '../../../tools/model-server/src/index.ts';
+import type { ModelServer } from '../../../tools/model-server/src/index.ts';
 import { createSilentLogger } from '../../../shared/logging/index.ts';
 import { runCli, writeSuite } from './helpers.ts';
 

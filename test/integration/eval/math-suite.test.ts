@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evalCommand } from '../../../cli/commands/eval.ts';
-import { createModelServer } from '../../../services/model-server/src/index.ts';
-import type { ModelServer } from '../../../services/model-server/src/index.ts';
-import type { RunResult } from '../../../services/eval/src/index.ts';
+import { createModelServer } from '../../../tools/model-server/src/index.ts';
+import type { ModelServer } from '../../../tools/model-server/src/index.ts';
+import type { RunResult } from '../../../tools/eval/src/index.ts';
 import { createSilentLogger } from '../../../shared/logging/index.ts';
 import { runCli } from './helpers.ts';
 

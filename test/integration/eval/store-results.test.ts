@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evalCommand } from '../../../cli/commands/eval.ts';
-import { createModelServer, type ModelServer } from '../../../services/model-server/src/index.ts';
+import { createModelServer, type ModelServer } from '../../../tools/model-server/src/index.ts';
 import { createSilentLogger } from '../../../shared/logging/index.ts';
 import { createDuckDbStore } from '../../../shared/store/index.ts';
 import { runCli } from './helpers.ts';

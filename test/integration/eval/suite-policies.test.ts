@@ -2,8 +2,8 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evalCommand } from '../../../cli/commands/eval.ts';
-import { createModelServer } from '../../../services/model-server/src/index.ts';
-import type { ModelServer } from '../../../services/model-server/src/index.ts';
+import { createModelServer } from '../../../tools/model-server/src/index.ts';
+import type { ModelServer } from '../../../tools/model-server/src/index.ts';
 import { createSilentLogger } from '../../../shared/logging/index.ts';
 import { runCli, writeSuite } from './helpers.ts';
 

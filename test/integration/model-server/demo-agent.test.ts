@@ -3,8 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeTraceRequestProtobuf } from '../../../services/collector/src/otlp/decode-protobuf.ts';
 import type { DecodedSpan } from '../../../services/collector/src/otlp/types.ts';
-import { runDemo } from '../../../services/demo-agent/src/index.ts';
-import { createModelServer, type ModelServer } from '../../../services/model-server/src/index.ts';
+import { runDemo } from '../../../tools/demo-agent/src/index.ts';
+import { createModelServer, type ModelServer } from '../../../tools/model-server/src/index.ts';
 import { createSilentLogger } from '../../../shared/logging/index.ts';
 
 interface Received {

@@ -3,7 +3,7 @@ import { catalogEntries, type CheckInput, type RunnableCheck } from '../../../sh
 import { createOpenAiJudgeClient } from '../../../shared/judge/index.ts';
 import { createSilentLogger } from '../../../shared/logging/index.ts';
 import type { ChatMessage } from '../../../shared/schemas/index.ts';
-import { createModelServer, type ModelServer } from '../../../services/model-server/src/index.ts';
+import { createModelServer, type ModelServer } from '../../../tools/model-server/src/index.ts';
 
 // Our real judge prompts (the check catalog) through the real judge client against the model
 // server: the demo's three conversations must come out pass, fail, fail.

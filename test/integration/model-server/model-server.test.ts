@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSilentLogger } from '../../../shared/logging/index.ts';
-import { createModelServer, type ModelServer } from '../../../services/model-server/src/index.ts';
+import { createModelServer, type ModelServer } from '../../../tools/model-server/src/index.ts';
 
 let server: ModelServer;
 let client: OpenAI;

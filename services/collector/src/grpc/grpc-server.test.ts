@@ -6,7 +6,7 @@ import { createCollector, type Collector } from '../create-collector.ts';
 import { decodeTraceResponseProtobuf } from '../otlp/encode-response.ts';
 import { encodeLogsRequest, encodeTraceRequest, jsonLogsRequest, jsonTraceRequest } from '../testing/otlp-builders.ts';
 import { createRecordingProducer } from '../testing/recording-producer.ts';
-import { google } from '../proto/otlp.js';
+import { google } from '../generated/otlp.js';
 
 const TRACE_PATH = '/opentelemetry.proto.collector.trace.v1.TraceService/Export';
 const LOGS_PATH = '/opentelemetry.proto.collector.logs.v1.LogsService/Export';

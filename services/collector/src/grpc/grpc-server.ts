@@ -5,7 +5,7 @@ import type { Ingest, IngestResult } from '../ingest.ts';
 import { decodeLogsRequestProtobuf, decodeTraceRequestProtobuf } from '../otlp/decode-protobuf.ts';
 import { encodeLogsResponse, encodeTraceResponse } from '../otlp/encode-response.ts';
 import { DecodeError } from '../otlp/types.ts';
-import { google } from '../proto/otlp.js';
+import { google } from '../generated/otlp.js';
 
 export interface GrpcReceiverOptions {
   host: string;

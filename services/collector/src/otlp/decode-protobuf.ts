@@ -1,4 +1,4 @@
-import { opentelemetry } from '../proto/otlp.js';
+import { opentelemetry } from '../generated/otlp.js';
 import type {
   Attributes,
   DecodedEvent,

@@ -1,6 +1,6 @@
 import Long from 'long';
 import { describe, expect, it } from 'vitest';
-import { opentelemetry } from '../proto/otlp.js';
+import { opentelemetry } from '../generated/otlp.js';
 import { encodeLogsRequest, encodeTraceRequest, jsonLogsRequest, jsonTraceRequest } from '../testing/otlp-builders.ts';
 import { decodeLogsRequestJson, decodeTraceRequestJson } from './decode-json.ts';
 import { decodeLogsRequestProtobuf, decodeTraceRequestProtobuf } from './decode-protobuf.ts';

@@ -1,4 +1,4 @@
-import { google, opentelemetry } from '../proto/otlp.js';
+import { google, opentelemetry } from '../generated/otlp.js';
 import type { OtlpEncoding } from './types.ts';
 
 const collector = opentelemetry.proto.collector;

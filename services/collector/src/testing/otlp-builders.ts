@@ -1,5 +1,5 @@
 import Long from 'long';
-import { opentelemetry } from '../proto/otlp.js';
+import { opentelemetry } from '../generated/otlp.js';
 
 // Builders for OTLP requests in the JSON shape, and their protobuf encoding, for tests and bench.
 

@@ -27,3 +27,148 @@ export interface Store extends Component {
   /** Newest first by `created_at_ms`, one row per (unit_id, check, check_version). */
   queryScores(query: ScoreQuery): Promise<Score[]>;
 }
+
+/** Who a score or unit belongs to, and which ones a query selects. Every field is optional; all given must match. */
+export interface ScoreFilters {
+  /** The project (API key scope). Unset only inside trusted code; the API always sets it. */
+  project?: string;
+  check?: string;
+  checkVersion?: string;
+  /** Matches `agent_name`. */
+  agent?: string;
+  agentVersion?: string;
+  environment?: string;
+  service?: string;
+  unitKind?: 'trace' | 'session' | 'eval';
+  status?: 'ok' | 'error' | 'not_run';
+  passed?: boolean;
+  method?: 'deterministic' | 'model' | 'hybrid' | 'code';
+  /** Only checks decided with a judge (`method` model or hybrid): for judge-health rules. */
+  judgeOnly?: boolean;
+}
+
+/** Aggregates are over the unit's end time (`unit_end_time_ms`): when the agent ran, not when it was scored. */
+export interface AggregateQuery extends ScoreFilters {
+  /** Inclusive lower bound on `unit_end_time_ms`. */
+  fromMs?: number;
+  /** Exclusive upper bound on `unit_end_time_ms`. */
+  toMs?: number;
+  /** Group into buckets of this many ms (epoch-aligned); unset: one row per check. */
+  bucketMs?: number;
+}
+
+/**
+ * Counts of one check (and one bucket, when bucketed), computed in the store (SQL GROUP BY),
+ * one score per (unit, check, check version). Rates count only `status: "ok"` scores.
+ */
+export interface ScoreAggregate {
+  check: string;
+  /** Bucket start (epoch ms) when `bucketMs` was given, else null. */
+  t: number | null;
+  /** All scores, whatever their status. */
+  total: number;
+  /** `status: "ok"` scores. */
+  n: number;
+  /** `ok` scores with `passed = true`. */
+  passed: number;
+  /** `ok` scores with a pass/fail verdict (`passed` not null). */
+  judged: number;
+  /** Sum and sum of squares of `value` over `ok` scores with a value; `valued` counts them. */
+  valued: number;
+  value_sum: number;
+  value_sq_sum: number;
+  error_count: number;
+  not_run_count: number;
+  /** Mean of `created_at_ms - unit_end_time_ms` (ms): how far scoring trails the agent. */
+  mean_lag_ms: number | null;
+}
+
+/** How many `ok` scores of a check have each distinct value (for rank tests on score checks). */
+export interface ValueCount {
+  check: string;
+  value: number;
+  count: number;
+}
+
+/** Keyset position after the last row of a page (opaque to callers of the API). */
+export interface ScoreCursor {
+  created_at_ms: number;
+  unit_id: string;
+  check: string;
+  check_version: string;
+}
+
+export interface UnitCursor {
+  end_time_ms: number;
+  unit_id: string;
+}
+
+/** A unit as listed (no dialog): what a table row shows. */
+export interface UnitSummary {
+  unit_id: string;
+  project: string;
+  kind: string;
+  agent_name: string | null;
+  agent_version: string | null;
+  environment: string | null;
+  service: string | null;
+  conversation_id: string | null;
+  model: string | null;
+  start_time_ms: number;
+  end_time_ms: number;
+  span_count: number;
+  truncated: boolean;
+}
+
+export interface UnitQuery {
+  project?: string;
+  agent?: string;
+  agentVersion?: string;
+  environment?: string;
+  service?: string;
+  unitKind?: 'trace' | 'session' | 'eval';
+  conversationId?: string;
+  /** Bounds on `end_time_ms`: inclusive, exclusive. */
+  fromMs?: number;
+  toMs?: number;
+  /** Default 100, at most 10,000. Newest first by end time, then unit id. */
+  limit?: number;
+  after?: UnitCursor;
+}
+
+/**
+ * A small keyed document (alert rules, alert state, alert history, API keys, …): JSON kept by
+ * (kind, project, id), last write wins; `updated_at_ms` orders versions. Low-volume
+ * configuration and history, never scores.
+ */
+export interface StoredDoc {
+  kind: string;
+  project: string;
+  id: string;
+  body: unknown;
+  updated_at_ms: number;
+}
+
+export interface DocQuery {
+  kind: string;
+  /** Unset: every project (the alerter evaluates all projects' rules). */
+  project?: string;
+  /** Newest first by `updated_at_ms`; default 1000, at most 10,000. */
+  limit?: number;
+  /** Only docs updated strictly before this (paging newest first). */
+  beforeMs?: number;
+}
+
+/** The monitoring side of a store: aggregates, listings and small documents. */
+export interface QueryStore {
+  /** Counts per check (and bucket), aggregated in SQL. */
+  aggregateScores(query: AggregateQuery): Promise<ScoreAggregate[]>;
+  /** Distinct values of `ok` scores with their counts, per check. */
+  valueCounts(query: AggregateQuery): Promise<ValueCount[]>;
+  listUnits(query: UnitQuery): Promise<UnitSummary[]>;
+  putDoc(doc: StoredDoc): Promise<void>;
+  getDoc(kind: string, project: string, id: string): Promise<StoredDoc | null>;
+  listDocs(query: DocQuery): Promise<StoredDoc[]>;
+  /** Idempotent: deleting a missing doc is not an error. */
+  deleteDoc(kind: string, project: string, id: string): Promise<void>;
+}

@@ -40,5 +40,7 @@ export const ScoreSchema = z.object({
   service: z.string().nullable(),
   unit_end_time_ms: z.number(),
   created_at_ms: z.number(),
+  /** The project (API key scope) the unit was ingested under; absent means `default`. */
+  project: z.string().min(1).max(200).optional(),
 });
 export type Score = z.infer<typeof ScoreSchema>;

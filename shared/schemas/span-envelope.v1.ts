@@ -100,6 +100,8 @@ export const SpanEnvelopeSchema = z.discriminatedUnion('kind', [
     dropped_attributes_count: z.number().int().nonnegative(),
     genai: SpanGenAiSchema,
     received_at_ms: z.number(),
+    /** The project of the ingest key that sent it (absent: `default`). */
+    project: z.string().min(1).max(200).optional(),
   }),
   z.object({
     schema_version: z.literal(1),
@@ -122,6 +124,8 @@ export const SpanEnvelopeSchema = z.discriminatedUnion('kind', [
     service_name: z.string().optional(),
     attributes: z.record(z.string(), AttributeValueSchema),
     received_at_ms: z.number(),
+    /** The project of the ingest key that sent it (absent: `default`). */
+    project: z.string().min(1).max(200).optional(),
   }),
 ]);
 export type SpanEnvelope = z.infer<typeof SpanEnvelopeSchema>;

@@ -58,5 +58,7 @@ export const UnitSchema = z.object({
   start_time_ms: z.number(),
   end_time_ms: z.number(),
   assembled_at_ms: z.number(),
+  /** The project (API key scope) whose ingest key sent the spans; absent means `default`. */
+  project: z.string().min(1).max(200).optional(),
 });
 export type Unit = z.infer<typeof UnitSchema>;

@@ -69,6 +69,7 @@ export function scoresTableSql(features: ClickHouseFeatures, opts: SchemaOptions
   unit_end_time_ms Float64,
   created_at_ms UInt64,
   write_seq UInt64,
+  project String DEFAULT 'default',
   created_at DateTime MATERIALIZED toDateTime(intDiv(created_at_ms, 1000))
 )
 ENGINE = ReplacingMergeTree(write_seq)
@@ -95,8 +96,34 @@ export function unitsTableSql(features: ClickHouseFeatures, opts: SchemaOptions)
   assembled_at_ms UInt64,
   write_seq UInt64,
   unit_json String,
+  project String DEFAULT 'default',
   assembled_at DateTime MATERIALIZED toDateTime(intDiv(assembled_at_ms, 1000))
 )
 ENGINE = ReplacingMergeTree(assembled_at_ms)
 ORDER BY unit_id${ttlClause(features, 'assembled_at', opts.ttlDays)}`;
+}
+
+/**
+ * Small keyed documents (alert rules and state, alert history, API keys): one row per
+ * (kind, project, id) once merged, the highest `write_seq` wins; a delete is a row with `deleted = 1`.
+ * Reads take argMax per key, so they are right before and after merges.
+ */
+export function docsTableSql(opts: SchemaOptions): string {
+  const db = quoteIdentifier(opts.database);
+  return `CREATE TABLE IF NOT EXISTS ${db}.docs (
+  kind String,
+  project String,
+  id String,
+  body String,
+  updated_at_ms UInt64,
+  deleted UInt8,
+  write_seq UInt64
+)
+ENGINE = ReplacingMergeTree(write_seq)
+ORDER BY (kind, project, id)`;
+}
+
+/** Tables created before projects existed get the column (18.16 has no ADD COLUMN IF NOT EXISTS). */
+export function addProjectColumnSql(opts: SchemaOptions, table: 'scores' | 'units'): string {
+  return `ALTER TABLE ${quoteIdentifier(opts.database)}.${table} ADD COLUMN project String DEFAULT 'default'`;
 }

@@ -2,12 +2,16 @@ import { createClient, type ClickHouseClient, type ClickHouseSettings } from '@c
 import { PermanentError } from '../errors/index.ts';
 import type { Logger } from '../logging/index.ts';
 import type { Score, Unit } from '../schemas/index.ts';
-import type { ScoreQuery, Store } from './contract.ts';
+import type { AggregateQuery, DocQuery, ScoreQuery, Store, StoredDoc, UnitQuery } from './contract.ts';
+import { normalizeAggregateQuery, normalizeUnitQuery, type Condition } from './conditions.ts';
+import { UNIT_SUMMARY_COLUMNS, docLimit, docToRow, finiteNumber, rowToAggregate, rowToDoc, rowToUnitSummary, text } from './monitoring-rows.ts';
 import { clientLoggerClass } from './clickhouse-client-logger.ts';
 import { classifyClickHouseError } from './clickhouse-errors.ts';
 import {
   createDatabaseSql,
   parseClickHouseVersion,
+  addProjectColumnSql,
+  docsTableSql,
   scoresTableSql,
   unitsTableSql,
   type ClickHouseFeatures,
@@ -46,6 +50,36 @@ const col = (name: string): string => (name === 'check' ? '`check`' : name);
 const SCORE_INSERT_COLUMNS: [string, ...string[]] = ['write_seq', ...SCORE_FIELDS.map(col)];
 const UNIT_INSERT_COLUMNS: [string, ...string[]] = ['write_seq', ...UNIT_COLUMNS.map(col)];
 const SCORE_SELECT: SqlFragment = joinSql(SCORE_FIELDS.map((f) => (f === 'check' ? sql`\`check\`` : sqlIdentifier(f))), ', ');
+const UNIT_SUMMARY_SELECT: SqlFragment = joinSql(UNIT_SUMMARY_COLUMNS.map((f) => sqlIdentifier(f)), ', ');
+const DOC_COLUMNS: [string, ...string[]] = ['kind', 'project', 'id', 'body', 'updated_at_ms', 'deleted', 'write_seq'];
+
+// `check` is a keyword, so it is back-quoted; every other column is a plain identifier.
+const ident = (name: string): SqlFragment => (name === 'check' ? sql`\`check\`` : sqlIdentifier(name));
+
+/** Renders a condition tree with every value quoted (18.16 has no query parameters). */
+function render(cond: Condition): SqlFragment {
+  switch (cond.kind) {
+    case 'cmp': {
+      // Booleans are stored as UInt8 (passed), so they compare as 0/1.
+      const value = typeof cond.value === 'boolean' ? (cond.value ? 1 : 0) : cond.value;
+      return sql`${ident(cond.column)} ${sqlOperator(cond.op)} ${value}`;
+    }
+    case 'in':
+      return sql`${ident(cond.column)} IN (${joinSql(cond.values.map((v) => sql`${v}`), ', ')})`;
+    case 'null':
+      return sql`isNull(${ident(cond.column)})`;
+    case 'and':
+    case 'or':
+      return sql`(${joinSql(cond.parts.map(render), cond.kind === 'and' ? ' AND ' : ' OR ')})`;
+  }
+}
+
+const OPERATORS = { '=': sql`=`, '>': sql`>`, '>=': sql`>=`, '<': sql`<` } as const;
+const sqlOperator = (op: keyof typeof OPERATORS): SqlFragment => OPERATORS[op];
+
+function where(conditions: readonly Condition[]): SqlFragment {
+  return conditions.length > 0 ? sql` WHERE ${joinSql(conditions.map(render), ' AND ')}` : sql``;
+}
 
 /**
  * The production store on ClickHouse, from Debian's 18.16 to current releases. Values reach SQL
@@ -114,6 +148,11 @@ export function createClickHouseStore(options: ClickHouseStoreOptions): Store {
     await command('create database', createDatabaseSql(schema));
     await command('create units table', unitsTableSql(f, schema));
     await command('create scores table', scoresTableSql(f, schema));
+    await command('create docs table', docsTableSql(schema));
+    for (const table of ['scores', 'units'] as const) {
+      const cols = await select('columns', sql`SELECT name FROM system.columns WHERE database = ${options.database} AND table = ${table} AND name = 'project'`);
+      if (cols.length === 0) await command(`add project to ${table}`, addProjectColumnSql(schema, table));
+    }
     log.info({ version: f.version, modern: f.modern, database }, 'clickhouse schema ready');
   }
 
@@ -128,6 +167,17 @@ export function createClickHouseStore(options: ClickHouseStoreOptions): Store {
 
   async function insert(action: string, table: string, columns: [string, ...string[]], values: Record<string, unknown>[]): Promise<void> {
     await run(action, (c) => c.insert({ table: `${database}.${table}`, values, columns, format: 'JSONEachRow' }));
+  }
+
+  // Documents: the latest row per key decides (argMax by write_seq), deleted ones are dropped after.
+  async function readDocs(action: string, keyConditions: Condition[], beforeMs: number | null, limit: number): Promise<StoredDoc[]> {
+    await migrate();
+    const before = beforeMs === null ? sql`` : sql` AND u < ${beforeMs}`;
+    const rows = await select(
+      action,
+      sql`SELECT kind, project, id, b AS body, u AS updated_at_ms FROM (SELECT kind, project, id, argMax(body, write_seq) AS b, argMax(updated_at_ms, write_seq) AS u, argMax(deleted, write_seq) AS d FROM ${db}.docs${where(keyConditions)} GROUP BY kind, project, id) WHERE d = 0${before} ORDER BY u DESC, id LIMIT ${limit}`,
+    );
+    return rows.map(rowToDoc);
   }
 
   const store: Store = {
@@ -166,13 +216,14 @@ export function createClickHouseStore(options: ClickHouseStoreOptions): Store {
       await insert('writeScores', 'scores', SCORE_INSERT_COLUMNS, rows);
     },
 
-    async getUnit(unitId: string) {
+    async getUnit(unitId: string, project?: string) {
       if (typeof unitId !== 'string') throw new PermanentError('unitId must be a string');
       await migrate();
+      const inProject = project === undefined ? sql`` : sql` AND project = ${text(project)}`;
       // Newest assembly wins; write_seq breaks a tie. Works before and after background merges.
       const rows = await select(
         'getUnit',
-        sql`SELECT unit_json FROM ${db}.units WHERE unit_id = ${unitId} ORDER BY assembled_at_ms DESC, write_seq DESC LIMIT 1`,
+        sql`SELECT unit_json FROM ${db}.units WHERE unit_id = ${unitId}${inProject} ORDER BY assembled_at_ms DESC, write_seq DESC LIMIT 1`,
       );
       const first = rows[0];
       return first ? jsonToUnit(first.unit_json, log) : null;
@@ -181,25 +232,89 @@ export function createClickHouseStore(options: ClickHouseStoreOptions): Store {
     async queryScores(query: ScoreQuery) {
       const nq = normalizeScoreQuery(query);
       if (nq.empty) return [];
-      const from = nq.fromMs;
-      const to = nq.toMs;
-
-      // Key filters may go before the one-row-per-key step (they select whole keys); time filters
-      // must go after it, or a superseded version could stand in for a winner outside the range.
-      const keyFilters: SqlFragment[] = [];
-      if (nq.check !== undefined) keyFilters.push(sql`\`check\` = ${nq.check}`);
-      if (nq.unitId !== undefined) keyFilters.push(sql`unit_id = ${nq.unitId}`);
-      const timeFilters: SqlFragment[] = [];
-      if (from !== undefined) timeFilters.push(sql`created_at_ms >= ${from}`);
-      if (to !== undefined) timeFilters.push(sql`created_at_ms < ${to}`);
-      const where = (filters: SqlFragment[]): SqlFragment => (filters.length > 0 ? sql` WHERE ${joinSql(filters, ' AND ')}` : sql``);
-
       await migrate();
+      // FINAL merges each key to its latest row before WHERE applies (PREWHERE would not), so a
+      // superseded version never stands in for a winner that the filters exclude.
       const rows = await select(
         'queryScores',
-        sql`SELECT ${SCORE_SELECT} FROM (SELECT ${SCORE_SELECT} FROM ${db}.scores${where(keyFilters)} ORDER BY write_seq DESC LIMIT 1 BY \`check\`, unit_id, check_version)${where(timeFilters)} ORDER BY created_at_ms DESC, unit_id, \`check\`, check_version LIMIT ${nq.limit}`,
+        sql`SELECT ${SCORE_SELECT} FROM ${db}.scores FINAL${where(nq.conditions)} ORDER BY created_at_ms DESC, unit_id, \`check\`, check_version LIMIT ${nq.limit}`,
       );
       return rowsToScores(rows, log);
+    },
+
+    async aggregateScores(query: AggregateQuery) {
+      const nq = normalizeAggregateQuery(query);
+      if (nq.empty) return [];
+      await migrate();
+      const bucket = nq.bucketMs === undefined ? sql`toNullable(toUInt64(0))` : sql`intDiv(toUInt64(unit_end_time_ms), ${nq.bucketMs}) * ${nq.bucketMs}`;
+      const rows = await select(
+        'aggregateScores',
+        sql`SELECT \`check\` AS check_name, ${bucket} AS t,
+  count() AS agg_total,
+  countIf(status = 'ok') AS agg_n,
+  countIf(status = 'ok' AND ifNull(passed, 0) = 1) AS agg_passed,
+  countIf(status = 'ok' AND isNotNull(passed)) AS agg_judged,
+  countIf(status = 'ok' AND isNotNull(value)) AS agg_valued,
+  sumIf(ifNull(value, 0), status = 'ok') AS agg_value_sum,
+  sumIf(ifNull(value, 0) * ifNull(value, 0), status = 'ok') AS agg_value_sq_sum,
+  countIf(status = 'error') AS agg_error_count,
+  countIf(status = 'not_run') AS agg_not_run_count,
+  avg(toFloat64(created_at_ms) - unit_end_time_ms) AS agg_mean_lag_ms
+FROM ${db}.scores FINAL${where(nq.conditions)} GROUP BY check_name, t ORDER BY check_name, t`,
+      );
+      // Aliases carry a prefix: ClickHouse aliases are query-wide, and `passed` would shadow the column.
+      const unprefixed = (r: Record<string, unknown>): Record<string, unknown> =>
+        Object.fromEntries(Object.entries(r).map(([k, v]) => [k.startsWith('agg_') ? k.slice(4) : k, v]));
+      return rows.map((r) => rowToAggregate({ ...unprefixed(r), check: r.check_name, t: nq.bucketMs === undefined ? null : r.t }));
+    },
+
+    async valueCounts(query: AggregateQuery) {
+      const nq = normalizeAggregateQuery({ ...query, status: 'ok' });
+      if (nq.empty) return [];
+      await migrate();
+      const rows = await select(
+        'valueCounts',
+        sql`SELECT \`check\` AS check_name, assumeNotNull(value) AS v, count() AS c FROM ${db}.scores FINAL${where(nq.conditions)} AND isNotNull(value) GROUP BY check_name, v ORDER BY check_name, v`,
+      );
+      return rows.map((r) => ({ check: String(r.check_name), value: Number(r.v), count: Number(r.c) }));
+    },
+
+    async listUnits(query: UnitQuery) {
+      const nq = normalizeUnitQuery(query);
+      if (nq.empty) return [];
+      await migrate();
+      const rows = await select(
+        'listUnits',
+        sql`SELECT ${UNIT_SUMMARY_SELECT} FROM ${db}.units FINAL${where(nq.conditions)} ORDER BY end_time_ms DESC, unit_id LIMIT ${nq.limit}`,
+      );
+      return rows.map(rowToUnitSummary);
+    },
+
+    async putDoc(doc: StoredDoc) {
+      const row = docToRow(doc);
+      await migrate();
+      await insert('putDoc', 'docs', DOC_COLUMNS, [{ ...row, deleted: 0, write_seq: nextWriteSeq() }]);
+    },
+
+    async getDoc(kind: string, project: string, id: string) {
+      const docs = await readDocs('getDoc', [
+        { kind: 'cmp', column: 'kind', op: '=', value: text(kind) },
+        { kind: 'cmp', column: 'project', op: '=', value: text(project) },
+        { kind: 'cmp', column: 'id', op: '=', value: text(id) },
+      ], null, 1);
+      return docs[0] ?? null;
+    },
+
+    async listDocs(query: DocQuery) {
+      const conditions: Condition[] = [{ kind: 'cmp', column: 'kind', op: '=', value: text(query.kind) }];
+      if (query.project !== undefined) conditions.push({ kind: 'cmp', column: 'project', op: '=', value: text(query.project) });
+      const before = query.beforeMs === undefined ? null : Math.ceil(finiteNumber(query.beforeMs));
+      return readDocs('listDocs', conditions, before, docLimit(query.limit));
+    },
+
+    async deleteDoc(kind: string, project: string, id: string) {
+      await migrate();
+      await insert('deleteDoc', 'docs', DOC_COLUMNS, [{ kind: text(kind), project: text(project), id: text(id), body: 'null', updated_at_ms: Date.now(), deleted: 1, write_seq: nextWriteSeq() }]);
     },
   };
   return store;

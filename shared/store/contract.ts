@@ -1,8 +1,7 @@
 import type { Score, Unit } from '../schemas/index.ts';
 import type { Component } from '../lifecycle/index.ts';
 
-export interface ScoreQuery {
-  check?: string;
+export interface ScoreQuery extends ScoreFilters {
   unitId?: string;
   /** Inclusive lower bound on `created_at_ms`. */
   fromMs?: number;
@@ -10,6 +9,8 @@ export interface ScoreQuery {
   toMs?: number;
   /** Default 100, at most 10,000. */
   limit?: number;
+  /** The next page: rows strictly after this one in the listing order. */
+  after?: ScoreCursor;
 }
 
 /**
@@ -17,13 +18,14 @@ export interface ScoreQuery {
  * Writes are idempotent: a unit by `unit_id` (last assembled wins), a score by
  * (unit_id, check, check_version) (last written wins), so a replay leaves one row, not two.
  */
-export interface Store extends Component {
+export interface Store extends Component, QueryStore {
   readonly kind: 'clickhouse' | 'duckdb';
   /** Creates the database and tables if missing. Called by `start()`. */
   migrate(): Promise<void>;
   writeUnits(units: readonly Unit[]): Promise<void>;
   writeScores(scores: readonly Score[]): Promise<void>;
-  getUnit(unitId: string): Promise<Unit | null>;
+  /** With `project`, a unit of another project is not found. */
+  getUnit(unitId: string, project?: string): Promise<Unit | null>;
   /** Newest first by `created_at_ms`, one row per (unit_id, check, check_version). */
   queryScores(query: ScoreQuery): Promise<Score[]>;
 }

@@ -4,7 +4,9 @@ import { DuckDBInstance, type DuckDBConnection, type DuckDBValue } from '@duckdb
 import { PermanentError, RetriableError } from '../errors/index.ts';
 import type { Logger } from '../logging/index.ts';
 import type { Score, Unit } from '../schemas/index.ts';
-import type { ScoreQuery, Store } from './contract.ts';
+import type { AggregateQuery, DocQuery, ScoreQuery, Store, StoredDoc, UnitQuery } from './contract.ts';
+import { DEFAULT_PROJECT, normalizeAggregateQuery, normalizeUnitQuery, type Condition } from './conditions.ts';
+import { UNIT_SUMMARY_COLUMNS, docLimit, docToRow, finiteNumber, rowToAggregate, rowToDoc, rowToUnitSummary, text } from './monitoring-rows.ts';
 import {
   SCORE_FIELDS,
   UNIT_COLUMNS,
@@ -58,6 +60,7 @@ const SCORE_COLUMNS: readonly Column[] = [
   c('service', 'VARCHAR', true),
   c('unit_end_time_ms', 'DOUBLE'),
   c('created_at_ms', 'BIGINT'),
+  c('project', 'VARCHAR'),
 ];
 
 const UNIT_COLUMN_TYPES: readonly Column[] = [
@@ -75,6 +78,7 @@ const UNIT_COLUMN_TYPES: readonly Column[] = [
   c('truncated', 'BOOLEAN'),
   c('assembled_at_ms', 'BIGINT'),
   c('unit_json', 'VARCHAR'),
+  c('project', 'VARCHAR'),
 ];
 
 if (SCORE_COLUMNS.map((x) => x.name).join() !== SCORE_FIELDS.join() || UNIT_COLUMN_TYPES.map((x) => x.name).join() !== UNIT_COLUMNS.join()) {
@@ -93,6 +97,22 @@ const UNITS_DDL = `CREATE TABLE IF NOT EXISTS units (
 ${columnDefs(UNIT_COLUMN_TYPES)},
   PRIMARY KEY (unit_id)
 )`;
+
+const DOCS_DDL = `CREATE TABLE IF NOT EXISTS docs (
+  kind VARCHAR NOT NULL,
+  project VARCHAR NOT NULL,
+  id VARCHAR NOT NULL,
+  body VARCHAR NOT NULL,
+  updated_at_ms BIGINT NOT NULL,
+  PRIMARY KEY (kind, project, id)
+)`;
+
+// Files written before projects existed: the column arrives with its default.
+const ADD_PROJECT_COLUMNS = [
+  `ALTER TABLE scores ADD COLUMN IF NOT EXISTS project VARCHAR DEFAULT '${DEFAULT_PROJECT}'`,
+  `ALTER TABLE units ADD COLUMN IF NOT EXISTS project VARCHAR DEFAULT '${DEFAULT_PROJECT}'`,
+];
+
 
 // Per-row INSERT statements cost tens of ms each (primary-key checks per statement); a batch is
 // appended into a per-connection staging table and moved with one INSERT … SELECT instead. Staging
@@ -118,6 +138,40 @@ const UNIT_INSERT = (() => {
 })();
 
 const SCORE_SELECT_COLUMNS = SCORE_FIELDS.map(q).join(', ');
+
+/** Renders a condition tree with bound values (`bind` returns the placeholder). */
+function render(cond: Condition, bind: (v: DuckDBValue) => string): string {
+  switch (cond.kind) {
+    case 'cmp':
+      return `${q(cond.column)} ${cond.op} ${bind(cond.value)}`;
+    case 'in':
+      return `${q(cond.column)} IN (${cond.values.map(bind).join(', ')})`;
+    case 'null':
+      return `${q(cond.column)} IS NULL`;
+    case 'and':
+    case 'or':
+      return `(${cond.parts.map((p) => render(p, bind)).join(cond.kind === 'and' ? ' AND ' : ' OR ')})`;
+  }
+}
+
+/** A WHERE clause and its values. */
+function whereClause(conditions: readonly Condition[]): { sql: string; values: DuckDBValue[]; bind: (v: DuckDBValue) => string } {
+  const values: DuckDBValue[] = [];
+  const bind = (v: DuckDBValue): string => {
+    values.push(v);
+    return `$${values.length}`;
+  };
+  const sql = conditions.length > 0 ? ` WHERE ${conditions.map((x) => render(x, bind)).join(' AND ')}` : '';
+  return { sql, values, bind };
+}
+
+function str(v: unknown): string {
+  return typeof v === 'string' ? v : JSON.stringify(v);
+}
+
+function num(v: unknown): number {
+  return typeof v === 'bigint' ? Number(v) : typeof v === 'number' ? v : Number(v ?? 0);
+}
 
 function classify(err: unknown, action: string): Error {
   if (err instanceof PermanentError || err instanceof RetriableError) return err;
@@ -202,6 +256,8 @@ export function createDuckDbStore(options: DuckDbStoreOptions): Store {
     await serialized('migrate', async (c) => {
       await c.run(UNITS_DDL);
       await c.run(SCORES_DDL);
+      await c.run(DOCS_DDL);
+      for (const statement of ADD_PROJECT_COLUMNS) await c.run(statement);
       await c.run(stagingDdl(UNITS_STAGING, UNIT_COLUMN_TYPES));
       await c.run(stagingDdl(SCORES_STAGING, SCORE_COLUMNS));
     });
@@ -248,11 +304,14 @@ export function createDuckDbStore(options: DuckDbStoreOptions): Store {
       await serialized('writeScores', (c) => moveThroughStaging(c, SCORES_STAGING, SCORE_FIELDS, rows, SCORE_INSERT, log));
     },
 
-    async getUnit(unitId: string) {
+    async getUnit(unitId: string, project?: string) {
       if (typeof unitId !== 'string') throw new PermanentError('unitId must be a string');
       await ensureMigrated();
       const rows = await serialized('getUnit', async (c) => {
-        const reader = await c.runAndReadAll('SELECT unit_json FROM units WHERE unit_id = $1', [unitId]);
+        const reader =
+          project === undefined
+            ? await c.runAndReadAll('SELECT unit_json FROM units WHERE unit_id = $1', [unitId])
+            : await c.runAndReadAll('SELECT unit_json FROM units WHERE unit_id = $1 AND project = $2', [unitId, text(project)]);
         return reader.getRowObjectsJS();
       });
       const first = rows[0];
@@ -263,23 +322,87 @@ export function createDuckDbStore(options: DuckDbStoreOptions): Store {
     async queryScores(query: ScoreQuery) {
       const nq = normalizeScoreQuery(query);
       if (nq.empty) return [];
-      const where: string[] = [];
-      const values: DuckDBValue[] = [];
-      const bind = (v: DuckDBValue): string => {
-        values.push(v);
-        return `$${values.length}`;
-      };
-      if (nq.check !== undefined) where.push(`"check" = ${bind(nq.check)}`);
-      if (nq.unitId !== undefined) where.push(`unit_id = ${bind(nq.unitId)}`);
-      if (nq.fromMs !== undefined) where.push(`created_at_ms >= ${bind(nq.fromMs)}`);
-      if (nq.toMs !== undefined) where.push(`created_at_ms < ${bind(nq.toMs)}`);
-      const sqlText =
-        `SELECT ${SCORE_SELECT_COLUMNS} FROM scores` +
-        (where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '') +
-        ` ORDER BY created_at_ms DESC, unit_id, "check", check_version LIMIT ${bind(nq.limit)}`;
+      const w = whereClause(nq.conditions);
+      const sqlText = `SELECT ${SCORE_SELECT_COLUMNS} FROM scores${w.sql} ORDER BY created_at_ms DESC, unit_id, "check", check_version LIMIT ${w.bind(nq.limit)}`;
       await ensureMigrated();
-      const rows = await serialized('queryScores', async (c) => (await c.runAndReadAll(sqlText, values)).getRowObjectsJS());
+      const rows = await serialized('queryScores', async (c) => (await c.runAndReadAll(sqlText, w.values)).getRowObjectsJS());
       return rowsToScores(rows, log);
+    },
+
+    async aggregateScores(query: AggregateQuery) {
+      const nq = normalizeAggregateQuery(query);
+      if (nq.empty) return [];
+      const w = whereClause(nq.conditions);
+      const bucket = nq.bucketMs === undefined ? 'CAST(NULL AS BIGINT)' : `CAST(floor(unit_end_time_ms / ${w.bind(nq.bucketMs)}) * ${w.bind(nq.bucketMs)} AS BIGINT)`;
+      const ok = `status = 'ok'`;
+      const sqlText = `SELECT "check" AS "check", ${bucket} AS t,
+  count(*) AS total,
+  count(*) FILTER (WHERE ${ok}) AS n,
+  count(*) FILTER (WHERE ${ok} AND passed) AS passed,
+  count(*) FILTER (WHERE ${ok} AND passed IS NOT NULL) AS judged,
+  count(*) FILTER (WHERE ${ok} AND value IS NOT NULL) AS valued,
+  coalesce(sum(value) FILTER (WHERE ${ok}), 0) AS value_sum,
+  coalesce(sum(value * value) FILTER (WHERE ${ok}), 0) AS value_sq_sum,
+  count(*) FILTER (WHERE status = 'error') AS error_count,
+  count(*) FILTER (WHERE status = 'not_run') AS not_run_count,
+  avg(created_at_ms - unit_end_time_ms) AS mean_lag_ms
+FROM scores${w.sql} GROUP BY 1, 2 ORDER BY 1, 2`;
+      await ensureMigrated();
+      const rows = await serialized('aggregateScores', async (c) => (await c.runAndReadAll(sqlText, w.values)).getRowObjectsJS());
+      return rows.map(rowToAggregate);
+    },
+
+    async valueCounts(query: AggregateQuery) {
+      const nq = normalizeAggregateQuery({ ...query, status: 'ok' });
+      if (nq.empty) return [];
+      const w = whereClause(nq.conditions);
+      const sqlText = `SELECT "check" AS "check", value, count(*) AS count FROM scores${w.sql} AND value IS NOT NULL GROUP BY 1, 2 ORDER BY 1, 2`;
+      await ensureMigrated();
+      const rows = await serialized('valueCounts', async (c) => (await c.runAndReadAll(sqlText, w.values)).getRowObjectsJS());
+      return rows.map((r) => ({ check: str(r.check), value: num(r.value), count: num(r.count) }));
+    },
+
+    async listUnits(query: UnitQuery) {
+      const nq = normalizeUnitQuery(query);
+      if (nq.empty) return [];
+      const w = whereClause(nq.conditions);
+      const cols = UNIT_SUMMARY_COLUMNS.map(q).join(', ');
+      const sqlText = `SELECT ${cols} FROM units${w.sql} ORDER BY end_time_ms DESC, unit_id LIMIT ${w.bind(nq.limit)}`;
+      await ensureMigrated();
+      const rows = await serialized('listUnits', async (c) => (await c.runAndReadAll(sqlText, w.values)).getRowObjectsJS());
+      return rows.map(rowToUnitSummary);
+    },
+
+    async putDoc(doc: StoredDoc) {
+      const row = docToRow(doc);
+      await ensureMigrated();
+      await serialized('putDoc', (c) =>
+        c.run('INSERT OR REPLACE INTO docs (kind, project, id, body, updated_at_ms) VALUES ($1, $2, $3, $4, $5)', [row.kind, row.project, row.id, row.body, row.updated_at_ms]),
+      );
+    },
+
+    async getDoc(kind: string, project: string, id: string) {
+      await ensureMigrated();
+      const rows = await serialized('getDoc', async (c) =>
+        (await c.runAndReadAll('SELECT kind, project, id, body, updated_at_ms FROM docs WHERE kind = $1 AND project = $2 AND id = $3', [text(kind), text(project), text(id)])).getRowObjectsJS(),
+      );
+      return rows[0] ? rowToDoc(rows[0]) : null;
+    },
+
+    async listDocs(query: DocQuery) {
+      const conditions: Condition[] = [{ kind: 'cmp', column: 'kind', op: '=', value: text(query.kind) }];
+      if (query.project !== undefined) conditions.push({ kind: 'cmp', column: 'project', op: '=', value: text(query.project) });
+      if (query.beforeMs !== undefined) conditions.push({ kind: 'cmp', column: 'updated_at_ms', op: '<', value: Math.ceil(finiteNumber(query.beforeMs)) });
+      const w = whereClause(conditions);
+      const sqlText = `SELECT kind, project, id, body, updated_at_ms FROM docs${w.sql} ORDER BY updated_at_ms DESC, id LIMIT ${w.bind(docLimit(query.limit))}`;
+      await ensureMigrated();
+      const rows = await serialized('listDocs', async (c) => (await c.runAndReadAll(sqlText, w.values)).getRowObjectsJS());
+      return rows.map(rowToDoc);
+    },
+
+    async deleteDoc(kind: string, project: string, id: string) {
+      await ensureMigrated();
+      await serialized('deleteDoc', (c) => c.run('DELETE FROM docs WHERE kind = $1 AND project = $2 AND id = $3', [text(kind), text(project), text(id)]));
     },
   };
   return store;

@@ -2,6 +2,7 @@ import { PermanentError } from '../errors/index.ts';
 import type { Logger } from '../logging/index.ts';
 import { ScoreSchema, UnitSchema, type Score, type Unit } from '../schemas/index.ts';
 import type { ScoreQuery } from './contract.ts';
+import { DEFAULT_PROJECT, listLimit, scoreCursorCondition, scoreFilterConditions, timeBounds, timeConditions, type Condition } from './conditions.ts';
 import { toWellFormed } from './sql-quote.ts';
 
 // Row shapes shared by the ClickHouse and DuckDB stores: both keep the same columns, so the
@@ -25,57 +26,32 @@ export const UNIT_COLUMNS = [
   'truncated',
   'assembled_at_ms',
   'unit_json',
+  'project',
 ] as const;
 
 export type ScoreRow = Record<keyof Score, string | number | boolean | null>;
 export type UnitRow = Record<(typeof UNIT_COLUMNS)[number], string | number | boolean | null>;
 
-export const DEFAULT_SCORE_LIMIT = 100;
-export const MAX_SCORE_LIMIT = 10_000;
-
 export interface NormalizedScoreQuery {
-  check: string | undefined;
-  unitId: string | undefined;
-  /** Integer ms in (0, 2^53): a bound that cannot exclude anything is dropped. */
-  fromMs: number | undefined;
-  toMs: number | undefined;
+  conditions: Condition[];
   /** True when the bounds exclude every possible row (no query needed). */
   empty: boolean;
   limit: number;
 }
 
-function finiteOrUndefined(name: string, v: number | undefined): number | undefined {
-  if (v === undefined) return undefined;
-  if (typeof v !== 'number' || !Number.isFinite(v)) throw new PermanentError(`${name} must be a finite number`);
-  return v;
-}
-
-function stringOrUndefined(name: string, v: string | undefined): string | undefined {
-  if (v === undefined) return undefined;
-  if (typeof v !== 'string') throw new PermanentError(`${name} must be a string`);
-  return toWellFormed(v);
-}
-
 /** Validates a query; a limit above the maximum is clamped, a non-positive or fractional one refused. */
 export function normalizeScoreQuery(q: ScoreQuery): NormalizedScoreQuery {
-  const limit = q.limit ?? DEFAULT_SCORE_LIMIT;
-  if (!Number.isSafeInteger(limit) || limit < 1) throw new PermanentError(`limit must be a positive integer, got ${String(limit)}`);
+  const limit = listLimit(q.limit);
   // created_at_ms is a non-negative safe integer, so x >= 1.5 is x >= 2 and x < 1.5 is x < 2; bounds
   // become integers that every backend compares exactly (no signed/unsigned or int64 overflow games).
-  const rawFrom = finiteOrUndefined('fromMs', q.fromMs);
-  const rawTo = finiteOrUndefined('toMs', q.toMs);
-  const fromMs = rawFrom === undefined || rawFrom <= 0 ? undefined : Math.ceil(rawFrom);
-  const toMs = rawTo === undefined || rawTo > Number.MAX_SAFE_INTEGER ? undefined : Math.ceil(rawTo);
-  const empty =
-    (toMs !== undefined && toMs <= 0) || (fromMs !== undefined && fromMs > Number.MAX_SAFE_INTEGER) || (fromMs !== undefined && toMs !== undefined && fromMs >= toMs);
-  return {
-    check: stringOrUndefined('check', q.check),
-    unitId: stringOrUndefined('unitId', q.unitId),
-    fromMs: empty ? undefined : fromMs,
-    toMs: empty ? undefined : toMs,
-    empty,
-    limit: Math.min(limit, MAX_SCORE_LIMIT),
-  };
+  const bounds = timeBounds(q.fromMs, q.toMs);
+  const conditions = [...scoreFilterConditions(q), ...timeConditions('created_at_ms', bounds)];
+  if (q.unitId !== undefined) {
+    if (typeof q.unitId !== 'string') throw new PermanentError('unitId must be a string');
+    conditions.push({ kind: 'cmp', column: 'unit_id', op: '=', value: toWellFormed(q.unitId) });
+  }
+  if (q.after !== undefined) conditions.push(scoreCursorCondition(q.after));
+  return { conditions, empty: bounds.empty, limit };
 }
 
 function issuesText(error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] }): string {
@@ -104,8 +80,9 @@ export function scoreToRow(input: Score): ScoreRow {
   const row = {} as ScoreRow;
   for (const f of SCORE_FIELDS) {
     const v = s[f];
-    row[f] = typeof v === 'string' ? toWellFormed(v) : v;
+    row[f] = typeof v === 'string' ? toWellFormed(v) : (v ?? null);
   }
+  row.project = s.project === undefined ? DEFAULT_PROJECT : toWellFormed(s.project);
   return row;
 }
 
@@ -119,6 +96,7 @@ export function unitToRow(input: Unit): UnitRow {
   const parsed = UnitSchema.safeParse(input);
   if (!parsed.success) throw new PermanentError(`invalid unit: ${issuesText(parsed.error)}`, { cause: parsed.error });
   const u = parsed.data;
+  const project = u.project === undefined ? DEFAULT_PROJECT : toWellFormed(u.project);
   return {
     unit_id: toWellFormed(u.unit_id),
     kind: u.kind,
@@ -134,7 +112,8 @@ export function unitToRow(input: Unit): UnitRow {
     truncated: u.truncated,
     assembled_at_ms: floorMs(u.assembled_at_ms),
     // JSON escapes lone surrogates as \udXXX (ASCII), so the unit comes back exactly as written.
-    unit_json: JSON.stringify(input),
+    unit_json: JSON.stringify(input.project === undefined ? { ...input, project } : input),
+    project,
   };
 }
 

@@ -1,9 +1,10 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { PermanentError, RetriableError } from '../../../shared/errors/index.ts';
 import { createSilentLogger } from '../../../shared/logging/index.ts';
-import { classifyClickHouseError, createClickHouseStore } from '../../../shared/store/index.ts';
+import { classifyClickHouseError, createClickHouseStore, type Store } from '../../../shared/store/index.ts';
 import { CLICKHOUSE_URL, REQUEST_TIMEOUT_MS, createAdminClient, randomDatabaseName } from './clickhouse-test-server.ts';
 import { uniqueName } from '../../helpers/infra.ts';
+import { describeMonitoringContract } from './monitoring-contract.ts';
 import { describeStoreContract } from './store-contract.ts';
 import { makeScore, makeUnit } from './store-fixtures.ts';
 
@@ -15,11 +16,13 @@ afterAll(async () => {
   await admin.close();
 });
 
-describeStoreContract('clickhouse', {
+const harness = {
   create: () =>
     Promise.resolve(createClickHouseStore({ url: CLICKHOUSE_URL, database, log: createSilentLogger(), requestTimeoutMs: REQUEST_TIMEOUT_MS })),
-  destroy: (store) => store.shutdown(),
-});
+  destroy: (store: Store) => store.shutdown(),
+};
+describeStoreContract('clickhouse', harness);
+describeMonitoringContract('clickhouse', harness);
 
 describe('clickhouse store specifics', () => {
   it('keeps one row per key after the server merges (ReplacingMergeTree) and before', async () => {
@@ -78,6 +81,7 @@ describe('clickhouse store specifics', () => {
     });
     const tables = await rs.json<Record<string, string>>();
     expect(tables.map((t) => [t.name, t.engine])).toEqual([
+      ['docs', 'ReplacingMergeTree'],
       ['scores', 'ReplacingMergeTree'],
       ['units', 'ReplacingMergeTree'],
     ]);

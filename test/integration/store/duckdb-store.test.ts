@@ -4,14 +4,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createSilentLogger } from '../../../shared/logging/index.ts';
-import { createDuckDbStore } from '../../../shared/store/index.ts';
+import { createDuckDbStore, type Store } from '../../../shared/store/index.ts';
+import { describeMonitoringContract } from './monitoring-contract.ts';
 import { describeStoreContract } from './store-contract.ts';
 import { makeScore, makeUnit } from './store-fixtures.ts';
 
-describeStoreContract('duckdb (:memory:)', {
+const harness = {
   create: () => Promise.resolve(createDuckDbStore({ path: ':memory:', log: createSilentLogger() })),
-  destroy: (store) => store.shutdown(),
-});
+  destroy: (store: Store) => store.shutdown(),
+};
+describeStoreContract('duckdb (:memory:)', harness);
+describeMonitoringContract('duckdb (:memory:)', harness);
 
 describe('duckdb store on a file', () => {
   const dirs: string[] = [];

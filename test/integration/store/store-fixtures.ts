@@ -45,6 +45,7 @@ export function makeUnit(overrides: Partial<Unit> = {}): Unit {
     start_time_ms: T0 - 5_000,
     end_time_ms: T0 - 1_000,
     assembled_at_ms: T0,
+    project: 'default',
     ...overrides,
   };
 }
@@ -54,6 +55,7 @@ export function makeScore(overrides: Partial<Score> = {}): Score {
     schema_version: 1,
     unit_id: `u-${randomUUID()}`,
     unit_kind: 'trace',
+    project: 'default',
     check: 'answer_relevance',
     check_version: '1',
     status: 'ok',

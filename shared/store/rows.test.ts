@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createSilentLogger } from '../logging/index.ts';
 import { PermanentError } from '../errors/index.ts';
 import { createWriteSequence, lastPerScoreKey, normalizeScoreQuery, rowToScore, scoreToRow } from './rows.ts';
+import { timeBounds } from './conditions.ts';
 import type { Score } from '../schemas/index.ts';
 
 const score: Score = {
@@ -62,8 +63,24 @@ describe('normalizeScoreQuery', () => {
   });
 
   it('turns bounds into integers that cannot overflow', () => {
-    const n = normalizeScoreQuery;
-    expect(n({ fromMs: 1.5, toMs: 2.5 })).toMatchObject({ fromMs: 2, toMs: 3, empty: false });
+    const n = timeBounds;
+    expect(n(1.5, 2.5)).toEqual({ fromMs: 2, toMs: 3, empty: false });
+    expect(n(-1e18, 1e300)).toEqual({ fromMs: undefined, toMs: undefined, empty: false });
+    expect(n(undefined, 0).empty).toBe(true);
+    expect(n(1e300, undefined).empty).toBe(true);
+    expect(n(10, 10).empty).toBe(true);
+    expect(n(10, 10.5)).toEqual({ fromMs: 10, toMs: 11, empty: false });
+  });
+
+  it('states filters as conditions on created_at_ms, and an empty string as "has none"', () => {
+    expect(normalizeScoreQuery({ check: 'c', agentVersion: '', passed: false, fromMs: 5 }).conditions).toEqual([
+      { kind: 'cmp', column: 'check', op: '=', value: 'c' },
+      { kind: 'null', column: 'agent_version' },
+      { kind: 'cmp', column: 'passed', op: '=', value: false },
+      { kind: 'cmp', column: 'created_at_ms', op: '>=', value: 5 },
+    ]);
+  });
+});
     expect(n({ fromMs: -1e18, toMs: 1e300 })).toMatchObject({ fromMs: undefined, toMs: undefined, empty: false });
     expect(n({ toMs: 0 }).empty).toBe(true);
     expect(n({ fromMs: 1e300 }).empty).toBe(true);

@@ -81,18 +81,3 @@ describe('normalizeScoreQuery', () => {
     ]);
   });
 });
-    expect(n({ fromMs: -1e18, toMs: 1e300 })).toMatchObject({ fromMs: undefined, toMs: undefined, empty: false });
-    expect(n({ toMs: 0 }).empty).toBe(true);
-    expect(n({ fromMs: 1e300 }).empty).toBe(true);
-    expect(n({ fromMs: 10, toMs: 10 }).empty).toBe(true);
-    expect(n({ fromMs: 10, toMs: 10.5 })).toMatchObject({ fromMs: 10, toMs: 11, empty: false });
-  });
-});
-
-describe('createWriteSequence', () => {
-  it('strictly increases even when the clock stands still or goes back', () => {
-    const times = [1000, 1000, 999, 1001];
-    const next = createWriteSequence(() => times.shift() ?? 0);
-    expect([next(), next(), next(), next()]).toEqual([1_000_000, 1_000_001, 1_000_002, 1_001_000]);
-  });
-});

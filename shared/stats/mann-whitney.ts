@@ -33,6 +33,57 @@ export function mannWhitneyU(a: readonly number[], b: readonly number[]): MannWh
     for (let k = i; k <= j; k++) if (all[k].g === 0) rankSumA += rank;
     i = j + 1;
   }
+  return testFromRankSum(nA, nB, rankSumA, tieTerm);
+}
+
+/** A value observed `count` times in one arm, as SQL's GROUP BY value gives it. */
+export interface ValueCount {
+  value: number;
+  count: number;
+}
+
+/**
+ * mannWhitneyU on samples given as counts per distinct value (the API aggregates in SQL and never
+ * sees single scores). Each distinct value gets its midrank once, weighted by its count; the tie
+ * term t³ − t uses the count over both arms. Same U, tie term and therefore the same result as
+ * mannWhitneyU on the expanded samples, including the exact test when every value is distinct.
+ * A value may appear more than once in an arm's list; its counts add.
+ */
+export function mannWhitneyFromCounts(countsA: readonly ValueCount[], countsB: readonly ValueCount[]): MannWhitneyResult {
+  const byValue = new Map<number, { a: number; b: number }>();
+  const add = (list: readonly ValueCount[], arm: 'a' | 'b'): number => {
+    let n = 0;
+    for (const { value, count } of list) {
+      if (!Number.isFinite(value) || !Number.isInteger(count) || count < 0) throw new RangeError(`invalid value count ${value} × ${count}`);
+      const entry = byValue.get(value) ?? { a: 0, b: 0 };
+      entry[arm] += count;
+      byValue.set(value, entry);
+      n += count;
+    }
+    return n;
+  };
+  const nA = add(countsA, 'a');
+  const nB = add(countsB, 'b');
+  if (nA === 0 || nB === 0) return { u: Number.NaN, probabilityOfSuperiority: Number.NaN, pValue: 1, method: 'normal' };
+  const values = [...byValue.keys()].sort((x, y) => x - y);
+  let below = 0;
+  let rankSumA = 0;
+  let tieTerm = 0;
+  for (const v of values) {
+    const { a, b } = byValue.get(v) ?? { a: 0, b: 0 };
+    const t = a + b;
+    if (t === 0) continue;
+    // Ranks below + 1 … below + t share their mean.
+    rankSumA += a * (below + (t + 1) / 2);
+    tieTerm += t * t * t - t;
+    below += t;
+  }
+  return testFromRankSum(nA, nB, rankSumA, tieTerm);
+}
+
+/** U, its exact or normal p-value, from the rank sum of A and the tie term Σ(t³ − t). */
+function testFromRankSum(nA: number, nB: number, rankSumA: number, tieTerm: number): MannWhitneyResult {
+  const n = nA + nB;
   const u = rankSumA - (nA * (nA + 1)) / 2;
   const probabilityOfSuperiority = u / (nA * nB);
   const mean = (nA * nB) / 2;

@@ -81,3 +81,11 @@ describe('normalizeScoreQuery', () => {
     ]);
   });
 });
+
+describe('createWriteSequence', () => {
+  it('strictly increases even when the clock stands still or goes back', () => {
+    const times = [1000, 1000, 999, 1001];
+    const next = createWriteSequence(() => times.shift() ?? 0);
+    expect([next(), next(), next(), next()]).toEqual([1_000_000, 1_000_001, 1_000_002, 1_001_000]);
+  });
+});

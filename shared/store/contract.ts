@@ -7,6 +7,9 @@ export interface ScoreQuery extends ScoreFilters {
   fromMs?: number;
   /** Exclusive upper bound on `created_at_ms`. */
   toMs?: number;
+  /** Bounds on the unit's end time (`unit_end_time_ms`), as the aggregates use: inclusive, exclusive. */
+  endFromMs?: number;
+  endToMs?: number;
   /** Default 100, at most 10,000. */
   limit?: number;
   /** The next page: rows strictly after this one in the listing order. */

@@ -1,4 +1,19 @@
-export type { Store, ScoreQuery } from './contract.ts';
+export type {
+  AggregateQuery,
+  DocQuery,
+  QueryStore,
+  ScoreAggregate,
+  ScoreCursor,
+  ScoreFilters,
+  ScoreQuery,
+  Store,
+  StoredDoc,
+  UnitCursor,
+  UnitQuery,
+  UnitSummary,
+  ValueCount,
+} from './contract.ts';
+export { DEFAULT_PROJECT } from './conditions.ts';
 export { createClickHouseStore } from './clickhouse-store.ts';
 export type { ClickHouseStoreOptions } from './clickhouse-store.ts';
 export { classifyClickHouseError } from './clickhouse-errors.ts';

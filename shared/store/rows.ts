@@ -45,13 +45,14 @@ export function normalizeScoreQuery(q: ScoreQuery): NormalizedScoreQuery {
   // created_at_ms is a non-negative safe integer, so x >= 1.5 is x >= 2 and x < 1.5 is x < 2; bounds
   // become integers that every backend compares exactly (no signed/unsigned or int64 overflow games).
   const bounds = timeBounds(q.fromMs, q.toMs);
-  const conditions = [...scoreFilterConditions(q), ...timeConditions('created_at_ms', bounds)];
+  const endBounds = timeBounds(q.endFromMs, q.endToMs);
+  const conditions = [...scoreFilterConditions(q), ...timeConditions('created_at_ms', bounds), ...timeConditions('unit_end_time_ms', endBounds)];
   if (q.unitId !== undefined) {
     if (typeof q.unitId !== 'string') throw new PermanentError('unitId must be a string');
     conditions.push({ kind: 'cmp', column: 'unit_id', op: '=', value: toWellFormed(q.unitId) });
   }
   if (q.after !== undefined) conditions.push(scoreCursorCondition(q.after));
-  return { conditions, empty: bounds.empty, limit };
+  return { conditions, empty: bounds.empty || endBounds.empty, limit };
 }
 
 function issuesText(error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] }): string {

@@ -66,8 +66,8 @@ describe('GET /api/v1/scores', () => {
     const res = await app.request('/api/v1/scores?limit=0&from=yesterday&colour=red');
     expect(res.status).toBe(400);
     const body = (await res.json()) as { issues: string[] };
-    expect(body.issues.some((i) => i.startsWith('limit'))).toBe(true);
-    expect(body.issues.some((i) => i.startsWith('from'))).toBe(true);
+    expect(body.issues.some((i) => i.startsWith('query.limit'))).toBe(true);
+    expect(body.issues.some((i) => i.startsWith('query.from'))).toBe(true);
     expect(body.issues.some((i) => i.includes('colour'))).toBe(true);
   });
 });

@@ -1,69 +1,44 @@
-import { Hono } from 'hono';
+import { Hono, type MiddlewareHandler } from 'hono';
 import { requestId } from 'hono/request-id';
-import { z } from 'zod';
 import type { Logger } from '../../../shared/logging/index.ts';
-import type { Score } from '../../../shared/schemas/index.ts';
 import type { Store } from '../../../shared/store/index.ts';
-import { TimeParamSchema } from './time-param.ts';
+import { openApiDocument, type RouteSpec } from './api-spec.ts';
+import { listingRoutes } from './listing-routes.ts';
+import { monitoringRoutes } from './monitoring-routes.ts';
+import type { ApiEnv } from './route.ts';
 
 export interface ApiDeps {
   store: Store;
   log: Logger;
+  /**
+   * Decides who is calling and sets `project` (or answers 401 itself). Absent: every request is
+   * the `default` project (the embedded quick start with no keys).
+   */
+  authenticate?: (routes: readonly RouteSpec[]) => MiddlewareHandler<ApiEnv>;
+  /** More routes (alert rules, …) registered on the same app and described in the same document. */
+  extraRoutes?: ReadonlyArray<(app: Hono<ApiEnv>, routes: RouteSpec[]) => void>;
+  now?: () => number;
 }
 
-const ScoresQuerySchema = z
-  .object({
-    check: z.string().min(1).max(200).optional(),
-    unit_id: z.string().min(1).max(200).optional(),
-    from: TimeParamSchema.optional(),
-    to: TimeParamSchema.optional(),
-    limit: z.coerce.number().int().min(1).max(10_000).default(100),
-  })
-  .strict();
-
-const UnitIdSchema = z.string().min(1).max(200);
-
-/** The public shape of a score: the stored row with ISO timestamps beside the epoch ones. */
-function presentScore(s: Score) {
-  return { ...s, created_at: new Date(s.created_at_ms).toISOString(), unit_end_time: new Date(s.unit_end_time_ms).toISOString() };
-}
-
-function problem(issues: z.ZodError): { error: string; issues: string[] } {
-  const list = issues.issues.map((i) => `${i.path.join('.') || 'query'}: ${i.message}`);
-  return { error: `invalid request: ${list.join('; ')}`, issues: list };
-}
+const openProject: MiddlewareHandler<ApiEnv> = async (c, next) => {
+  c.set('project', 'default');
+  await next();
+};
 
 /** The HTTP API over the store. Routes are tested through `app.request()`, with no port. */
-export function createApp(deps: ApiDeps): Hono {
+export function createApp(deps: ApiDeps): Hono<ApiEnv> {
   const log = deps.log.child({ component: 'api' });
-  const app = new Hono();
+  const app = new Hono<ApiEnv>();
+  const routes: RouteSpec[] = [];
   app.use(requestId());
 
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  app.get('/openapi.json', (c) => c.json(openApiDocument(routes, { title: 'tracecheck API', version: '1' })));
 
-  app.get('/api/v1/units/:unitId', async (c) => {
-    const id = UnitIdSchema.safeParse(c.req.param('unitId'));
-    if (!id.success) return c.json(problem(id.error), 400);
-    const unitId = /^[0-9A-F]{32}$/.test(id.data) ? id.data.toLowerCase() : id.data;
-    const unit = await deps.store.getUnit(unitId);
-    if (!unit) return c.json({ error: `no unit with id "${unitId}"` }, 404);
-    const scores = await deps.store.queryScores({ unitId, limit: 10_000 });
-    return c.json({ unit: { ...unit, messages: unit.message_history }, scores: scores.map(presentScore) });
-  });
-
-  app.get('/api/v1/scores', async (c) => {
-    const q = ScoresQuerySchema.safeParse(c.req.query());
-    if (!q.success) return c.json(problem(q.error), 400);
-    const { check, unit_id: unitId, from, to, limit } = q.data;
-    const scores = await deps.store.queryScores({
-      limit,
-      ...(check !== undefined ? { check } : {}),
-      ...(unitId !== undefined ? { unitId } : {}),
-      ...(from !== undefined ? { fromMs: from } : {}),
-      ...(to !== undefined ? { toMs: to } : {}),
-    });
-    return c.json({ scores: scores.map(presentScore), count: scores.length });
-  });
+  app.use('/api/*', deps.authenticate ? deps.authenticate(routes) : openProject);
+  listingRoutes(app, routes, deps.store);
+  monitoringRoutes(app, routes, deps.store, deps.now ?? Date.now);
+  for (const register of deps.extraRoutes ?? []) register(app, routes);
 
   app.notFound((c) => c.json({ error: `no route for ${c.req.method} ${c.req.path}` }, 404));
   app.onError((err, c) => {

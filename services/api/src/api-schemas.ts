@@ -1,0 +1,90 @@
+import { z } from 'zod';
+import { ChatMessageSchema, ScoreSchema, UnitSchema } from '../../../shared/schemas/index.ts';
+
+// Answer shapes of the API, as zod schemas: the OpenAPI document is generated from them and the
+// tests check real answers against them.
+
+export const ScoreOutSchema = ScoreSchema.extend({ project: z.string(), created_at: z.string(), unit_end_time: z.string() });
+export const UnitOutSchema = UnitSchema.extend({ messages: z.array(ChatMessageSchema) });
+
+export const ScoresPageSchema = z.object({ scores: z.array(ScoreOutSchema), count: z.number().int(), next_cursor: z.string().nullable() });
+export const UnitWithScoresSchema = z.object({ unit: UnitOutSchema, scores: z.array(ScoreOutSchema) });
+
+export const UnitSummaryOutSchema = z.object({
+  unit_id: z.string(),
+  project: z.string(),
+  kind: z.string(),
+  agent_name: z.string().nullable(),
+  agent_version: z.string().nullable(),
+  environment: z.string().nullable(),
+  service: z.string().nullable(),
+  conversation_id: z.string().nullable(),
+  model: z.string().nullable(),
+  start_time_ms: z.number(),
+  end_time_ms: z.number(),
+  span_count: z.number().int(),
+  truncated: z.boolean(),
+  start_time: z.string(),
+  end_time: z.string(),
+});
+export const UnitsPageSchema = z.object({ units: z.array(UnitSummaryOutSchema), count: z.number().int(), next_cursor: z.string().nullable() });
+
+const Interval = z.tuple([z.number().nullable(), z.number().nullable()]);
+
+export const SeriesPointSchema = z.object({
+  t: z.number().describe('bucket start, epoch ms'),
+  n: z.number().int().describe('ok scores'),
+  passed: z.number().int(),
+  pass_rate: z.number().nullable(),
+  wilson_low: z.number().nullable(),
+  wilson_high: z.number().nullable(),
+  mean: z.number().nullable(),
+  error_count: z.number().int(),
+  not_run_count: z.number().int(),
+});
+export const SeriesSchema = z.object({
+  check: z.string(),
+  bucket: z.enum(['1m', '5m', '1h', '1d']),
+  from: z.number(),
+  to: z.number(),
+  points: z.array(SeriesPointSchema),
+});
+
+export const RateStatsSchema = z.object({
+  n: z.number().int(),
+  passed: z.number().int(),
+  pass_rate: z.number().nullable(),
+  ci: Interval.nullable().describe('95% Wilson interval of the pass rate'),
+  mean: z.number().nullable(),
+  mean_ci: Interval.nullable(),
+  total: z.number().int(),
+  error_count: z.number().int(),
+  not_run_count: z.number().int(),
+});
+export const SummarySchema = z.object({
+  from: z.number(),
+  to: z.number(),
+  previous: z.object({ from: z.number(), to: z.number() }),
+  checks: z.array(RateStatsSchema.extend({ check: z.string(), previous: RateStatsSchema })),
+});
+
+const ArmSchema = z.object({ n: z.number().int(), passed: z.number().int().nullable(), rate: z.number().nullable(), mean: z.number().nullable(), ci: Interval.nullable() });
+export const ComparisonSchema = z.object({
+  check: z.string(),
+  type: z.enum(['pass_fail', 'score']),
+  a: ArmSchema,
+  b: ArmSchema,
+  test: z.enum(['two-proportion z', 'fisher exact', 'mann-whitney u', 'none']),
+  p_value: z.number(),
+  difference: z.object({ value: z.number().nullable(), ci: Interval.nullable() }).describe('B − A, with its 95% interval'),
+  verdict: z.enum(['worse', 'better', 'no significant difference']),
+  failing_units: z.array(z.object({ unit_id: z.string(), href: z.string() })).describe("B's failing units (at most 20), newest first"),
+});
+export const CompareSchema = z.object({
+  alpha: z.number(),
+  a: z.record(z.string(), z.string()),
+  b: z.record(z.string(), z.string()),
+  from: z.number().nullable(),
+  to: z.number().nullable(),
+  comparisons: z.array(ComparisonSchema),
+});

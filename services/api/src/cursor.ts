@@ -1,0 +1,32 @@
+import { z } from 'zod';
+
+// Page cursors are opaque to clients: base64url of a small JSON keyset position. A tampered cursor
+// is a 400, never a query with unchecked values (the store validates and binds/quotes them anyway).
+
+export function encodeCursor(position: unknown): string {
+  return Buffer.from(JSON.stringify(position), 'utf8').toString('base64url');
+}
+
+export function cursorParam<T extends z.ZodType>(schema: T) {
+  return z
+    .string()
+    .max(2000)
+    .transform((s, ctx): z.output<T> => {
+      let value: unknown;
+      try {
+        value = JSON.parse(Buffer.from(s, 'base64url').toString('utf8'));
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'not a cursor this API returned' });
+        return z.NEVER;
+      }
+      const parsed = schema.safeParse(value);
+      if (!parsed.success) {
+        ctx.addIssue({ code: 'custom', message: 'not a cursor this API returned' });
+        return z.NEVER;
+      }
+      return parsed.data;
+    });
+}
+
+export const ScoreCursorSchema = z.object({ created_at_ms: z.number().finite(), unit_id: z.string(), check: z.string(), check_version: z.string() }).strict();
+export const UnitCursorSchema = z.object({ end_time_ms: z.number().finite(), unit_id: z.string() }).strict();

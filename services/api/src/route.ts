@@ -1,0 +1,64 @@
+import type { Context, Hono } from 'hono';
+import type { z } from 'zod';
+import type { RouteSpec } from './api-spec.ts';
+
+// Registers a route from its spec: path parameters, query and body are validated with the spec's
+// zod schemas before the handler runs (400 naming every problem), so the OpenAPI document and the
+// server share one definition.
+
+export interface ApiVariables {
+  /** The project of the caller's key (`default` when no keys exist). */
+  project: string;
+  requestId: string;
+}
+export type ApiEnv = { Variables: ApiVariables };
+
+export interface Parsed<Q, P, B> {
+  query: Q;
+  params: P;
+  body: B;
+}
+
+export interface Answer {
+  status: number;
+  body?: unknown;
+}
+
+export function problem(issues: z.ZodError, where: string): { error: string; issues: string[] } {
+  const list = issues.issues.map((i) => `${[where, ...i.path.map(String)].join('.')}: ${i.message}`);
+  return { error: `invalid request: ${list.join('; ')}`, issues: list };
+}
+
+type Out<T> = T extends z.ZodType ? z.output<T> : undefined;
+
+/** Query strings with repeated keys keep the last value; unknown keys are refused by strict schemas. */
+export function addRoute<S extends RouteSpec>(
+  app: Hono<ApiEnv>,
+  routes: RouteSpec[],
+  spec: S,
+  handler: (c: Context<ApiEnv>, input: Parsed<Out<S['query']>, Out<S['pathParams']>, Out<S['body']>>) => Promise<Answer>,
+): void {
+  routes.push(spec);
+  const honoPath = spec.path.replace(/\{(\w+)\}/g, ':$1');
+  app.on(spec.method.toUpperCase(), honoPath, async (c) => {
+    const query = spec.query ? spec.query.safeParse(c.req.query()) : null;
+    if (query && !query.success) return c.json(problem(query.error, 'query'), 400);
+    const params = spec.pathParams ? spec.pathParams.safeParse(c.req.param()) : null;
+    if (params && !params.success) return c.json(problem(params.error, 'path'), 400);
+    let body: unknown = undefined;
+    if (spec.body) {
+      let raw: unknown;
+      try {
+        raw = await c.req.json();
+      } catch {
+        return c.json({ error: 'invalid request: the body must be JSON' }, 400);
+      }
+      const parsed = spec.body.safeParse(raw);
+      if (!parsed.success) return c.json(problem(parsed.error, 'body'), 400);
+      body = parsed.data;
+    }
+    const answer = await handler(c, { query: query?.data, params: params?.data, body } as Parsed<Out<S['query']>, Out<S['pathParams']>, Out<S['body']>>);
+    if (answer.body === undefined) return c.body(null, answer.status as 204);
+    return c.json(answer.body, answer.status as 200);
+  });
+}

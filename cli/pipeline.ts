@@ -10,6 +10,8 @@ import { createAssembler } from '../services/assembler/src/index.ts';
 import { createCollector } from '../services/collector/src/index.ts';
 import { createScorer, withConcurrencyLimit } from '../services/scorer/src/index.ts';
 import { createBus, createJudge, createStore, resolveChecks } from './compose.ts';
+import { createKeyring, type AuthResult, type Keyring } from '../shared/access/index.ts';
+import type { Authorize } from '../services/collector/src/index.ts';
 
 export type ServiceName = 'collector' | 'assembler' | 'scorer' | 'api';
 
@@ -17,6 +19,8 @@ export interface Pipeline {
   components: Component[];
   bus: Bus;
   store: Store | null;
+  /** API keys over the store (null without a store). */
+  keyring: Keyring | null;
   collectorUrl(): string;
   apiUrl(): string;
 }
@@ -29,6 +33,12 @@ export interface PipelineOverrides {
   groups?: { assembler?: string; scorer?: string };
 }
 
+/** With no keys at all, spans carry no project (the default one), exactly as before keys existed. */
+function openAsDefault(auth: AuthResult): Awaited<ReturnType<Authorize>> {
+  if (!auth.ok) return auth;
+  return { ok: true, project: auth.role === 'open' ? undefined : auth.project };
+}
+
 /**
  * Builds the named services over one bus and one store. `tracecheck up` asks for all four, which
  * is the embedded mode when neither Kafka nor ClickHouse is configured: same code, two adapters.
@@ -36,8 +46,13 @@ export interface PipelineOverrides {
 export function buildPipeline(config: Config, log: Logger, services: ReadonlySet<ServiceName>, overrides: PipelineOverrides = {}): Pipeline {
   const topics: Record<keyof typeof TOPICS, string> = { ...TOPICS, ...overrides.topics };
   const bus = createBus(config, log);
-  const needsStore = services.has('scorer') || services.has('api');
+  // The collector reads API keys from the store: ClickHouse when configured, or the embedded store
+  // it shares with the other stages. A collector alone on Kafka without ClickHouse has none to read.
+  const collectorReadsKeys = services.has('collector') && (config.clickhouse !== null || !config.kafka);
+  const needsStore = services.has('scorer') || services.has('api') || collectorReadsKeys;
   const store = needsStore ? createStore(config, log) : null;
+  const keyring = store ? createKeyring({ store, log: log.child({ component: 'keys' }) }) : null;
+  if (services.has('collector') && !collectorReadsKeys) log.warn('collector without a ClickHouse store: API keys are not enforced on ingest');
   const components: Component[] = [];
   if (store) components.push(store);
 
@@ -82,7 +97,7 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
     );
   }
   if (services.has('api')) {
-    const api = createApiServer({ host: config.host, port: config.ports.api, store: store!, log });
+    const api = createApiServer({ host: config.host, port: config.ports.api, store: store!, log, ...(keyring ? { keyring } : {}) });
     apiUrl = () => api.url();
     components.push(api);
   }
@@ -97,6 +112,7 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
         topic: topics.spans,
       },
       producer,
+      ...(keyring ? { authorize: (header: string | undefined) => keyring.authenticate(header, ['ingest']).then(openAsDefault) } : {}),
       log,
     });
     collectorUrl = () => collector.httpAddress();
@@ -106,5 +122,5 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
       collector,
     );
   }
-  return { components, bus, store, collectorUrl: () => collectorUrl(), apiUrl: () => apiUrl() };
+  return { components, bus, store, keyring, collectorUrl: () => collectorUrl(), apiUrl: () => apiUrl() };
 }

@@ -3,6 +3,7 @@ import { checksCommand } from './checks.ts';
 import { compareCommand } from './compare.ts';
 import { demoCommand } from './demo.ts';
 import { evalCommand } from './eval.ts';
+import { keysCommand } from './keys.ts';
 import { modelServerCommand } from './model-server.ts';
 import { scoreCommand } from './score.ts';
 import { apiCommand, assemblerCommand, collectorCommand, scorerCommand } from './services.ts';
@@ -15,6 +16,7 @@ export const commands: readonly CliCommand[] = [
   assemblerCommand,
   scorerCommand,
   apiCommand,
+  keysCommand,
   scoreCommand,
   checksCommand,
   evalCommand,

@@ -3,7 +3,8 @@ import { serve, type ServerType } from '@hono/node-server';
 import { createComponent, type Component } from '../../../shared/lifecycle/index.ts';
 import type { Logger } from '../../../shared/logging/index.ts';
 import type { Store } from '../../../shared/store/index.ts';
-import { createApp } from './create-app.ts';
+import type { Keyring } from '../../../shared/access/index.ts';
+import { createApp, type ApiDeps } from './create-app.ts';
 
 export interface ApiServerOptions {
   host: string;
@@ -11,6 +12,8 @@ export interface ApiServerOptions {
   port: number;
   store: Store;
   log: Logger;
+  keyring?: Keyring;
+  extraRoutes?: ApiDeps['extraRoutes'];
 }
 
 export function createApiServer(options: ApiServerOptions): Component & { url(): string } {
@@ -19,7 +22,7 @@ export function createApiServer(options: ApiServerOptions): Component & { url():
   const component = createComponent('api', {
     start: () =>
       new Promise<void>((resolve, reject) => {
-        const app = createApp({ store: options.store, log: options.log });
+        const app = createApp({ store: options.store, log: options.log, ...(options.keyring ? { keyring: options.keyring } : {}), ...(options.extraRoutes ? { extraRoutes: options.extraRoutes } : {}) });
         server = serve({ fetch: app.fetch, hostname: options.host, port: options.port }, (info: AddressInfo) => {
           url = `http://${options.host}:${info.port}`;
           options.log.info({ url }, 'api listening');

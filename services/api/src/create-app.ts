@@ -2,7 +2,9 @@ import { Hono, type MiddlewareHandler } from 'hono';
 import { requestId } from 'hono/request-id';
 import type { Logger } from '../../../shared/logging/index.ts';
 import type { Store } from '../../../shared/store/index.ts';
+import type { Keyring } from '../../../shared/access/index.ts';
 import { openApiDocument, type RouteSpec } from './api-spec.ts';
+import { keyAuth } from './key-auth.ts';
 import { listingRoutes } from './listing-routes.ts';
 import { monitoringRoutes } from './monitoring-routes.ts';
 import type { ApiEnv } from './route.ts';
@@ -10,11 +12,8 @@ import type { ApiEnv } from './route.ts';
 export interface ApiDeps {
   store: Store;
   log: Logger;
-  /**
-   * Decides who is calling and sets `project` (or answers 401 itself). Absent: every request is
-   * the `default` project (the embedded quick start with no keys).
-   */
-  authenticate?: (routes: readonly RouteSpec[]) => MiddlewareHandler<ApiEnv>;
+  /** API keys; absent: every request is the `default` project (the embedded quick start). */
+  keyring?: Keyring;
   /** More routes (alert rules, …) registered on the same app and described in the same document. */
   extraRoutes?: ReadonlyArray<(app: Hono<ApiEnv>, routes: RouteSpec[]) => void>;
   now?: () => number;
@@ -35,7 +34,7 @@ export function createApp(deps: ApiDeps): Hono<ApiEnv> {
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   app.get('/openapi.json', (c) => c.json(openApiDocument(routes, { title: 'tracecheck API', version: '1' })));
 
-  app.use('/api/*', deps.authenticate ? deps.authenticate(routes) : openProject);
+  app.use('/api/*', deps.keyring ? keyAuth(deps.keyring) : openProject);
   listingRoutes(app, routes, deps.store);
   monitoringRoutes(app, routes, deps.store, deps.now ?? Date.now);
   for (const register of deps.extraRoutes ?? []) register(app, routes);

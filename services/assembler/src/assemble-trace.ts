@@ -202,6 +202,8 @@ export function assembleTrace(parts: TraceParts, assembledAtMs: number): Unit {
 
   const starts = spans.map((s) => nanosToMs(s.start_time_unix_nano));
   const ends = spans.map((s) => nanosToMs(s.end_time_unix_nano));
+  // The ingest key's project; a trace id is random, so spans of one trace come from one project.
+  const project = firstDefined(ordered, (s) => s.project);
 
   return {
     schema_version: 1,
@@ -230,5 +232,6 @@ export function assembleTrace(parts: TraceParts, assembledAtMs: number): Unit {
     start_time_ms: starts.length ? Math.min(...starts) : assembledAtMs,
     end_time_ms: ends.length ? Math.max(...ends) : assembledAtMs,
     assembled_at_ms: assembledAtMs,
+    ...(project !== null ? { project } : {}),
   };
 }

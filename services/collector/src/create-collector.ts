@@ -4,7 +4,7 @@ import type { Logger } from '../../../shared/logging/index.ts';
 import { createAdmission } from './admission.ts';
 import { createGrpcReceiver } from './grpc/grpc-server.ts';
 import { createHttpReceiver } from './http/http-server.ts';
-import { createIngest } from './ingest.ts';
+import { createIngest, type Authorize } from './ingest.ts';
 
 export interface CollectorLimits {
   /** Request body cap, checked before and after decompression (default 20 MiB). */
@@ -40,6 +40,8 @@ export interface CollectorOptions {
   config: CollectorConfig;
   /** Started and stopped by the caller; the collector only sends. */
   producer: Producer;
+  /** Checks each export's credentials (API keys); absent: open, everything in the default project. */
+  authorize?: Authorize;
   log: Logger;
 }
 
@@ -84,9 +86,19 @@ export function createCollector(options: CollectorOptions): Collector {
     admission,
     retryAfterSeconds,
     ingest,
+    ...(options.authorize ? { authorize: options.authorize } : {}),
     log,
   });
-  const grpc = createGrpcReceiver({ host: config.host, port: config.grpcPort, maxMessageBytes: config.limits.maxBodyBytes, ingest, admission, retryAfterSeconds, log });
+  const grpc = createGrpcReceiver({
+    host: config.host,
+    port: config.grpcPort,
+    maxMessageBytes: config.limits.maxBodyBytes,
+    ingest,
+    admission,
+    retryAfterSeconds,
+    ...(options.authorize ? { authorize: options.authorize } : {}),
+    log,
+  });
   let started = false;
   let stopping: Promise<void> | null = null;
   return {

@@ -7,3 +7,4 @@ export { decodeTraceRequestProtobuf, decodeLogsRequestProtobuf } from './otlp/de
 export { decodeTraceRequestJson, decodeLogsRequestJson } from './otlp/decode-json.ts';
 export { traceRequestToMessages, logsRequestToMessages } from './pipeline.ts';
 export type { DecodedTraceRequest, DecodedLogsRequest, DecodedSpan, DecodedLogRecord } from './otlp/types.ts';
+export type { Authorize } from './ingest.ts';

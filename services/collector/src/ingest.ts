@@ -11,6 +11,9 @@ export type IngestResult =
   | { kind: 'too_many_items'; message: string }
   | { kind: 'unavailable'; message: string; retryAfterSeconds: number };
 
+/** Decides whether an export's credentials may ingest, and for which project (undefined: the default one). */
+export type Authorize = (authorization: string | undefined) => Promise<{ ok: true; project: string | undefined } | { ok: false; status: 401 | 403; message: string }>;
+
 export interface IngestOptions {
   producer: Producer;
   topic: string;
@@ -24,8 +27,9 @@ export interface IngestOptions {
 }
 
 export interface Ingest {
-  exportTraces(req: DecodedTraceRequest): Promise<IngestResult>;
-  exportLogs(req: DecodedLogsRequest): Promise<IngestResult>;
+  /** `project`: of the sender's ingest key; absent when no keys exist. */
+  exportTraces(req: DecodedTraceRequest, project?: string): Promise<IngestResult>;
+  exportLogs(req: DecodedLogsRequest, project?: string): Promise<IngestResult>;
 }
 
 class ProduceTimeoutError extends Error {
@@ -45,10 +49,11 @@ export function createIngest(options: IngestOptions): Ingest {
   const now = options.now ?? Date.now;
   const log = options.log;
 
-  const normalizeOptions = () => ({
+  const normalizeOptions = (project: string | undefined) => ({
     maxAttributeBytes: options.maxAttributeBytes,
     receivedAtMs: now(),
     ...(options.maxRecordBytes !== undefined ? { maxRecordBytes: options.maxRecordBytes } : {}),
+    ...(project !== undefined ? { project } : {}),
   });
 
   async function produce(conversion: Conversion): Promise<IngestResult> {
@@ -71,20 +76,20 @@ export function createIngest(options: IngestOptions): Ingest {
   }
 
   return {
-    exportTraces(req) {
+    exportTraces(req, project) {
       const n = countSpans(req);
       if (n > options.maxSpansPerRequest) {
         return Promise.resolve({ kind: 'too_many_items', message: `${n} spans exceed the limit of ${options.maxSpansPerRequest} per request` });
       }
-      const conversion = traceRequestToMessages(req, normalizeOptions());
+      const conversion = traceRequestToMessages(req, normalizeOptions(project));
       return produce(conversion);
     },
-    exportLogs(req) {
+    exportLogs(req, project) {
       const n = countLogRecords(req);
       if (n > options.maxSpansPerRequest) {
         return Promise.resolve({ kind: 'too_many_items', message: `${n} log records exceed the limit of ${options.maxSpansPerRequest} per request` });
       }
-      const conversion = logsRequestToMessages(req, normalizeOptions());
+      const conversion = logsRequestToMessages(req, normalizeOptions(project));
       return produce(conversion);
     },
   };

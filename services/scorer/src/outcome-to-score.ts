@@ -28,5 +28,6 @@ export function outcomeToScore(unit: Unit, check: Pick<RunnableCheck, 'name' | '
     service: unit.service,
     unit_end_time_ms: unit.end_time_ms,
     created_at_ms: createdAtMs,
+    ...(unit.project !== undefined ? { project: unit.project } : {}),
   };
 }

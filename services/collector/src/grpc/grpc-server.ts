@@ -1,7 +1,7 @@
 import { Metadata, Server, ServerCredentials, status, type sendUnaryData, type ServerUnaryCall, type ServiceDefinition } from '@grpc/grpc-js';
 import type { Logger } from '../../../../shared/logging/index.ts';
 import type { Admission } from '../admission.ts';
-import type { Ingest, IngestResult } from '../ingest.ts';
+import type { Authorize, Ingest, IngestResult } from '../ingest.ts';
 import { decodeLogsRequestProtobuf, decodeTraceRequestProtobuf } from '../otlp/decode-protobuf.ts';
 import { encodeLogsResponse, encodeTraceResponse } from '../otlp/encode-response.ts';
 import { DecodeError } from '../otlp/types.ts';
@@ -16,6 +16,8 @@ export interface GrpcReceiverOptions {
   /** Exports in flight (shared with HTTP); a call it refuses gets RESOURCE_EXHAUSTED + RetryInfo. */
   admission: Admission;
   retryAfterSeconds: number;
+  /** Checks the `authorization` metadata; absent: open (no keys). */
+  authorize?: Authorize;
   log: Logger;
 }
 
@@ -76,11 +78,21 @@ export function createGrpcReceiver(options: GrpcReceiverOptions): GrpcReceiver {
         return;
       }
       const run = async (): Promise<void> => {
+        let project: string | undefined;
+        if (options.authorize) {
+          const header = call.metadata.get('authorization')[0];
+          const auth = await options.authorize(typeof header === 'string' ? header : undefined);
+          if (!auth.ok) {
+            callback({ code: auth.status === 401 ? status.UNAUTHENTICATED : status.PERMISSION_DENIED, details: auth.message });
+            return;
+          }
+          project = auth.project;
+        }
         if (signal === 'traces') {
-          const result = await ingest.exportTraces(decodeTraceRequestProtobuf(call.request));
+          const result = await ingest.exportTraces(decodeTraceRequestProtobuf(call.request), project);
           reply(callback, result, (p) => encodeTraceResponse('protobuf', p));
         } else {
-          const result = await ingest.exportLogs(decodeLogsRequestProtobuf(call.request));
+          const result = await ingest.exportLogs(decodeLogsRequestProtobuf(call.request), project);
           reply(callback, result, (p) => encodeLogsResponse('protobuf', p));
         }
       };

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../../../../shared/logging/index.ts';
 import type { Admission } from '../admission.ts';
-import type { Ingest, IngestResult } from '../ingest.ts';
+import type { Authorize, Ingest, IngestResult } from '../ingest.ts';
 import { decodeLogsRequestJson, decodeTraceRequestJson } from '../otlp/decode-json.ts';
 import { decodeLogsRequestProtobuf, decodeTraceRequestProtobuf } from '../otlp/decode-protobuf.ts';
 import { encodeLogsResponse, encodeStatus, encodeTraceResponse } from '../otlp/encode-response.ts';
@@ -17,6 +17,8 @@ export interface HttpReceiverOptions {
   admission: Admission;
   retryAfterSeconds: number;
   ingest: Ingest;
+  /** Checks the `Authorization` header; absent: open (no keys). */
+  authorize?: Authorize;
   log: Logger;
 }
 
@@ -28,7 +30,7 @@ export interface HttpReceiver {
 }
 
 // gRPC codes carried in google.rpc.Status for each HTTP answer.
-const GRPC_CODE: Record<number, number> = { 400: 3, 404: 5, 405: 12, 413: 8, 415: 3, 429: 8, 500: 13, 503: 14 };
+const GRPC_CODE: Record<number, number> = { 400: 3, 401: 16, 403: 7, 404: 5, 405: 12, 413: 8, 415: 3, 429: 8, 500: 13, 503: 14 };
 
 const CONTENT_TYPE: Record<OtlpEncoding, string> = { protobuf: 'application/x-protobuf', json: 'application/json' };
 
@@ -73,6 +75,16 @@ export function createHttpReceiver(options: HttpReceiverOptions): HttpReceiver {
   }
 
   async function handleExport(req: IncomingMessage, res: ServerResponse, signal: Signal, encoding: OtlpEncoding): Promise<void> {
+    let project: string | undefined;
+    if (options.authorize) {
+      const auth = await options.authorize(req.headers.authorization);
+      if (!auth.ok) {
+        req.resume();
+        fail(res, auth.status, encoding, auth.message, auth.status === 401 ? { 'WWW-Authenticate': 'Bearer' } : {});
+        return;
+      }
+      project = auth.project;
+    }
     const body = await readBody(req, options.maxBodyBytes);
     if (!body.ok) {
       fail(res, body.status, encoding, body.message, body.status === 413 ? { Connection: 'close' } : {});
@@ -82,10 +94,10 @@ export function createHttpReceiver(options: HttpReceiverOptions): HttpReceiver {
     try {
       if (signal === 'traces') {
         const decoded = encoding === 'protobuf' ? decodeTraceRequestProtobuf(body.body) : decodeTraceRequestJson(body.body);
-        result = await ingest.exportTraces(decoded);
+        result = await ingest.exportTraces(decoded, project);
       } else {
         const decoded = encoding === 'protobuf' ? decodeLogsRequestProtobuf(body.body) : decodeLogsRequestJson(body.body);
-        result = await ingest.exportLogs(decoded);
+        result = await ingest.exportLogs(decoded, project);
       }
     } catch (err) {
       if (err instanceof DecodeError) {

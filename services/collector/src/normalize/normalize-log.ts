@@ -41,6 +41,7 @@ export function normalizeLogRecord(
   }
   const serviceName = asString(resource.attributes['service.name']);
   if (serviceName) env.service_name = serviceName;
+  if (options.project !== undefined) env.project = options.project;
   return env;
 }
 

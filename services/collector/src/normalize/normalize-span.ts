@@ -10,6 +10,8 @@ export interface NormalizeOptions {
   receivedAtMs: number;
   /** Largest bus record; longer ones are cut to fit (see fit-record.ts). Default 1,000,000 bytes. */
   maxRecordBytes?: number;
+  /** The project of the ingest key that sent the export; absent when no keys exist (default project). */
+  project?: string;
 }
 
 const ENV_KEYS = ['deployment.environment.name', 'deployment.environment'] as const;
@@ -96,6 +98,7 @@ export function normalizeSpan(span: DecodedSpan, resource: DecodedResource, scop
   if (serviceName) record.service_name = serviceName;
   if (serviceVersion) record.service_version = serviceVersion;
   if (environment) record.environment = environment;
+  if (options.project !== undefined) record.project = options.project;
   return record;
 }
 

@@ -41,7 +41,9 @@ export function createDatabaseSql(opts: SchemaOptions): string {
 
 /**
  * Scores, one row per (check, unit_id, check_version) once merged; the highest `write_seq` wins.
- * `created_at` is derived from `created_at_ms` for partitioning and for Grafana's time column.
+ * Partitioned by the month of the unit's end time: every version of a key shares its unit, so it
+ * lands in one partition, which is what lets `FINAL` (it merges within a partition) pick the last
+ * write of every key. `created_at` is Grafana's time column for "when scored".
  */
 export function scoresTableSql(features: ClickHouseFeatures, opts: SchemaOptions): string {
   const db = quoteIdentifier(opts.database);
@@ -70,10 +72,11 @@ export function scoresTableSql(features: ClickHouseFeatures, opts: SchemaOptions
   created_at_ms UInt64,
   write_seq UInt64,
   project String DEFAULT 'default',
-  created_at DateTime MATERIALIZED toDateTime(intDiv(created_at_ms, 1000))
+  created_at DateTime MATERIALIZED toDateTime(intDiv(created_at_ms, 1000)),
+  unit_end DateTime MATERIALIZED toDateTime(intDiv(toUInt64(greatest(unit_end_time_ms, 0)), 1000))
 )
 ENGINE = ReplacingMergeTree(write_seq)
-PARTITION BY toYYYYMM(created_at)
+PARTITION BY toYYYYMM(unit_end)
 ORDER BY (\`check\`, unit_id, check_version)${ttlClause(features, 'created_at', opts.ttlDays)}`;
 }
 

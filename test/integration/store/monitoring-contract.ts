@@ -48,6 +48,15 @@ export function describeMonitoringContract(label: string, harness: StoreHarness)
       expect(scored).toMatchObject({ check: other, n: 2, judged: 0, valued: 2, value_sum: 6, value_sq_sum: 20 });
     });
 
+    it('counts a unit re-scored months later once, as the later score', async () => {
+      const check = uniq('rescored');
+      await store.writeScores([makeScore({ check, unit_id: 'r1', passed: false, value: 0, created_at_ms: T0 })]);
+      await store.writeScores([makeScore({ check, unit_id: 'r1', passed: true, value: 1, created_at_ms: T0 + 95 * 86_400_000 })]);
+      expect((await store.aggregateScores({ check })).map((r) => [r.n, r.passed])).toEqual([[1, 1]]);
+      expect((await store.queryScores({ check })).map((r) => r.passed)).toEqual([true]);
+      expect(await store.queryScores({ check, passed: false })).toEqual([]);
+    });
+
     it('buckets by the unit end time, epoch-aligned, and bounds [from, to) on it', async () => {
       const check = uniq('bucketed');
       const base = Math.floor(T0 / (5 * MIN)) * 5 * MIN;

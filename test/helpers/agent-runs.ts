@@ -1,0 +1,83 @@
+import { randomUUID } from 'node:crypto';
+import { context, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { BatchSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import { createAgentTracer } from '../../shared/instrument/index.ts';
+
+// Agent runs sent through the real OTel SDK and OTLP/protobuf exporter, without a model: each run
+// books a table with one tool call, or, when it loops, repeats the same call four times with the same
+// result (which loop_guard fails). Returns each run's trace id, in order.
+
+export interface RunSpec {
+  agent: string;
+  version: string;
+  loops: boolean;
+}
+
+export interface SendRunsOptions {
+  collectorUrl: string;
+  /** E.g. `{ Authorization: 'Bearer <ingest key>' }`. */
+  headers?: Record<string, string>;
+  service?: string;
+}
+
+/** `n` runs of which the first `failing` loop, spread evenly (run i loops when ⌊i·f/n⌋ changes). */
+export function runsOf(agent: string, version: string, n: number, failing: number): RunSpec[] {
+  return Array.from({ length: n }, (_, i) => ({ agent, version, loops: Math.floor(((i + 1) * failing) / n) !== Math.floor((i * failing) / n) }));
+}
+
+export async function sendRuns(runs: readonly RunSpec[], options: SendRunsOptions): Promise<string[]> {
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  const failures: unknown[] = [];
+  const exporter = new OTLPTraceExporter({ url: `${options.collectorUrl}/v1/traces`, headers: options.headers ?? {}, timeoutMillis: 30_000 });
+  const recording: SpanExporter = {
+    export(spans: ReadableSpan[], done: (r: ExportResult) => void) {
+      exporter.export(spans, (r) => {
+        if (r.code !== ExportResultCode.SUCCESS) failures.push(r.error ?? new Error('export failed'));
+        done(r);
+      });
+    },
+    shutdown: () => exporter.shutdown(),
+    forceFlush: () => exporter.forceFlush(),
+  };
+  const provider = new NodeTracerProvider({
+    resource: resourceFromAttributes({ 'service.name': options.service ?? 'booking-api', 'deployment.environment.name': 'prod' }),
+    spanProcessors: [new BatchSpanProcessor(recording, { maxQueueSize: 100_000, maxExportBatchSize: 1_000, scheduledDelayMillis: 200 })],
+  });
+  const tracer = provider.getTracer('tracecheck-test-agent');
+  const traceIds: string[] = [];
+  try {
+    for (const run of runs) {
+      const agent = createAgentTracer({ tracer, agentName: run.agent, agentVersion: run.version, conversationId: randomUUID() });
+      const question = 'Book a table for two on December 1st.';
+      await agent.runAgent(run.agent, question, async () => {
+        traceIds.push(trace.getActiveSpan()!.spanContext().traceId);
+        const messages: Array<Record<string, unknown>> = [{ role: 'user', content: question }];
+        for (let i = 0; i < (run.loops ? 4 : 1); i++) {
+          const id = `call_${i}`;
+          const call = { id, type: 'function' as const, function: { name: 'check_availability', arguments: '{"date":"2026-12-01","people":2}' } };
+          await agent.recordModelCall({ model: 'booking-model', inputMessages: messages as never }, (h) => {
+            h.setOutput({ messages: [{ role: 'assistant', content: null, tool_calls: [call] }], finishReasons: ['tool_calls'] });
+          });
+          messages.push({ role: 'assistant', content: null, tool_calls: [call] });
+          const result = await agent.recordToolCall({ name: 'check_availability', callId: id, arguments: call.function.arguments }, () => ({ available: run.loops ? false : true }));
+          messages.push({ role: 'tool', tool_call_id: id, content: JSON.stringify(result) });
+        }
+        const answer = run.loops ? 'I could not find a table.' : 'Booked: a table for two on December 1st.';
+        await agent.recordModelCall({ model: 'booking-model', inputMessages: messages as never }, (h) => {
+          h.setOutput({ messages: [{ role: 'assistant', content: answer }], finishReasons: ['stop'] });
+        });
+        return answer;
+      });
+    }
+    await provider.forceFlush();
+    if (failures.length > 0) throw new Error(`export failed: ${String(failures[0])}`);
+    return traceIds;
+  } finally {
+    await provider.shutdown();
+  }
+}

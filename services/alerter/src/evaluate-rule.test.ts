@@ -131,7 +131,7 @@ describe('judge_health rules', () => {
   it('count error and not_run scores of every judge check against the limit', () => {
     const rows = [agg({ check: 'a', total: 100, n: 94, error_count: 4, not_run_count: 2, mean_lag_ms: 1_000 }), agg({ check: 'b', total: 60, n: 60, mean_lag_ms: 3_000 })];
     const r = evaluateRule(rule, initialAlertState('r1'), single(...rows), 1);
-    expect(r.observation).toEqual({ kind: 'judge_health', total: 160, errors: 6, errorRate: 0.0375, lagMs: 1_750, broken: null, value: 0.0375, verdict: 'good' });
+    expect(r.observation).toEqual({ kind: 'judge_health', total: 160, errors: 6, errorRate: 0.0375, lagMs: 1_750, broken: null, reported: 'error_rate', value: 0.0375, verdict: 'good' });
     const worse = evaluateRule(rule, initialAlertState('r1'), single(agg({ total: 100, n: 90, error_count: 10, mean_lag_ms: 1_000 })), 1);
     expect(worse.observation).toMatchObject({ errorRate: 0.1, broken: 'error_rate', value: 0.1, verdict: 'bad' });
     expect(worse.transition).toBe('fire');

@@ -24,6 +24,8 @@ export type Observation =
       lagMs: number | null;
       /** Which limit is broken (error rate first), or null. */
       broken: 'error_rate' | 'lag' | null;
+      /** What `value` is: the broken limit's metric, else the error rate when it has a limit. */
+      reported: 'error_rate' | 'lag';
       value: number | null;
       verdict: Verdict;
     };
@@ -84,7 +86,7 @@ function observeJudgeHealth(rule: JudgeHealthRule, rows: readonly ScoreAggregate
   const broken = errorBad ? 'error_rate' : lagBad ? 'lag' : null;
   const verdict: Verdict = !enough ? 'unknown' : broken ? 'bad' : 'good';
   const reportsLag = broken === 'lag' || (broken === null && rule.max_error_rate === undefined);
-  return { kind: 'judge_health', total, errors, errorRate, lagMs, broken, value: reportsLag ? lagMs : errorRate, verdict };
+  return { kind: 'judge_health', total, errors, errorRate, lagMs, broken, reported: reportsLag ? 'lag' : 'error_rate', value: reportsLag ? lagMs : errorRate, verdict };
 }
 
 /** Measures a rule's condition from the store's aggregates. Pure. */

@@ -22,21 +22,16 @@ describe('classifyResponse', () => {
 
 describe('deliver', () => {
   it('retries network errors and 429 until an answer is 2xx', async () => {
-    const answers: Array<() => Response> = [
-      () => {
-        throw new TypeError('fetch failed', { cause: new Error('connect ECONNREFUSED') });
-      },
-      () => new Response('', { status: 429, headers: { 'retry-after': '1' } }),
-      () => new Response('', { status: 202 }),
+    const answers: Array<Response | Error> = [
+      new TypeError('fetch failed', { cause: new Error('connect ECONNREFUSED') }),
+      new Response('', { status: 429, headers: { 'retry-after': '1' } }),
+      new Response('', { status: 202 }),
     ];
     const sent: string[] = [];
     const fakeFetch = ((_url: string, init: RequestInit) => {
       sent.push(init.body as string);
-      try {
-        return Promise.resolve(answers[sent.length - 1]());
-      } catch (err) {
-        return Promise.reject(err);
-      }
+      const answer = answers[sent.length - 1];
+      return answer instanceof Error ? Promise.reject(answer) : Promise.resolve(answer);
     }) as unknown as typeof fetch;
     const d = await deliver({ type: 'webhook', url: 'http://127.0.0.1:1/x' }, payload, { fetch: fakeFetch, policy, signal: new AbortController().signal, now: () => 42 });
     expect(d).toEqual({ type: 'webhook', url: 'http://127.0.0.1:1/x', outcome: 'delivered', attempts: 3, status: 202, at_ms: 42 });

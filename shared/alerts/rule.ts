@@ -130,6 +130,6 @@ export type JudgeHealthRule = Extract<AlertRule, { kind: 'judge_health' }>;
 export type AlertRuleKind = AlertRule['kind'];
 
 /** Validation problems as `field: message` lines, one per invalid field (for 400 answers and CLI errors). */
-export function describeIssues(error: z.ZodError): string[] {
-  return error.issues.map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`);
+export function describeIssues(error: z.ZodError, root = '(body)'): string[] {
+  return error.issues.map((i) => `${i.path.join('.') || root}: ${i.message}`);
 }

@@ -4,19 +4,23 @@ import type { Config } from '../shared/config/index.ts';
 import type { Component } from '../shared/lifecycle/index.ts';
 import type { Logger } from '../shared/logging/index.ts';
 import type { Store } from '../shared/store/index.ts';
+import type { QueryStore } from '../shared/store/contract.ts';
 import { createCodeSandbox } from '../shared/code-sandbox/index.ts';
+import { createAlerter } from '../services/alerter/src/index.ts';
 import { createApiServer } from '../services/api/src/index.ts';
 import { createAssembler } from '../services/assembler/src/index.ts';
 import { createCollector } from '../services/collector/src/index.ts';
 import { createScorer, withConcurrencyLimit } from '../services/scorer/src/index.ts';
 import { createBus, createJudge, createStore, resolveChecks } from './compose.ts';
 
-export type ServiceName = 'collector' | 'assembler' | 'scorer' | 'api';
+export type ServiceName = 'collector' | 'assembler' | 'scorer' | 'api' | 'alerter';
 
 export interface Pipeline {
   components: Component[];
   bus: Bus;
   store: Store | null;
+  /** Whether the alerter runs (it needs a store that implements QueryStore). */
+  alerting: boolean;
   collectorUrl(): string;
   apiUrl(): string;
 }
@@ -36,8 +40,11 @@ export interface PipelineOverrides {
 export function buildPipeline(config: Config, log: Logger, services: ReadonlySet<ServiceName>, overrides: PipelineOverrides = {}): Pipeline {
   const topics: Record<keyof typeof TOPICS, string> = { ...TOPICS, ...overrides.topics };
   const bus = createBus(config, log);
-  const needsStore = services.has('scorer') || services.has('api');
+  const needsStore = services.has('scorer') || services.has('api') || services.has('alerter');
   const store = needsStore ? createStore(config, log) : null;
+  // QueryStore lands with the store branch; until both stores implement it, the alerter and the
+  // alert routes are left out (with a warning) instead of failing at their first query.
+  const queryStore = store && isQueryStore(store) ? store : null;
   const components: Component[] = [];
   if (store) components.push(store);
 
@@ -82,9 +89,18 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
     );
   }
   if (services.has('api')) {
-    const api = createApiServer({ host: config.host, port: config.ports.api, store: store!, log });
+    const api = createApiServer({ host: config.host, port: config.ports.api, store: store!, ...(queryStore ? { alertStore: queryStore } : {}), log });
     apiUrl = () => api.url();
     components.push(api);
+  }
+  if (services.has('alerter') && !queryStore) {
+    if (services.size === 1) throw new Error(`the ${store?.kind ?? 'configured'} store does not implement QueryStore yet: the alerter cannot run`);
+    log.warn({ store: store?.kind }, 'the store does not implement QueryStore yet: alerter and alert routes left out');
+  }
+  if (services.has('alerter') && queryStore) {
+    // Links in Slack messages go to this process's API when it runs one, else to the configured port.
+    const apiBase = (): string => apiUrl() || `http://${config.host}:${config.ports.api}`;
+    components.push(createAlerter({ store: queryStore, log, intervalMs: config.alerter.intervalMs, unitLink: (id) => `${apiBase()}/api/v1/units/${encodeURIComponent(id)}` }));
   }
   if (services.has('collector')) {
     const producer = bus.createProducer();
@@ -106,5 +122,11 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
       collector,
     );
   }
-  return { components, bus, store, collectorUrl: () => collectorUrl(), apiUrl: () => apiUrl() };
+  return { components, bus, store, alerting: services.has('alerter') && queryStore !== null, collectorUrl: () => collectorUrl(), apiUrl: () => apiUrl() };
+}
+
+/** Whether a store has the monitoring side (aggregates and documents) the alerter needs. */
+function isQueryStore(store: Store): store is Store & QueryStore {
+  const s = store as Partial<QueryStore>;
+  return typeof s.aggregateScores === 'function' && typeof s.listDocs === 'function' && typeof s.putDoc === 'function' && typeof s.getDoc === 'function' && typeof s.deleteDoc === 'function';
 }

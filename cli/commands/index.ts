@@ -5,7 +5,7 @@ import { demoCommand } from './demo.ts';
 import { evalCommand } from './eval.ts';
 import { modelServerCommand } from './model-server.ts';
 import { scoreCommand } from './score.ts';
-import { apiCommand, assemblerCommand, collectorCommand, scorerCommand } from './services.ts';
+import { alerterCommand, apiCommand, assemblerCommand, collectorCommand, scorerCommand } from './services.ts';
 import { upCommand } from './up.ts';
 
 /** Every `tracecheck` command, in the order `--help` lists them. */
@@ -15,6 +15,7 @@ export const commands: readonly CliCommand[] = [
   assemblerCommand,
   scorerCommand,
   apiCommand,
+  alerterCommand,
   scoreCommand,
   checksCommand,
   evalCommand,

@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { createAlertRepository, initialAlertState, type AlertEvent } from '../../../shared/alerts/index.ts';
 import { createInMemoryQueryStore } from '../../../shared/alerts/testing/in-memory-query-store.ts';
 import { createSilentLogger } from '../../../shared/logging/index.ts';
+import type { Store } from '../../../shared/store/index.ts';
 import { alertRoutes } from './alert-routes.ts';
+import { createApp } from './create-app.ts';
 
 const log = createSilentLogger();
 
@@ -84,5 +86,14 @@ describe('alert rule routes', () => {
     expect([second.alerts.map((e) => e.id), second.next]).toEqual([['e2', 'e1', 'e0'], null]);
     const onlyB = (await (await send('GET', '/alerts?rule_id=b')).json()) as { alerts: AlertEvent[] };
     expect(onlyB.alerts.map((e) => e.id)).toEqual(['e3', 'e1']);
+  });
+});
+
+describe('createApp with an alert store', () => {
+  it('mounts the alert routes under /api/v1 and keeps its own 404', async () => {
+    const app = createApp({ store: {} as Store, log, alertStore: createInMemoryQueryStore() });
+    expect(await (await app.request('/api/v1/alert-rules')).json()).toEqual({ rules: [] });
+    expect((await app.request('/api/v1/alert-rules', { method: 'POST', body: JSON.stringify(rule) })).status).toBe(201);
+    expect(await (await app.request('/api/v1/nothing')).json()).toEqual({ error: 'no route for GET /api/v1/nothing' });
   });
 });

@@ -3,6 +3,7 @@ import { serve, type ServerType } from '@hono/node-server';
 import { createComponent, type Component } from '../../../shared/lifecycle/index.ts';
 import type { Logger } from '../../../shared/logging/index.ts';
 import type { Store } from '../../../shared/store/index.ts';
+import type { QueryStore } from '../../../shared/store/contract.ts';
 import { createApp } from './create-app.ts';
 
 export interface ApiServerOptions {
@@ -11,6 +12,8 @@ export interface ApiServerOptions {
   port: number;
   store: Store;
   log: Logger;
+  /** Mounts the alert rule and history routes. */
+  alertStore?: QueryStore;
 }
 
 export function createApiServer(options: ApiServerOptions): Component & { url(): string } {
@@ -19,7 +22,7 @@ export function createApiServer(options: ApiServerOptions): Component & { url():
   const component = createComponent('api', {
     start: () =>
       new Promise<void>((resolve, reject) => {
-        const app = createApp({ store: options.store, log: options.log });
+        const app = createApp({ store: options.store, log: options.log, ...(options.alertStore ? { alertStore: options.alertStore } : {}) });
         server = serve({ fetch: app.fetch, hostname: options.host, port: options.port }, (info: AddressInfo) => {
           url = `http://${options.host}:${info.port}`;
           options.log.info({ url }, 'api listening');

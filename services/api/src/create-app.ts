@@ -4,11 +4,15 @@ import { z } from 'zod';
 import type { Logger } from '../../../shared/logging/index.ts';
 import type { Score } from '../../../shared/schemas/index.ts';
 import type { Store } from '../../../shared/store/index.ts';
+import type { QueryStore } from '../../../shared/store/contract.ts';
+import { alertRoutes } from './alert-routes.ts';
 import { TimeParamSchema } from './time-param.ts';
 
 export interface ApiDeps {
   store: Store;
   log: Logger;
+  /** Where alert rules and history live; the alert routes are mounted only with one. */
+  alertStore?: QueryStore;
 }
 
 const ScoresQuerySchema = z
@@ -64,6 +68,8 @@ export function createApp(deps: ApiDeps): Hono {
     });
     return c.json({ scores: scores.map(presentScore), count: scores.length });
   });
+
+  if (deps.alertStore) app.route('/api/v1', alertRoutes({ store: deps.alertStore, log: deps.log }));
 
   app.notFound((c) => c.json({ error: `no route for ${c.req.method} ${c.req.path}` }, 404));
   app.onError((err, c) => {

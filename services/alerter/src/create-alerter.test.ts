@@ -224,6 +224,7 @@ describe('createAlerter', () => {
   it('goes on with the other rules when one fails, and costs at most 3 store calls per rule', async () => {
     const store = createInMemoryQueryStore();
     store.addScores(scores(95, 5));
+    // Rules run in creation order, so the first one meets the failing query.
     const a = await addRule(store, thresholdRule('http://127.0.0.1:9/unused', { notify: [] }));
     await addRule(store, thresholdRule('http://127.0.0.1:9/unused', { notify: [], name: 'second' }));
     const alerter = alerterOver(store, { t: T0 });
@@ -232,12 +233,13 @@ describe('createAlerter', () => {
     const before = { ...store.calls };
     const report = await alerter.evaluateOnce();
     expect(report).toMatchObject({ rules: 2, evaluated: 1, failed: 1 });
-    // One listing of rules, then per rule one aggregate and one state write (the failed rule: no write).
+    // One listing of rules, then per rule one aggregate and one state write (the failed rule's records its error).
     expect(store.calls.listDocs - before.listDocs).toBe(1);
     expect(store.calls.aggregateScores - before.aggregateScores).toBe(2);
-    expect(store.calls.putDoc - before.putDoc).toBe(1);
+    expect(store.calls.putDoc - before.putDoc).toBe(2);
     const states = await createAlertRepository(store).listStates();
-    expect(states.get(a)?.last_error ?? null).toBeNull();
+    expect(states.get(a)?.last_error).toBe('store timeout');
+    expect([...states.values()].filter((s) => s.rule_id !== a).map((s) => s.last_error)).toEqual([null]);
   });
 
   it('evaluates on its own timer once started', async () => {

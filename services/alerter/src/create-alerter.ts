@@ -145,8 +145,8 @@ export function createAlerter(options: AlerterOptions): Alerter {
     const record = (deliveries: Delivery[]): Promise<void> => repo.putEvent({ ...event, delivery_status: 'done', deliveries }, Math.max(now(), writtenAtMs + 1));
     const queued = notifier.enqueue({ targets: rule.notify, payload, onDone: record });
     if (!queued) {
-      log.error({ ruleId: rule.id }, 'notification queue full; notification dropped');
-      const failed = rule.notify.map((t): Delivery => ({ type: t.type, url: t.url, outcome: 'failed', attempts: 0, error: 'notification queue full', at_ms: now() }));
+      log.error({ ruleId: rule.id }, 'notification queue full or stopped; notification not delivered');
+      const failed = rule.notify.map((t): Delivery => ({ type: t.type, url: t.url, outcome: 'failed', attempts: 0, error: 'notification queue full or alerter stopping', at_ms: now() }));
       void record(failed).catch((err: unknown) => log.error({ err, ruleId: rule.id }, 'recording delivery outcome failed'));
     }
   }
@@ -170,8 +170,11 @@ export function createAlerter(options: AlerterOptions): Alerter {
       }
     } catch (err) {
       report.failed++;
-      all.set(rule.id, { ...prev, last_error: errorMessage(err) });
+      const failed = { ...prev, last_error: errorMessage(err) };
+      all.set(rule.id, failed);
       log.error({ err, ruleId: rule.id, rule: rule.name }, 'rule evaluation failed');
+      // Best effort, so that the API shows why; the store may well be what failed.
+      await repo.putState(rule.project, failed, nowMs).catch(() => undefined);
     }
   }
 

@@ -28,10 +28,10 @@ function* scores(): Generator<Score[]> {
   let batch: Score[] = [];
   const units = Math.ceil(TOTAL / CHECKS.length);
   for (let u = 0; u < units; u++) {
-    const version = VERSIONS[u % VERSIONS.length]!;
+    const version = VERSIONS[u % VERSIONS.length];
     const end = NOW - WEEK + Math.floor((u / units) * WEEK);
     for (let k = 0; k < CHECKS.length && u * CHECKS.length + k < TOTAL; k++) {
-      const check = CHECKS[k]!;
+      const check = CHECKS[k];
       const failRate = check === 'loop_guard' && version === 'v2' ? 0.3 : 0.05;
       const passed = ((u * 7919 + k * 104729) % 1000) / 1000 >= failRate;
       const status = (u + k) % 97 === 0 ? 'error' : 'ok';
@@ -39,7 +39,7 @@ function* scores(): Generator<Score[]> {
         schema_version: 1, unit_id: `bench-${u}`, unit_kind: 'trace', check, check_version: 'h1', status,
         value: status === 'ok' ? (passed ? 1 : 0) : null, passed: status === 'ok' ? passed : null, explanation: '', method: k % 3 === 0 ? 'model' : 'deterministic',
         error: status === 'ok' ? null : 'judge timed out', judge_model: null, latency_ms: 3, input_tokens: 0, output_tokens: 0, cost_usd: 0,
-        agent_name: AGENTS[u % AGENTS.length]!, agent_version: version, environment: 'prod', service: 'bench', unit_end_time_ms: end, created_at_ms: end + 1500,
+        agent_name: AGENTS[u % AGENTS.length], agent_version: version, environment: 'prod', service: 'bench', unit_end_time_ms: end, created_at_ms: end + 1500,
       });
       if (batch.length >= BATCH) {
         yield batch;
@@ -52,7 +52,7 @@ function* scores(): Generator<Score[]> {
 
 const pct = (xs: number[], p: number): number => {
   const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
 };
 
 async function timeQueries(store: Store, make: (i: number) => string): Promise<{ p50: number; p95: number }> {

@@ -17,7 +17,7 @@ describe('tracecheck', () => {
   it('--help lists every command', async () => {
     const { code, stdout } = await run(['--help']);
     expect(code).toBe(0);
-    for (const name of ['up', 'collector', 'assembler', 'scorer', 'api', 'keys', 'score', 'checks', 'eval', 'compare', 'model-server', 'demo']) {
+    for (const name of ['up', 'collector', 'assembler', 'scorer', 'api', 'alerter', 'keys', 'score', 'checks', 'eval', 'compare', 'model-server', 'demo']) {
       expect(stdout).toMatch(new RegExp(`^  ${name} `, 'm'));
     }
   });

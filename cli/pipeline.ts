@@ -11,9 +11,10 @@ import { createCollector } from '../services/collector/src/index.ts';
 import { createScorer, withConcurrencyLimit } from '../services/scorer/src/index.ts';
 import { createBus, createJudge, createStore, resolveChecks } from './compose.ts';
 import { createKeyring, type AuthResult, type Keyring } from '../shared/access/index.ts';
+import { createAlerter, type Alerter } from '../services/alerter/src/index.ts';
 import type { Authorize } from '../services/collector/src/index.ts';
 
-export type ServiceName = 'collector' | 'assembler' | 'scorer' | 'api';
+export type ServiceName = 'collector' | 'assembler' | 'scorer' | 'api' | 'alerter';
 
 export interface Pipeline {
   components: Component[];
@@ -21,6 +22,8 @@ export interface Pipeline {
   store: Store | null;
   /** API keys over the store (null without a store). */
   keyring: Keyring | null;
+  /** The alerter, when asked for (tests drive its evaluations). */
+  alerter: Alerter | null;
   collectorUrl(): string;
   apiUrl(): string;
 }
@@ -31,6 +34,8 @@ export interface PipelineOverrides {
   topics?: Partial<Record<keyof typeof TOPICS, string>>;
   /** Consumer groups (tests give each run its own). */
   groups?: { assembler?: string; scorer?: string };
+  /** The alerter's clock (tests move it to let windows pass). */
+  alerterNow?: () => number;
 }
 
 /** With no keys at all, spans carry no project (the default one), exactly as before keys existed. */
@@ -49,7 +54,7 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
   // The collector reads API keys from the store: ClickHouse when configured, or the embedded store
   // it shares with the other stages. A collector alone on Kafka without ClickHouse has none to read.
   const collectorReadsKeys = services.has('collector') && (config.clickhouse !== null || !config.kafka);
-  const needsStore = services.has('scorer') || services.has('api') || collectorReadsKeys;
+  const needsStore = services.has('scorer') || services.has('api') || services.has('alerter') || collectorReadsKeys;
   const store = needsStore ? createStore(config, log) : null;
   const keyring = store ? createKeyring({ store, log: log.child({ component: 'keys' }) }) : null;
   if (services.has('collector') && !collectorReadsKeys) log.warn('collector without a ClickHouse store: API keys are not enforced on ingest');
@@ -101,6 +106,19 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
     apiUrl = () => api.url();
     components.push(api);
   }
+  let alerter: Alerter | null = null;
+  if (services.has('alerter')) {
+    // Links in Slack messages go to this process's API when it runs one, else to the configured port.
+    const apiBase = (): string => apiUrl() || `http://${config.host}:${config.ports.api}`;
+    alerter = createAlerter({
+      store: store!,
+      log,
+      intervalMs: config.alerter.intervalMs,
+      unitLink: (id) => `${apiBase()}/api/v1/units/${encodeURIComponent(id)}`,
+      ...(overrides.alerterNow ? { now: overrides.alerterNow } : {}),
+    });
+    components.push(alerter);
+  }
   if (services.has('collector')) {
     const producer = bus.createProducer();
     const collector = createCollector({
@@ -122,5 +140,5 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
       collector,
     );
   }
-  return { components, bus, store, keyring, collectorUrl: () => collectorUrl(), apiUrl: () => apiUrl() };
+  return { components, bus, store, keyring, alerter, collectorUrl: () => collectorUrl(), apiUrl: () => apiUrl() };
 }

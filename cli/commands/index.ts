@@ -6,7 +6,7 @@ import { evalCommand } from './eval.ts';
 import { keysCommand } from './keys.ts';
 import { modelServerCommand } from './model-server.ts';
 import { scoreCommand } from './score.ts';
-import { apiCommand, assemblerCommand, collectorCommand, scorerCommand } from './services.ts';
+import { alerterCommand, apiCommand, assemblerCommand, collectorCommand, scorerCommand } from './services.ts';
 import { upCommand } from './up.ts';
 
 /** Every `tracecheck` command, in the order `--help` lists them. */
@@ -16,6 +16,7 @@ export const commands: readonly CliCommand[] = [
   assemblerCommand,
   scorerCommand,
   apiCommand,
+  alerterCommand,
   keysCommand,
   scoreCommand,
   checksCommand,

@@ -10,7 +10,13 @@ async function runOne(service: ServiceName, argv: string[], io: CliIo): Promise<
   const config = loadConfigOrReport(io);
   if (!config) return 2;
   const log = createLogger({ level: config.logLevel });
-  const pipeline = buildPipeline(config, log, new Set([service]));
+  let pipeline;
+  try {
+    pipeline = buildPipeline(config, log, new Set([service]));
+  } catch (err) {
+    io.stderr.write(`tracecheck: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
+  }
   await runService(pipeline.components, log);
   return 0;
 }
@@ -38,5 +44,10 @@ export const scorerCommand = serviceCommand(
   'scorer',
   'Runs the configured checks (TRACECHECK_CHECKS) on every unit; writes scores to the store and the bus',
   'Model checks go to the judge at OPENAI_BASE_URL; without one they are scored "not_run" with the reason.\n',
+);
+export const alerterCommand = serviceCommand(
+  'alerter',
+  'Evaluates alert rules every TRACECHECK_ALERT_INTERVAL_MS; notifies webhooks and Slack on firing, reminder and recovery',
+  'Rules are managed through the API (/api/v1/alert-rules); history at GET /api/v1/alerts. See services/alerter/README.md.\n',
 );
 export const apiCommand = serviceCommand('api', 'HTTP API (:8080): units with their scores, score queries', 'GET /api/v1/units/{unitId}, GET /api/v1/scores?check=&from=&to=&limit=\n');

@@ -10,7 +10,7 @@ import { buildPipeline } from '../pipeline.ts';
 
 const USAGE = `usage: tracecheck up [--demo] [--exit-after-demo]
 
-Runs collector, assembler, scorer and API in one process. Without TRACECHECK_KAFKA_BROKERS and
+Runs collector, assembler, scorer, API and alerter in one process. Without TRACECHECK_KAFKA_BROKERS and
 TRACECHECK_CLICKHOUSE_URL this is the embedded mode: an in-process bus and a DuckDB file under
 TRACECHECK_DATA_DIR (default ./data) in place of Kafka and ClickHouse, with the same code paths.
 
@@ -33,7 +33,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   const judge = modelServer && !config.judge
     ? createOpenAiJudgeClient({ baseUrl: `${modelServer.url()}/v1`, apiKey: 'not-needed', model: 'mock-judge', timeoutMs: 10_000, log })
     : undefined;
-  const pipeline = buildPipeline(config, log, new Set(['collector', 'assembler', 'scorer', 'api'] as const), judge ? { judge } : {});
+  const pipeline = buildPipeline(config, log, new Set(['collector', 'assembler', 'scorer', 'api', 'alerter'] as const), judge ? { judge } : {});
 
   let stopAll: () => Promise<void>;
   try {
@@ -49,6 +49,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
       `tracecheck is up (${mode})`,
       `  send OTLP/HTTP to  ${pipeline.collectorUrl()}/v1/traces   (OTEL_EXPORTER_OTLP_ENDPOINT=${pipeline.collectorUrl()})`,
       `  API                ${pipeline.apiUrl()}/api/v1/scores`,
+      ...(pipeline.alerter ? [`  alert rules        ${pipeline.apiUrl()}/api/v1/alert-rules   (evaluated every ${config.alerter.intervalMs} ms)`] : []),
       '',
     ].join('\n'),
   );

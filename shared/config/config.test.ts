@@ -11,6 +11,12 @@ describe('loadConfig', () => {
     expect(c.ports).toEqual({ otlpHttp: 4318, otlpGrpc: 4317, api: 8080 });
     expect(c.dataDir).toBe('./data');
     expect(c.limits.maxBodyBytes).toBe(20 * 1024 * 1024);
+    expect(c.alerter).toEqual({ intervalMs: 60_000 });
+  });
+
+  it('reads the alert interval, at least 100 ms', () => {
+    expect(loadConfig({ TRACECHECK_ALERT_INTERVAL_MS: '5000' }).alerter.intervalMs).toBe(5_000);
+    expect(() => loadConfig({ TRACECHECK_ALERT_INTERVAL_MS: '50' })).toThrow(/TRACECHECK_ALERT_INTERVAL_MS: Too small/);
   });
 
   it('reads Kafka, ClickHouse and the judge', () => {

@@ -36,6 +36,7 @@ export const ConfigSchema = z
     TRACECHECK_TRACE_ENTRY_GRACE_MS: z.coerce.number().int().nonnegative().default(10_000),
     TRACECHECK_CHECKS: z.string().default('function_result_present,task_completed'),
     TRACECHECK_CHECK_DEFINITIONS: z.preprocess(emptyAsUndefined, z.string().optional()),
+    TRACECHECK_ALERT_INTERVAL_MS: z.coerce.number().int().min(100).default(60_000),
     TRACECHECK_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })
   .superRefine((c, ctx) => {
@@ -60,6 +61,8 @@ export interface Config {
   checkDefinitionsFile: string | null;
   /** Units one scorer scores at once. */
   scorerConcurrency: number;
+  /** How often the alerter evaluates its rules. */
+  alerter: { intervalMs: number };
   logLevel: string;
 }
 
@@ -109,6 +112,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     checks: c.TRACECHECK_CHECKS.split(',').map((s) => s.trim()).filter(Boolean),
     checkDefinitionsFile: c.TRACECHECK_CHECK_DEFINITIONS ?? null,
     scorerConcurrency: c.TRACECHECK_SCORER_CONCURRENCY,
+    alerter: { intervalMs: c.TRACECHECK_ALERT_INTERVAL_MS },
     logLevel: c.TRACECHECK_LOG_LEVEL,
   };
 }

@@ -4,7 +4,7 @@ import { createComponent, type Component } from '../../../shared/lifecycle/index
 import type { Logger } from '../../../shared/logging/index.ts';
 import type { Store } from '../../../shared/store/index.ts';
 import type { Keyring } from '../../../shared/access/index.ts';
-import { createApp, type ApiDeps } from './create-app.ts';
+import { createApp } from './create-app.ts';
 
 export interface ApiServerOptions {
   host: string;
@@ -13,7 +13,6 @@ export interface ApiServerOptions {
   store: Store;
   log: Logger;
   keyring?: Keyring;
-  extraRoutes?: ApiDeps['extraRoutes'];
 }
 
 export function createApiServer(options: ApiServerOptions): Component & { url(): string } {
@@ -22,7 +21,7 @@ export function createApiServer(options: ApiServerOptions): Component & { url():
   const component = createComponent('api', {
     start: () =>
       new Promise<void>((resolve, reject) => {
-        const app = createApp({ store: options.store, log: options.log, ...(options.keyring ? { keyring: options.keyring } : {}), ...(options.extraRoutes ? { extraRoutes: options.extraRoutes } : {}) });
+        const app = createApp({ store: options.store, log: options.log, ...(options.keyring ? { keyring: options.keyring } : {}) });
         server = serve({ fetch: app.fetch, hostname: options.host, port: options.port }, (info: AddressInfo) => {
           url = `http://${options.host}:${info.port}`;
           options.log.info({ url }, 'api listening');

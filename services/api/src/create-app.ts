@@ -4,6 +4,7 @@ import type { Logger } from '../../../shared/logging/index.ts';
 import type { Store } from '../../../shared/store/index.ts';
 import type { Keyring } from '../../../shared/access/index.ts';
 import { openApiDocument, type RouteSpec } from './api-spec.ts';
+import { alertRoutes } from './alert-routes.ts';
 import { keyAuth } from './key-auth.ts';
 import { listingRoutes } from './listing-routes.ts';
 import { monitoringRoutes } from './monitoring-routes.ts';
@@ -14,8 +15,6 @@ export interface ApiDeps {
   log: Logger;
   /** API keys; absent: every request is the `default` project (the embedded quick start). */
   keyring?: Keyring;
-  /** More routes (alert rules, …) registered on the same app and described in the same document. */
-  extraRoutes?: ReadonlyArray<(app: Hono<ApiEnv>, routes: RouteSpec[]) => void>;
   now?: () => number;
 }
 
@@ -37,7 +36,7 @@ export function createApp(deps: ApiDeps): Hono<ApiEnv> {
   app.use('/api/*', deps.keyring ? keyAuth(deps.keyring) : openProject);
   listingRoutes(app, routes, deps.store);
   monitoringRoutes(app, routes, deps.store, deps.now ?? Date.now);
-  for (const register of deps.extraRoutes ?? []) register(app, routes);
+  alertRoutes(app, routes, { store: deps.store, log: deps.log, now: deps.now ?? Date.now });
 
   app.notFound((c) => c.json({ error: `no route for ${c.req.method} ${c.req.path}` }, 404));
   app.onError((err, c) => {

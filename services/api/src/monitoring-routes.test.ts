@@ -158,6 +158,16 @@ describe('projects and the document', () => {
 
   it('publishes an OpenAPI 3.1 document of every route', () => {
     expect(spec.doc).toMatchObject({ openapi: '3.1.0' });
-    expect(Object.keys(spec.doc.paths).sort()).toEqual(['/api/v1/checks/summary', '/api/v1/compare', '/api/v1/scores', '/api/v1/series', '/api/v1/units', '/api/v1/units/{unitId}']);
+    expect(Object.keys(spec.doc.paths).sort()).toEqual([
+      '/api/v1/alert-rules',
+      '/api/v1/alert-rules/{id}',
+      '/api/v1/alerts',
+      '/api/v1/checks/summary',
+      '/api/v1/compare',
+      '/api/v1/scores',
+      '/api/v1/series',
+      '/api/v1/units',
+      '/api/v1/units/{unitId}',
+    ]);
   });
 });

@@ -1,0 +1,233 @@
+import {
+  createAlertRepository,
+  initialAlertState,
+  newAlertEventId,
+  type AlertEvent,
+  type AlertRule,
+  type AlertState,
+  type Delivery,
+} from '../../../shared/alerts/index.ts';
+import { errorMessage } from '../../../shared/errors/index.ts';
+import type { Component } from '../../../shared/lifecycle/index.ts';
+import type { Logger } from '../../../shared/logging/index.ts';
+import type { Score } from '../../../shared/schemas/index.ts';
+import type { QueryStore, ScoreQuery } from '../../../shared/store/contract.ts';
+import { evaluateRule, type RuleAggregates, type RuleEvaluation, type Transition } from './evaluate-rule.ts';
+import { createNotificationQueue, type DeliveryPolicy } from './notify.ts';
+import { buildPayload } from './payload.ts';
+import { failingUnitsQuery, ruleQueries } from './rule-queries.ts';
+
+/** What the alerter needs of a store: the monitoring side and score listing. `Store & QueryStore` fits. */
+export type AlerterStore = QueryStore & { queryScores(query: ScoreQuery): Promise<Score[]> };
+
+export interface AlerterOptions {
+  store: AlerterStore;
+  log: Logger;
+  /** Time between evaluations (`TRACECHECK_ALERT_INTERVAL_MS`). */
+  intervalMs: number;
+  /** The clock (tests inject one). */
+  now?: () => number;
+  /** HTTP client for deliveries (tests may inject one). */
+  fetch?: typeof fetch;
+  delivery?: Partial<DeliveryPolicy>;
+  /** Notifications waiting for delivery beyond this are recorded as failed. Default 1000. */
+  maxQueuedNotifications?: number;
+  /** Rules evaluated at once (each costs 1–2 store queries). Default 8. */
+  ruleConcurrency?: number;
+  /** How long shutdown lets queued deliveries finish before aborting them. Default 5000. */
+  shutdownGraceMs?: number;
+  /** A link to a unit for Slack messages, e.g. the API's `/api/v1/units/{id}`. */
+  unitLink?: (unitId: string) => string;
+}
+
+export interface EvaluationReport {
+  atMs: number;
+  /** Enabled rules. */
+  rules: number;
+  evaluated: number;
+  /** Rules whose evaluation failed (logged; the others went on). */
+  failed: number;
+  notifications: Array<{ ruleId: string; transition: Transition }>;
+}
+
+export interface Alerter extends Component {
+  /** Evaluates every enabled rule once at `nowMs` (default: the clock). Calls never overlap. */
+  evaluateOnce(nowMs?: number): Promise<EvaluationReport>;
+  /** Resolves once every queued notification was delivered or gave up, and recorded. */
+  idle(): Promise<void>;
+  /** Notifications queued or being delivered. */
+  pendingNotifications(): number;
+}
+
+async function mapWithConcurrency<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) await fn(items[next++]);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
+/**
+ * Evaluates alert rules every `intervalMs`, keeps each rule's state in the store, and notifies
+ * on firing, on a due reminder and on recovery, never on every evaluation. Deliveries run in a
+ * background queue; their outcome is written into the history event afterwards.
+ */
+export function createAlerter(options: AlerterOptions): Alerter {
+  const log = options.log.child({ component: 'alerter' });
+  const now = options.now ?? Date.now;
+  const store = options.store;
+  const repo = createAlertRepository(store, (doc, problems) => log.warn({ kind: doc.kind, project: doc.project, id: doc.id, problems }, 'stored alert document does not parse; skipped'));
+  const notifier = createNotificationQueue({
+    log,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.delivery ? { policy: options.delivery } : {}),
+    ...(options.maxQueuedNotifications !== undefined ? { maxQueued: options.maxQueuedNotifications } : {}),
+    ...(options.unitLink ? { unitLink: options.unitLink } : {}),
+    ...(options.shutdownGraceMs !== undefined ? { shutdownGraceMs: options.shutdownGraceMs } : {}),
+    now,
+  });
+  /** Each rule's state; the store holds the durable copy, loaded once at start. */
+  let states: Map<string, AlertState> | null = null;
+  let current: Promise<EvaluationReport> | null = null;
+  let timer: NodeJS.Timeout | null = null;
+  let lastEventMs = 0;
+  let stopping: Promise<void> | null = null;
+
+  async function loadStates(): Promise<Map<string, AlertState>> {
+    if (!states) {
+      states = await repo.listStates();
+      const firing = [...states.values()].filter((s) => s.state === 'firing').length;
+      log.info({ rules: states.size, firing }, 'alert states loaded');
+    }
+    return states;
+  }
+
+  async function aggregatesOf(rule: AlertRule, nowMs: number): Promise<RuleAggregates> {
+    const q = ruleQueries(rule, nowMs);
+    if (q.kind === 'single') return { kind: 'single', rows: await store.aggregateScores(q.query) };
+    const [baseline, candidate] = await Promise.all([store.aggregateScores(q.baseline), store.aggregateScores(q.candidate)]);
+    return { kind: 'pair', baseline, candidate };
+  }
+
+  async function failingUnits(rule: AlertRule, nowMs: number): Promise<string[]> {
+    try {
+      const scores = await store.queryScores(failingUnitsQuery(rule, nowMs));
+      return [...new Set(scores.map((s) => s.unit_id))].slice(0, 20);
+    } catch (err) {
+      // The notification matters more than its examples.
+      log.warn({ err, ruleId: rule.id }, 'listing failing units failed; notifying without them');
+      return [];
+    }
+  }
+
+  /** Writes the history event, then queues its deliveries. Throws if the event cannot be written (the transition is then retried next evaluation). */
+  async function notify(rule: AlertRule, ev: RuleEvaluation, transition: Transition, nowMs: number): Promise<void> {
+    const state = transition === 'resolve' ? 'resolved' : 'firing';
+    const units = transition === 'resolve' ? [] : await failingUnits(rule, nowMs);
+    const payload = buildPayload(rule, ev.observation, { state, firedAtMs: ev.state.fired_at_ms ?? nowMs, units });
+    // History is ordered by write time: give every event its own millisecond.
+    const writtenAtMs = Math.max(nowMs, lastEventMs + 1);
+    lastEventMs = writtenAtMs;
+    const event: AlertEvent = {
+      id: newAlertEventId(writtenAtMs),
+      project: rule.project,
+      rule_id: rule.id,
+      rule_name: rule.name,
+      state: transition === 'remind' ? 'reminder' : state,
+      payload,
+      delivery_status: rule.notify.length > 0 ? 'pending' : 'none',
+      deliveries: [],
+      created_at_ms: nowMs,
+    };
+    await repo.putEvent(event, writtenAtMs);
+    log.info({ ruleId: rule.id, rule: rule.name, transition, summary: payload.summary }, 'alert notification');
+    if (rule.notify.length === 0) return;
+    const record = (deliveries: Delivery[]): Promise<void> => repo.putEvent({ ...event, delivery_status: 'done', deliveries }, Math.max(now(), writtenAtMs + 1));
+    const queued = notifier.enqueue({ targets: rule.notify, payload, onDone: record });
+    if (!queued) {
+      log.error({ ruleId: rule.id }, 'notification queue full or stopped; notification not delivered');
+      const failed = rule.notify.map((t): Delivery => ({ type: t.type, url: t.url, outcome: 'failed', attempts: 0, error: 'notification queue full or alerter stopping', at_ms: now() }));
+      void record(failed).catch((err: unknown) => log.error({ err, ruleId: rule.id }, 'recording delivery outcome failed'));
+    }
+  }
+
+  async function evaluateRuleOnce(rule: AlertRule, all: Map<string, AlertState>, nowMs: number, report: EvaluationReport): Promise<void> {
+    const prev = all.get(rule.id) ?? initialAlertState(rule.id);
+    try {
+      const ev = evaluateRule(rule, prev, await aggregatesOf(rule, nowMs), nowMs);
+      if (ev.transition) {
+        await notify(rule, ev, ev.transition, nowMs);
+        report.notifications.push({ ruleId: rule.id, transition: ev.transition });
+      }
+      all.set(rule.id, ev.state);
+      report.evaluated++;
+      try {
+        await repo.putState(rule.project, ev.state, nowMs);
+      } catch (err) {
+        // The state in memory is current, so this process does not notify twice; the store's copy
+        // catches up at the next evaluation.
+        log.warn({ err, ruleId: rule.id }, 'persisting alert state failed');
+      }
+    } catch (err) {
+      report.failed++;
+      const failed = { ...prev, last_error: errorMessage(err) };
+      all.set(rule.id, failed);
+      log.error({ err, ruleId: rule.id, rule: rule.name }, 'rule evaluation failed');
+      // Best effort, so that the API shows why; the store may well be what failed.
+      await repo.putState(rule.project, failed, nowMs).catch(() => undefined);
+    }
+  }
+
+  async function run(nowMs: number): Promise<EvaluationReport> {
+    const all = await loadStates();
+    const rules = await repo.listRules();
+    const enabled = rules.filter((r) => r.enabled);
+    // Deleted rules leave no state behind (the API deletes the stored copy).
+    const ids = new Set(rules.map((r) => r.id));
+    for (const id of [...all.keys()]) if (!ids.has(id)) all.delete(id);
+    const report: EvaluationReport = { atMs: nowMs, rules: enabled.length, evaluated: 0, failed: 0, notifications: [] };
+    await mapWithConcurrency(enabled, options.ruleConcurrency ?? 8, (rule) => evaluateRuleOnce(rule, all, nowMs, report));
+    log.debug({ ...report }, 'rules evaluated');
+    return report;
+  }
+
+  async function evaluateOnce(nowMs?: number): Promise<EvaluationReport> {
+    while (current) await current.catch(() => undefined);
+    const evaluation = run(nowMs ?? now());
+    current = evaluation;
+    try {
+      return await evaluation;
+    } finally {
+      current = null;
+    }
+  }
+
+  function tick(): void {
+    if (current) {
+      log.warn({ intervalMs: options.intervalMs }, 'previous evaluation still running; skipping this one');
+      return;
+    }
+    evaluateOnce().catch((err: unknown) => log.error({ err }, 'evaluation failed'));
+  }
+
+  return {
+    name: 'alerter',
+    async start() {
+      await loadStates();
+      timer = setInterval(tick, options.intervalMs);
+      tick();
+      log.info({ intervalMs: options.intervalMs }, 'alerter started');
+    },
+    shutdown() {
+      stopping ??= (async () => {
+        if (timer) clearInterval(timer);
+        await current?.catch(() => undefined);
+        await notifier.shutdown();
+      })();
+      return stopping;
+    },
+    evaluateOnce,
+    idle: () => notifier.idle(),
+    pendingNotifications: () => notifier.pending(),
+  };
+}

@@ -1,0 +1,265 @@
+import { backoffDelayMs, sleepUnlessAborted } from '../../../shared/bus/index.ts';
+import type { AlertPayload, Delivery, NotifyTarget } from '../../../shared/alerts/index.ts';
+import { errorMessage } from '../../../shared/errors/index.ts';
+import type { Logger } from '../../../shared/logging/index.ts';
+
+export interface DeliveryPolicy {
+  /** Tries per target, the first included. */
+  attempts: number;
+  /** Backoff before the first retry, doubling up to `maxDelayMs` (equal jitter). */
+  initialDelayMs: number;
+  maxDelayMs: number;
+  /** Per request. */
+  timeoutMs: number;
+  /** A receiver's Retry-After is honoured up to this. */
+  maxRetryAfterMs: number;
+}
+
+export const DEFAULT_DELIVERY_POLICY: DeliveryPolicy = { attempts: 5, initialDelayMs: 500, maxDelayMs: 8_000, timeoutMs: 10_000, maxRetryAfterMs: 60_000 };
+
+/** What one HTTP attempt means for the delivery. */
+export type AttemptResult =
+  | { kind: 'delivered'; status: number }
+  | { kind: 'retry'; status?: number; error: string; retryAfterMs?: number }
+  | { kind: 'permanent'; status?: number; error: string };
+
+/** `Retry-After` as delay-seconds or an HTTP date; null when absent or unreadable. */
+export function parseRetryAfter(value: string | null, nowMs: number): number | null {
+  if (value === null || value.trim() === '') return null;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1_000;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? null : Math.max(0, at - nowMs);
+}
+
+/** 2xx delivered; 408, 429 and 5xx are worth retrying; any other answer will not change. Pure. */
+export function classifyResponse(status: number, retryAfter: string | null, nowMs: number): AttemptResult {
+  if (status >= 200 && status < 300) return { kind: 'delivered', status };
+  if (status === 408 || status === 429 || status >= 500) {
+    const retryAfterMs = parseRetryAfter(retryAfter, nowMs);
+    return { kind: 'retry', status, error: `HTTP ${status}`, ...(retryAfterMs !== null ? { retryAfterMs } : {}) };
+  }
+  return { kind: 'permanent', status, error: `HTTP ${status}` };
+}
+
+/** Escapes the three characters Slack's mrkdwn treats as markup. */
+function mrkdwn(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+export interface SlackMessage {
+  text: string;
+  blocks: Array<Record<string, unknown>>;
+}
+
+/** A Slack incoming-webhook message with the payload's facts: the summary as text, a section with fields, the failing units. */
+export function slackMessage(payload: AlertPayload, unitLink?: (unitId: string) => string): SlackMessage {
+  const title = payload.state === 'firing' ? `:rotating_light: *Firing: ${mrkdwn(payload.rule)}*` : `:white_check_mark: *Resolved: ${mrkdwn(payload.rule)}*`;
+  const field = (name: string, value: string) => ({ type: 'mrkdwn', text: `*${name}*\n${mrkdwn(value)}` });
+  const fields = [
+    field('Check', payload.check ?? 'all judge checks'),
+    field('Kind', payload.kind),
+    field('Value', payload.value === null ? 'no data' : String(Number(payload.value.toPrecision(4)))),
+    field('Window', payload.window),
+    field('Fired at', payload.fired_at),
+  ];
+  if (payload.threshold !== undefined) fields.push(field('Threshold', String(payload.threshold)));
+  if (payload.p_value !== undefined) fields.push(field('p-value', payload.p_value < 0.001 ? '< 0.001' : payload.p_value.toFixed(3)));
+  if (payload.candidate && payload.baseline) fields.push(field('n (candidate vs baseline)', `${payload.candidate.n} vs ${payload.baseline.n}`));
+  const blocks: Array<Record<string, unknown>> = [{ type: 'section', text: { type: 'mrkdwn', text: `${title}\n${mrkdwn(payload.summary)}` }, fields }];
+  if (payload.units.length > 0) {
+    const units = payload.units.map((u) => (unitLink ? `<${unitLink(u)}|${mrkdwn(u)}>` : `\`${mrkdwn(u)}\``)).join(', ');
+    blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `Failing units: ${units}` }] });
+  }
+  return { text: payload.summary, blocks };
+}
+
+/** The request body for a target: the payload itself for a webhook, a Slack message for Slack. */
+export function requestBody(target: NotifyTarget, payload: AlertPayload, unitLink?: (unitId: string) => string): string {
+  return JSON.stringify(target.type === 'slack' ? slackMessage(payload, unitLink) : payload);
+}
+
+export interface DeliverDeps {
+  fetch: typeof fetch;
+  policy: DeliveryPolicy;
+  /** Aborts waits and requests at shutdown. */
+  signal: AbortSignal;
+  now: () => number;
+  random?: () => number;
+  unitLink?: (unitId: string) => string;
+}
+
+async function attempt(target: NotifyTarget, body: string, deps: DeliverDeps): Promise<AttemptResult> {
+  try {
+    const res = await deps.fetch(target.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'user-agent': 'tracecheck-alerter' },
+      body,
+      signal: AbortSignal.any([deps.signal, AbortSignal.timeout(deps.policy.timeoutMs)]),
+      redirect: 'error',
+    });
+    // Free the connection; the answer's body does not matter.
+    await res.body?.cancel().catch(() => {});
+    return classifyResponse(res.status, res.headers.get('retry-after'), deps.now());
+  } catch (err) {
+    if (deps.signal.aborted) return { kind: 'permanent', error: 'alerter stopped before delivery' };
+    const timedOut = err instanceof Error && err.name === 'TimeoutError';
+    // Network errors (refused, reset, DNS) and timeouts may pass; retry them.
+    return { kind: 'retry', error: timedOut ? `no answer within ${deps.policy.timeoutMs} ms` : causeMessage(err) };
+  }
+}
+
+/** fetch reports every network failure as "fetch failed"; the reason is in its cause. */
+function causeMessage(err: unknown): string {
+  const cause = err instanceof Error ? (err as Error & { cause?: unknown }).cause : undefined;
+  return cause ? `${errorMessage(err)}: ${errorMessage(cause)}` : errorMessage(err);
+}
+
+/** Delivers one notification to one target, retrying with backoff; never throws. */
+export async function deliver(target: NotifyTarget, payload: AlertPayload, deps: DeliverDeps): Promise<Delivery> {
+  const body = requestBody(target, payload, deps.unitLink);
+  let last: AttemptResult = { kind: 'permanent', error: 'not attempted' };
+  let attempts = 0;
+  for (let i = 0; i < deps.policy.attempts; i++) {
+    attempts++;
+    last = await attempt(target, body, deps);
+    if (last.kind !== 'retry' || i === deps.policy.attempts - 1) break;
+    const backoff = backoffDelayMs(i, deps.policy, deps.random);
+    const delay = Math.max(backoff, Math.min(last.retryAfterMs ?? 0, deps.policy.maxRetryAfterMs));
+    if (!(await sleepUnlessAborted(delay, deps.signal))) {
+      last = { kind: 'permanent', ...(last.status !== undefined ? { status: last.status } : {}), error: `alerter stopped while retrying (${last.error})` };
+      break;
+    }
+  }
+  return {
+    type: target.type,
+    url: target.url,
+    outcome: last.kind === 'delivered' ? 'delivered' : 'failed',
+    attempts,
+    ...(last.status !== undefined ? { status: last.status } : {}),
+    ...(last.kind !== 'delivered' ? { error: last.error } : {}),
+    at_ms: deps.now(),
+  };
+}
+
+export interface NotificationJob {
+  targets: readonly NotifyTarget[];
+  payload: AlertPayload;
+  /** Called once with every target's outcome (e.g. to record them in the history). */
+  onDone(deliveries: Delivery[]): Promise<void>;
+}
+
+export interface NotificationQueueOptions {
+  log: Logger;
+  fetch?: typeof fetch;
+  policy?: Partial<DeliveryPolicy>;
+  /** Jobs waiting beyond this are refused (and recorded as failed by the caller). Default 1000. */
+  maxQueued?: number;
+  /** Jobs delivered at once. Default 4. */
+  concurrency?: number;
+  now?: () => number;
+  random?: () => number;
+  unitLink?: (unitId: string) => string;
+  /** How long `shutdown()` lets queued deliveries finish before aborting them. Default 5000. */
+  shutdownGraceMs?: number;
+}
+
+/** Delivers notifications in the background so that a slow or dead receiver never holds up evaluation. */
+export interface NotificationQueue {
+  /** False when the queue is full or stopped: the job was not taken. */
+  enqueue(job: NotificationJob): boolean;
+  /** Jobs queued or being delivered. */
+  pending(): number;
+  /** Resolves once nothing is queued or in flight. */
+  idle(): Promise<void>;
+  /**
+   * Lets deliveries finish for up to `graceMs` (default: the option `shutdownGraceMs`), then aborts
+   * waits and requests; jobs not finished by then are recorded as failed.
+   */
+  shutdown(graceMs?: number): Promise<void>;
+}
+
+export function createNotificationQueue(options: NotificationQueueOptions): NotificationQueue {
+  const log = options.log;
+  const policy: DeliveryPolicy = { ...DEFAULT_DELIVERY_POLICY, ...options.policy };
+  const maxQueued = options.maxQueued ?? 1_000;
+  const concurrency = options.concurrency ?? 4;
+  const stop = new AbortController();
+  const queue: NotificationJob[] = [];
+  let active = 0;
+  let idleWaiters: Array<() => void> = [];
+  const deps: DeliverDeps = {
+    fetch: options.fetch ?? fetch,
+    policy,
+    signal: stop.signal,
+    now: options.now ?? Date.now,
+    ...(options.random ? { random: options.random } : {}),
+    ...(options.unitLink ? { unitLink: options.unitLink } : {}),
+  };
+
+  function settleIdle(): void {
+    if (active > 0 || queue.length > 0) return;
+    const waiters = idleWaiters;
+    idleWaiters = [];
+    for (const w of waiters) w();
+  }
+
+  async function run(job: NotificationJob): Promise<void> {
+    const deliveries = await Promise.all(job.targets.map((t) => deliver(t, job.payload, deps)));
+    for (const d of deliveries) {
+      const fields = { rule: job.payload.rule, state: job.payload.state, type: d.type, host: safeHost(d.url), attempts: d.attempts, status: d.status, error: d.error };
+      if (d.outcome === 'delivered') log.info(fields, 'notification delivered');
+      else log.warn(fields, 'notification failed');
+    }
+    try {
+      await job.onDone(deliveries);
+    } catch (err) {
+      log.error({ err, rule: job.payload.rule }, 'recording delivery outcome failed');
+    }
+  }
+
+  function pump(): void {
+    while (active < concurrency && queue.length > 0) {
+      const job = queue.shift()!;
+      active++;
+      void run(job).finally(() => {
+        active--;
+        pump();
+        settleIdle();
+      });
+    }
+  }
+
+  return {
+    enqueue(job) {
+      if (stop.signal.aborted || queue.length >= maxQueued) return false;
+      queue.push(job);
+      pump();
+      return true;
+    },
+    pending: () => queue.length + active,
+    idle() {
+      if (active === 0 && queue.length === 0) return Promise.resolve();
+      return new Promise((resolve) => idleWaiters.push(resolve));
+    },
+    async shutdown(graceMs = options.shutdownGraceMs ?? 5_000) {
+      if (graceMs > 0 && !stop.signal.aborted) {
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([this.idle(), new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+        clearTimeout(timer);
+      }
+      stop.abort();
+      // Queued jobs run too: with the signal aborted each attempt ends at once, as a recorded failure.
+      pump();
+      await this.idle();
+    },
+  };
+}
+
+/** Webhook URLs can carry secrets (Slack's do): logs name only the host. */
+function safeHost(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return '(invalid url)';
+  }
+}

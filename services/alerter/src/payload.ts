@@ -1,0 +1,37 @@
+import type { AlertPayload, AlertRule } from '../../../shared/alerts/index.ts';
+import type { Observation } from './evaluate-rule.ts';
+import { sideFilters } from './rule-queries.ts';
+import { alertSide, summarize } from './summary.ts';
+
+export interface PayloadContext {
+  state: 'firing' | 'resolved';
+  firedAtMs: number;
+  /** Failing unit ids (at most 20 are kept). */
+  units: readonly string[];
+}
+
+/** The webhook body: exactly the fields the issue lists, nothing more. */
+export function buildPayload(rule: AlertRule, o: Observation, ctx: PayloadContext): AlertPayload {
+  const payload: AlertPayload = {
+    rule: rule.name,
+    state: ctx.state,
+    kind: rule.kind,
+    check: rule.check ?? null,
+    summary: summarize(rule, o, ctx.state),
+    value: o.value,
+    window: rule.window,
+    units: [...new Set(ctx.units)].slice(0, 20),
+    fired_at: new Date(ctx.firedAtMs).toISOString(),
+  };
+  if (rule.kind === 'threshold') payload.threshold = rule.threshold;
+  if (rule.kind === 'judge_health') {
+    const limit = o.kind === 'judge_health' && o.reported === 'lag' ? rule.max_lag_ms : rule.max_error_rate;
+    if (limit !== undefined) payload.threshold = limit;
+  }
+  if (rule.kind === 'regression' && o.kind === 'regression') {
+    payload.baseline = alertSide(sideFilters(rule, rule.baseline), o.baseline);
+    payload.candidate = alertSide(sideFilters(rule, rule.candidate), o.candidate);
+    payload.p_value = o.pValue;
+  }
+  return payload;
+}

@@ -1,0 +1,63 @@
+import { parseDuration, type AlertFilters, type AlertRule } from '../../../shared/alerts/index.ts';
+import type { AggregateQuery, ScoreFilters, ScoreQuery } from '../../../shared/store/contract.ts';
+
+/** The store queries one evaluation of a rule needs: one aggregate, or two for a regression. */
+export type RuleQueries = { kind: 'single'; query: AggregateQuery } | { kind: 'pair'; baseline: AggregateQuery; candidate: AggregateQuery };
+
+/** `ScoreQuery` is gaining the `ScoreFilters` fields with the store branch; this is that shape. */
+export type FilteredScoreQuery = ScoreQuery & ScoreFilters;
+
+export function toScoreFilters(f: AlertFilters | undefined): ScoreFilters {
+  if (!f) return {};
+  return {
+    ...(f.agent !== undefined ? { agent: f.agent } : {}),
+    ...(f.agent_version !== undefined ? { agentVersion: f.agent_version } : {}),
+    ...(f.environment !== undefined ? { environment: f.environment } : {}),
+    ...(f.service !== undefined ? { service: f.service } : {}),
+    ...(f.unit_kind !== undefined ? { unitKind: f.unit_kind } : {}),
+  };
+}
+
+/** The filters of a regression side: the rule's filters, overridden by the side's own. */
+export function sideFilters(rule: AlertRule, side: AlertFilters): AlertFilters {
+  return { ...rule.filters, ...side };
+}
+
+export function windowMs(rule: AlertRule): number {
+  return parseDuration(rule.window);
+}
+
+/** Aggregates over the rule's window `[now − window, now)` on the units' end time, always within the rule's project. */
+export function ruleQueries(rule: AlertRule, nowMs: number): RuleQueries {
+  const range = { fromMs: nowMs - windowMs(rule), toMs: nowMs };
+  const scope = { ...toScoreFilters(rule.filters), project: rule.project, ...range };
+  switch (rule.kind) {
+    case 'threshold':
+      return { kind: 'single', query: { ...scope, check: rule.check } };
+    case 'judge_health':
+      return { kind: 'single', query: { ...scope, judgeOnly: true, ...(rule.check !== undefined ? { check: rule.check } : {}) } };
+    case 'regression':
+      return {
+        kind: 'pair',
+        baseline: { ...toScoreFilters(sideFilters(rule, rule.baseline)), project: rule.project, check: rule.check, ...range },
+        candidate: { ...toScoreFilters(sideFilters(rule, rule.candidate)), project: rule.project, check: rule.check, ...range },
+      };
+  }
+}
+
+/**
+ * Failing units to name in a notification (at most 20 scores): failed scores of the check (the
+ * candidate's, for a regression), or errored judge scores for judge health. Bounded by the score's
+ * creation time, which is what `ScoreQuery` filters on.
+ */
+export function failingUnitsQuery(rule: AlertRule, nowMs: number): FilteredScoreQuery {
+  const range = { fromMs: nowMs - windowMs(rule), toMs: nowMs, limit: 20 };
+  switch (rule.kind) {
+    case 'threshold':
+      return { ...toScoreFilters(rule.filters), project: rule.project, check: rule.check, passed: false, ...range };
+    case 'regression':
+      return { ...toScoreFilters(sideFilters(rule, rule.candidate)), project: rule.project, check: rule.check, passed: false, ...range };
+    case 'judge_health':
+      return { ...toScoreFilters(rule.filters), project: rule.project, judgeOnly: true, status: 'error', ...(rule.check !== undefined ? { check: rule.check } : {}), ...range };
+  }
+}

@@ -1,0 +1,96 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { createAlertRepository, initialAlertState, type AlertEvent } from '../../../shared/alerts/index.ts';
+import { createSilentLogger } from '../../../shared/logging/index.ts';
+import { createDuckDbStore, type Store } from '../../../shared/store/index.ts';
+import { createApp } from './create-app.ts';
+
+const log = createSilentLogger();
+
+const stores: Store[] = [];
+afterAll(async () => {
+  for (const s of stores) await s.shutdown();
+});
+
+async function setup() {
+  const store = createDuckDbStore({ path: ':memory:', log });
+  stores.push(store);
+  await store.start();
+  let t = 1_000;
+  const app = createApp({ store, log, now: () => (t += 10) });
+  const send = (method: string, path: string, body?: unknown) =>
+    app.request(`/api/v1${path}`, { method, ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body), headers: { 'content-type': 'application/json' } } : {}) });
+  return { store, app, send };
+}
+
+const rule = { name: 'loop guard', kind: 'threshold', check: 'loop_guard', window: '15m', threshold: 0.9, notify: [{ type: 'webhook', url: 'http://127.0.0.1:9999/hook' }] };
+
+describe('alert rule routes', () => {
+  it('create, read, list with state, replace and delete a rule', async () => {
+    const { store, send } = await setup();
+    const created = await send('POST', '/alert-rules', rule);
+    expect(created.status).toBe(201);
+    const stored = (await created.json()) as { id: string };
+    expect(stored).toEqual({ ...rule, id: stored.id, project: 'default', created_at_ms: 1_010, updated_at_ms: 1_010, enabled: true, metric: 'pass_rate', min_samples: 20, for_evaluations: 3 });
+    expect(stored.id).toMatch(/^[0-9a-f-]{36}$/);
+
+    expect(await (await send('GET', `/alert-rules/${stored.id}`)).json()).toEqual({ ...stored, status: null });
+    await createAlertRepository(store).putState('default', { ...initialAlertState(stored.id), state: 'firing', fired_at_ms: 5 }, 5);
+    const list = (await (await send('GET', '/alert-rules')).json()) as { rules: Array<{ id: string; status: { state: string } | null }> };
+    expect(list.rules.map((r) => [r.id, r.status?.state])).toEqual([[stored.id, 'firing']]);
+
+    const replaced = await send('PUT', `/alert-rules/${stored.id}`, { ...rule, threshold: 0.8, name: 'renamed' });
+    expect(replaced.status).toBe(200);
+    expect(await replaced.json()).toMatchObject({ id: stored.id, name: 'renamed', threshold: 0.8, created_at_ms: 1_010, updated_at_ms: 1_020 });
+
+    expect((await send('DELETE', `/alert-rules/${stored.id}`)).status).toBe(204);
+    expect((await send('GET', `/alert-rules/${stored.id}`)).status).toBe(404);
+    expect(await store.listDocs({ kind: 'alert_rule' })).toEqual([]);
+    expect(await store.listDocs({ kind: 'alert_state' })).toEqual([]);
+  });
+
+  it('answers 400 naming every invalid field', async () => {
+    const { send } = await setup();
+    const res = await send('POST', '/alert-rules', { ...rule, window: 'soon', threshold: 'high', notify: [{ type: 'pager', url: 'x' }] });
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { error: string; issues: string[] };
+    expect(body.issues.sort()).toEqual([
+      'body.notify.0.type: Invalid option: expected one of "webhook"|"slack"',
+      'body.notify.0.url: must be an http(s) URL',
+      'body.threshold: Invalid input: expected number, received string',
+      'body.window: must be a duration such as "30s", "15m", "1h" or "7d"',
+    ]);
+    expect(body.error).toMatch(/^invalid request: /);
+    expect(await (await send('POST', '/alert-rules', '{not json')).json()).toEqual({ error: 'invalid request: the body must be JSON' });
+    expect((await send('PUT', '/alert-rules/x', { ...rule, kind: 'nope' })).status).toBe(400);
+    expect(await (await send('GET', '/alerts?limit=0&colour=red')).json()).toEqual({
+      error: 'invalid request: query.limit: Too small: expected number to be >=1; query: Unrecognized key: "colour"',
+      issues: ['query.limit: Too small: expected number to be >=1', 'query: Unrecognized key: "colour"'],
+    });
+  });
+
+  it('answers 404 for an unknown rule id', async () => {
+    const { send } = await setup();
+    expect((await send('GET', '/alert-rules/nope')).status).toBe(404);
+    expect(await (await send('PUT', '/alert-rules/nope', rule)).json()).toEqual({ error: 'no alert rule with id "nope"' });
+    expect((await send('DELETE', '/alert-rules/nope')).status).toBe(404);
+  });
+
+  it('lists the history newest first, by rule, with a next cursor', async () => {
+    const { store, send } = await setup();
+    const repo = createAlertRepository(store);
+    const event = (id: string, ruleId: string, at: number): AlertEvent => ({
+      id, project: 'default', rule_id: ruleId, rule_name: ruleId, state: 'firing', delivery_status: 'none', deliveries: [], created_at_ms: at,
+      payload: { rule: ruleId, state: 'firing', kind: 'threshold', check: 'c', summary: 's', value: 0.5, threshold: 0.9, window: '15m', units: [], fired_at: new Date(at).toISOString() },
+    });
+    for (const [i, r] of ['a', 'b', 'a', 'b', 'a'].entries()) await repo.putEvent(event(`e${i}`, r, 100 * (i + 1)), 100 * (i + 1));
+    await repo.putEvent({ ...event('x', 'a', 50), project: 'other' }, 50);
+
+    const first = (await (await send('GET', '/alerts?limit=2')).json()) as { alerts: AlertEvent[]; next: string | null };
+    expect(first.alerts.map((e) => e.id)).toEqual(['e4', 'e3']);
+    expect(first.next).toBe('301');
+    const second = (await (await send('GET', `/alerts?limit=10&before=${first.next}`)).json()) as { alerts: AlertEvent[]; next: string | null };
+    expect([second.alerts.map((e) => e.id), second.next]).toEqual([['e2', 'e1', 'e0'], null]);
+    const onlyB = (await (await send('GET', '/alerts?rule_id=b')).json()) as { alerts: AlertEvent[] };
+    expect(onlyB.alerts.map((e) => e.id)).toEqual(['e3', 'e1']);
+  });
+});

@@ -1,0 +1,17 @@
+export {
+  AlertRuleInputSchema,
+  AlertRuleSchema,
+  ThresholdRuleInputSchema,
+  RegressionRuleInputSchema,
+  JudgeHealthRuleInputSchema,
+  AlertFiltersSchema,
+  NotifyTargetSchema,
+  DurationSchema,
+  describeIssues,
+} from './rule.ts';
+export type { AlertRuleInput, AlertRule, ThresholdRule, RegressionRule, JudgeHealthRule, AlertRuleKind, AlertFilters, NotifyTarget } from './rule.ts';
+export { parseDuration, formatDuration, durationProblem, DurationError, DURATION_PATTERN, MAX_DURATION_MS } from './duration.ts';
+export { AlertPayloadSchema, AlertSideSchema, AlertEventSchema, AlertStateSchema, DeliverySchema, initialAlertState } from './event.ts';
+export type { AlertPayload, AlertSide, AlertEvent, AlertState, Delivery } from './event.ts';
+export { createAlertRepository, newAlertEventId, ALERT_DOC_KINDS } from './repository.ts';
+export type { AlertRepository, AlertEventPage, ListEventsQuery, InvalidDocHandler } from './repository.ts';

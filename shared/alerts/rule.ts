@@ -1,0 +1,135 @@
+import { z } from 'zod';
+import { DURATION_PATTERN, durationProblem } from './duration.ts';
+
+// These schemas are the API's request and response contracts too: the OpenAPI document is
+// generated from them with `z.toJSONSchema`, so they use no transforms (durations stay strings,
+// parsed by `parseDuration` where they are used) and cross-field rules are refinements.
+
+const DURATION_HINT = 'a duration such as "30s", "15m", "1h" or "7d"';
+
+export const DurationSchema = z
+  .string()
+  .regex(DURATION_PATTERN, `must be ${DURATION_HINT}`)
+  .refine((s) => !DURATION_PATTERN.test(s) || durationProblem(s) === null, { message: 'must be at most 90d' })
+  .meta({ description: 'A positive whole number and a unit: ms, s, m, h or d (at most 90d).', examples: ['15m'] });
+
+/** Which scores a rule (or one side of a regression) looks at; all given fields must match. */
+export const AlertFiltersSchema = z
+  .object({
+    agent: z.string().min(1).max(200).optional().meta({ description: 'Matches the agent name.' }),
+    agent_version: z.string().min(1).max(200).optional(),
+    environment: z.string().min(1).max(200).optional(),
+    service: z.string().min(1).max(200).optional(),
+    unit_kind: z.enum(['trace', 'session', 'eval']).optional(),
+  })
+  .strict();
+export type AlertFilters = z.infer<typeof AlertFiltersSchema>;
+
+export const NotifyTargetSchema = z
+  .object({
+    type: z.enum(['webhook', 'slack']),
+    url: z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }),
+  })
+  .strict();
+export type NotifyTarget = z.infer<typeof NotifyTargetSchema>;
+
+const common = {
+  name: z.string().min(1).max(200),
+  filters: AlertFiltersSchema.optional(),
+  notify: z.array(NotifyTargetSchema).max(10).default([]),
+  remind_every: DurationSchema.optional().meta({ description: 'Repeat the notification this often while the rule stays firing.' }),
+  enabled: z.boolean().default(true),
+};
+
+const checkName = z.string().min(1).max(200);
+
+export const ThresholdRuleInputSchema = z
+  .object({
+    ...common,
+    kind: z.literal('threshold'),
+    check: checkName,
+    window: DurationSchema,
+    threshold: z.number().meta({ description: 'Fires while the metric is below this (a fraction in [0, 1] for pass_rate).' }),
+    metric: z.enum(['pass_rate', 'mean']).default('pass_rate'),
+    min_samples: z.int().min(1).default(20),
+    for_evaluations: z.int().min(1).max(1_000).default(3),
+  })
+  .strict();
+
+export const RegressionRuleInputSchema = z
+  .object({
+    ...common,
+    kind: z.literal('regression'),
+    check: checkName,
+    baseline: AlertFiltersSchema,
+    candidate: AlertFiltersSchema,
+    alpha: z.number().gt(0).max(0.5).default(0.05),
+    min_samples: z.int().min(1).default(30),
+    window: DurationSchema.default('7d'),
+  })
+  .strict();
+
+export const JudgeHealthRuleInputSchema = z
+  .object({
+    ...common,
+    kind: z.literal('judge_health'),
+    check: checkName.optional().meta({ description: 'One judge check; unset: every check decided by a judge.' }),
+    window: DurationSchema,
+    max_error_rate: z.number().gt(0).max(1).optional().meta({ description: 'Limit on (error + not_run) / all scores of judge checks.' }),
+    max_lag_ms: z.number().positive().optional().meta({ description: 'Limit on the mean time from the end of a unit to its score.' }),
+    min_samples: z.int().min(1).default(20),
+    for_evaluations: z.int().min(1).max(1_000).default(3),
+  })
+  .strict();
+
+function crossFieldRules(rule: { kind: string; metric?: string; threshold?: number; max_error_rate?: number; max_lag_ms?: number; baseline?: AlertFilters; candidate?: AlertFilters }, ctx: z.RefinementCtx): void {
+  if (rule.kind === 'threshold' && (rule.metric ?? 'pass_rate') === 'pass_rate' && rule.threshold !== undefined && (rule.threshold < 0 || rule.threshold > 1)) {
+    ctx.addIssue({ code: 'custom', path: ['threshold'], message: 'a pass_rate threshold is a fraction between 0 and 1' });
+  }
+  if (rule.kind === 'judge_health' && rule.max_error_rate === undefined && rule.max_lag_ms === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['max_error_rate'], message: 'give max_error_rate, max_lag_ms or both' });
+  }
+  if (rule.kind === 'regression' && rule.baseline && rule.candidate) {
+    if (Object.keys(rule.candidate).length === 0) ctx.addIssue({ code: 'custom', path: ['candidate'], message: 'name at least one filter, e.g. {"agent_version": "v2"}' });
+    if (Object.keys(rule.baseline).length === 0) ctx.addIssue({ code: 'custom', path: ['baseline'], message: 'name at least one filter, e.g. {"agent_version": "v1"}' });
+    if (JSON.stringify(sortKeys(rule.baseline)) === JSON.stringify(sortKeys(rule.candidate))) {
+      ctx.addIssue({ code: 'custom', path: ['candidate'], message: 'must differ from baseline' });
+    }
+  }
+}
+
+function sortKeys(o: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(o).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+/** What a client sends to create or replace a rule (`POST` / `PUT /api/v1/alert-rules`). */
+export const AlertRuleInputSchema = z
+  .discriminatedUnion('kind', [ThresholdRuleInputSchema, RegressionRuleInputSchema, JudgeHealthRuleInputSchema])
+  .superRefine(crossFieldRules);
+export type AlertRuleInput = z.input<typeof AlertRuleInputSchema>;
+
+const stored = {
+  id: z.string().min(1),
+  project: z.string().min(1),
+  created_at_ms: z.number(),
+  updated_at_ms: z.number(),
+};
+
+/** A stored rule: the input with its defaults filled in, plus identity and timestamps. */
+export const AlertRuleSchema = z
+  .discriminatedUnion('kind', [
+    ThresholdRuleInputSchema.extend(stored),
+    RegressionRuleInputSchema.extend(stored),
+    JudgeHealthRuleInputSchema.extend(stored),
+  ])
+  .superRefine(crossFieldRules);
+export type AlertRule = z.output<typeof AlertRuleSchema>;
+export type ThresholdRule = Extract<AlertRule, { kind: 'threshold' }>;
+export type RegressionRule = Extract<AlertRule, { kind: 'regression' }>;
+export type JudgeHealthRule = Extract<AlertRule, { kind: 'judge_health' }>;
+export type AlertRuleKind = AlertRule['kind'];
+
+/** Validation problems as `field: message` lines, one per invalid field (for 400 answers and CLI errors). */
+export function describeIssues(error: z.ZodError, root = '(body)'): string[] {
+  return error.issues.map((i) => `${i.path.join('.') || root}: ${i.message}`);
+}

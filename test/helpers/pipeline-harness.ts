@@ -22,7 +22,12 @@ function suffix(): string {
  * The whole pipeline in this process, on whatever `env` configures (Kafka + ClickHouse, or the
  * embedded bus + DuckDB), with our model server as the judge, free ports, its own topics and groups.
  */
-export async function startPipeline(env: Record<string, string>): Promise<Harness> {
+export interface HarnessOptions {
+  /** Also run the alerter, on this clock. */
+  alerterNow?: () => number;
+}
+
+export async function startPipeline(env: Record<string, string>, options: HarnessOptions = {}): Promise<Harness> {
   const log = process.env.TRACECHECK_TEST_LOG ? createLogger({ level: process.env.TRACECHECK_TEST_LOG }) : createSilentLogger();
   const modelServer = createModelServer({ host: '127.0.0.1', port: 0, log });
   await modelServer.start();
@@ -38,8 +43,10 @@ export async function startPipeline(env: Record<string, string>): Promise<Harnes
   });
   const id = suffix();
   const judge = createOpenAiJudgeClient({ ...config.judge!, log });
-  const pipeline = buildPipeline(config, log, new Set(['collector', 'assembler', 'scorer', 'api'] as const), {
+  const services = new Set(['collector', 'assembler', 'scorer', 'api', ...(options.alerterNow ? (['alerter'] as const) : [])] as const);
+  const pipeline = buildPipeline(config, log, services, {
     judge,
+    ...(options.alerterNow ? { alerterNow: options.alerterNow } : {}),
     topics: { spans: `e2e.spans.${id}`, units: `e2e.units.${id}`, scores: `e2e.scores.${id}` },
     groups: { assembler: `e2e-assembler-${id}`, scorer: `e2e-scorer-${id}` },
   });

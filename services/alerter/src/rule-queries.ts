@@ -1,11 +1,11 @@
 import { parseDuration, type AlertFilters, type AlertRule } from '../../../shared/alerts/index.ts';
-import type { AggregateQuery, ScoreFilters, ScoreQuery } from '../../../shared/store/contract.ts';
+import type { AggregateQuery, ScoreFilters, ScoreQuery } from '../../../shared/store/index.ts';
 
 /** The store queries one evaluation of a rule needs: one aggregate, or two for a regression. */
 export type RuleQueries = { kind: 'single'; query: AggregateQuery } | { kind: 'pair'; baseline: AggregateQuery; candidate: AggregateQuery };
 
-/** `ScoreQuery` is gaining the `ScoreFilters` fields with the store branch; this is that shape. */
-export type FilteredScoreQuery = ScoreQuery & ScoreFilters;
+/** A score query with filters (`ScoreQuery` carries the `ScoreFilters` fields). */
+export type FilteredScoreQuery = ScoreQuery;
 
 export function toScoreFilters(f: AlertFilters | undefined): ScoreFilters {
   if (!f) return {};
@@ -46,17 +46,17 @@ export function ruleQueries(rule: AlertRule, nowMs: number): RuleQueries {
 }
 
 /**
- * Failing units to name in a notification (at most 20 scores): failed scores of the check (the
- * candidate's, for a regression), or errored judge scores for judge health. Bounded by the score's
- * creation time, which is what `ScoreQuery` filters on.
+ * Failing units to name in a notification (at most 20 scores, newest first): failed scores of the
+ * check (the candidate's, for a regression), or errored judge scores for judge health. Bounded by
+ * the unit's end time, exactly as the aggregates are, so the units are among those counted.
  */
 export function failingUnitsQuery(rule: AlertRule, nowMs: number): FilteredScoreQuery {
-  const range = { fromMs: nowMs - windowMs(rule), toMs: nowMs, limit: 20 };
+  const range = { endFromMs: nowMs - windowMs(rule), endToMs: nowMs, limit: 20 };
   switch (rule.kind) {
     case 'threshold':
-      return { ...toScoreFilters(rule.filters), project: rule.project, check: rule.check, passed: false, ...range };
+      return { ...toScoreFilters(rule.filters), project: rule.project, check: rule.check, status: 'ok', passed: false, ...range };
     case 'regression':
-      return { ...toScoreFilters(sideFilters(rule, rule.candidate)), project: rule.project, check: rule.check, passed: false, ...range };
+      return { ...toScoreFilters(sideFilters(rule, rule.candidate)), project: rule.project, check: rule.check, status: 'ok', passed: false, ...range };
     case 'judge_health':
       return { ...toScoreFilters(rule.filters), project: rule.project, judgeOnly: true, status: 'error', ...(rule.check !== undefined ? { check: rule.check } : {}), ...range };
   }

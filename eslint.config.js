@@ -3,7 +3,8 @@ import tseslint from 'typescript-eslint';
 import { boundaries } from './scripts/lint/boundaries.js';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'data/', '.cache/', 'coverage/', 'test/fixtures/**', '**/generated/**', 'dist/**'] },
+  // scripts/fixtures is its own package (the fixture-capture libraries; `npm run typecheck` there).
+  { ignores: ['node_modules/', 'data/', '.cache/', 'coverage/', 'test/fixtures/**', '**/generated/**', 'dist/**', 'scripts/fixtures/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

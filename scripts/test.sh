@@ -9,6 +9,7 @@ rm -f .cache/vitest-unit.json .cache/vitest-integration.json
 
 npx tsc --noEmit -p tsconfig.json
 npx eslint .
+npx knip
 
 status=0
 npx vitest run --project unit --reporter=default --reporter=json --outputFile=.cache/vitest-unit.json || status=$?

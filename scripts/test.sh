@@ -10,6 +10,8 @@ rm -f .cache/vitest-unit.json .cache/vitest-integration.json
 npx tsc --noEmit -p tsconfig.json
 npx eslint .
 npx knip
+# dist/ (what bin/tracecheck.mjs runs): the end-to-end tests run the CLI as users do.
+npm run build --silent
 
 status=0
 npx vitest run --project unit --reporter=default --reporter=json --outputFile=.cache/vitest-unit.json || status=$?

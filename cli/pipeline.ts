@@ -17,6 +17,8 @@ export interface Pipeline {
   components: Component[];
   bus: Bus;
   store: Store | null;
+  /** The checks the scorer runs, by name (`TRACECHECK_CHECKS` expanded); empty without a scorer. */
+  checkNames: readonly string[];
   collectorUrl(): string;
   apiUrl(): string;
 }
@@ -41,6 +43,7 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
   const components: Component[] = [];
   if (store) components.push(store);
 
+  let checkNames: string[] = [];
   let apiUrl = (): string => '';
   let collectorUrl = (): string => '';
 
@@ -50,6 +53,8 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
     // One sandbox process for users' code checks, started on first use and closed at shutdown.
     const sandbox = createCodeSandbox({ log: log.child({ component: 'code-sandbox' }) });
     components.push({ name: 'code-sandbox', start: () => Promise.resolve(), shutdown: () => sandbox.close() });
+    const checks = resolveChecks(config);
+    checkNames = checks.map((c) => c.name);
     components.push(
       createScorer({
         bus,
@@ -57,7 +62,7 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
         unitsTopic: topics.units,
         scoresTopic: topics.scores,
         groupId: overrides.groups?.scorer ?? 'tracecheck-scorer',
-        checks: resolveChecks(config),
+        checks,
         judge: judge ? withConcurrencyLimit(judge, config.judge?.concurrency ?? 4) : null,
         judgeUnavailableReason: judge ? null : config.judgeUnavailableReason,
         codeRunner: sandbox,
@@ -106,5 +111,5 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
       collector,
     );
   }
-  return { components, bus, store, collectorUrl: () => collectorUrl(), apiUrl: () => apiUrl() };
+  return { components, bus, store, checkNames, collectorUrl: () => collectorUrl(), apiUrl: () => apiUrl() };
 }

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The whole test suite: static checks, unit tests, then integration and end-to-end tests against
+# The whole test suite: static checks (tsc, ESLint, knip), the build (dist/), unit tests, then
+# integration and end-to-end tests (the packed package among them) against
 # real Kafka and ClickHouse, which scripts/infra.sh installs and starts (idempotently).
 # Ends with one plain line "tests: N passed, N failed" summed over both vitest projects.
 set -euo pipefail

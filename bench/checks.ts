@@ -1,11 +1,21 @@
-// Scores ../shared/eval-data with the deterministic catalog: errors, agreement with the trace-derived
-// labels, and units per second on one core. `npm run bench:checks [-- DIR]`.
-import { readFileSync, readdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+// Scores labelled agent conversations with the deterministic catalog: errors, agreement with the
+// trace-derived labels, and units per second on one core. `npm run bench:checks [-- DIR]`; by
+// default the 24 conversations shipped in bench/data/eval-subset (see its README), or every
+// *.jsonl of DIR in the same format (the full 428 when ../shared/eval-data is beside the clone).
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
 import type { CheckInput } from '../shared/checks/index.ts';
 import { createCheckRegistry, parseEvalRecord, recordToCheckInput, runCheck } from '../shared/checks/index.ts';
 
-const dir = resolve(process.argv[2] ?? join(import.meta.dirname, '..', '..', 'shared', 'eval-data'));
+const root = join(import.meta.dirname, '..');
+const dir = resolve(process.argv[2] ?? join(import.meta.dirname, 'data', 'eval-subset'));
+const fullSet = join(root, '..', 'shared', 'eval-data');
+console.log(`data: ${relative(root, dir) || '.'}`);
+if (!existsSync(dir)) {
+  console.error(`bench:checks: no directory ${dir} (give a directory of *.jsonl eval records, or none for the shipped subset)`);
+  process.exit(2);
+}
+if (!process.argv[2] && existsSync(fullSet)) console.log(`  (the full set is beside this clone: npm run bench:checks -- ${relative(root, fullSet)})`);
 const files = readdirSync(dir).filter((f) => f.endsWith('.jsonl')).sort();
 const records: { input: CheckInput; labels: Record<string, unknown>; file: string }[] = [];
 for (const f of files) {
@@ -48,7 +58,8 @@ for (const r of records) {
 }
 
 // Throughput: the deterministic catalog over every record, repeated, on this one thread.
-const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+// Enough rounds for about 1,300 units, so that the small shipped subset runs past JIT warm-up too.
+const rounds = Number(process.env.BENCH_ROUNDS ?? Math.max(3, Math.ceil(1300 / records.length)));
 const perCheckMs = new Map<string, number>();
 const started = performance.now();
 for (let k = 0; k < rounds; k++) {

@@ -1,7 +1,13 @@
 #!/usr/bin/env node
-// Runs the TypeScript sources directly (no build step), so `npx tracecheck` works in a checkout.
-import { register } from 'tsx/esm/api';
+// The `tracecheck` command: runs the compiled CLI in dist/ with plain Node (no TypeScript loader).
+// `npm run build` makes dist/ (`npm ci` in a checkout runs it through `prepare`); to run the
+// sources instead, without building: `npm run dev -- <command> …`.
+import { existsSync } from 'node:fs';
 
-register();
-const { runCli } = await import('../cli/main.ts');
+const entry = new URL('../dist/cli/main.js', import.meta.url);
+if (!existsSync(entry)) {
+  process.stderr.write('tracecheck: dist/ is missing: run `npm run build` first (or `npm run dev -- <command>` to run the sources)\n');
+  process.exit(1);
+}
+const { runCli } = await import(entry.href);
 await runCli();

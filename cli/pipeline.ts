@@ -24,6 +24,8 @@ export interface Pipeline {
   keyring: Keyring | null;
   /** The alerter, when asked for (tests drive its evaluations). */
   alerter: Alerter | null;
+  /** The checks the scorer runs, by name (`TRACECHECK_CHECKS` expanded); empty without a scorer. */
+  checkNames: readonly string[];
   collectorUrl(): string;
   apiUrl(): string;
 }
@@ -61,6 +63,7 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
   const components: Component[] = [];
   if (store) components.push(store);
 
+  let checkNames: string[] = [];
   let apiUrl = (): string => '';
   let collectorUrl = (): string => '';
 
@@ -70,6 +73,8 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
     // One sandbox process for users' code checks, started on first use and closed at shutdown.
     const sandbox = createCodeSandbox({ log: log.child({ component: 'code-sandbox' }) });
     components.push({ name: 'code-sandbox', start: () => Promise.resolve(), shutdown: () => sandbox.close() });
+    const checks = resolveChecks(config);
+    checkNames = checks.map((c) => c.name);
     components.push(
       createScorer({
         bus,
@@ -77,7 +82,7 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
         unitsTopic: topics.units,
         scoresTopic: topics.scores,
         groupId: overrides.groups?.scorer ?? 'tracecheck-scorer',
-        checks: resolveChecks(config),
+        checks,
         judge: judge ? withConcurrencyLimit(judge, config.judge?.concurrency ?? 4) : null,
         judgeUnavailableReason: judge ? null : config.judgeUnavailableReason,
         codeRunner: sandbox,
@@ -140,5 +145,5 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
       collector,
     );
   }
-  return { components, bus, store, keyring, alerter, collectorUrl: () => collectorUrl(), apiUrl: () => apiUrl() };
+  return { components, bus, store, keyring, alerter, checkNames, collectorUrl: () => collectorUrl(), apiUrl: () => apiUrl() };
 }

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The whole test suite: static checks, unit tests, then integration and end-to-end tests against
+# The whole test suite: static checks (tsc, ESLint, knip), the build (dist/), unit tests, then
+# integration and end-to-end tests (the packed package among them) against
 # real Kafka and ClickHouse, which scripts/infra.sh installs and starts (idempotently).
 # Ends with one plain line "tests: N passed, N failed" summed over both vitest projects.
 set -euo pipefail
@@ -9,6 +10,9 @@ rm -f .cache/vitest-unit.json .cache/vitest-integration.json
 
 npx tsc --noEmit -p tsconfig.json
 npx eslint .
+npx knip
+# dist/ (what bin/tracecheck.mjs runs): the end-to-end tests run the CLI as users do.
+npm run build --silent
 
 status=0
 npx vitest run --project unit --reporter=default --reporter=json --outputFile=.cache/vitest-unit.json || status=$?

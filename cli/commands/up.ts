@@ -59,7 +59,8 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     io.stdout.write(`  local model server ${modelServer.url()}/v1 (deterministic stand-in for an LLM)\n\n`);
     try {
       const { traceIds } = await runDemo({ collectorUrl: pipeline.collectorUrl(), modelBaseUrl: `${modelServer.url()}/v1`, log });
-      const results = await waitForDemoScores({ apiUrl: pipeline.apiUrl(), traceIds, checks: config.checks, timeoutMs: 60_000 });
+      // The expanded list: TRACECHECK_CHECKS may say `all` or `deterministic`, which no score is named.
+      const results = await waitForDemoScores({ apiUrl: pipeline.apiUrl(), traceIds, checks: pipeline.checkNames, timeoutMs: 60_000 });
       io.stdout.write(`${formatScoreTable(results)}\n`);
     } catch (err) {
       io.stderr.write(`tracecheck: demo failed: ${err instanceof Error ? err.message : String(err)}\n`);

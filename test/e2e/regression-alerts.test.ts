@@ -104,7 +104,7 @@ for (const mode of MODES) {
       const phase1End = Date.now();
 
       const firing = await waitFor(() => hook.received.find((r) => r.body.rule === 'booking v2 vs v1' && r.body.state === 'firing'), { timeoutMs: 30_000, description: 'the firing webhook' });
-      const v2Looping = new Set(v2Ids.filter((_, i) => v2Runs[i]!.loops));
+      const v2Looping = new Set(v2Ids.filter((_, i) => v2Runs[i].loops));
       // The rule is evaluated while v2's runs stream in, so it fires as soon as the evidence is
       // enough (the always-valid test allows looking every time), well before all 400 are scored.
       const { baseline, candidate } = firing.body;
@@ -170,7 +170,7 @@ for (const mode of MODES) {
         ['booking v2 vs v1', 'firing'],
         ['booking v2 vs v1', 'resolved'],
       ]);
-      expect(hook.received[1]!.body).toMatchObject({ kind: 'regression', candidate: { n: 400, failed: 20 }, baseline: { n: 400, failed: 20 }, units: [] });
+      expect(hook.received[1].body).toMatchObject({ kind: 'regression', candidate: { n: 400, failed: 20 }, baseline: { n: 400, failed: 20 }, units: [] });
 
       // The history has both, delivered, newest first; the quiet rule has none.
       const history = await getJson<{ alerts: Array<{ rule_id: string; state: string; deliveries: Array<{ outcome: string; attempts: number }> }> }>(`/api/v1/alerts?rule_id=${bookingRule}`);

@@ -1,12 +1,26 @@
 import { fork } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import { extname } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { ChatMessageSchema } from '../../../shared/schemas/index.ts';
 import type { Generation, GenerationRequest, Generator } from './generation.ts';
 
-const HOST = fileURLToPath(new URL('./module-host.ts', import.meta.url));
-// The repository's own TypeScript runner registers tsx in the child, whatever its working directory.
-const RUN_TS = fileURLToPath(new URL('../../../bin/run-ts.mjs', import.meta.url));
+// The host beside this file: module-host.ts in the sources, module-host.js in the build (dist/).
+const HOST = fileURLToPath(new URL(`./module-host${extname(fileURLToPath(import.meta.url))}`, import.meta.url));
+
+/**
+ * tsx in the child when it is installed (always in a checkout): the sources' host is TypeScript, and
+ * so may be the user's module. A production install runs the compiled host with plain Node, and
+ * then takes JavaScript modules only (the host says so for a .ts one).
+ */
+function loaderArgs(): string[] {
+  try {
+    return ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href];
+  } catch {
+    return [];
+  }
+}
 
 const ModuleResultSchema = z.object({ output: z.string(), messages: z.array(ChatMessageSchema).optional() });
 type HostReply = { ok: true; result: unknown } | { ok: false; error: string };
@@ -36,7 +50,7 @@ export function createModuleGenerator(options: ModuleGeneratorOptions): Generato
         api_key: req.apiKey ?? options.apiKey ?? null,
       };
       return new Promise<Generation>((resolvePromise, reject) => {
-        const child = fork(RUN_TS, [HOST], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+        const child = fork(HOST, [], { execArgv: loaderArgs(), stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
         running.add(child);
         let stderr = '';
         child.stderr?.on('data', (d: Buffer) => {

@@ -21,7 +21,13 @@ process.on('message', (raw: unknown) => {
   const req = raw as HostRequest;
   void (async () => {
     try {
-      const mod = (await import(pathToFileURL(req.modulePath).href)) as Record<string, unknown>;
+      const mod = (await import(pathToFileURL(req.modulePath).href).catch((err: unknown) => {
+        // Node 20 cannot load TypeScript by itself; a checkout has tsx, a production install not.
+        if ((err as { code?: unknown }).code === 'ERR_UNKNOWN_FILE_EXTENSION' && /\.[cm]?ts$/.test(req.modulePath)) {
+          throw new Error(`${req.modulePath}: a TypeScript module needs tsx installed (npm install tsx), or compile it to JavaScript`);
+        }
+        throw err;
+      })) as Record<string, unknown>;
       const entry = pickEntry(mod);
       if (!entry) throw new Error('the module exports no function (export default, run or generate)');
       const result = await entry(req.args);

@@ -1,6 +1,32 @@
+import { AlertRuleSchema, createAlertRepository } from '../shared/alerts/index.ts';
+import { createSilentLogger } from '../shared/logging/index.ts';
 import type { Store } from '../shared/store/index.ts';
+import { createAlerter } from '../services/alerter/src/index.ts';
 
-/** One alerter pass over 100 rules on this store, in ms; null until the alerter exists. */
-export function benchAlerter(_store: Store, _setup: { checks: string[]; versions: string[]; now: number }): Promise<number | null> {
-  return Promise.resolve(null);
+/**
+ * One alerter evaluation of 100 rules over the benchmark's scores, in ms: 40 threshold rules (one
+ * aggregate each), 40 regression rules (two) and 20 judge-health rules (one), as `tracecheck
+ * alerter` runs them (8 rules at a time). Rules notify nobody, so only evaluation is timed.
+ */
+export async function benchAlerter(store: Store, setup: { checks: string[]; versions: string[]; now: number }): Promise<number> {
+  const repo = createAlertRepository(store);
+  const { checks, versions } = setup;
+  for (let i = 0; i < 100; i++) {
+    const check = checks[i % checks.length];
+    const common = { id: `bench-rule-${i}`, project: 'default', created_at_ms: setup.now, updated_at_ms: setup.now, name: `bench ${i}`, notify: [], enabled: true };
+    const rule =
+      i < 40
+        ? { ...common, kind: 'threshold', check, window: '1h', threshold: 0.9, metric: 'pass_rate', min_samples: 20, for_evaluations: 3, filters: { agent_version: versions[i % versions.length] } }
+        : i < 80
+          ? { ...common, kind: 'regression', check, baseline: { agent_version: 'v1' }, candidate: { agent_version: versions[1 + (i % (versions.length - 1))] }, alpha: 0.05, min_samples: 30, window: '7d' }
+          : { ...common, kind: 'judge_health', window: '1d', max_error_rate: 0.05, min_samples: 20, for_evaluations: 3 };
+    await repo.putRule(AlertRuleSchema.parse(rule));
+  }
+  const alerter = createAlerter({ store, log: createSilentLogger(), intervalMs: 60_000, now: () => setup.now });
+  const t0 = performance.now();
+  const report = await alerter.evaluateOnce(setup.now);
+  const ms = performance.now() - t0;
+  if (report.evaluated !== 100 || report.failed !== 0) throw new Error(`alerter evaluated ${report.evaluated} rules, ${report.failed} failed`);
+  await alerter.shutdown();
+  return ms;
 }

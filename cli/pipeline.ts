@@ -100,6 +100,7 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
         unitsTopic: topics.units,
         groupId: overrides.groups?.assembler ?? 'tracecheck-assembler',
         graceMs: config.assembler.traceGraceMs,
+        completeGraceMs: config.assembler.traceCompleteGraceMs,
         entryGraceMs: config.assembler.traceEntryGraceMs,
         maxOpenMs: config.assembler.traceMaxOpenMs,
         log,

@@ -22,7 +22,7 @@ export const ConfigSchema = z
     TRACECHECK_JUDGE_MODEL: z.preprocess(emptyAsUndefined, z.string().optional()),
     TRACECHECK_JUDGE_TIMEOUT_MS: positiveInt.default(30_000),
     TRACECHECK_JUDGE_CONCURRENCY: positiveInt.default(4),
-    TRACECHECK_SCORER_CONCURRENCY: positiveInt.default(8),
+    TRACECHECK_SCORER_CONCURRENCY: positiveInt.default(256),
     TRACECHECK_OTLP_HTTP_PORT: port.default(4318),
     TRACECHECK_OTLP_GRPC_PORT: port.default(4317),
     TRACECHECK_API_PORT: port.default(8080),
@@ -32,6 +32,7 @@ export const ConfigSchema = z
     TRACECHECK_MAX_SPANS_PER_REQUEST: positiveInt.default(10_000),
     TRACECHECK_MAX_RECORD_BYTES: positiveInt.default(1_000_000),
     TRACECHECK_TRACE_GRACE_MS: z.coerce.number().int().nonnegative().default(2_000),
+    TRACECHECK_TRACE_COMPLETE_GRACE_MS: z.coerce.number().int().nonnegative().max(60_000).default(200),
     TRACECHECK_TRACE_MAX_OPEN_MS: positiveInt.default(300_000),
     TRACECHECK_TRACE_ENTRY_GRACE_MS: z.coerce.number().int().nonnegative().default(10_000),
     TRACECHECK_CHECKS: z.string().default('function_result_present,task_completed'),
@@ -55,7 +56,7 @@ export interface Config {
   host: string;
   ports: { otlpHttp: number; otlpGrpc: number; api: number };
   limits: { maxBodyBytes: number; maxAttributeBytes: number; maxSpansPerRequest: number; maxRecordBytes: number };
-  assembler: { traceGraceMs: number; traceEntryGraceMs: number; traceMaxOpenMs: number };
+  assembler: { traceGraceMs: number; traceCompleteGraceMs: number; traceEntryGraceMs: number; traceMaxOpenMs: number };
   checks: string[];
   /** JSON Lines of user check definitions (as `tracecheck checks upload --out` writes them). */
   checkDefinitionsFile: string | null;
@@ -108,7 +109,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxSpansPerRequest: c.TRACECHECK_MAX_SPANS_PER_REQUEST,
       maxRecordBytes: c.TRACECHECK_MAX_RECORD_BYTES,
     },
-    assembler: { traceGraceMs: c.TRACECHECK_TRACE_GRACE_MS, traceEntryGraceMs: c.TRACECHECK_TRACE_ENTRY_GRACE_MS, traceMaxOpenMs: c.TRACECHECK_TRACE_MAX_OPEN_MS },
+    assembler: { traceGraceMs: c.TRACECHECK_TRACE_GRACE_MS, traceCompleteGraceMs: Math.min(c.TRACECHECK_TRACE_COMPLETE_GRACE_MS, c.TRACECHECK_TRACE_GRACE_MS), traceEntryGraceMs: c.TRACECHECK_TRACE_ENTRY_GRACE_MS, traceMaxOpenMs: c.TRACECHECK_TRACE_MAX_OPEN_MS },
     checks: c.TRACECHECK_CHECKS.split(',').map((s) => s.trim()).filter(Boolean),
     checkDefinitionsFile: c.TRACECHECK_CHECK_DEFINITIONS ?? null,
     scorerConcurrency: c.TRACECHECK_SCORER_CONCURRENCY,

@@ -14,12 +14,17 @@ export interface AssemblerOptions {
   graceMs: number;
   /** See TraceBufferOptions.entryGraceMs. */
   entryGraceMs?: number;
+  /** See TraceBufferOptions.completeGraceMs. */
+  completeGraceMs?: number;
   maxOpenMs: number;
-  /** How often closed traces are looked for. Default: a quarter of the grace, 50–1000 ms. */
+  /** How often closed traces are looked for. Default: a quarter of the shortest grace, 50–1000 ms. */
   tickMs?: number;
   log: Logger;
   nowMs?: () => number;
 }
+
+/** Units per produce request, at most (Kafka's request size stays well below its limits). */
+const PUBLISH_BATCH = 500;
 
 export function parseSpanEnvelope(message: BusMessage) {
   return parseRecord(SpanEnvelopeSchema, message.value, 'a span envelope v1');
@@ -39,9 +44,10 @@ export function createAssembler(options: AssemblerOptions): Component & { openTr
     maxOpenMs: options.maxOpenMs,
     retainClosedMs: options.maxOpenMs,
     ...(options.entryGraceMs !== undefined ? { entryGraceMs: options.entryGraceMs } : {}),
+    ...(options.completeGraceMs !== undefined ? { completeGraceMs: options.completeGraceMs } : {}),
   });
   const producer = options.bus.createProducer();
-  const tickMs = options.tickMs ?? Math.min(1000, Math.max(50, Math.floor(options.graceMs / 4)));
+  const tickMs = options.tickMs ?? Math.min(1000, Math.max(50, Math.floor(Math.min(options.graceMs, options.completeGraceMs ?? 200) / 4)));
 
   const consumer = options.bus.createConsumer({
     topic: options.spansTopic,
@@ -64,22 +70,27 @@ export function createAssembler(options: AssemblerOptions): Component & { openTr
 
   async function publishReady(force: boolean): Promise<void> {
     const ready = buffer.takeReady(now(), force);
+    const units: Array<{ trace: TraceParts & { reason: string }; unit: Unit }> = [];
     for (const trace of ready) {
-      let unit: Unit;
       try {
-        unit = assembleTrace(trace, now());
+        units.push({ trace, unit: assembleTrace(trace, now()) });
       } catch (err) {
         // A trace that cannot be assembled never will be: retrying would hold the commit forever.
         await deadLetter(trace, err);
-        continue;
       }
+    }
+    // Every unit ready at this tick goes out in one produce (one broker round trip, not one each).
+    for (let i = 0; i < units.length; i += PUBLISH_BATCH) {
+      const batch = units.slice(i, i + PUBLISH_BATCH);
       try {
-        await producer.send(options.unitsTopic, [{ key: unit.unit_id, value: JSON.stringify(unit) }]);
-        buffer.confirm(trace.traceId, now());
-        log.debug({ traceId: trace.traceId, reason: trace.reason, spans: unit.span_count }, 'unit published');
+        await producer.send(options.unitsTopic, batch.map(({ unit }) => ({ key: unit.unit_id, value: JSON.stringify(unit) })));
+        for (const { trace, unit } of batch) {
+          buffer.confirm(trace.traceId, now());
+          log.debug({ traceId: trace.traceId, reason: trace.reason, spans: unit.span_count }, 'unit published');
+        }
       } catch (err) {
-        buffer.release(trace.traceId);
-        log.warn({ err, traceId: trace.traceId }, 'unit publish failed; will retry');
+        for (const { trace } of batch) buffer.release(trace.traceId);
+        log.warn({ err, units: batch.length }, 'unit publish failed; will retry');
       }
     }
   }

@@ -7,6 +7,40 @@ const B = 'b'.repeat(32);
 const ROOT = '1'.repeat(16);
 
 describe('trace buffer', () => {
+  it('closes a complete trace after the short grace, and one with a missing parent after the long one', () => {
+    const buf = createTraceBuffer({ graceMs: 2_000, completeGraceMs: 200, maxOpenMs: 60_000, retainClosedMs: 60_000 });
+    const CHILD = '2'.repeat(16);
+    // A: root and child, complete.
+    buf.add(createTestSpan({ trace_id: A, span_id: CHILD, parent_span_id: ROOT }), 0, 1n, 0);
+    buf.add(createTestSpan({ trace_id: A, span_id: ROOT }), 0, 2n, 10);
+    // B: a root, and a grandchild whose parent (CHILD) has not arrived.
+    buf.add(createTestSpan({ trace_id: B, span_id: '3'.repeat(16), parent_span_id: CHILD }), 0, 3n, 10);
+    buf.add(createTestSpan({ trace_id: B, span_id: ROOT }), 0, 4n, 10);
+    expect(buf.takeReady(209)).toEqual([]);
+    expect(buf.takeReady(210).map((r) => r.traceId)).toEqual([A]);
+    expect(buf.takeReady(2_009)).toEqual([]);
+    expect(buf.takeReady(2_010).map((r) => r.traceId)).toEqual([B]);
+  });
+
+  it('keeps the low-water mark exact through many traces closing out of order', () => {
+    const buf = createTraceBuffer({ graceMs: 0, maxOpenMs: 60_000, retainClosedMs: 60_000 });
+    const ids = Array.from({ length: 50 }, (_, i) => i.toString(16).padStart(32, '0'));
+    ids.forEach((id, i) => buf.add(createTestSpan({ trace_id: id, parent_span_id: ROOT }), 0, BigInt(i * 2), 0));
+    // Close every odd trace, then the even ones from the lowest up: the mark follows the oldest open.
+    for (const [i, id] of ids.entries()) {
+      if (i % 2 === 1) {
+        buf.add(createTestSpan({ trace_id: id, span_id: ROOT }), 0, 1000n + BigInt(i), 1);
+      }
+    }
+    for (const t of buf.takeReady(1)) buf.confirm(t.traceId, 1);
+    expect(buf.lowWaterMark(0)).toBe(0n);
+    for (let i = 0; i < 50; i += 2) {
+      buf.add(createTestSpan({ trace_id: ids[i], span_id: ROOT }), 0, 2000n + BigInt(i), 2);
+      for (const t of buf.takeReady(2)) buf.confirm(t.traceId, 2);
+      expect(buf.lowWaterMark(0)).toBe(i + 2 < 50 ? BigInt((i + 2) * 2) : null);
+    }
+  });
+
   it('closes a trace only after its root has ended and a quiet grace period has passed', () => {
     const buf = createTraceBuffer({ graceMs: 100, maxOpenMs: 10_000, retainClosedMs: 10_000 });
     buf.add(createTestSpan({ trace_id: A, parent_span_id: ROOT }), 0, 5n, 0);

@@ -1,10 +1,17 @@
 import type { LogRecordEnvelope, SpanEnvelope, SpanRecord } from '../../../shared/schemas/index.ts';
 import type { TraceParts } from './assemble-trace.ts';
 import { isEntrySpan } from './entry-span.ts';
+import { createOffsetHeap } from './offset-heap.ts';
 
 export interface TraceBufferOptions {
   /** Quiet time after the root span (and any span after it) before a trace is closed. */
   graceMs: number;
+  /**
+   * Quiet time before a *complete* trace is closed: its root has ended and no span points at a
+   * parent that has not arrived. Default min(graceMs, 200). The long grace applies only when
+   * something is missing.
+   */
+  completeGraceMs?: number;
   /**
    * Quiet time after an entry span when no root came (its parent is in a caller that exports
    * elsewhere). Longer than `graceMs`: an SDK exports in batches every few seconds, so a local
@@ -30,6 +37,8 @@ interface OpenTrace {
   firstSeenMs: number;
   lastSeenMs: number;
   rootSeen: boolean;
+  /** Parent span ids that spans point at but that have not arrived. */
+  missingParents: Set<string>;
   /** An entry span (SERVER, CONSUMER, agent run) ended: it stands in for a root never exported to us. */
   entrySeen: boolean;
   /** Taken for emission but not yet confirmed: still holds back the commit. */
@@ -56,15 +65,20 @@ export function createTraceBuffer(options: TraceBufferOptions) {
   const closed = new Map<string, { parts: TraceParts; closedAtMs: number }>();
   const evicted = new Set<string>();
   const entryGraceMs = options.entryGraceMs ?? Math.max(options.graceMs, 10_000);
+  const completeGraceMs = options.completeGraceMs ?? Math.min(options.graceMs, 200);
+  const byLastSeen = new Map<string, OpenTrace>();
+  const heaps = new Map<number, ReturnType<typeof createOffsetHeap>>();
+  let lastFullScanMs = 0;
 
   function add(envelope: SpanEnvelope, partition: number, offset: bigint, nowMs: number): void {
     let t = open.get(envelope.trace_id);
     if (!t) {
-      t = { traceId: envelope.trace_id, spans: new Map(), logs: new Map(), firstOffsets: new Map(), firstSeenMs: nowMs, lastSeenMs: nowMs, rootSeen: false, entrySeen: false, emitting: false };
+      t = { traceId: envelope.trace_id, spans: new Map(), logs: new Map(), firstOffsets: new Map(), firstSeenMs: nowMs, lastSeenMs: nowMs, rootSeen: false, missingParents: new Set(), entrySeen: false, emitting: false };
       const before = closed.get(envelope.trace_id);
       if (before) {
         // A late span: the trace is assembled again, whole, and its unit replaced.
         for (const s of before.parts.spans) t.spans.set(s.span_id, s);
+        for (const s of before.parts.spans) if (s.parent_span_id && !t.spans.has(s.parent_span_id)) t.missingParents.add(s.parent_span_id);
         for (const l of before.parts.logs) t.logs.set(logKey(l), l);
         t.rootSeen = before.parts.spans.some((s) => !s.parent_span_id);
         t.entrySeen = before.parts.spans.some(isEntrySpan);
@@ -79,30 +93,53 @@ export function createTraceBuffer(options: TraceBufferOptions) {
     }
     if (envelope.kind === 'span') {
       t.spans.set(envelope.span_id, envelope);
+      t.missingParents.delete(envelope.span_id);
+      if (envelope.parent_span_id && !t.spans.has(envelope.parent_span_id)) t.missingParents.add(envelope.parent_span_id);
       if (!envelope.parent_span_id) t.rootSeen = true;
       else if (isEntrySpan(envelope)) t.entrySeen = true;
     } else {
       t.logs.set(logKey(envelope), envelope);
     }
     t.lastSeenMs = nowMs;
+    // Re-inserted on every record, so `byLastSeen` runs from the quietest trace to the busiest.
+    byLastSeen.delete(t.traceId);
+    byLastSeen.set(t.traceId, t);
     const first = t.firstOffsets.get(partition);
-    if (first === undefined || offset < first) t.firstOffsets.set(partition, offset);
+    if (first === undefined || offset < first) {
+      t.firstOffsets.set(partition, offset);
+      let heap = heaps.get(partition);
+      if (!heap) heaps.set(partition, (heap = createOffsetHeap()));
+      heap.push(offset, t.traceId);
+    }
   }
 
   function parts(t: OpenTrace): TraceParts {
     return { traceId: t.traceId, spans: [...t.spans.values()], logs: [...t.logs.values()], ...(t.unitId ? { unitId: t.unitId } : {}) };
   }
 
-  /** Traces ready to become units. They stay counted in the low-water mark until `confirm`. */
+  function readiness(t: OpenTrace, nowMs: number, force: boolean): ReadyTrace['reason'] | null {
+    const quietMs = nowMs - t.lastSeenMs;
+    if (t.rootSeen && force) return 'shutdown';
+    if (t.rootSeen && quietMs >= (t.missingParents.size === 0 ? completeGraceMs : options.graceMs)) return 'root-ended';
+    if (t.entrySeen && !force && quietMs >= entryGraceMs) return 'root-ended';
+    if (nowMs - t.firstSeenMs >= options.maxOpenMs) return 'max-open';
+    return null;
+  }
+
+  /**
+   * Traces ready to become units. They stay counted in the low-water mark until `confirm`. Only
+   * the quiet end of `byLastSeen` is looked at on most calls (a trace that got a record within the
+   * shortest grace cannot be ready); everything is looked at once a second, for max-open.
+   */
   function takeReady(nowMs: number, force = false): ReadyTrace[] {
     const ready: ReadyTrace[] = [];
-    for (const t of open.values()) {
+    const full = force || nowMs - lastFullScanMs >= 1_000;
+    if (full) lastFullScanMs = nowMs;
+    const shortest = Math.min(completeGraceMs, options.graceMs, entryGraceMs);
+    for (const t of byLastSeen.values()) {
+      if (!full && nowMs - t.lastSeenMs < shortest) break;
       if (t.emitting) continue;
-      let reason: ReadyTrace['reason'] | null = null;
-      const quietMs = nowMs - t.lastSeenMs;
-      if (t.rootSeen && (force || quietMs >= options.graceMs)) reason = force ? 'shutdown' : 'root-ended';
-      else if (t.entrySeen && !force && quietMs >= entryGraceMs) reason = 'root-ended';
-      else if (nowMs - t.firstSeenMs >= options.maxOpenMs) reason = 'max-open';
+      const reason = readiness(t, nowMs, force);
       if (!reason) continue;
       t.emitting = true;
       ready.push({ ...parts(t), reason });
@@ -115,6 +152,7 @@ export function createTraceBuffer(options: TraceBufferOptions) {
     const t = open.get(traceId);
     if (!t) return;
     open.delete(traceId);
+    byLastSeen.delete(traceId);
     if (t.unitId) return; // a fragment is not re-opened; a later span makes another one
     closed.set(traceId, { parts: parts(t), closedAtMs: nowMs });
     evicted.delete(traceId);
@@ -139,12 +177,9 @@ export function createTraceBuffer(options: TraceBufferOptions) {
 
   /** Lowest offset in `partition` still needed by an open trace, or null when none is. */
   function lowWaterMark(partition: number): bigint | null {
-    let min: bigint | null = null;
-    for (const t of open.values()) {
-      const o = t.firstOffsets.get(partition);
-      if (o !== undefined && (min === null || o < min)) min = o;
-    }
-    return min;
+    const heap = heaps.get(partition);
+    if (!heap) return null;
+    return heap.min((offset, traceId) => open.get(traceId)?.firstOffsets.get(partition) === offset);
   }
 
   return {

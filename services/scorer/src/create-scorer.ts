@@ -2,7 +2,8 @@ import { DEFAULT_BACKOFF, backoffDelayMs, sleepUnlessAborted, type BackoffPolicy
 import { errorMessage, isRetriable } from '../../../shared/errors/index.ts';
 import { createComponent, type Component } from '../../../shared/lifecycle/index.ts';
 import type { Logger } from '../../../shared/logging/index.ts';
-import { UnitSchema, parseRecord, type Unit } from '../../../shared/schemas/index.ts';
+import { createGroupCommit } from '../../../shared/batching/index.ts';
+import { UnitSchema, parseRecord, type Score, type Unit } from '../../../shared/schemas/index.ts';
 import type { Store } from '../../../shared/store/index.ts';
 import { createInFlightWindow } from './in-flight-window.ts';
 import { scoreUnit, type ScoreUnitDeps } from './score-unit.ts';
@@ -14,8 +15,10 @@ export interface ScorerOptions extends ScoreUnitDeps {
   scoresTopic: string;
   groupId: string;
   log: Logger;
-  /** Units scored at once (judge calls of different units overlap). Default 8. */
+  /** Units scored at once (judge calls of different units overlap; store writes are batched across them). Default 256. */
   maxConcurrentUnits?: number;
+  /** Units per store write, at most. Default 500. */
+  maxBatchUnits?: number;
   /** Backoff while the store or the bus is unavailable. */
   retryBackoff?: BackoffPolicy;
 }
@@ -34,18 +37,26 @@ export function parseUnit(message: BusMessage): Unit {
 export function createScorer(options: ScorerOptions): Component & { unitsInFlight(): number } {
   const log = options.log.child({ component: 'scorer' });
   const producer = options.bus.createProducer();
-  const window = createInFlightWindow(options.maxConcurrentUnits ?? 8);
+  const window = createInFlightWindow(options.maxConcurrentUnits ?? 256);
   const stopping = new AbortController();
   const backoff = options.retryBackoff ?? DEFAULT_BACKOFF;
 
+  // A unit and its scores are written together, in batches shared by the units scored at the same
+  // time (one store round trip per batch, not two per unit), so a unit is never stored without
+  // its scores; scores are then published, batched the same way.
+  const storeWrites = createGroupCommit<{ unit: Unit; scores: Score[] }>(
+    async (items) => {
+      await options.store.writeUnits(items.map((i) => i.unit));
+      await options.store.writeScores(items.flatMap((i) => i.scores));
+    },
+    { maxItems: options.maxBatchUnits ?? 500, isolateFailures: true },
+  );
+  const publishes = createGroupCommit<{ key: string; value: string }>((records) => producer.send(options.scoresTopic, records), { maxItems: 10_000, isolateFailures: true });
+
   async function storeAndPublish(unit: Unit): Promise<void> {
-    await options.store.writeUnits([unit]);
     const scores = await scoreUnit(unit, options);
-    await options.store.writeScores(scores);
-    await producer.send(
-      options.scoresTopic,
-      scores.map((s) => ({ key: s.unit_id, value: JSON.stringify(s) })),
-    );
+    await storeWrites.write([{ unit, scores }]);
+    await publishes.write(scores.map((s) => ({ key: s.unit_id, value: JSON.stringify(s) })));
     log.debug({ unitId: unit.unit_id, scores: scores.map((s) => [s.check, s.status, s.value]) }, 'unit scored');
   }
 
@@ -94,6 +105,8 @@ export function createScorer(options: ScorerOptions): Component & { unitsInFligh
         await consumer.shutdown();
         stopping.abort();
         await window.drained();
+        await storeWrites.idle();
+        await publishes.idle();
         await producer.shutdown();
       },
     }),

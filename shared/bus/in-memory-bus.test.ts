@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { waitFor } from '../../test/helpers/infra.ts';
 import { createSilentLogger } from '../logging/index.ts';
-import { createInMemoryBus, partitionForKey } from './in-memory-bus.ts';
+import { BusFullError, createInMemoryBus, partitionForKey } from './in-memory-bus.ts';
 import { describeBusContract } from './testing/bus-contract-suite.ts';
 
 describeBusContract('in-memory, 1 partition', {
@@ -16,6 +16,38 @@ describeBusContract('in-memory, 4 partitions', {
 });
 
 describe('in-memory bus specifics', () => {
+  it('drops what every reading group committed, and refuses sends while its readers are too far behind', async () => {
+    const bus = createInMemoryBus({ log: createSilentLogger(), maxRetainedRecords: 3000, retainUnread: 10 });
+    const producer = bus.createProducer();
+    await producer.start();
+    let handled = 0;
+    let gate: () => void = () => undefined;
+    let blocked = true;
+    const consumer = bus.createConsumer({
+      topic: 'spans',
+      groupId: 'g',
+      handle: async () => {
+        if (blocked) await new Promise<void>((r) => (gate = r));
+        handled += 1;
+      },
+    });
+    await consumer.start();
+    const batch = (n: number, from: number) => Array.from({ length: n }, (_, i) => ({ key: `k${from + i}`, value: 'v' }));
+    // The consumer is stuck on its first record: 3,000 records fit, the next send is refused.
+    await producer.send('spans', batch(3000, 0));
+    await expect(producer.send('spans', batch(1, 3000))).rejects.toBeInstanceOf(BusFullError);
+    blocked = false;
+    gate();
+    await waitFor(() => handled === 3000, { timeoutMs: 5_000 });
+    // Everything was committed: the next send drops it and is accepted.
+    await producer.send('spans', batch(1, 3000));
+    await waitFor(() => handled === 3001, { timeoutMs: 5_000 });
+    // A topic nobody reads keeps only its newest records, and never refuses.
+    for (let i = 0; i < 5; i++) await producer.send('scores', batch(2000, i * 2000));
+    await consumer.shutdown();
+  });
+
+
   it('maps a key to one stable partition', () => {
     expect(partitionForKey('trace-1', 1)).toBe(0);
     expect(partitionForKey('trace-1', 4)).toBe(partitionForKey('trace-1', 4));

@@ -1,4 +1,4 @@
-import { PermanentError } from '../errors/index.ts';
+import { PermanentError, RetriableError } from '../errors/index.ts';
 import type { Logger } from '../logging/index.ts';
 import { DEFAULT_BACKOFF, type BackoffPolicy } from './backoff.ts';
 import { nextCommitOffset } from './commit-offset.ts';
@@ -12,10 +12,27 @@ export interface InMemoryBusOptions {
   partitions?: number;
   /** Backoff between retries of a retriable handler failure. */
   retryBackoff?: BackoffPolicy;
+  /**
+   * Records a topic may hold that some consumer group still needs (not yet committed by every
+   * group that reads it). A send beyond it is refused with a BusFullError, which the collector
+   * answers 429 + Retry-After: backpressure instead of unbounded memory. Default 100,000.
+   */
+  maxRetainedRecords?: number;
+  /** Records kept of a topic that no group reads (nobody will ask for them). Default 1,000. */
+  retainUnread?: number;
+}
+
+/** The in-process bus is full: its consumers are behind. Retriable: retry after they catch up. */
+export class BusFullError extends RetriableError {}
+
+interface Partition {
+  /** Offset of records[0]: records below it were committed by every group and dropped. */
+  base: number;
+  records: BusMessage[];
 }
 
 interface Topic {
-  partitions: BusMessage[][];
+  partitions: Partition[];
   /** Resolvers of consumers idle on this topic; a send wakes them all. */
   waiters: Set<() => void>;
 }
@@ -23,7 +40,8 @@ interface Topic {
 /**
  * The Kafka contract inside one process, for the embedded mode and tests: same partitioning by key,
  * per-partition order, consumer groups with committed offsets, retries and `<topic>.dlq`.
- * Records live in memory only, for the life of the bus.
+ * Records live in memory only; a record is dropped once every group reading its topic committed
+ * it, and a topic whose readers fall too far behind refuses sends (BusFullError) until they catch up.
  */
 export function createInMemoryBus(options: InMemoryBusOptions): Bus {
   const partitionCount = options.partitions ?? 1;
@@ -35,24 +53,61 @@ export function createInMemoryBus(options: InMemoryBusOptions): Bus {
   const committed = new Map<string, Map<string, Map<number, string>>>();
   const activeMembers = new Set<string>();
 
+  const maxRetained = options.maxRetainedRecords ?? 100_000;
+  const retainUnread = options.retainUnread ?? 1_000;
+
   const topicOf = (name: string): Topic => {
     let t = topics.get(name);
     if (!t) {
-      t = { partitions: Array.from({ length: partitionCount }, () => []), waiters: new Set() };
+      t = { partitions: Array.from({ length: partitionCount }, () => ({ base: 0, records: [] })), waiters: new Set() };
       topics.set(name, t);
     }
     return t;
   };
 
+  /** Groups that read a topic: those with a commit or a running consumer on it. */
+  const readersOf = (topic: string): Map<number, string>[] => {
+    const out: Map<number, string>[] = [];
+    for (const byTopic of committed.values()) {
+      const c = byTopic.get(topic);
+      if (c) out.push(c);
+    }
+    return out;
+  };
+
+  /**
+   * Drops what every reading group has committed (or, with no reader, all but the newest
+   * `retainUnread`), so memory follows the backlog, not the life of the process. Dropping happens
+   * in chunks: shifting an array's head costs its length.
+   */
+  const trim = (topic: string, t: Topic): void => {
+    const readers = readersOf(topic);
+    for (const [p, part] of t.partitions.entries()) {
+      const end = part.base + part.records.length;
+      const keepFrom = readers.length === 0 ? end - retainUnread : Math.min(...readers.map((c) => Number(c.get(p) ?? 0)));
+      const drop = keepFrom - part.base;
+      if (drop >= 1024 || (drop > 0 && drop === part.records.length)) {
+        part.records.splice(0, drop);
+        part.base += drop;
+      }
+    }
+  };
+
+  const retained = (t: Topic): number => t.partitions.reduce((n, p) => n + p.records.length, 0);
+
   const append = (topic: string, messages: readonly OutgoingMessage[]): void => {
     const t = topicOf(topic);
+    trim(topic, t);
+    if (retained(t) + messages.length > maxRetained && readersOf(topic).length > 0) {
+      throw new BusFullError(`the in-process bus holds ${retained(t)} records of ${topic} that its consumers have not finished (limit ${maxRetained}); retry later`);
+    }
     for (const m of messages) {
       const partition = partitionForKey(m.key, partitionCount);
-      const records = t.partitions[partition];
-      records.push({
+      const part = t.partitions[partition];
+      part.records.push({
         topic,
         partition,
-        offset: String(records.length),
+        offset: String(part.base + part.records.length),
         key: m.key,
         value: m.value,
         headers: { ...m.headers },
@@ -88,7 +143,11 @@ export function createInMemoryBus(options: InMemoryBusOptions): Bus {
       },
       send(topic, messages) {
         if (state !== 'started') return Promise.reject(new PermanentError(`producer is ${state === 'new' ? 'not started' : 'shut down'}`));
-        append(topic, messages);
+        try {
+          append(topic, messages);
+        } catch (err) {
+          return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+        }
         return Promise.resolve();
       },
       shutdown() {
@@ -111,7 +170,11 @@ export function createInMemoryBus(options: InMemoryBusOptions): Bus {
       const commits = committedFor(groupId, topic);
       const fromBeginning = consumerOptions.fromBeginning ?? true;
       // Where each partition starts: the group's commit, else the beginning or the current end.
-      const positions = t.partitions.map((records, p) => Number(commits.get(p) ?? (fromBeginning ? 0 : records.length)));
+      const positions = t.partitions.map((part, p) => Number(commits.get(p) ?? (fromBeginning ? part.base : part.base + part.records.length)));
+      // A group that has not committed yet must still hold back trimming from where it starts.
+      t.partitions.forEach((_, p) => {
+        if (!commits.has(p)) commits.set(p, String(positions[p]));
+      });
       let next = 0;
       while (!abort.signal.aborted) {
         const partition = nextReadyPartition(t, positions, next);
@@ -129,7 +192,10 @@ export function createInMemoryBus(options: InMemoryBusOptions): Bus {
         }
         // Round-robin, so one busy partition cannot starve the others.
         next = (partition + 1) % t.partitions.length;
-        const message = t.partitions[partition][positions[partition]];
+        const part = t.partitions[partition];
+        // Trimmed below this consumer (only for records no group was reading): start at what is left.
+        if (positions[partition] < part.base) positions[partition] = part.base;
+        const message = part.records[positions[partition] - part.base]!;
         const outcome = await deliver({
           message,
           handle: (m) => consumerOptions.handle(m),
@@ -188,7 +254,8 @@ function nextReadyPartition(topic: Topic, positions: number[], from: number): nu
   const n = topic.partitions.length;
   for (let i = 0; i < n; i += 1) {
     const p = (from + i) % n;
-    if (positions[p] < topic.partitions[p].length) return p;
+    const part = topic.partitions[p]!;
+    if (positions[p]! < part.base + part.records.length) return p;
   }
   return null;
 }

@@ -1,4 +1,4 @@
-import type { Producer } from '../../../shared/bus/index.ts';
+import { BusFullError, type Producer } from '../../../shared/bus/index.ts';
 import { errorMessage, isRetriable } from '../../../shared/errors/index.ts';
 import type { Logger } from '../../../shared/logging/index.ts';
 import type { PartialSuccess } from './otlp/encode-response.ts';
@@ -9,7 +9,9 @@ import { countLogRecords, countSpans, logsRequestToMessages, traceRequestToMessa
 export type IngestResult =
   | { kind: 'ok'; partial?: PartialSuccess }
   | { kind: 'too_many_items'; message: string }
-  | { kind: 'unavailable'; message: string; retryAfterSeconds: number };
+  | { kind: 'unavailable'; message: string; retryAfterSeconds: number }
+  /** The pipeline is behind (the in-process bus is full): 429 / RESOURCE_EXHAUSTED + retry later. */
+  | { kind: 'busy'; message: string; retryAfterSeconds: number };
 
 /** Decides whether an export's credentials may ingest, and for which project (undefined: the default one). */
 export type Authorize = (authorization: string | undefined) => Promise<{ ok: true; project: string | undefined } | { ok: false; status: 401 | 403; message: string }>;
@@ -61,6 +63,10 @@ export function createIngest(options: IngestOptions): Ingest {
       try {
         await withTimeout(options.producer.send(options.topic, conversion.messages), options.produceTimeoutMs);
       } catch (err) {
+        if (err instanceof BusFullError) {
+          log.warn({ topic: options.topic }, 'pipeline behind: answering 429');
+          return { kind: 'busy', message: `pipeline behind, retry later: ${err.message}`, retryAfterSeconds: options.retryAfterSeconds };
+        }
         // Every produce failure is answered 503: the spans were valid, so a bus that does not take
         // them is downstream trouble from the client's side (a producer that could not even start
         // reports a PermanentError, yet a retry later is exactly right). Record-level rejections

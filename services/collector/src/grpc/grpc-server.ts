@@ -66,6 +66,9 @@ export function createGrpcReceiver(options: GrpcReceiverOptions): GrpcReceiver {
       case 'unavailable':
         callback({ code: status.UNAVAILABLE, details: result.message, metadata: retryInfoMetadata(status.UNAVAILABLE, result.message, result.retryAfterSeconds) });
         return;
+      case 'busy':
+        callback({ code: status.RESOURCE_EXHAUSTED, details: result.message, metadata: retryInfoMetadata(status.RESOURCE_EXHAUSTED, result.message, result.retryAfterSeconds) });
+        return;
     }
   }
 

@@ -43,7 +43,7 @@ interface Row {
   method?: string;
   body?: Uint8Array | string;
   headers?: Record<string, string>;
-  mode?: 'ok' | 'fail' | 'hang';
+  mode?: 'ok' | 'fail' | 'hang' | 'full';
   status: number;
   contentType: string;
   /** Decoded response body (protobuf Status / response, or JSON). */
@@ -246,6 +246,16 @@ const rows: Row[] = [
     contentType: JSON_CT,
     retryAfter: '7',
     response: { code: 14, message: 'downstream unavailable: produce not acknowledged within 300 ms' },
+  },
+  {
+    name: 'pipeline behind (in-process bus full): backpressure',
+    body: validPb,
+    headers: { 'content-type': PB },
+    mode: 'full',
+    status: 429,
+    contentType: PB,
+    retryAfter: '7',
+    response: { code: 8, message: 'pipeline behind, retry later: the in-process bus holds 100000 records of tracecheck.spans that its consumers have not finished' },
   },
   { name: 'GET /v1/traces', method: 'GET', headers: {}, status: 405, contentType: JSON_CT, response: { code: 12, message: 'GET not allowed on /v1/traces; use POST' } },
   { name: 'unknown path', path: '/v1/metrics', body: validPb, headers: { 'content-type': PB }, status: 404, contentType: PB, response: { code: 5, message: 'no route for /v1/metrics' } },

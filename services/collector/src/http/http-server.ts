@@ -71,6 +71,9 @@ export function createHttpReceiver(options: HttpReceiverOptions): HttpReceiver {
       case 'unavailable':
         fail(res, 503, encoding, result.message, { 'Retry-After': String(result.retryAfterSeconds) });
         return;
+      case 'busy':
+        fail(res, 429, encoding, result.message, { 'Retry-After': String(result.retryAfterSeconds) });
+        return;
     }
   }
 

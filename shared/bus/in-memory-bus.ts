@@ -195,7 +195,7 @@ export function createInMemoryBus(options: InMemoryBusOptions): Bus {
         const part = t.partitions[partition];
         // Trimmed below this consumer (only for records no group was reading): start at what is left.
         if (positions[partition] < part.base) positions[partition] = part.base;
-        const message = part.records[positions[partition] - part.base]!;
+        const message = part.records[positions[partition] - part.base];
         const outcome = await deliver({
           message,
           handle: (m) => consumerOptions.handle(m),
@@ -254,8 +254,8 @@ function nextReadyPartition(topic: Topic, positions: number[], from: number): nu
   const n = topic.partitions.length;
   for (let i = 0; i < n; i += 1) {
     const p = (from + i) % n;
-    const part = topic.partitions[p]!;
-    if (positions[p]! < part.base + part.records.length) return p;
+    const part = topic.partitions[p];
+    if (positions[p] < part.base + part.records.length) return p;
   }
   return null;
 }

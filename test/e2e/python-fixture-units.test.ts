@@ -1,8 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { decodeLogsRequestJson, decodeLogsRequestProtobuf, decodeTraceRequestJson, decodeTraceRequestProtobuf, logsRequestToMessages, traceRequestToMessages } from '../../services/collector/src/index.ts';
-import { assembleTrace } from '../../services/assembler/src/index.ts';
-import { SpanEnvelopeSchema, type ChatMessage, type LogRecordEnvelope, type SpanRecord, type Unit } from '../../shared/schemas/index.ts';
+import type { ChatMessage } from '../../shared/schemas/index.ts';
+import { fixtureUnits as unitsOf } from '../helpers/fixture-units.ts';
 import { listFixtures } from '../integration/collector/fixture-expectations.ts';
 
 // Every capture of a real Python library (test/fixtures/otlp/python/, scripts/fixtures/python/),
@@ -87,29 +85,6 @@ function expectedMessages(steps: Step[], ids: string[]): ChatMessage[] {
     }
   }
   return out;
-}
-
-type Encoding = 'json' | 'protobuf';
-
-function unitsOf(family: string, scenarioName: string, encoding: Encoding): Unit[] {
-  const spans: SpanRecord[] = [];
-  const logs: LogRecordEnvelope[] = [];
-  const options = { maxAttributeBytes: 1024 * 1024, receivedAtMs: 0 };
-  for (const f of listFixtures().filter((x) => x.family === family && x.scenario.replace(/\.logs$/, '') === scenarioName)) {
-    const body = readFileSync(encoding === 'json' ? f.jsonPath : f.pbPath);
-    const conversion = f.signal === 'logs'
-      ? logsRequestToMessages(encoding === 'json' ? decodeLogsRequestJson(body) : decodeLogsRequestProtobuf(body), options)
-      : traceRequestToMessages(encoding === 'json' ? decodeTraceRequestJson(body) : decodeTraceRequestProtobuf(body), options);
-    for (const m of conversion.messages) {
-      const e = SpanEnvelopeSchema.parse(JSON.parse(m.value));
-      if (e.kind === 'span') spans.push(e);
-      else logs.push(e);
-    }
-  }
-  const traceIds = [...new Set(spans.map((s) => s.trace_id))];
-  return traceIds
-    .map((traceId) => assembleTrace({ traceId, spans: spans.filter((s) => s.trace_id === traceId), logs: logs.filter((l) => l.trace_id === traceId) }, 0))
-    .sort((a, b) => a.start_time_ms - b.start_time_ms);
 }
 
 const cases = [...new Set(listFixtures().filter((f) => PROFILES[f.family]).map((f) => `${f.family}|${f.scenario.replace(/\.logs$/, '')}`))].map((k) => k.split('|') as [string, string]);

@@ -1,9 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { decodeLogsRequestJson, decodeLogsRequestProtobuf, decodeTraceRequestJson, decodeTraceRequestProtobuf, logsRequestToMessages, traceRequestToMessages } from '../../services/collector/src/index.ts';
-import { assembleTrace } from '../../services/assembler/src/index.ts';
-import { SpanEnvelopeSchema, type LogRecordEnvelope, type SpanRecord } from '../../shared/schemas/index.ts';
-import { listFixtures } from '../integration/collector/fixture-expectations.ts';
+import { fixtureUnits as unitsOf } from '../helpers/fixture-units.ts';
+import { listJsFixtures } from '../integration/collector/fixture-expectations.ts';
 
 // Every golden export of a real instrumentation library, through the collector's normalization and
 // the assembler, must give the same dialog: the conversation the fixture generator had with our
@@ -29,28 +26,7 @@ function dialog(callId: string) {
   ];
 }
 
-type Encoding = 'json' | 'protobuf';
-
-function unitsOf(family: string, scenario: string, encoding: Encoding) {
-  const spans: SpanRecord[] = [];
-  const logs: LogRecordEnvelope[] = [];
-  const options = { maxAttributeBytes: 1024 * 1024, receivedAtMs: 0 };
-  for (const f of listFixtures().filter((x) => x.family === family && x.scenario.replace(/\.logs$/, '') === scenario)) {
-    const body = readFileSync(encoding === 'json' ? f.jsonPath : f.pbPath);
-    const conversion = f.signal === 'logs'
-      ? logsRequestToMessages(encoding === 'json' ? decodeLogsRequestJson(body) : decodeLogsRequestProtobuf(body), options)
-      : traceRequestToMessages(encoding === 'json' ? decodeTraceRequestJson(body) : decodeTraceRequestProtobuf(body), options);
-    for (const m of conversion.messages) {
-      const e = SpanEnvelopeSchema.parse(JSON.parse(m.value));
-      if (e.kind === 'span') spans.push(e);
-      else logs.push(e);
-    }
-  }
-  const traceIds = [...new Set(spans.map((s) => s.trace_id))];
-  return traceIds.map((traceId) => assembleTrace({ traceId, spans: spans.filter((s) => s.trace_id === traceId), logs: logs.filter((l) => l.trace_id === traceId) }, 0));
-}
-
-const cases = [...new Set(listFixtures().map((f) => `${f.family}/${f.scenario.replace(/\.logs$/, '')}`))].map((k) => k.split('/') as [string, string]);
+const cases = [...new Set(listJsFixtures().map((f) => `${f.family}/${f.scenario.replace(/\.logs$/, '')}`))].map((k) => k.split('/') as [string, string]);
 
 describe('golden fixtures become the same unit', () => {
   it('covers every family', () => {

@@ -1,5 +1,6 @@
 import type { ChatMessage, LogRecordEnvelope, SpanRecord, TokenUsage, ToolDefinition, Unit, UnitToolCall } from '../../../shared/schemas/index.ts';
-import { appendDeduplicated, linkToolResultsByPosition } from './merge-history.ts';
+import { canonicalJsonText } from '../../../shared/schemas/index.ts';
+import { appendDeduplicated, linkToolResultsByPosition, unifyItemIds } from './merge-history.ts';
 import { isEntrySpan } from './entry-span.ts';
 
 const STATUS_ERROR = 2;
@@ -98,30 +99,42 @@ function linkToolSpans(history: ChatMessage[], toolSpans: readonly SpanRecord[])
   return out;
 }
 
+/**
+ * Each call of the dialog once, with its result; tool spans add their error to the call they ran
+ * (by call id, else the next call of that name and arguments not yet claimed: OpenAI Agents SDK
+ * function spans and Traceloop tool spans carry no call id). A tool span that matches no call
+ * (content capture off for the model calls) is a call of its own.
+ */
 function toolCallsOf(history: readonly ChatMessage[], toolSpans: readonly SpanRecord[]): UnitToolCall[] {
   const results = new Map<string, string | null>();
   for (const m of history) if (m.role === 'tool' && m.tool_call_id) results.set(m.tool_call_id, m.content);
-  const errors = new Map<string, string>();
-  for (const s of toolSpans) {
-    const exec = s.genai.tool_execution!;
-    const err = exec.error ?? (s.status.code === STATUS_ERROR ? (s.status.message ?? 'tool span ended with error status') : undefined);
-    if (exec.call_id && err) errors.set(exec.call_id, err);
-  }
   const calls: UnitToolCall[] = [];
   const seen = new Set<string>();
   for (const m of history) {
     for (const c of m.tool_calls ?? []) {
+      if (seen.has(c.id)) continue;
       seen.add(c.id);
-      calls.push({ id: c.id, name: c.function.name, arguments: c.function.arguments, result: results.get(c.id) ?? null, error: errors.get(c.id) ?? null });
+      calls.push({ id: c.id, name: c.function.name, arguments: c.function.arguments, result: results.get(c.id) ?? null, error: null });
     }
   }
-  // Content capture may be off for model calls while tool spans still record the calls.
+  const claimed = new Set<UnitToolCall>();
   for (const s of toolSpans) {
     const exec = s.genai.tool_execution!;
+    const error = exec.error ?? (s.status.code === STATUS_ERROR ? (s.status.message ?? 'tool span ended with error status') : undefined);
+    const args = exec.arguments === undefined ? undefined : canonicalJsonText(exec.arguments);
+    const target = exec.call_id
+      ? calls.find((c) => c.id === exec.call_id)
+      : calls.find((c) => !claimed.has(c) && c.name === exec.name && (args === undefined || canonicalJsonText(c.arguments) === args));
+    if (target) {
+      claimed.add(target);
+      if (error) target.error ??= error;
+      if (target.result === null && exec.result !== undefined) target.result = exec.result;
+      continue;
+    }
     const id = exec.call_id ?? `span:${s.span_id}`;
     if (seen.has(id)) continue;
     seen.add(id);
-    calls.push({ id, name: exec.name, arguments: exec.arguments ?? '{}', result: exec.result ?? null, error: errors.get(id) ?? exec.error ?? null });
+    calls.push({ id, name: exec.name, arguments: exec.arguments ?? '{}', result: exec.result ?? null, error: error ?? null });
   }
   return calls;
 }
@@ -176,7 +189,7 @@ export function assembleTrace(parts: TraceParts, assembledAtMs: number): Unit {
 
   const calls = modelCalls(spans, parts.logs).sort((a, b) => byStartThenEnd(a.span, b.span));
   let history: ChatMessage[] = [];
-  for (const c of calls) history = appendDeduplicated(history, [...c.input, ...c.output]);
+  for (const c of calls) history = appendDeduplicated(history, unifyItemIds([...c.input, ...c.output]));
   const toolSpans = spans.filter((s) => s.genai.tool_execution);
   history = linkToolSpans(linkToolResultsByPosition(history), toolSpans);
 

@@ -2,9 +2,22 @@ import { canonicalJsonText, type ChatMessage, type ToolCall } from '../../../sha
 
 const text = (m: ChatMessage): string => (m.content ?? '').trim();
 
+/**
+ * A Responses API item id (`fc_…`): some libraries name a function call by it in one place and by
+ * its `call_id` (`call_…`) in another, so it says nothing about which call this is.
+ */
+export function isItemId(id: string | undefined): boolean {
+  return !!id && id.startsWith('fc_');
+}
+
+/** Two ids that could name the same call: equal, or either missing or only an item id. */
+function compatibleIds(a: string | undefined, b: string | undefined): boolean {
+  return !a || !b || a === b || isItemId(a) || isItemId(b);
+}
+
 function sameCall(a: ToolCall, b: ToolCall): boolean {
   // Some libraries record no call ids; an id missing on either side does not make calls differ.
-  if (a.id && b.id && a.id !== b.id) return false;
+  if (!compatibleIds(a.id, b.id)) return false;
   return a.function.name === b.function.name && canonicalJsonText(a.function.arguments) === canonicalJsonText(b.function.arguments);
 }
 
@@ -15,7 +28,7 @@ function sameCall(a: ToolCall, b: ToolCall): boolean {
  */
 export function sameMessage(a: ChatMessage, b: ChatMessage): boolean {
   if (a.role !== b.role || text(a) !== text(b)) return false;
-  if (a.tool_call_id && b.tool_call_id && a.tool_call_id !== b.tool_call_id) return false;
+  if (!compatibleIds(a.tool_call_id, b.tool_call_id)) return false;
   const ca = a.tool_calls ?? [];
   const cb = b.tool_calls ?? [];
   if (ca.length > 0 && cb.length > 0) return ca.length === cb.length && ca.every((c, i) => sameCall(c, cb[i]));
@@ -41,7 +54,50 @@ export function appendDeduplicated(history: readonly ChatMessage[], next: readon
       break;
     }
   }
-  return [...history, ...rest.slice(overlap)];
+  if (overlap === 0) return [...history, ...rest];
+  const start = history.length - overlap;
+  // The shared turns keep the better ids: a call id where one copy had only an item id or none.
+  const shared = history.slice(start).map((h, i) => withIdsOf(h, rest[i]));
+  return [...history.slice(0, start), ...shared, ...rest.slice(overlap)];
+}
+
+function betterId(mine: string | undefined, theirs: string | undefined): string | undefined {
+  return (!mine || isItemId(mine)) && theirs && !isItemId(theirs) ? theirs : mine;
+}
+
+function withIdsOf(h: ChatMessage, n: ChatMessage): ChatMessage {
+  let out = h;
+  const toolCallId = betterId(h.tool_call_id, n.tool_call_id);
+  if (toolCallId !== h.tool_call_id) out = { ...out, tool_call_id: toolCallId };
+  if (h.tool_calls?.length && h.tool_calls.length === n.tool_calls?.length) {
+    const calls = h.tool_calls.map((c, i) => {
+      const id = betterId(c.id, n.tool_calls![i].id);
+      return id === c.id || id === undefined ? c : { ...c, id };
+    });
+    if (calls.some((c, i) => c !== h.tool_calls![i])) out = { ...out, tool_calls: calls };
+  }
+  return out;
+}
+
+/**
+ * Within one model call's messages, a call named by its Responses item id (`fc_…`) takes the
+ * `call_…` id of the result that answers it (the results follow their turn in call order).
+ */
+export function unifyItemIds(messages: readonly ChatMessage[]): ChatMessage[] {
+  if (!messages.some((m) => m.tool_calls?.some((c) => isItemId(c.id)))) return [...messages];
+  const out = [...messages];
+  for (let i = 0; i < out.length; i++) {
+    const m = out[i];
+    if (m.role !== 'assistant' || !m.tool_calls?.some((c) => isItemId(c.id))) continue;
+    const results: string[] = [];
+    for (let j = i + 1; j < out.length && out[j].role === 'tool'; j++) results.push(out[j].tool_call_id ?? '');
+    const known = new Set(m.tool_calls.map((c) => c.id));
+    const unmatched = results.filter((id) => id && !known.has(id));
+    let k = 0;
+    const calls = m.tool_calls.map((c) => (isItemId(c.id) && !results.includes(c.id) && k < unmatched.length ? { ...c, id: unmatched[k++] } : c));
+    if (k > 0) out[i] = { ...m, tool_calls: calls };
+  }
+  return out;
 }
 
 /**

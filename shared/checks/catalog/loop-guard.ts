@@ -1,5 +1,6 @@
 import { builtinEntry } from '../builtin-check.ts';
 import { actionCycles, loopOptions, repeatedCalls, repeatedTurns } from '../lib/loops.ts';
+import { agentCycles, repeatedOffers } from '../lib/paraphrase.ts';
 import { clip } from '../lib/tool-results.ts';
 import { passFail } from '../outcome.ts';
 
@@ -9,9 +10,9 @@ export const loopGuard = builtinEntry(
     kind: 'builtin',
     name: 'loop_guard',
     description:
-      'Fails when the agent loops with no new information: the same tool call with the same arguments and result 3+ times, a cycle of 2–4 calls repeated 3+ laps, or 3+ near-identical assistant turns in a row (normalized similarity ≥ 0.9) with nothing new between them. Params: minOccurrences, similarity.',
+      'Fails when the agent loops with no new information: the same tool call with the same arguments and result 3+ times, a cycle of 2–4 calls repeated 3+ laps, 3+ near-identical assistant turns in a row (normalized similarity ≥ 0.9) with nothing new between them, two named agents handing the same request back and forth (each repeating itself, in any words, 3+ times in turn), or an offer repeated in other words after the user said yes. Params: minOccurrences, similarity, paraphrase (content-word similarity, default 0.5).',
     outputType: 'pass_fail',
-    implementationVersion: '1',
+    implementationVersion: '2',
   },
   ['tool_calls', 'message_history'],
   (input, _ctx, def) => {
@@ -19,7 +20,15 @@ export const loopGuard = builtinEntry(
     const found: string[] = [];
     for (const r of repeatedCalls(input.tool_calls, opts)) found.push(`${r.label} returned the same result ${r.calls.length} times (calls #${r.calls.join(', #')})`);
     for (const c of actionCycles(input.tool_calls, opts)) found.push(`the cycle ${c.labels.join(' → ')} repeats ${c.laps} laps from call #${c.from} with the same results`);
-    for (const t of repeatedTurns(input.message_history, opts)) found.push(`messages ${t.indexes.join(', ')} repeat the same assistant turn ("${clip(t.text, 50)}")`);
+    const turns = repeatedTurns(input.message_history, opts);
+    for (const t of turns) found.push(`messages ${t.indexes.join(', ')} repeat the same assistant turn ("${clip(t.text, 50)}")`);
+    for (const c of agentCycles(input.message_history, opts.paraphrase, opts.minOccurrences - 1)) {
+      found.push(`agents ${c.agents[0]} and ${c.agents[1]} hand the same request back and forth in messages ${c.indexes.join(', ')} without progress`);
+    }
+    const covered = new Set(turns.flatMap((t) => t.indexes));
+    for (const o of repeatedOffers(input.message_history, opts.paraphrase).filter((x) => !covered.has(x.repeat))) {
+      found.push(`message ${o.repeat} repeats the offer of message ${o.offer} in other words after the user agreed in message ${o.agreed} ("${clip(o.text, 50)}")`);
+    }
     if (found.length === 0) {
       return passFail(true, 'deterministic', `no loop in ${input.tool_calls.length} tool calls and ${input.message_history.length} messages`);
     }

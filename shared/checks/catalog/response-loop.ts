@@ -1,5 +1,6 @@
 import { builtinEntry } from '../builtin-check.ts';
 import { loopOptions, repeatedTurns } from '../lib/loops.ts';
+import { repeatedOffers } from '../lib/paraphrase.ts';
 import { clip } from '../lib/tool-results.ts';
 import { passFail } from '../outcome.ts';
 
@@ -9,14 +10,21 @@ export const responseLoop = builtinEntry(
     kind: 'builtin',
     name: 'response_loop',
     description:
-      'Fails when the assistant repeats the same response 3+ times in a row (normalized similarity ≥ 0.9) while nothing new came from the user or the tools in between. The same sentence after new information is not a loop. Params: minOccurrences, similarity.',
+      'Fails when the assistant repeats the same response 3+ times in a row (normalized similarity ≥ 0.9) while nothing new came from the user or the tools in between. Also fails when the assistant repeats an offer in other words (content-word similarity ≥ 0.5) after the user already said yes. The same sentence after new information is not a loop. Params: minOccurrences, similarity, paraphrase.',
     outputType: 'pass_fail',
-    implementationVersion: '1',
+    implementationVersion: '2',
   },
   ['message_history'],
   (input, _ctx, def) => {
-    const runs = repeatedTurns(input.message_history, loopOptions(def.params));
-    if (runs.length === 0) return passFail(true, 'deterministic', 'no repeated assistant responses without new information');
-    return passFail(false, 'deterministic', `response loop: ${runs.map((r) => `messages ${r.indexes.join(', ')} repeat "${clip(r.text, 50)}"`).join('; ')}`);
+    const opts = loopOptions(def.params);
+    const runs = repeatedTurns(input.message_history, opts);
+    const found = runs.map((r) => `messages ${r.indexes.join(', ')} repeat "${clip(r.text, 50)}"`);
+    // An offer repeated word for word is already reported with its run.
+    const covered = new Set(runs.flatMap((r) => r.indexes));
+    for (const o of repeatedOffers(input.message_history, opts.paraphrase).filter((x) => !covered.has(x.repeat))) {
+      found.push(`message ${o.repeat} repeats the offer of message ${o.offer} in other words after the user agreed in message ${o.agreed} ("${clip(o.text, 50)}")`);
+    }
+    if (found.length === 0) return passFail(true, 'deterministic', 'no repeated assistant responses without new information');
+    return passFail(false, 'deterministic', `response loop: ${found.join('; ')}`);
   },
 );

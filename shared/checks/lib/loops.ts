@@ -7,16 +7,20 @@ export interface LoopOptions {
   minOccurrences: number;
   /** Normalized similarity at which two assistant turns say the same thing (default 0.9). */
   similarity: number;
+  /** Content-word similarity at which two turns say the same thing in other words (default 0.5). */
+  paraphrase: number;
 }
 
-export const DEFAULT_LOOP_OPTIONS: LoopOptions = { minOccurrences: 3, similarity: 0.9 };
+export const DEFAULT_LOOP_OPTIONS: LoopOptions = { minOccurrences: 3, similarity: 0.9, paraphrase: 0.5 };
 
 export function loopOptions(params: Record<string, unknown> | undefined): LoopOptions {
   const n = params?.minOccurrences;
   const s = params?.similarity;
+  const p = params?.paraphrase;
   return {
     minOccurrences: typeof n === 'number' && n >= 2 ? Math.floor(n) : DEFAULT_LOOP_OPTIONS.minOccurrences,
     similarity: typeof s === 'number' && s > 0 && s <= 1 ? s : DEFAULT_LOOP_OPTIONS.similarity,
+    paraphrase: typeof p === 'number' && p > 0 && p <= 1 ? p : DEFAULT_LOOP_OPTIONS.paraphrase,
   };
 }
 

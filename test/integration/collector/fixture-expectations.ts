@@ -18,9 +18,16 @@ export interface Fixture {
   expectedPath: string;
 }
 
+function familyDirs(): string[] {
+  const top = readdirSync(FIXTURES_DIR, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+  // Captures of Python libraries live one level down: test/fixtures/otlp/python/<family>/.
+  const python = readdirSync(join(FIXTURES_DIR, 'python'), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => `python/${d.name}`);
+  return [...top.filter((d) => d !== 'python'), ...python].sort();
+}
+
 export function listFixtures(): Fixture[] {
   const out: Fixture[] = [];
-  for (const family of readdirSync(FIXTURES_DIR, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort()) {
+  for (const family of familyDirs()) {
     const dir = join(FIXTURES_DIR, family);
     for (const file of readdirSync(dir).filter((f) => f.endsWith('.otlp.json')).sort()) {
       const base = file.slice(0, -'.otlp.json'.length);
@@ -36,6 +43,11 @@ export function listFixtures(): Fixture[] {
     }
   }
   return out;
+}
+
+/** The fixtures recorded from JavaScript libraries (one conversation, `weather-tool`). */
+export function listJsFixtures(): Fixture[] {
+  return listFixtures().filter((f) => !f.family.startsWith('python/'));
 }
 
 /** What is compared: the parts of an envelope that come from the export, not from the time of receipt. */

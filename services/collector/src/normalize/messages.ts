@@ -1,4 +1,5 @@
 import type { ChatMessage, ToolCall, ToolDefinition } from '../../../../shared/schemas/index.ts';
+import { blocksText, converseBlocks } from './content-blocks.ts';
 import { asString, canonicalArguments, contentText, isRecord, parseMaybeJson } from './values.ts';
 
 type Role = ChatMessage['role'];
@@ -77,9 +78,12 @@ export function fromOtelMessage(raw: unknown, fallbackRole: Role): ChatMessage[]
       case 'tool_call':
         calls.push(toolCall(p.id, p.name, p.arguments));
         break;
-      case 'tool_call_response':
-        results.push(message('tool', contentText(p.response ?? p.result), { tool_call_id: asString(p.id) ?? '' }));
+      case 'tool_call_response': {
+        const response = p.response ?? p.result;
+        const blocks = converseBlocks(response);
+        results.push(message('tool', blocks ? blocksText(blocks) : contentText(response), { tool_call_id: asString(p.id) ?? '' }));
         break;
+      }
       case 'reasoning':
       case 'server_tool_call':
       case 'server_tool_call_response':
@@ -121,6 +125,8 @@ export function fromSystemInstructions(raw: unknown): ChatMessage | undefined {
 /** OpenAI-style content: a string, or a list of `{type:"text", text}` parts (multimodal lists). */
 export function openAiContent(v: unknown): string | null {
   if (v === undefined || v === null) return null;
+  const blocks = converseBlocks(v);
+  if (blocks) return blocksText(blocks);
   if (typeof v === 'string') {
     const parsed = parseMaybeJson(v);
     if (Array.isArray(parsed) && parsed.every((p) => isRecord(p) && typeof p.type === 'string')) return openAiContent(parsed);

@@ -59,6 +59,20 @@ export function takeOtelContent(attrs: Record<string, unknown>): Pick<FamilyFiel
 }
 
 /**
+ * A tool span whose content came as messages (Strands Agents, latest semconv: a `tool` message with
+ * the `tool_call` part as input, a `tool_call_response` part as output): the call's arguments and result.
+ */
+function toolMessagesAsCall(attrs: Record<string, unknown>): void {
+  const inputs = takeParsed(attrs, 'gen_ai.input.messages', (v) => fromOtelMessages(v, 'tool'));
+  const outputs = takeParsed(attrs, 'gen_ai.output.messages', (v) => fromOtelMessages(v, 'tool'));
+  const call = inputs?.flatMap((m) => m.tool_calls ?? [])[0];
+  const result = outputs?.find((m) => m.role === 'tool' && m.tool_call_id !== undefined);
+  if (call && attrs['gen_ai.tool.call.arguments'] === undefined) attrs['gen_ai.tool.call.arguments'] = call.function.arguments;
+  if (call?.id && attrs['gen_ai.tool.call.id'] === undefined) attrs['gen_ai.tool.call.id'] = call.id;
+  if (result && attrs['gen_ai.tool.call.result'] === undefined) attrs['gen_ai.tool.call.result'] = result.content ?? '';
+}
+
+/**
  * OTel GenAI semantic conventions, current (v1.37+) attributes, plus the gen_ai.* model, provider,
  * usage and agent attributes that the other families reuse.
  */
@@ -69,13 +83,18 @@ export const extractOtelGenAi: FamilyExtractor = (input) => {
   const operation = takeString(attrs, 'gen_ai.operation.name');
   if (operation) out.operation = operation;
 
-  // Content may instead ride on a `gen_ai.client.inference.operation.details` event (structured attributes).
-  const detailsIndex = input.events.findIndex((e) => e.name === DETAILS_EVENT);
-  if (detailsIndex !== -1 && !CONTENT_KEYS.some((k) => attrs[k] !== undefined)) {
-    const details = input.events[detailsIndex];
-    input.events.splice(detailsIndex, 1);
-    for (const [k, v] of Object.entries(details.attributes)) if (attrs[k] === undefined) attrs[k] = v;
+  // Content may instead ride on `gen_ai.client.inference.operation.details` events (structured
+  // attributes); some libraries (Strands Agents) send one event per attribute, so all are merged.
+  if (!CONTENT_KEYS.some((k) => attrs[k] !== undefined)) {
+    const kept = input.events.filter((e) => {
+      if (e.name !== DETAILS_EVENT) return true;
+      for (const [k, v] of Object.entries(e.attributes)) if (attrs[k] === undefined) attrs[k] = v;
+      return false;
+    });
+    input.events.splice(0, input.events.length, ...kept);
   }
+  const toolSpan = attrs['gen_ai.tool.name'] !== undefined && (operation === 'execute_tool' || operation === undefined);
+  if (toolSpan) toolMessagesAsCall(attrs);
 
   Object.assign(out, takeOtelContent(attrs));
 

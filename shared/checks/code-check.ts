@@ -7,7 +7,7 @@ export function codeCheckProblems(def: CodeCheckDefinition): string[] {
   const problems = validateCommon(def);
   if (typeof def.source !== 'string' || def.source.trim() === '') problems.push('source is empty');
   else if (!/\bevaluate\b/.test(def.source)) problems.push('source does not define evaluate');
-  if (def.language !== 'typescript' && def.language !== 'javascript') problems.push('language must be typescript or javascript');
+  if (def.language !== 'typescript' && def.language !== 'javascript' && def.language !== 'python') problems.push('language must be typescript, javascript or python');
   return problems;
 }
 

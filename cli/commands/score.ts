@@ -64,7 +64,7 @@ not be read or a check errored.`,
         io.stderr.write(`tracecheck score: line ${i + 1}: ${parsed.error}\n`);
       }
     });
-    const { ctx: base, sandbox } = contextFor(config, checks.some((c) => c.kind === 'code'));
+    const { ctx: base, sandbox } = contextFor(config, checks.some((c) => c.usesCodeRunner === true));
     const ctx = { ...base, batch: inputs };
     const concurrencyFlag = Number(flags.get('concurrency'));
     const concurrency = Number.isInteger(concurrencyFlag) && concurrencyFlag > 0 ? concurrencyFlag : (config.judge?.concurrency ?? 4);

@@ -63,6 +63,7 @@ export function createCodeCheck(def: CodeCheckDefinition): RunnableCheck {
     description: def.description,
     ...(def.outputType === 'score' ? { range: effectiveRange(def) } : {}),
     ...(def.threshold !== undefined ? { threshold: def.threshold } : {}),
+    usesCodeRunner: true,
     async run(input: CheckInput, ctx: CheckContext): Promise<CheckOutcome> {
       if (!ctx.codeRunner) return notRun('code', 'no code sandbox configured for user code checks');
       const result = await ctx.codeRunner.evaluate({

@@ -100,6 +100,8 @@ export interface RunnableCheck {
   range?: readonly [number, number];
   /** A score passes at or above it. */
   threshold?: number;
+  /** Runs code through `ctx.codeRunner` (code checks; builtins such as does_code_compile): callers provide a sandbox. */
+  usesCodeRunner?: boolean;
   run(input: CheckInput, ctx: CheckContext): Promise<CheckOutcome>;
 }
 

@@ -94,7 +94,7 @@ function checkDefinition(l: Layered, at: YamlPath, name: string, c: Record<strin
   }
   if (c.kind === 'code') {
     if (typeof c.source !== 'string') throw errorAt(l, [...at, 'source'], 'a code check needs source: a module exporting evaluate(args)');
-    const language = c.language === 'javascript' ? 'javascript' : 'typescript';
+    const language = c.language === 'javascript' || c.language === 'python' ? c.language : 'typescript';
     return { ...common, kind: 'code', source: c.source, language, ...(typeof c.timeout_ms === 'number' ? { timeoutMs: c.timeout_ms } : {}) };
   }
   throw errorAt(l, [...at, 'kind'], 'check kind must be model or code');

@@ -6,6 +6,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import type { CheckInput } from '../shared/checks/index.ts';
 import { createCheckRegistry, parseEvalRecord, recordToCheckInput, runCheck } from '../shared/checks/index.ts';
+import { createCodeSandbox } from '../shared/code-sandbox/index.ts';
 
 const root = join(import.meta.dirname, '..');
 const dir = resolve(process.argv[2] ?? join(import.meta.dirname, 'data', 'eval-subset'));
@@ -30,7 +31,9 @@ for (const f of files) {
 const registry = createCheckRegistry();
 const checks = registry.list().filter((c) => c.kind === 'builtin');
 const batch = records.map((r) => r.input);
-const ctx = { judge: null, judgeUnavailableReason: 'bench: deterministic only', nowMs: () => Date.now(), batch };
+// does_code_compile runs Python's compile() in the Python sandbox.
+const sandbox = createCodeSandbox();
+const ctx = { judge: null, judgeUnavailableReason: 'bench: deterministic only', nowMs: () => Date.now(), batch, codeRunner: sandbox };
 
 const counts = new Map<string, { ok: number; notRun: number; error: number }>();
 const agreement = new Map<string, { agree: number; total: number; disagree: string[] }>();
@@ -87,3 +90,4 @@ for (const [name, a] of agreement) {
 console.log('time per unit by check (ms):');
 for (const [name, ms] of perCheckMs) console.log(`  ${name}: ${(ms / (records.length * Math.max(rounds, 1))).toFixed(3)}`);
 console.log(`throughput: ${unitsPerSecond.toFixed(0)} units/s on one core (${checks.length} checks per unit, ${rounds} rounds, ${seconds.toFixed(2)} s)`);
+await sandbox.close();

@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
-import type { CheckContext, CheckDefinition, CheckRegistry, JudgeClient, RunnableCheck } from '../shared/checks/index.ts';
-import { createCheckRegistry } from '../shared/checks/index.ts';
+import { existsSync } from 'node:fs';
+import { CheckStoreError, openUserChecks } from '../shared/check-store/index.ts';
+import type { CheckContext, CheckRegistry, JudgeClient, RunnableCheck } from '../shared/checks/index.ts';
 import type { CodeSandbox } from '../shared/code-sandbox/index.ts';
 import { createCodeSandbox } from '../shared/code-sandbox/index.ts';
 import type { Config } from '../shared/config/index.ts';
@@ -32,21 +32,12 @@ export function judgeFromConfig(config: Config, log?: Logger): JudgeClient | nul
 }
 
 /**
- * The catalog plus the definitions of a JSON Lines file (one definition per line, as
- * `tracecheck checks upload --out` writes them). A bad line throws, naming the file and line.
+ * The catalog plus the definitions of a JSON Lines file (shared/check-store). A bad line throws
+ * CheckStoreError, naming the file and line.
  */
 export function loadRegistry(definitionsFile: string | undefined): CheckRegistry {
-  const registry = createCheckRegistry();
-  if (!definitionsFile) return registry;
-  readFileSync(definitionsFile, 'utf8').split('\n').forEach((line, i) => {
-    if (!line.trim()) return;
-    try {
-      registry.createOrUpdateCheck(JSON.parse(line) as CheckDefinition);
-    } catch (err) {
-      throw new Error(`${definitionsFile}:${i + 1}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
-    }
-  });
-  return registry;
+  if (definitionsFile && !existsSync(definitionsFile)) throw new CheckStoreError(`${definitionsFile}: no such definitions file`);
+  return openUserChecks(definitionsFile ?? null).registry;
 }
 
 

@@ -1,33 +1,66 @@
-import { appendFile, readFile } from 'node:fs/promises';
-import type { CheckDefinition, CodeCheckDefinition, OutputType } from '../../shared/checks/index.ts';
-import { catalogEntries, CheckDefinitionError, definitionVersion, generateCodeCheck, verifyCodeCheck } from '../../shared/checks/index.ts';
+import { readFile } from 'node:fs/promises';
+import { CheckStoreError, openUserChecks } from '../../shared/check-store/index.ts';
+import type { CheckDefinition, CodeCheckDefinition, ModelCheckDefinition, OutputType } from '../../shared/checks/index.ts';
+import { catalogEntries, CheckDefinitionError, definitionVersion, generateCodeCheck, parseTemplate, verifyCodeCheck } from '../../shared/checks/index.ts';
 import { createCodeSandbox } from '../../shared/code-sandbox/index.ts';
 import { loadConfig } from '../../shared/config/index.ts';
 import type { CliCommand, CliIo } from '../command.ts';
 import { judgeFromConfig, parseFlags } from '../check-runtime.ts';
 
+/** The user's definitions file: --out / --definitions, else TRACECHECK_CHECK_DEFINITIONS. */
+function definitionsFile(flags: Map<string, string | true>, io: CliIo): string | null {
+  const flag = flags.get('out') ?? flags.get('definitions');
+  if (typeof flag === 'string') return flag;
+  return loadConfig(io.env).checkDefinitionsFile;
+}
+
 function list(flags: Map<string, string | true>, io: CliIo): number {
-  const rows = catalogEntries.map((e) => ({
-    name: e.definition.name,
-    kind: e.definition.kind,
-    method: e.method,
-    output_type: e.definition.outputType,
-    ...(e.definition.outputType === 'score' ? { range: e.definition.range ?? [0, 1] } : {}),
-    ...(e.definition.threshold !== undefined ? { threshold: e.definition.threshold } : {}),
-    inputs: e.inputs,
-    version: definitionVersion(e.definition),
-    description: e.definition.description,
-  }));
+  const store = openUserChecks(definitionsFile(flags, io));
+  const rows = [
+    ...catalogEntries.map((e) => ({
+      name: e.definition.name,
+      source: 'catalog',
+      kind: e.definition.kind,
+      method: e.method,
+      output_type: e.definition.outputType,
+      ...(e.definition.outputType === 'score' ? { range: e.definition.range ?? [0, 1] } : {}),
+      ...(e.definition.threshold !== undefined ? { threshold: e.definition.threshold } : {}),
+      inputs: e.inputs,
+      version: definitionVersion(e.definition),
+      versions: [definitionVersion(e.definition)],
+      description: e.definition.description,
+    })),
+    ...store.userNames().map((name) => {
+      const def = store.registry.definition(name)!;
+      return {
+        name,
+        source: 'user',
+        kind: def.kind,
+        method: def.kind === 'model' ? 'model' : def.kind === 'code' ? `code (${def.language})` : 'deterministic',
+        output_type: def.outputType,
+        ...(def.outputType === 'score' ? { range: def.range ?? [0, 1] } : {}),
+        ...(def.threshold !== undefined ? { threshold: def.threshold } : {}),
+        inputs: def.kind === 'model' ? templateFieldsOf(def.promptTemplate) : [],
+        version: definitionVersion(def),
+        versions: store.registry.history(name).map((h) => h.check.version),
+        description: def.description,
+      };
+    }),
+  ];
   if (flags.get('json')) io.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
-  else for (const r of rows) io.stdout.write(`${r.name.padEnd(30)} ${r.method.padEnd(13)} ${r.output_type.padEnd(9)} ${r.description}\n`);
+  else for (const r of rows) io.stdout.write(`${r.name.padEnd(30)} ${r.source.padEnd(8)} ${r.method.padEnd(13)} ${r.output_type.padEnd(9)} v${r.version}${r.versions.length > 1 ? ` (${r.versions.length} versions)` : ''}  ${r.description}\n`);
   return 0;
+}
+
+function templateFieldsOf(template: string): string[] {
+  return [...new Set(parseTemplate(template).parts.flatMap((p) => ('variable' in p ? [p.variable] : [])))];
 }
 
 function commonFields(flags: Map<string, string | true>): { name: string; outputType: OutputType; description: string; range?: readonly [number, number]; threshold?: number } | string {
   const name = flags.get('name');
-  const outputType = flags.get('output-type') ?? 'pass_fail';
+  const outputType = flags.get('type') ?? flags.get('output-type') ?? 'pass_fail';
   if (typeof name !== 'string') return '--name is required';
-  if (outputType !== 'pass_fail' && outputType !== 'score') return '--output-type must be pass_fail or score';
+  if (outputType !== 'pass_fail' && outputType !== 'score') return '--type must be pass_fail or score';
   const range = typeof flags.get('range') === 'string' ? (flags.get('range') as string).split(',').map(Number) : undefined;
   const threshold = typeof flags.get('threshold') === 'string' ? Number(flags.get('threshold')) : undefined;
   const description = flags.get('description');
@@ -40,12 +73,44 @@ function commonFields(flags: Map<string, string | true>): { name: string; output
   };
 }
 
-async function emit(def: CheckDefinition, flags: Map<string, string | true>, io: CliIo): Promise<void> {
-  const line = JSON.stringify(def);
-  const out = flags.get('out');
-  if (typeof out === 'string') await appendFile(out, `${line}\n`);
-  io.stdout.write(`${line}\n`);
-  io.stderr.write(`registered ${def.name} version ${definitionVersion(def)}${typeof out === 'string' ? ` in ${out}` : ''}\n`);
+/** Saves into the definitions file (a new version when the definition changed) and prints the definition line. */
+function save(def: CheckDefinition, flags: Map<string, string | true>, io: CliIo): void {
+  const file = definitionsFile(flags, io);
+  const { version, created, versions } = openUserChecks(file).save(def);
+  io.stdout.write(`${JSON.stringify(def)}\n`);
+  const where = file ? ` in ${file}` : ' (not saved: give --out FILE or set TRACECHECK_CHECK_DEFINITIONS)';
+  io.stderr.write(`${created ? 'registered' : 'unchanged:'} ${def.name} version ${version}${versions > 1 ? ` (version ${versions} of this name)` : ''}${where}\n`);
+}
+
+function failed(what: string, err: unknown, io: CliIo): number {
+  if (err instanceof CheckDefinitionError || err instanceof CheckStoreError) {
+    io.stderr.write(`tracecheck checks ${what}: ${err.message}\n`);
+    return 1;
+  }
+  throw err;
+}
+
+async function create(flags: Map<string, string | true>, io: CliIo): Promise<number> {
+  const common = commonFields(flags);
+  const promptFile = flags.get('prompt-file');
+  if (typeof common === 'string' || typeof promptFile !== 'string') {
+    io.stderr.write(`tracecheck checks create: ${typeof common === 'string' ? common : '--prompt-file is required'}\n`);
+    return 2;
+  }
+  const def: ModelCheckDefinition = {
+    kind: 'model',
+    ...common,
+    // A judge's score check answers any number unless a range is given (Okareo's score checks have none).
+    ...(common.outputType === 'score' && !common.range ? { range: [-Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER] as const } : {}),
+    description: common.description || `model check from ${promptFile}`,
+    promptTemplate: await readFile(promptFile, 'utf8'),
+  };
+  try {
+    save(def, flags, io);
+    return 0;
+  } catch (err) {
+    return failed('create', err, io);
+  }
 }
 
 async function upload(flags: Map<string, string | true>, io: CliIo): Promise<number> {
@@ -55,14 +120,14 @@ async function upload(flags: Map<string, string | true>, io: CliIo): Promise<num
     io.stderr.write(`tracecheck checks upload: ${typeof common === 'string' ? common : '--file is required'}\n`);
     return 2;
   }
-  const def: CodeCheckDefinition = { kind: 'code', ...common, description: common.description || `code check from ${file}`, source: await readFile(file, 'utf8'), language: /\.[cm]?js$/.test(file) ? 'javascript' : 'typescript' };
+  const language = /\.py$/.test(file) ? 'python' : /\.[cm]?js$/.test(file) ? 'javascript' : 'typescript';
+  const def: CodeCheckDefinition = { kind: 'code', ...common, description: common.description || `code check from ${file}`, source: await readFile(file, 'utf8'), language };
   const sandbox = createCodeSandbox();
   try {
-    await emit(await verifyCodeCheck(def, sandbox), flags, io);
+    save(await verifyCodeCheck(def, sandbox), flags, io);
     return 0;
   } catch (err) {
-    io.stderr.write(`tracecheck checks upload: ${err instanceof Error ? err.message : String(err)}\n`);
-    return err instanceof CheckDefinitionError ? 1 : 2;
+    return failed('upload', err, io);
   } finally {
     await sandbox.close();
   }
@@ -81,11 +146,10 @@ async function generate(flags: Map<string, string | true>, io: CliIo): Promise<n
   }
   const sandbox = createCodeSandbox();
   try {
-    await emit(await generateCodeCheck({ ...common, needsScenario: flags.get('needs-scenario') === true }, { judge, codeRunner: sandbox }), flags, io);
+    save(await generateCodeCheck({ ...common, needsScenario: flags.get('needs-scenario') === true }, { judge, codeRunner: sandbox }), flags, io);
     return 0;
   } catch (err) {
-    io.stderr.write(`tracecheck checks generate: ${err instanceof Error ? err.message : String(err)}\n`);
-    return 1;
+    return failed('generate', err, io);
   } finally {
     await sandbox.close();
   }
@@ -93,20 +157,29 @@ async function generate(flags: Map<string, string | true>, io: CliIo): Promise<n
 
 export const checksCommand: CliCommand = {
   name: 'checks',
-  summary: 'list the check catalog; upload or generate code checks',
+  summary: 'list the catalog and your checks; create model checks; upload or generate code checks',
   usage: `usage:
-  tracecheck checks list [--json]
-  tracecheck checks upload --file check.ts --name NAME [--output-type pass_fail|score] [--range MIN,MAX] [--threshold X] [--description TEXT] [--out defs.jsonl]
-  tracecheck checks generate --name NAME --description TEXT [--output-type pass_fail|score] [--range MIN,MAX] [--needs-scenario] [--out defs.jsonl]
+  tracecheck checks list [--json] [--definitions defs.jsonl]
+  tracecheck checks create --name NAME --prompt-file rubric.txt --type pass_fail|score [--description TEXT] [--range MIN,MAX] [--threshold X] [--out defs.jsonl]
+  tracecheck checks upload --file check.py|check.ts|check.js --name NAME [--type pass_fail|score] [--range MIN,MAX] [--threshold X] [--description TEXT] [--out defs.jsonl]
+  tracecheck checks generate --name NAME --description TEXT [--type pass_fail|score] [--range MIN,MAX] [--needs-scenario] [--out defs.jsonl]
 
-upload compiles the module (TypeScript or JavaScript exporting evaluate(args)), runs it in the sandbox
-on sample units and checks the declared return type; generate asks the configured model to write one
-and verifies it the same way. Both print the definition as one JSON line (and append it to --out),
-ready for \`tracecheck score --definitions defs.jsonl\`.`,
+Your checks live in a JSON Lines file: --out / --definitions, else TRACECHECK_CHECK_DEFINITIONS (what
+the services and \`tracecheck score --definitions\` read). Saving a name again with another definition
+adds a new version; list shows the versions.
+
+create registers a model check: the prompt file is the judge's rubric with template variables
+({model_output} or {output}, {scenario_input} or {input}, {scenario_result} or {result},
+{message_history}, {tool_calls}, {tools}, …; an unknown {name} is refused, naming it). upload
+verifies a code check in the sandbox on a sample unit: a Python file as Okareo documents it
+(class Check(CodeBasedCheck) with evaluate(model_output, scenario_input, scenario_result)), or a
+TypeScript/JavaScript module exporting evaluate(args). generate asks the configured model to write
+one and verifies it the same way before saving it.`,
   async run(argv, io) {
     const [sub, ...rest] = argv;
     const flags = parseFlags(rest);
     if (sub === 'list') return list(flags, io);
+    if (sub === 'create') return create(flags, io);
     if (sub === 'upload') return upload(flags, io);
     if (sub === 'generate') return generate(flags, io);
     io.stderr.write(`${this.usage}\n`);

@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { CliCommand, CliIo } from '../command.ts';
 import { ConfigError, loadConfig } from '../../shared/config/index.ts';
@@ -5,6 +6,7 @@ import { createLogger } from '../../shared/logging/index.ts';
 import {
   buildTables,
   createProgress,
+  crossRunRollup,
   EvalConfigError,
   parseOverrides,
   readRun,
@@ -12,13 +14,14 @@ import {
   renderMarkdown,
   renderSummary,
   renderTextTables,
+  rollupTable,
   runEval,
   runToScores,
 } from '../../tools/eval/src/index.ts';
 import { createStore } from '../compose.ts';
 
 const USAGE = `usage: tracecheck eval [CONFIG] [key=value …] [--quiet] [--store]
-       tracecheck eval report RUN… [--format text|markdown|html] [--output DIR]
+       tracecheck eval report RUN… [--format text|markdown|html] [--output FILE] [--runs DIR]
 
 Runs the suite in CONFIG (default tracecheck.yaml): every prompt file × sweep variant × reference,
 n_tries each, scored by the test files' metrics. Prints the table, writes report.{yaml,json,md,html}
@@ -35,8 +38,10 @@ Overrides (key=value, values read as YAML):
 "eval:<run id>") to the configured store: ClickHouse with TRACECHECK_CLICKHOUSE_URL, else the DuckDB
 file under TRACECHECK_DATA_DIR, where live scores go too.
 
-eval report rolls several finished runs (folders, report.json files or run ids) into one table;
-exits 1 when any of them failed.
+eval report reads finished runs (folders, report.json files or run ids under --runs, default
+.tracecheck/runs), prints their tables and the roll-up across them (per prompt × reference: runs,
+tries, passes, fails, pass rate, rows passed/failed/skipped), and writes that roll-up to --output
+(.json: JSON; .md: Markdown; .html: HTML; otherwise text). Exits 1 when any run failed.
 `;
 
 function fail(io: CliIo, err: unknown): number {
@@ -49,12 +54,14 @@ function fail(io: CliIo, err: unknown): number {
 
 function report(argv: string[], io: CliIo): number {
   let format = 'text';
-  let outputDir = '.tracecheck/runs';
+  let runsDir = '.tracecheck/runs';
+  let output: string | null = null;
   const refs: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--format') format = argv[++i] ?? '';
-    else if (a === '--output') outputDir = argv[++i] ?? outputDir;
+    else if (a === '--runs') runsDir = argv[++i] ?? runsDir;
+    else if (a === '--output') output = argv[++i] ?? '';
     else refs.push(a);
   }
   if (refs.length === 0 || !['text', 'markdown', 'html'].includes(format)) {
@@ -62,11 +69,20 @@ function report(argv: string[], io: CliIo): number {
     return 2;
   }
   try {
-    const runs = refs.map((r) => readRun(r, resolve(outputDir)));
-    const tables = buildTables(runs);
+    const runs = refs.map((r) => readRun(r, resolve(runsDir)));
+    const rollup = rollupTable(crossRunRollup(runs));
+    const tables = [...buildTables(runs), rollup];
     if (format === 'markdown') io.stdout.write(renderMarkdown(runs, tables));
     else if (format === 'html') io.stdout.write(renderHtml(runs, tables));
     else io.stdout.write(renderTextTables(tables) + '\n' + renderSummary(runs));
+    if (output) {
+      const rows = crossRunRollup(runs);
+      const text = /\.json$/i.test(output)
+        ? `${JSON.stringify({ runs: runs.map((r) => ({ runId: r.runId, passed: r.passed })), rollup: rows }, null, 2)}\n`
+        : /\.md$/i.test(output) ? renderMarkdown(runs, [rollup]) : /\.html?$/i.test(output) ? renderHtml(runs, [rollup]) : renderTextTables([rollup]) + '\n' + renderSummary(runs);
+      writeFileSync(output, text);
+      io.stderr.write(`roll-up written to ${output}\n`);
+    }
     return runs.every((r) => r.passed) ? 0 : 1;
   } catch (err) {
     return fail(io, err);

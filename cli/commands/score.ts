@@ -4,6 +4,7 @@ import { loadConfig } from '../../shared/config/index.ts';
 import { UnitSchema } from '../../shared/schemas/index.ts';
 import type { CliCommand } from '../command.ts';
 import { contextFor, loadRegistry, parseFlags, readAll, selectChecks } from '../check-runtime.ts';
+import { CheckStoreError } from '../../shared/check-store/index.ts';
 
 function toInput(line: string): { ok: true; input: CheckInput } | { ok: false; error: string } {
   let value: unknown;
@@ -47,7 +48,14 @@ not be read or a check errored.`,
     }
     const config = loadConfig(io.env);
     const defs = flags.get('definitions');
-    const registry = loadRegistry(typeof defs === 'string' ? defs : undefined);
+    let registry;
+    try {
+      registry = loadRegistry(typeof defs === 'string' ? defs : undefined);
+    } catch (err) {
+      if (!(err instanceof CheckStoreError)) throw err;
+      io.stderr.write(`tracecheck score: ${err.message}\n`);
+      return 2;
+    }
     const { checks, unknown } = selectChecks(registry, spec);
     if (unknown.length > 0) {
       io.stderr.write(`tracecheck score: unknown checks: ${unknown.join(', ')} (see \`tracecheck checks list\`)\n`);
@@ -64,7 +72,7 @@ not be read or a check errored.`,
         io.stderr.write(`tracecheck score: line ${i + 1}: ${parsed.error}\n`);
       }
     });
-    const { ctx: base, sandbox } = contextFor(config, checks.some((c) => c.kind === 'code'));
+    const { ctx: base, sandbox } = contextFor(config, checks.some((c) => c.usesCodeRunner === true));
     const ctx = { ...base, batch: inputs };
     const concurrencyFlag = Number(flags.get('concurrency'));
     const concurrency = Number.isInteger(concurrencyFlag) && concurrencyFlag > 0 ? concurrencyFlag : (config.judge?.concurrency ?? 4);

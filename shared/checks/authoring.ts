@@ -24,10 +24,18 @@ export const SAMPLE_INPUTS: readonly CheckInput[] = [
 ];
 
 /**
+ * Okareo's Python checks are written for units that carry their strings (`len(scenario_input)`),
+ * so they are verified on the full sample; TypeScript/JavaScript modules on the empty one too.
+ */
+function defaultSamples(def: CodeCheckDefinition): readonly CheckInput[] {
+  return def.language === 'python' ? SAMPLE_INPUTS.slice(0, 1) : SAMPLE_INPUTS;
+}
+
+/**
  * Compiles and runs a code check on sample inputs in the sandbox and checks the declared return
  * type. Throws CheckDefinitionError with every problem; returns the definition when it is sound.
  */
-export async function verifyCodeCheck(def: CodeCheckDefinition, runner: CodeRunner, samples: readonly CheckInput[] = SAMPLE_INPUTS): Promise<CodeCheckDefinition> {
+export async function verifyCodeCheck(def: CodeCheckDefinition, runner: CodeRunner, samples: readonly CheckInput[] = defaultSamples(def)): Promise<CodeCheckDefinition> {
   const problems = codeCheckProblems(def);
   if (problems.length > 0) throw new CheckDefinitionError(problems);
   for (const sample of samples) {

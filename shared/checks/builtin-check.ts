@@ -14,7 +14,13 @@ export interface CatalogEntry {
   build(def: CheckDefinition): RunnableCheck;
 }
 
-export function createBuiltinCheck(def: BuiltinCheckDefinition, run: BuiltinRun): RunnableCheck {
+export interface BuiltinOptions {
+  /** How it decides, when not from `mode`: a builtin may ask the judge itself (uniqueness). */
+  method?: CatalogEntry['method'];
+  usesCodeRunner?: boolean;
+}
+
+export function createBuiltinCheck(def: BuiltinCheckDefinition, run: BuiltinRun, options: BuiltinOptions = {}): RunnableCheck {
   const problems = validateCommon(def);
   if (problems.length > 0) throw new CheckDefinitionError(problems);
   return {
@@ -25,19 +31,20 @@ export function createBuiltinCheck(def: BuiltinCheckDefinition, run: BuiltinRun)
     description: def.description,
     ...(def.outputType === 'score' ? { range: effectiveRange(def) } : {}),
     ...(def.threshold !== undefined ? { threshold: def.threshold } : {}),
+    ...(options.usesCodeRunner ? { usesCodeRunner: true } : {}),
     run: async (input, ctx) => run(input, ctx, def),
   };
 }
 
 /** A catalog entry decided in code; `build` refuses a definition of another kind. */
-export function builtinEntry(definition: BuiltinCheckDefinition, inputs: readonly string[], run: BuiltinRun): CatalogEntry {
+export function builtinEntry(definition: BuiltinCheckDefinition, inputs: readonly string[], run: BuiltinRun, options: BuiltinOptions = {}): CatalogEntry {
   return {
     definition,
     inputs,
-    method: definition.mode === 'hybrid' ? 'hybrid' : 'deterministic',
+    method: options.method ?? (definition.mode === 'hybrid' ? 'hybrid' : 'deterministic'),
     build(def) {
       if (def.kind !== 'builtin') throw new CheckDefinitionError([`${definition.name} is a builtin check; got kind ${def.kind}`]);
-      return createBuiltinCheck(def, run);
+      return createBuiltinCheck(def, run, options);
     },
   };
 }

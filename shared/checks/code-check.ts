@@ -7,7 +7,7 @@ export function codeCheckProblems(def: CodeCheckDefinition): string[] {
   const problems = validateCommon(def);
   if (typeof def.source !== 'string' || def.source.trim() === '') problems.push('source is empty');
   else if (!/\bevaluate\b/.test(def.source)) problems.push('source does not define evaluate');
-  if (def.language !== 'typescript' && def.language !== 'javascript') problems.push('language must be typescript or javascript');
+  if (def.language !== 'typescript' && def.language !== 'javascript' && def.language !== 'python') problems.push('language must be typescript, javascript or python');
   return problems;
 }
 
@@ -63,6 +63,7 @@ export function createCodeCheck(def: CodeCheckDefinition): RunnableCheck {
     description: def.description,
     ...(def.outputType === 'score' ? { range: effectiveRange(def) } : {}),
     ...(def.threshold !== undefined ? { threshold: def.threshold } : {}),
+    usesCodeRunner: true,
     async run(input: CheckInput, ctx: CheckContext): Promise<CheckOutcome> {
       if (!ctx.codeRunner) return notRun('code', 'no code sandbox configured for user code checks');
       const result = await ctx.codeRunner.evaluate({

@@ -61,9 +61,9 @@ export interface CodeRunner {
 }
 
 export interface CodeRunRequest {
-  /** The module's source: TypeScript or JavaScript exporting `evaluate(args)`. */
+  /** The source: a TypeScript or JavaScript module exporting `evaluate(args)`, or a Python check file. */
   source: string;
-  language: 'typescript' | 'javascript';
+  language: CodeLanguage;
   /** JSON-serializable arguments, the template variables by name. */
   args: Record<string, unknown>;
   timeoutMs?: number;
@@ -84,6 +84,8 @@ export type CheckOutcome =
   | (OutcomeCommon & { status: 'error' | 'not_run'; error: string; explanation?: string });
 
 export type CheckKind = 'model' | 'code' | 'builtin';
+/** Python runs in Pyodide (shared/python-sandbox), the others in a V8 context (shared/code-sandbox). */
+export type CodeLanguage = 'typescript' | 'javascript' | 'python';
 export type OutputType = 'pass_fail' | 'score';
 
 /** A check ready to run: its definition plus the code that runs it. */
@@ -98,6 +100,8 @@ export interface RunnableCheck {
   range?: readonly [number, number];
   /** A score passes at or above it. */
   threshold?: number;
+  /** Runs code through `ctx.codeRunner` (code checks; builtins such as does_code_compile): callers provide a sandbox. */
+  usesCodeRunner?: boolean;
   run(input: CheckInput, ctx: CheckContext): Promise<CheckOutcome>;
 }
 

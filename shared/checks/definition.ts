@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../schemas/index.ts';
-import type { CheckKind, OutputType } from './contract.ts';
+import type { CheckKind, CodeLanguage, OutputType } from './contract.ts';
 
 interface DefinitionCommon {
   /** Unique; `[a-z][a-z0-9_]*` so it can be a column value, a CLI argument and a file name. */
@@ -25,9 +25,13 @@ export interface ModelCheckDefinition extends DefinitionCommon {
 
 export interface CodeCheckDefinition extends DefinitionCommon {
   kind: 'code';
-  /** A module exporting `evaluate(args)` that returns a boolean or a number. */
+  /**
+   * A module exporting `evaluate(args)`, or a Python file as Okareo documents it
+   * (`class Check(CodeBasedCheck)` with `evaluate(model_output, scenario_input, scenario_result)`);
+   * it returns a boolean or a number.
+   */
   source: string;
-  language: 'typescript' | 'javascript';
+  language: CodeLanguage;
   timeoutMs?: number;
 }
 

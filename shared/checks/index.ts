@@ -3,6 +3,7 @@ export type {
   CheckInput,
   CheckKind,
   CheckOutcome,
+  CodeLanguage,
   CodeRunner,
   CodeRunRequest,
   CodeRunResult,

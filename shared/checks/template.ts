@@ -4,6 +4,8 @@ import type { CheckInput } from './contract.ts';
 /** Template variable → the CheckInput field it reads. Aliases are Okareo's names. */
 export const TEMPLATE_VARIABLES: Readonly<Record<string, keyof CheckInput>> = {
   generation: 'model_output',
+  // Okareo's documented example templates write {output}.
+  output: 'model_output',
   model_output: 'model_output',
   input: 'scenario_input',
   scenario_input: 'scenario_input',

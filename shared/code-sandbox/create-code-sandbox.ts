@@ -3,6 +3,8 @@ import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import type { Logger } from 'pino';
 import type { CodeRunner, CodeRunRequest, CodeRunResult } from '../checks/index.ts';
+import type { PythonSandbox, PythonSandboxOptions } from '../python-sandbox/index.ts';
+import { createPythonSandbox } from '../python-sandbox/index.ts';
 import { transpileCheck } from './transpile.ts';
 import { WORKER_SOURCE } from './worker-source.ts';
 
@@ -12,9 +14,13 @@ export interface CodeSandboxOptions {
   /** V8 old-space limit of the sandbox process (default 64 MB). */
   memoryMb?: number;
   log?: Logger;
+  /** Options of the Python interpreters, started on the first Python call. */
+  python?: PythonSandboxOptions;
 }
 
 export interface CodeSandbox extends CodeRunner {
+  /** The Python pool behind `language: 'python'` (started on first use), for snippets too. */
+  python(): PythonSandbox;
   close(): Promise<void>;
 }
 
@@ -53,6 +59,8 @@ export function createCodeSandbox(options: CodeSandboxOptions = {}): CodeSandbox
   let current: Pending | null = null;
   const queue: { req: CodeRunRequest; code: string; resolve: (r: CodeRunResult) => void }[] = [];
   let closed = false;
+  let python: PythonSandbox | null = null;
+  const pythonSandbox = (): PythonSandbox => (python ??= createPythonSandbox({ ...(options.log ? { log: options.log } : {}), ...options.python }));
 
   const finish = (result: CodeRunResult): void => {
     const p = current;
@@ -126,6 +134,7 @@ export function createCodeSandbox(options: CodeSandboxOptions = {}): CodeSandbox
   return {
     evaluate(req: CodeRunRequest): Promise<CodeRunResult> {
       if (closed) return Promise.resolve({ ok: false, error: 'the code sandbox is closed' });
+      if (req.language === 'python') return pythonSandbox().evaluate(req);
       const compiled = transpileCheck(req.source, req.language);
       if (!compiled.ok) return Promise.resolve({ ok: false, error: compiled.error });
       return new Promise((resolve) => {
@@ -133,14 +142,16 @@ export function createCodeSandbox(options: CodeSandboxOptions = {}): CodeSandbox
         pump();
       });
     },
-    close(): Promise<void> {
+    python: pythonSandbox,
+    async close(): Promise<void> {
       closed = true;
+      await python?.close();
       for (const q of queue.splice(0)) q.resolve({ ok: false, error: 'the code sandbox is closed' });
       finish({ ok: false, error: 'the code sandbox is closed' });
       const proc = child;
       child = null;
-      if (!proc || proc.exitCode !== null) return Promise.resolve();
-      return new Promise((resolve) => {
+      if (!proc || proc.exitCode !== null) return;
+      await new Promise<void>((resolve) => {
         proc.once('exit', () => resolve());
         proc.stdin.end();
         setTimeout(() => proc.kill('SIGKILL'), 1_000).unref();

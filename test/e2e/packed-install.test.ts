@@ -48,7 +48,7 @@ describe('the packed package, installed with --omit=dev', () => {
     expect(demoScoreRows(stdout)).toEqual(DEFAULT_DEMO_ROWS);
   });
 
-  it('finds its run-time files: the Python grammar (.wasm) and the TypeScript parser', async () => {
+  it('finds its run-time files: Pyodide (compile() for Python), the TypeScript parser', async () => {
     const records = join(work, 'records.jsonl');
     const code = (lang: string, text: string) => ({ role: 'assistant', content: `\`\`\`${lang}\n${text}\n\`\`\`` });
     writeFileSync(records, [
@@ -58,8 +58,8 @@ describe('the packed package, installed with --omit=dev', () => {
     const { code: exit, stdout } = await runCommand('sh', ['-c', `npx --no-install tracecheck score --checks does_code_compile < "${records}"`], { cwd: app, timeoutMs: 60_000 });
     expect(exit).toBe(0);
     expect(stdout.trim().split('\n').map((l) => JSON.parse(l) as { id: string; passed: boolean; explanation: string }).map((s) => [s.id, s.passed, s.explanation])).toEqual([
-      ['py', true, '1 code block(s) parse (python)'],
-      ['ts', false, 'syntax errors: block 1 (typescript): line 1: Expression expected.'],
+      ['py', true, '1 code block(s) compile (python)'],
+      ['ts', false, 'does not compile: block 1 (typescript): line 1: Expression expected.'],
     ]);
   });
 });

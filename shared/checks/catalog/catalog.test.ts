@@ -37,4 +37,16 @@ describe('the predefined catalog', () => {
       if (check.kind === 'model') expect(out).toMatchObject({ status: 'not_run', method: 'model' });
     }
   });
+
+  it('gives the changed checks their defined inputs, output types and ranges', () => {
+    const entry = (name: string) => catalogEntries.find((e) => e.definition.name === name)!;
+    for (const name of ['toxicity', 'fairness']) expect(entry(name).definition).toMatchObject({ outputType: 'score', range: [1, 5], threshold: 4 });
+    expect(entry('uniqueness')).toMatchObject({ method: 'model', definition: { outputType: 'score', range: [1, 5], threshold: 3 } });
+    expect(entry('behavior_adherence').inputs).toEqual(['scenario_result', 'model_input', 'model_output']);
+    expect(entry('faithfulness').inputs).toEqual(['scenario_result', 'tool_calls', 'model_output']);
+    expect(entry('task_completed').inputs).toEqual(['message_history', 'model_output']);
+    expect(entry('is_code_functional').inputs).toEqual(['model_input', 'model_output']);
+    expect(entry('function_call_validator')).toMatchObject({ method: 'hybrid', inputs: ['message_history', 'tools', 'tool_calls'] });
+    expect(entry('compression_ratio').inputs).toEqual(['model_output', 'scenario_input']);
+  });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { CodeRunner } from '../contract.ts';
 import { assistant, ctxWith, inputFrom, user } from '../test-support.ts';
 import { containsAllImports } from './contains-all-imports.ts';
 import { doesCodeCompile } from './does-code-compile.ts';
@@ -7,32 +8,43 @@ const compile = doesCodeCompile.build(doesCodeCompile.definition);
 const imports = containsAllImports.build(containsAllImports.definition);
 const out = (text: string) => inputFrom([user('write code'), assistant(text)]);
 
+// Python's compile() itself runs in the Python sandbox (test/integration/checks/catalog-definitions.test.ts);
+// here a recording runner stands in for it, to test what is sent and how answers are read.
+function recordingRunner(answer: (blocks: string[]) => string[]): CodeRunner & { blocks: string[][] } {
+  const blocks: string[][] = [];
+  return {
+    blocks,
+    evaluate: (req) => {
+      const b = (req.args as { blocks: string[] }).blocks;
+      blocks.push(b);
+      return Promise.resolve({ ok: true, value: answer(b) });
+    },
+  };
+}
+
 describe('does_code_compile', () => {
-  it('passes valid Python and TypeScript blocks', async () => {
-    const text = '```python\ndef add(a, b):\n    return a + b\n```\nand\n```ts\nconst x: number = 1;\nexport function f(y: string) { return y; }\n```';
-    expect(await compile.run(out(text), ctxWith())).toEqual({ status: 'ok', value: 1, passed: true, method: 'deterministic', explanation: '2 code block(s) parse (python, typescript)' });
+  it('compiles the whole output as Python when it has no fences, so prose goes to compile() too', async () => {
+    const runner = recordingRunner(() => ['SyntaxError: invalid syntax (line 1)']);
+    expect(await compile.run(out('Your reservation is confirmed.'), ctxWith({ codeRunner: runner }))).toEqual({
+      status: 'ok', value: 0, passed: false, method: 'deterministic', explanation: 'does not compile: SyntaxError: invalid syntax (line 1)',
+    });
+    expect(runner.blocks).toEqual([['Your reservation is confirmed.']]);
   });
 
-  it('fails broken Python with the line', async () => {
-    const res = await compile.run(out('```python\ndef add(a, b:\n    return a + b\n```'), ctxWith());
-    expect(res).toMatchObject({ passed: false });
-    expect(res.explanation).toMatch(/^syntax errors: block 1 \(python\): line 1: /);
+  it('compiles each fenced block: Python ones in the sandbox, JavaScript/TypeScript ones with the TypeScript parser', async () => {
+    const runner = recordingRunner((b) => b.map(() => ''));
+    const text = '```python\ndef add(a, b):\n    return a + b\n```\nand\n```ts\nconst x: number = 1;\n```\n```\nprint(1)\n```';
+    expect(await compile.run(out(text), ctxWith({ codeRunner: runner }))).toEqual({ status: 'ok', value: 1, passed: true, method: 'deterministic', explanation: '3 code block(s) compile (python, typescript, python)' });
+    expect(runner.blocks).toEqual([['def add(a, b):\n    return a + b\n', 'print(1)\n']]);
+    const broken = await compile.run(out('```js\nfunction f( {\n  return 1;\n```'), ctxWith({ codeRunner: runner }));
+    expect(broken).toMatchObject({ passed: false });
+    expect(broken.explanation).toMatch(/^does not compile: block 1 \(javascript\): line \d+: /);
   });
 
-  it('fails broken JavaScript', async () => {
-    const res = await compile.run(out('```js\nfunction f( {\n  return 1;\n```'), ctxWith());
-    expect(res).toMatchObject({ passed: false });
-    expect(res.explanation).toMatch(/^syntax errors: block 1 \(javascript\): line \d+: /);
-  });
-
-  it('guesses the language of bare code', async () => {
-    expect(await compile.run(out('import os\nprint(os.getcwd())\n'), ctxWith())).toMatchObject({ passed: true, explanation: '1 code block(s) parse (python)' });
-  });
-});
-
-it('does not run on prose without code', async () => {
-  expect(await compile.run(out('Your reservation is confirmed.\nThe total is: $120.'), ctxWith())).toEqual({
-    status: 'not_run', method: 'deterministic', error: 'the output has no code block in Python, JavaScript or TypeScript',
+  it('does not run without the Python sandbox, and reports a sandbox failure as an error', async () => {
+    expect(await compile.run(out('x = 1'), ctxWith())).toEqual({ status: 'not_run', method: 'deterministic', error: 'needs the Python sandbox to run compile(), and none is configured' });
+    const failing: CodeRunner = { evaluate: () => Promise.resolve({ ok: false, error: 'timed out after 2000 ms' }) };
+    expect(await compile.run(out('x = 1'), ctxWith({ codeRunner: failing }))).toEqual({ status: 'error', method: 'deterministic', error: 'the Python sandbox failed: timed out after 2000 ms' });
   });
 });
 
@@ -45,5 +57,11 @@ describe('contains_all_imports', () => {
   it('names the modules used without an import', async () => {
     const code = '```python\nimport json\nprint(json.dumps({}))\nnow = datetime.datetime.now()\nos.path.join("a")\n```';
     expect(await imports.run(out(code), ctxWith())).toMatchObject({ passed: false, explanation: 'not imported: datetime (line 3), os (line 4)' });
+  });
+
+  it('checks every call, bare names included: sqrt(4), defaultdict(list)', async () => {
+    expect(await imports.run(out('```python\nprint(sqrt(4))\nd = defaultdict(list)\n```'), ctxWith())).toMatchObject({ passed: false, explanation: 'not imported: sqrt (line 1), defaultdict (line 2)' });
+    const ok = '```python\nfrom math import sqrt\nfrom collections import defaultdict as dd\ndef helper(n):\n    return n\nclass Box:\n    pass\nf = lambda v: v\ntry:\n    d = dd(list)\nexcept ValueError as err:\n    print(err)\nif (n := len([helper(i) for i in range(3)])) > 1:\n    print(sqrt(n), Box(), f(1), isinstance(n, int))\n```';
+    expect(await imports.run(out(ok), ctxWith())).toMatchObject({ passed: true, explanation: 'every called name is imported, defined or a builtin (imports: sqrt, dd)' });
   });
 });

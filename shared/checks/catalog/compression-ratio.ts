@@ -1,24 +1,25 @@
 import { builtinEntry } from '../builtin-check.ts';
 import { notRun, valueOutcome } from '../outcome.ts';
 
-/** Input length ÷ output length (characters): how much the output condensed its input. */
+/** Python's len(): code points, not UTF-16 units, so an emoji counts once as the definition does. */
+const pyLen = (s: string): number => [...s].length;
+
+/** len(model_output) / len(scenario_input), as defined: below 1 the output is shorter than its input. */
 export const compressionRatio = builtinEntry(
   {
     kind: 'builtin',
     name: 'compression_ratio',
-    description: 'Characters of the scenario input divided by characters of the output: above 1 the output is shorter than its input (a summary of a 1,000-character text in 250 characters scores 4). Needs scenario_input and model_output.',
+    description: 'len(model_output) / len(scenario_input), in characters (Python len: code points), unrounded: a 250-character summary of a 1,000-character text scores 0.25. Needs scenario_input (non-empty) and model_output.',
     outputType: 'score',
     range: [0, Number.MAX_SAFE_INTEGER],
-    implementationVersion: '1',
+    implementationVersion: '2',
   },
-  ['scenario_input', 'model_output'],
+  ['model_output', 'scenario_input'],
   (input, _ctx, def) => {
-    if (!input.scenario_input) return notRun('deterministic', 'needs scenario_input, which this unit does not carry');
-    if (!input.model_output) return notRun('deterministic', 'the unit has no final output (model_output)');
-    const inLen = input.scenario_input.trim().length;
-    const outLen = input.model_output.trim().length;
-    if (outLen === 0) return notRun('deterministic', 'the output is empty');
-    const value = Math.round((inLen / outLen) * 1000) / 1000;
-    return valueOutcome(def, value, 'deterministic', `${inLen} input characters / ${outLen} output characters`);
+    if (input.model_output === null) return notRun('deterministic', 'the unit has no final output (model_output)');
+    if (!input.scenario_input) return notRun('deterministic', 'needs a non-empty scenario_input, which this unit does not carry');
+    const outLen = pyLen(input.model_output);
+    const inLen = pyLen(input.scenario_input);
+    return valueOutcome(def, outLen / inLen, 'deterministic', `${outLen} output characters / ${inLen} input characters`);
   },
 );

@@ -1,11 +1,10 @@
 import type { Node } from 'web-tree-sitter';
 import { builtinEntry } from '../builtin-check.ts';
 import { codeBlocks, guessLanguage } from '../lib/code-blocks.ts';
+import { PYTHON_BUILTINS } from '../lib/python-builtins.ts';
 import { parsePython } from '../lib/python-parser.ts';
 import { notRun, passFail } from '../outcome.ts';
 
-// Builtins whose methods are called like modules' (`str.join`, `dict.fromkeys`).
-const BUILTIN_NAMES = new Set('str int float bool list dict set tuple bytes bytearray object type super self cls'.split(' '));
 
 function walk(n: Node, visit: (n: Node) => void): void {
   visit(n);
@@ -19,7 +18,8 @@ function boundNames(root: Node): { imported: Set<string>; defined: Set<string> }
   walk(root, (n) => {
     if (n.type === 'import_statement' || n.type === 'import_from_statement') {
       for (const c of n.namedChildren) {
-        if (!c || (n.type === 'import_from_statement' && c === n.childForFieldName('module_name'))) continue;
+        // Nodes are fresh objects on each access: compare positions, not identity.
+        if (!c || (n.type === 'import_from_statement' && c.startIndex === n.childForFieldName('module_name')?.startIndex)) continue;
         if (c.type === 'aliased_import') imported.add(c.childForFieldName('alias')?.text ?? '');
         else if (c.type === 'dotted_name') imported.add(c.namedChildren[0]?.text ?? c.text);
         else if (c.type === 'wildcard_import') imported.add('*');
@@ -29,6 +29,10 @@ function boundNames(root: Node): { imported: Set<string>; defined: Set<string> }
     } else if (n.type === 'assignment' || n.type === 'for_statement' || n.type === 'for_in_clause' || n.type === 'as_pattern' || n.type === 'with_item') {
       const target = n.childForFieldName('left') ?? n.childForFieldName('alias') ?? n.namedChildren.at(-1) ?? null;
       if (target) walk(target, (t) => t.type === 'identifier' && defined.add(t.text));
+    } else if (n.type === 'named_expression' || n.type === 'as_pattern_target') {
+      // `(x := f())`; the target of `except E as err` and `with f() as fh`
+      const target = n.childForFieldName('name') ?? n;
+      walk(target, (t) => t.type === 'identifier' && defined.add(t.text));
     } else if (n.type === 'parameters' || n.type === 'lambda_parameters' || n.type === 'global_statement') {
       walk(n, (t) => t.type === 'identifier' && defined.add(t.text));
     }
@@ -36,12 +40,16 @@ function boundNames(root: Node): { imported: Set<string>; defined: Set<string> }
   return { imported, defined };
 }
 
-/** `x.attr(...)` calls whose base `x` is a plain name: the module names a snippet uses. */
-function calledModuleNames(root: Node): Map<string, number> {
+/** Every call's base name: `sqrt(4)` → sqrt, `json.dumps(x)` → json, `a.b.c()` → a; with its first line. */
+function calledNames(root: Node): Map<string, number> {
   const used = new Map<string, number>();
   walk(root, (n) => {
     if (n.type !== 'call') return;
     let fn = n.childForFieldName('function');
+    if (fn?.type === 'identifier') {
+      if (!used.has(fn.text)) used.set(fn.text, fn.startPosition.row + 1);
+      return;
+    }
     while (fn?.type === 'attribute') {
       const obj: Node | null = fn.childForFieldName('object');
       if (obj?.type === 'identifier') {
@@ -54,15 +62,15 @@ function calledModuleNames(root: Node): Map<string, number> {
   return used;
 }
 
-/** Python: every module the code calls into (`json.dumps(…)`) is imported. */
+/** Python: every name the code calls (`sqrt(4)`, `json.dumps(…)`) is imported, defined in the code, or a builtin. */
 export const containsAllImports = builtinEntry(
   {
     kind: 'builtin',
     name: 'contains_all_imports',
     description:
-      'Python: passes when every name the code calls into as a module (`name.attr(...)`) is imported, or defined in the code. Parsed with tree-sitter-python; `from x import *` satisfies everything.',
+      'Python: passes when every call in the code resolves: a bare name (`sqrt(4)`, `defaultdict(list)`) or the base of an attribute call (`json.dumps(...)`) is imported, defined in the code (function, class, assignment, parameter, loop or with target) or a Python builtin. Parsed with tree-sitter-python; `from x import *` satisfies everything.',
     outputType: 'pass_fail',
-    implementationVersion: '1',
+    implementationVersion: '2',
   },
   ['model_output'],
   async (input) => {
@@ -72,8 +80,8 @@ export const containsAllImports = builtinEntry(
     const tree = await parsePython(blocks.map((b) => b.code).join('\n'));
     const { imported, defined } = boundNames(tree.rootNode);
     if (imported.has('*')) return passFail(true, 'deterministic', 'a wildcard import may provide every name');
-    const missing = [...calledModuleNames(tree.rootNode)].filter(([name]) => !imported.has(name) && !defined.has(name) && !BUILTIN_NAMES.has(name));
-    if (missing.length === 0) return passFail(true, 'deterministic', `every called module is imported (${[...imported].join(', ') || 'none needed'})`);
+    const missing = [...calledNames(tree.rootNode)].filter(([name]) => !imported.has(name) && !defined.has(name) && !PYTHON_BUILTINS.has(name));
+    if (missing.length === 0) return passFail(true, 'deterministic', `every called name is imported, defined or a builtin (imports: ${[...imported].join(', ') || 'none'})`);
     return passFail(false, 'deterministic', `not imported: ${missing.map(([n, line]) => `${n} (line ${line})`).join(', ')}`);
   },
 );

@@ -1,33 +1,70 @@
 import { builtinEntry } from '../builtin-check.ts';
-import { codeBlocks, guessLanguage } from '../lib/code-blocks.ts';
-import { parsePython, syntaxErrors } from '../lib/python-parser.ts';
 import { typescriptSyntaxErrors } from '../lib/typescript-syntax.ts';
-import { notRun, passFail } from '../outcome.ts';
+import { errorOutcome, notRun, passFail } from '../outcome.ts';
 
-/** Passes when every code block of the output parses: Python with tree-sitter-python, JS/TS with the TypeScript parser. */
+// The definition is Python's own compile(), so it runs in the Python sandbox: tree-sitter accepts
+// an IndentationError and Python 2's `print 'x'`, CPython does not.
+const COMPILE_SOURCE = `def evaluate(blocks):
+    problems = []
+    for code in blocks:
+        try:
+            compile(code, '<string>', 'exec')
+            problems.append('')
+        except SyntaxError as err:
+            problems.append(f'{type(err).__name__}: {err.msg} (line {err.lineno})')
+    return problems
+`;
+
+const FENCE = /```([\w+-]*)[^\n]*\n([\s\S]*?)```/g;
+const TS_LANGS: Record<string, 'javascript' | 'typescript'> = { javascript: 'javascript', js: 'javascript', jsx: 'javascript', mjs: 'javascript', typescript: 'typescript', ts: 'typescript', tsx: 'typescript' };
+
+interface Block {
+  language: 'python' | 'javascript' | 'typescript';
+  code: string;
+}
+
+/**
+ * What is compiled: each fenced block (labelled JavaScript/TypeScript ones with the TypeScript
+ * parser, the rest with Python), or, without fences, the whole output as Python, so prose and HTML
+ * fail as they do under compile().
+ */
+function blocksOf(text: string): Block[] {
+  const fenced = [...text.matchAll(FENCE)].map((m): Block => ({ language: TS_LANGS[m[1].toLowerCase()] ?? 'python', code: m[2] }));
+  return fenced.length > 0 ? fenced : [{ language: 'python', code: text }];
+}
+
+/** Passes when the output's code compiles: Python's `compile(code, '<string>', 'exec')` succeeds. */
 export const doesCodeCompile = builtinEntry(
   {
     kind: 'builtin',
     name: 'does_code_compile',
     description:
-      'Passes when the code in the output parses without syntax errors: each fenced block in its labelled language (python, javascript, typescript), an unlabelled block or a bare output by a guess. Python is parsed with tree-sitter-python (web-tree-sitter), JavaScript/TypeScript with the TypeScript parser (syntax only, no type checking).',
+      "Passes when the output's code compiles with Python's compile() (run in the Python sandbox): the whole output, or each fenced block when it has fences, so natural language, HTML, an IndentationError or Python 2's `print 'x'` fail. Fenced blocks labelled JavaScript or TypeScript are parsed with the TypeScript parser instead (syntax only).",
     outputType: 'pass_fail',
-    implementationVersion: '1',
+    implementationVersion: '2',
   },
   ['model_output'],
-  async (input) => {
-    if (!input.model_output?.trim()) return notRun('deterministic', 'the unit has no final output (model_output)');
-    const blocks = codeBlocks(input.model_output);
-    if (blocks.length === 0) return notRun('deterministic', 'the output has no code block in Python, JavaScript or TypeScript');
-    const problems: string[] = [];
-    const langs: string[] = [];
-    for (const [i, b] of blocks.entries()) {
-      const lang = b.language === 'unknown' ? guessLanguage(b.code) : b.language;
-      langs.push(lang);
-      const errors = lang === 'python' ? syntaxErrors((await parsePython(b.code)).rootNode) : typescriptSyntaxErrors(b.code, lang);
-      if (errors.length > 0) problems.push(`block ${i + 1} (${lang}): ${errors.join('; ')}`);
+  async (input, ctx) => {
+    if (input.model_output === null) return notRun('deterministic', 'the unit has no final output (model_output)');
+    const blocks = blocksOf(input.model_output);
+    const python = blocks.filter((b) => b.language === 'python');
+    let pythonProblems: string[] = [];
+    if (python.length > 0) {
+      if (!ctx.codeRunner) return notRun('deterministic', 'needs the Python sandbox to run compile(), and none is configured');
+      const res = await ctx.codeRunner.evaluate({ language: 'python', source: COMPILE_SOURCE, args: { blocks: python.map((b) => b.code) } });
+      if (!res.ok) return errorOutcome('deterministic', `the Python sandbox failed: ${res.error}`);
+      if (!Array.isArray(res.value)) return errorOutcome('deterministic', 'the Python sandbox answered in an unexpected shape');
+      pythonProblems = res.value.map(String);
     }
-    if (problems.length === 0) return passFail(true, 'deterministic', `${blocks.length} code block(s) parse (${langs.join(', ')})`);
-    return passFail(false, 'deterministic', `syntax errors: ${problems.join(' | ')}`);
+    const problems: string[] = [];
+    let p = 0;
+    for (const [i, b] of blocks.entries()) {
+      const found = b.language === 'python' ? pythonProblems[p++] : typescriptSyntaxErrors(b.code, b.language).join('; ');
+      if (found) problems.push(`${blocks.length > 1 || b.language !== 'python' ? `block ${i + 1} (${b.language}): ` : ''}${found}`);
+    }
+    const langs = blocks.map((b) => b.language).join(', ');
+    if (problems.length === 0) return passFail(true, 'deterministic', `${blocks.length} code block(s) compile (${langs})`);
+    return passFail(false, 'deterministic', `does not compile: ${problems.join(' | ')}`);
   },
+  { usesCodeRunner: true },
 );

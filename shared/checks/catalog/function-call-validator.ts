@@ -1,23 +1,60 @@
 import { builtinEntry } from '../builtin-check.ts';
+import { askJudge } from '../lib/ask-judge.ts';
 import { callSchemaProblems } from '../lib/tool-schemas.ts';
 import { describeCall } from '../lib/tool-results.ts';
-import { notRun, passFail } from '../outcome.ts';
+import { buildJudgePrompt } from '../judge-prompt.ts';
+import { passFail } from '../outcome.ts';
 
-/** Every call names a defined tool and its arguments validate against that tool's JSON Schema. */
+const RUBRIC = `# Task
+Decide whether the AI agent called the right tools, in the right sequence, for what the user asked.
+
+# Criteria
+- Each call uses the tool that fits its step of the request, among the tools offered.
+- The calls come in an order that works: a call that needs another's result comes after it; nothing required is skipped.
+- Calls that serve no part of the request, or a wrong tool where a fitting one was offered, fail.
+
+# Steps
+1. Read the dialog to find what the user asked.
+2. List the steps the request needs and the offered tool for each.
+3. Compare with the tool calls made, in order.
+4. Answer True only if the right tools were called in a workable order.
+
+# Example
+Dialog: the user asks to cancel order W1 after checking its status. Calls: cancel_order(W1), then get_order_status(W1).
+Answer: [[False]] ((it cancelled before checking the status the user asked for first))
+
+# Inputs
+- Dialog: {message_history}
+- Tools offered: {tools}
+- Tool calls, in order: {tool_calls}
+
+# Output format
+Reply [[True]] or [[False]], then a one-sentence explanation in double parentheses, e.g. [[True]] ((why)).`;
+
+/**
+ * The judge decides whether the right tools were called in the right sequence; the JSON Schema
+ * check of each call's arguments (ours, beyond the definition) is an extra finding that also fails it.
+ */
 export const functionCallValidator = builtinEntry(
   {
     kind: 'builtin',
     name: 'function_call_validator',
-    description: 'Every tool call names a tool that exists in the tool definitions, with arguments that are JSON and validate against its JSON Schema (ajv): required parameters present, types and enums respected. Needs tool definitions.',
+    description:
+      'Did the agent call the right tools in the right sequence for the request? Decided by the judge from the dialog, the tools offered and the calls. Extra finding, decided in code: every call names a defined tool with arguments that validate against its JSON Schema (ajv); a violation fails the check too and is named in the explanation.',
     outputType: 'pass_fail',
-    implementationVersion: '1',
+    implementationVersion: '2',
   },
-  ['tool_calls', 'tools'],
-  (input) => {
-    if (input.tools.length === 0) return notRun('deterministic', 'the unit carries no tool definitions to validate calls against');
+  ['message_history', 'tools', 'tool_calls'],
+  async (input, ctx) => {
     if (input.tool_calls.length === 0) return passFail(true, 'deterministic', 'no tool calls');
-    const problems = input.tool_calls.flatMap((c, i) => callSchemaProblems(c, input.tools).map((p) => `${describeCall(c, i)}: ${p}`));
-    if (problems.length === 0) return passFail(true, 'deterministic', `all ${input.tool_calls.length} tool calls match their tool definitions`);
-    return passFail(false, 'deterministic', `${problems.length} problems: ${problems.slice(0, 6).join('; ')}${problems.length > 6 ? '; …' : ''}`);
+    const problems = input.tools.length === 0 ? [] : input.tool_calls.flatMap((c, i) => callSchemaProblems(c, input.tools).map((p) => `${describeCall(c, i)}: ${p}`));
+    const schema = input.tools.length === 0
+      ? 'no tool definitions to validate arguments against'
+      : problems.length === 0 ? `all ${input.tool_calls.length} calls match their JSON Schemas` : `${problems.length} schema problems: ${problems.slice(0, 6).join('; ')}${problems.length > 6 ? '; …' : ''}`;
+    const verdict = await askJudge(ctx, buildJudgePrompt(RUBRIC, input), 'pass_fail', [0, 1], 'hybrid');
+    if (!verdict.ok) return { ...verdict.outcome, explanation: `schema: ${schema}` };
+    const passed = verdict.value === 1 && problems.length === 0;
+    return { ...passFail(passed, 'hybrid', `sequence (judge): ${verdict.explanation || (verdict.value === 1 ? 'right tools in order' : 'wrong tools or order')}; schema: ${schema}`), ...verdict.usage };
   },
+  { method: 'hybrid' },
 );

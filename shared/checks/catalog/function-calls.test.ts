@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ToolDefinition } from '../../schemas/index.ts';
-import { assistant, call, ctxWith, inputFrom, result, user } from '../test-support.ts';
+import { assistant, call, ctxWith, inputFrom, result, scriptedJudge, user } from '../test-support.ts';
 import { functionCallValidator } from './function-call-validator.ts';
 import { functionParameterAccuracy } from './function-parameter-accuracy.ts';
 
@@ -17,24 +17,33 @@ const tools: ToolDefinition[] = [
 ];
 
 describe('function_call_validator', () => {
-  it('passes valid calls', async () => {
-    const out = await validator.run(inputFrom([user('x'), call('c1', 'get_reservation', { reservation_id: 'ABC123' }), result('c1', 'get_reservation', '{}')], { tools }), ctxWith());
-    expect(out).toEqual({ status: 'ok', value: 1, passed: true, method: 'deterministic', explanation: 'all 1 tool calls match their tool definitions' });
+  const valid = inputFrom([user('x'), call('c1', 'get_reservation', { reservation_id: 'ABC123' }), result('c1', 'get_reservation', '{}')], { tools });
+
+  it('asks the judge whether the right tools came in the right sequence, with the schema check as an extra finding', async () => {
+    const judge = scriptedJudge('[[True]] ((the reservation was looked up as asked))');
+    expect(await validator.run(valid, ctxWith({ judge }))).toEqual({
+      status: 'ok', value: 1, passed: true, method: 'hybrid', judgeModel: 'test-judge', inputTokens: 10, outputTokens: 5,
+      explanation: 'sequence (judge): the reservation was looked up as asked; schema: all 1 calls match their JSON Schemas',
+    });
+    expect(judge.requests[0].system).toContain('called the right tools, in the right sequence');
+    expect(judge.requests[0].user).toContain('#1 get_reservation({"reservation_id":"ABC123"}) -> {}');
+    expect(await validator.run(valid, ctxWith({ judge: scriptedJudge('[[False]] ((wrong order))') }))).toMatchObject({ passed: false, explanation: 'sequence (judge): wrong order; schema: all 1 calls match their JSON Schemas' });
   });
 
-  it('reports unknown tools, missing required parameters, bad enums and bad JSON', async () => {
+  it('fails on schema problems even when the judge approves the sequence, naming each', async () => {
     const bad = { role: 'assistant' as const, content: null, tool_calls: [{ id: 'c4', type: 'function' as const, function: { name: 'get_reservation', arguments: '{oops' } }] };
     const msgs = [user('x'), call('c1', 'delete_everything'), call('c2', 'get_reservation', { cabin: 'first' }), bad];
-    const out = await validator.run(inputFrom(msgs, { tools }), ctxWith());
-    expect(out).toMatchObject({ passed: false });
+    const out = await validator.run(inputFrom(msgs, { tools }), ctxWith({ judge: scriptedJudge('[[True]] ((fine))') }));
+    expect(out).toMatchObject({ passed: false, method: 'hybrid' });
     expect(out.explanation).toBe(
-      '4 problems: #1 delete_everything({}): delete_everything is not among the defined tools; #2 get_reservation({"cabin":"first"}): missing required parameter reservation_id; ' +
+      'sequence (judge): fine; schema: 4 schema problems: #1 delete_everything({}): delete_everything is not among the defined tools; #2 get_reservation({"cabin":"first"}): missing required parameter reservation_id; ' +
         '#2 get_reservation({"cabin":"first"}): /cabin must be equal to one of the allowed values; #3 get_reservation({oops): arguments are not valid JSON',
     );
   });
 
-  it('does not run without tool definitions', async () => {
-    expect((await validator.run(inputFrom([user('x')]), ctxWith())).status).toBe('not_run');
+  it('does not run without a judge, and passes a unit without tool calls', async () => {
+    expect(await validator.run(valid, ctxWith())).toEqual({ status: 'not_run', method: 'hybrid', error: 'no judge in this test', explanation: 'schema: all 1 calls match their JSON Schemas' });
+    expect(await validator.run(inputFrom([user('x'), assistant('hi')]), ctxWith())).toEqual({ status: 'ok', value: 1, passed: true, method: 'deterministic', explanation: 'no tool calls' });
   });
 });
 

@@ -2,7 +2,7 @@ import { judgeEntry } from '../model-entry.ts';
 
 export const isCodeFunctional = judgeEntry({
   name: 'is_code_functional',
-  description: 'Does the code in the output do what the request asks (correct behaviour, not just valid syntax)?',
+  description: 'Does the code in the output do what the model input asks (correct behaviour, not just valid syntax)?',
   outputType: 'pass_fail',
   task: 'Decide whether the code in the AI output would correctly do what the request asks.',
   criteria: [
@@ -11,11 +11,11 @@ export const isCodeFunctional = judgeEntry({
     'Style is not judged.',
   ],
   steps: [
-    'Read the request and note the required behaviour.',
+    'Read the request in the model input and note the required behaviour.',
     'Read the code and mentally run it on one or two inputs.',
     'Answer True only if it behaves as required.',
   ],
-  inputs: ['Request: {scenario_input}', 'Output with code: {model_output}'],
+  inputs: ['Request (model input): {model_input}', 'Output with code: {model_output}'],
   example: { data: 'Request: "Return the maximum of a list." Code: def m(xs): return min(xs)', answer: '[[False]] ((returns the minimum))' },
   requires: ['model_output'],
 });

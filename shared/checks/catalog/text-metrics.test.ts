@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { assistant, ctxWith, inputFrom, user } from '../test-support.ts';
+import { assistant, ctxWith, inputFrom, scriptedJudge, user } from '../test-support.ts';
 import { compressionRatio } from './compression-ratio.ts';
 import { levenshteinDistance, levenshteinDistanceInput } from './levenshtein-distance.ts';
 import { uniqueness } from './uniqueness.ts';
@@ -16,17 +16,27 @@ describe('text metrics', () => {
     expect(await run(levenshteinDistance, inputFrom([assistant('x')]))).toEqual({ status: 'not_run', method: 'deterministic', error: 'needs scenario_result, which this unit does not carry' });
   });
 
-  it('compression_ratio is input characters over output characters', async () => {
-    expect(await run(compressionRatio, input)).toMatchObject({ status: 'ok', value: 6.5, explanation: '39 input characters / 6 output characters' });
+  it('compression_ratio is len(model_output) / len(scenario_input), unrounded, in code points', async () => {
+    expect(await run(compressionRatio, input)).toEqual({ status: 'ok', value: 6 / 39, passed: null, method: 'deterministic', explanation: '6 output characters / 39 input characters' });
+    // Python's len counts code points: 'naïve café ☕' is 12, 'abc' 3 → 4.0 (CPython 3.11).
+    expect(await run(compressionRatio, inputFrom([assistant('naïve café ☕')], { scenario_input: 'abc' }))).toMatchObject({ status: 'ok', value: 4 });
+    expect(await run(compressionRatio, inputFrom([assistant('x'.repeat(250))], { scenario_input: 'y'.repeat(1000) }))).toMatchObject({ status: 'ok', value: 0.25 });
+    expect(await run(compressionRatio, inputFrom([assistant('out')], { scenario_input: '' }))).toEqual({ status: 'not_run', method: 'deterministic', error: 'needs a non-empty scenario_input, which this unit does not carry' });
   });
 
-  it('uniqueness scores a row against the other rows of the batch', async () => {
+  it('uniqueness asks the judge to rate the output 1–5 against the other outputs of the evaluation', async () => {
     const a = { ...inputFrom([assistant('The weather is sunny today.')]), id: 'a' };
     const b = { ...inputFrom([assistant('The weather is sunny today!')]), id: 'b' };
     const c = { ...inputFrom([assistant('Completely different words here.')]), id: 'c' };
-    expect(await run(uniqueness, a, [a, b, c])).toMatchObject({ status: 'ok', value: 0, explanation: 'compared with 2 other rows; most similar: b (similarity 1.000)' });
-    const alone = await run(uniqueness, c, [a, b, c]);
-    expect(alone.status === 'ok' && alone.value > 0.5).toBe(true);
-    expect(await run(uniqueness, a)).toMatchObject({ value: 1, explanation: 'no other rows in the batch to compare with' });
+    const judge = scriptedJudge('[[1]] ((a near copy of another output))');
+    const check = uniqueness.build(uniqueness.definition);
+    expect(await check.run(a, ctxWith({ judge, batch: [a, b, c] }))).toEqual({
+      status: 'ok', value: 1, passed: false, method: 'model', explanation: 'a near copy of another output (compared with 2 other outputs)', judgeModel: 'test-judge', inputTokens: 10, outputTokens: 5,
+    });
+    const req = judge.requests[0];
+    expect(req.system).toContain('Rate how unique the AI output is');
+    expect(req.user).toMatch(/<<<DATA-(\w+) model_output>>>\nThe weather is sunny today\.\n<<<END-DATA-\1>>>\n\n<<<DATA-\1 other_outputs>>>\n"The weather is sunny today!"\n"Completely different words here\."\n<<<END-DATA-\1>>>$/);
+    expect(await check.run(a, ctxWith({ judge }))).toEqual({ status: 'not_run', method: 'model', error: 'no other outputs in this evaluation to compare with' });
+    expect(await check.run(a, ctxWith({ batch: [a, b] }))).toEqual({ status: 'not_run', method: 'model', error: 'no judge in this test' });
   });
 });

@@ -1,58 +1,57 @@
 import { builtinEntry } from '../builtin-check.ts';
-import type { CheckInput } from '../contract.ts';
-import { normalizeText } from '../lib/text.ts';
+import { askJudge } from '../lib/ask-judge.ts';
+import { buildJudgePrompt, neutralize } from '../judge-prompt.ts';
 import { notRun, valueOutcome } from '../outcome.ts';
 
-// Word sets per row, computed once per row object: every row of a batch is compared with every other.
-const wordSets = new WeakMap<CheckInput, Set<string>>();
-function wordsOf(row: CheckInput): Set<string> {
-  let set = wordSets.get(row);
-  if (!set) {
-    set = new Set(normalizeText(row.model_output).split(' ').filter(Boolean));
-    wordSets.set(row, set);
-  }
-  return set;
-}
+// Other outputs sent to the judge at most; beyond this the rubric says how many were left out.
+const MAX_OTHERS = 50;
+const MAX_CHARS_EACH = 2_000;
 
-/** Jaccard similarity of two word sets; the size ratio bounds it, so most pairs are skipped. */
-function jaccard(a: Set<string>, b: Set<string>): number {
-  if (a.size === 0 && b.size === 0) return 1;
-  const [small, large] = a.size <= b.size ? [a, b] : [b, a];
-  let shared = 0;
-  for (const w of small) if (large.has(w)) shared++;
-  return shared / (a.size + b.size - shared);
-}
+const RUBRIC = `# Task
+Rate how unique the AI output is compared with the other outputs of the same evaluation.
 
-/** 1 − the highest similarity of this row's output to any other row's output in the same batch or window. */
+# Criteria
+- Unique: it says something in its own way: its content, structure and wording differ from every other output.
+- Repeating another output, or a near copy with a few words changed, is not unique.
+- Outputs that answer the same question alike because the facts are the same are judged on wording and structure.
+
+# Steps
+1. Read the output.
+2. Compare it with each of the other outputs (the data block "other_outputs", one JSON string per line).
+3. Rate from 1 (a duplicate of another output) to 5 (unlike every other output).
+
+# Example
+Output: "Paris is the capital of France." Other outputs: "Paris is the capital of France.", "Berlin is Germany's capital."
+Answer: [[1]] ((it repeats the first other output word for word))
+
+# Inputs
+- Output: {model_output}
+
+# Output format
+Reply with a number from 1 to 5 in double square brackets, then a one-sentence explanation in double parentheses, e.g. [[5]] ((why)).`;
+
+/** A judge rating (1–5) of this output against the other outputs of the evaluation (ctx.batch). */
 export const uniqueness = builtinEntry(
   {
     kind: 'builtin',
     name: 'uniqueness',
-    description: 'How different this output is from the other outputs of the same batch or window (ctx.batch): 1 − the highest word-set (Jaccard) similarity to another output in the batch. 1 = unlike every other row, 0 = a duplicate. Score 0–1.',
+    description: 'How unique the output is compared with the other outputs of the same evaluation (the batch or window scored together): a judge rating from 1 (a duplicate) to 5 (unlike every other output); passes at 3. Without other outputs to compare with it does not run.',
     outputType: 'score',
-    range: [0, 1],
-    implementationVersion: '2',
+    range: [1, 5],
+    threshold: 3,
+    implementationVersion: '3',
   },
-  ['model_output'],
-  (input, ctx, def) => {
-    if (!input.model_output) return notRun('deterministic', 'the unit has no final output (model_output)');
-    const own = wordsOf(input);
-    let best = 0;
-    let bestId: string | null = null;
-    let others = 0;
-    for (const row of ctx.batch ?? []) {
-      if (row.id === input.id || !row.model_output) continue;
-      others++;
-      const other = wordsOf(row);
-      if (Math.min(own.size, other.size) / Math.max(own.size, other.size, 1) <= best) continue;
-      const s = jaccard(own, other);
-      if (s > best) {
-        best = s;
-        bestId = row.id;
-      }
-    }
-    if (others === 0) return valueOutcome(def, 1, 'deterministic', 'no other rows in the batch to compare with');
-    const value = Math.round((1 - best) * 1000) / 1000;
-    return valueOutcome(def, value, 'deterministic', `compared with ${others} other rows; most similar: ${bestId ?? 'none'} (similarity ${best.toFixed(3)})`);
+  ['model_output', 'other outputs of the evaluation'],
+  async (input, ctx, def) => {
+    if (!input.model_output) return notRun('model', 'the unit has no final output (model_output)');
+    const others = (ctx.batch ?? []).filter((row) => row.id !== input.id && row.model_output).map((row) => row.model_output!.slice(0, MAX_CHARS_EACH));
+    if (others.length === 0) return notRun('model', 'no other outputs in this evaluation to compare with');
+    const prompt = buildJudgePrompt(RUBRIC, input);
+    const shown = others.slice(0, MAX_OTHERS);
+    const block = `<<<DATA-${prompt.nonce} other_outputs>>>\n${neutralize(shown.map((o) => JSON.stringify(o)).join('\n'))}${others.length > shown.length ? `\n(${others.length - shown.length} more not shown)` : ''}\n<<<END-DATA-${prompt.nonce}>>>`;
+    const verdict = await askJudge(ctx, { ...prompt, user: `${prompt.user}\n\n${block}` }, 'score', [1, 5], 'model');
+    if (!verdict.ok) return verdict.outcome;
+    return { ...valueOutcome(def, verdict.value, 'model', `${verdict.explanation} (compared with ${others.length} other outputs)`), ...verdict.usage };
   },
+  { method: 'model' },
 );

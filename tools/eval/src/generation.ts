@@ -2,7 +2,8 @@ import type { ChatMessage } from '../../../shared/schemas/index.ts';
 
 /** One call of a prompt for one reference and try. */
 export interface GenerationRequest {
-  kind: 'chat' | 'module';
+  /** `python`: llmeval's custom message code, run in the Python sandbox. */
+  kind: 'chat' | 'module' | 'python';
   /** Model plus pass-through hyperparameters. */
   params: Record<string, unknown>;
   /** Rendered messages (for a module: what the prompt file rendered, if anything). */
@@ -16,6 +17,8 @@ export interface GenerationRequest {
   /** For modules: absolute path and a hash of the module's source (cache key). */
   modulePath?: string;
   moduleHash?: string;
+  /** For python: the code, which sets `output` or the `messages` to send. */
+  code?: string;
 }
 
 export interface Generation {

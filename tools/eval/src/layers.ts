@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { EvalConfigError } from './eval-error.ts';
 import type { Place } from './suite-types.ts';
@@ -14,6 +15,17 @@ export interface Layered {
 export type Layers = Map<string, Layered>;
 
 export const COMMAND_LINE = '(command line)';
+
+/** Other spellings of keys, as llmeval files write them: `ntries` is `n_tries`. */
+const KEY_ALIASES: Readonly<Record<string, string>> = { ntries: 'n_tries' };
+export const canonicalKey = (key: string): string => KEY_ALIASES[key] ?? key;
+
+/** A `defaults` entry as written, or with `.yaml` / `.yml` added (llmeval lists `tests/math` without one). */
+function defaultsPath(base: string, rel: string): string {
+  const path = resolve(base, rel);
+  if (existsSync(path)) return path;
+  return ['.yaml', '.yml'].map((ext) => path + ext).find((p) => existsSync(p)) ?? path;
+}
 
 export function placeOf(l: Layered, sub: YamlPath = []): Place {
   if (!l.file) return { file: COMMAND_LINE, line: undefined };
@@ -45,7 +57,7 @@ export function composeFile(file: YamlFile, seen: ReadonlySet<string> = new Set(
   const defaults = obj.defaults;
   if (defaults !== undefined && defaults !== null) {
     if (isPlainObject(defaults)) {
-      for (const [k, v] of Object.entries(defaults)) out.set(k, { value: v, file, path: ['defaults', k] });
+      for (const [k, v] of Object.entries(defaults)) out.set(canonicalKey(k), { value: v, file, path: ['defaults', k] });
     } else {
       const list = typeof defaults === 'string' ? [defaults] : defaults;
       if (!Array.isArray(list) || !list.every((x) => typeof x === 'string')) {
@@ -53,7 +65,7 @@ export function composeFile(file: YamlFile, seen: ReadonlySet<string> = new Set(
       }
       list.forEach((rel, i) => {
         const where: YamlPath = typeof defaults === 'string' ? ['defaults'] : ['defaults', i];
-        const path = resolve(dirname(file.path), rel);
+        const path = defaultsPath(dirname(file.path), rel);
         if (seen.has(path)) throw file.error(where, `defaults cycle: ${rel} is already being loaded`);
         let sub: YamlFile;
         try {
@@ -66,6 +78,6 @@ export function composeFile(file: YamlFile, seen: ReadonlySet<string> = new Set(
       });
     }
   }
-  for (const [k, v] of Object.entries(obj)) if (k !== 'defaults') out.set(k, { value: v, file, path: [k] });
+  for (const [k, v] of Object.entries(obj)) if (k !== 'defaults') out.set(canonicalKey(k), { value: v, file, path: [k] });
   return out;
 }

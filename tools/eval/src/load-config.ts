@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { expandGlob } from './glob.ts';
 import type { Layered, Layers } from './layers.ts';
-import { composeFile, errorAt, isPlainObject, mappingOf } from './layers.ts';
+import { canonicalKey, composeFile, errorAt, isPlainObject, mappingOf } from './layers.ts';
 import { EvalConfigError } from './eval-error.ts';
 import type { MainConfig } from './suite-types.ts';
 import { readYamlFile } from './yaml-file.ts';
@@ -29,7 +29,7 @@ export function loadMainConfig(configPath: string, overrides: Record<string, unk
   if (!existsSync(path)) throw new EvalConfigError(`config file not found: ${configPath}`);
   const file = readYamlFile(path);
   const dir = dirname(path);
-  const layers: Layers = new Map(Object.entries(mappingOf(file)).map(([k, v]) => [k, { value: v, file, path: [k] }]));
+  const layers: Layers = new Map(Object.entries(mappingOf(file)).map(([k, v]) => [canonicalKey(k), { value: v, file, path: [k] }]));
   const promptBase: Layers = new Map();
   const promptOverrides: Layers = new Map();
   const cli = (key: string): Layered => ({ value: overrides[key], file: null, path: [key] });

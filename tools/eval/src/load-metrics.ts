@@ -24,7 +24,8 @@ export function compileAt(l: Layered, sub: YamlPath, source: unknown, names: rea
 /**
  * `metrics:` entries: `exact_match` (or `{type: exact_match, ignore_case}`), an inline expression
  * (`{name, value: EXPR, pass: EXPR}`), or a check (`{check: catalog_name}` or
- * `{name, check: {kind: model|code, …}}`). A bare string is `exact_match` or a catalog name.
+ * `{name, check: {kind: model|code, …}}`), or llmeval's Python (`{name, code}` setting `metric` and/or
+ * `result`). A bare string is `exact_match` or a catalog name.
  */
 export function loadMetrics(l: Layered): MetricSpec[] {
   if (!Array.isArray(l.value)) throw errorAt(l, [], 'metrics must be a list');
@@ -45,7 +46,7 @@ function loadMetric(l: Layered, i: number, m: unknown): MetricSpec {
     return { kind: 'check', name: m, checkName: m, definition: null, place };
   }
   if (!isPlainObject(m)) throw errorAt(l, [i], 'a metric must be a name or a mapping');
-  const allowed = new Set(['name', 'type', 'ignore_case', 'value', 'pass', 'expression', 'check', 'description']);
+  const allowed = new Set(['name', 'type', 'ignore_case', 'value', 'pass', 'expression', 'check', 'code', 'description']);
   for (const k of Object.keys(m)) if (!allowed.has(k)) throw errorAt(l, [i, k], `unknown metric key "${k}" (known: ${[...allowed].join(', ')})`);
   const explicitName = m.name;
   if (explicitName !== undefined && (typeof explicitName !== 'string' || !NAME_RE.test(explicitName))) {
@@ -55,6 +56,11 @@ function loadMetric(l: Layered, i: number, m: unknown): MetricSpec {
     return { kind: 'exact_match', name: explicitName ?? 'exact_match', ignoreCase: m.ignore_case === true, place };
   }
   if (m.type !== undefined && m.type !== 'expression' && m.type !== 'check') throw errorAt(l, [i, 'type'], `unknown metric type ${JSON.stringify(m.type)} (exact_match, expression, check)`);
+  if (m.code !== undefined) {
+    if (typeof m.code !== 'string' || m.code.trim() === '') throw errorAt(l, [i, 'code'], 'code must be Python that sets metric and/or result');
+    if (!explicitName) throw errorAt(l, [i], 'a code metric needs a name');
+    return { kind: 'code', name: explicitName, code: m.code, place };
+  }
   if (m.check !== undefined) {
     if (typeof m.check === 'string') {
       return { kind: 'check', name: explicitName ?? m.check, checkName: m.check, definition: null, place };
@@ -88,7 +94,7 @@ function checkDefinition(l: Layered, at: YamlPath, name: string, c: Record<strin
   }
   if (c.kind === 'code') {
     if (typeof c.source !== 'string') throw errorAt(l, [...at, 'source'], 'a code check needs source: a module exporting evaluate(args)');
-    const language = c.language === 'javascript' ? 'javascript' : 'typescript';
+    const language = c.language === 'javascript' || c.language === 'python' ? c.language : 'typescript';
     return { ...common, kind: 'code', source: c.source, language, ...(typeof c.timeout_ms === 'number' ? { timeoutMs: c.timeout_ms } : {}) };
   }
   throw errorAt(l, [...at, 'kind'], 'check kind must be model or code');

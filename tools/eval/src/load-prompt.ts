@@ -14,7 +14,7 @@ import { readYamlFile } from './yaml-file.ts';
 
 /** Keys with a meaning of their own; every other key of a prompt file goes to the API unchanged. */
 export const PROMPT_KEYS = new Set([
-  'name', 'description', 'messages', 'prompt', 'module', 'variables', 'defaults', 'metrics', 'references',
+  'name', 'description', 'messages', 'prompt', 'module', 'code', 'variables', 'defaults', 'metrics', 'references',
   'n_tries', 'metrics_rollup', 'sweep', 'base_url', 'api_key',
 ]);
 
@@ -24,7 +24,8 @@ const ROLLUP_SHORTHANDS: Record<string, string | null> = {
   majority: 'num_passes > num_fails',
   any: 'num_passes > 0',
 };
-const ROLES = new Set<ChatMessage['role']>(['system', 'user', 'assistant']);
+// llmeval writes human / ai for user / assistant.
+const ROLES: Readonly<Record<string, ChatMessage['role']>> = { system: 'system', user: 'user', assistant: 'assistant', human: 'user', ai: 'assistant' };
 
 export function loadPrompt(path: string, base: Layers, overrides: Layers, defaultTries: number): PromptSuite {
   const file = readYamlFile(path);
@@ -43,8 +44,7 @@ export function loadPrompt(path: string, base: Layers, overrides: Layers, defaul
   for (const [k, l] of layers) if (!PROMPT_KEYS.has(k) && !(l.file === null && Array.isArray(l.value))) params[k] = l.value;
 
   const variablesLayer = layers.get('variables');
-  const variables = variablesLayer?.value ?? {};
-  if (!isPlainObject(variables)) throw errorAt(variablesLayer!, [], 'variables must be a mapping of names to default values');
+  const variables = variablesLayer ? loadVariables(variablesLayer) : {};
 
   const source = loadSource(layers, fileLayer);
   const models = sweep.model ?? [params.model];
@@ -65,9 +65,15 @@ export function loadPrompt(path: string, base: Layers, overrides: Layers, defaul
   const rollupLayer = layers.get('metrics_rollup');
   let rollup: CompiledExpression | null = null;
   let rollupSource = 'all';
-  if (rollupLayer) {
+  let rollupCode: string | null = null;
+  if (rollupLayer && isPlainObject(rollupLayer.value)) {
+    const { name: rollupName, code } = rollupLayer.value;
+    if (typeof code !== 'string' || code.trim() === '') throw errorAt(rollupLayer, ['code'], 'metrics_rollup needs code: Python that sets result from num_passes, num_fails, num_skip_passes, num_skip_fails');
+    rollupCode = code;
+    rollupSource = typeof rollupName === 'string' ? rollupName : 'code';
+  } else if (rollupLayer) {
     const v = rollupLayer.value;
-    if (typeof v !== 'string') throw errorAt(rollupLayer, [], 'metrics_rollup must be all, majority, any, or an expression');
+    if (typeof v !== 'string') throw errorAt(rollupLayer, [], 'metrics_rollup must be all, majority, any, an expression, or {name, code}');
     rollupSource = v;
     const expr = v in ROLLUP_SHORTHANDS ? ROLLUP_SHORTHANDS[v]! : v;
     if (expr !== null) rollup = compileAt(rollupLayer, [], expr, ROLLUP_NAMES, 'metrics_rollup');
@@ -93,6 +99,7 @@ export function loadPrompt(path: string, base: Layers, overrides: Layers, defaul
     nTries,
     rollup,
     rollupSource,
+    rollupCode,
     rollupPlace: rollupLayer ? placeOf(rollupLayer) : { file: file.display, line: undefined },
     sweep,
     baseUrl: str('base_url'),
@@ -133,15 +140,17 @@ function loadMessages(layers: Layers): MessageTemplate[] | null {
   const prompt = layers.get('prompt');
   if (messages && prompt) throw errorAt(prompt, [], 'use either messages or prompt, not both');
   if (prompt) {
-    if (typeof prompt.value !== 'string') throw errorAt(prompt, [], 'prompt must be a text template');
-    return [{ role: 'user', template: parseTemplate(prompt.value), layer: prompt, at: [] }];
+    // llmeval: `prompt: {content: …}`; ours: `prompt: text`.
+    const content = isPlainObject(prompt.value) ? prompt.value.content : prompt.value;
+    if (typeof content !== 'string') throw errorAt(prompt, isPlainObject(prompt.value) ? ['content'] : [], 'prompt must be a text template, or {content: text}');
+    return [{ role: 'user', template: parseTemplate(content), layer: prompt, at: isPlainObject(prompt.value) ? ['content'] : [] }];
   }
   if (!messages) return null;
   if (!Array.isArray(messages.value) || messages.value.length === 0) throw errorAt(messages, [], 'messages must be a non-empty list of {role, content}');
   return messages.value.map((m: unknown, i) => {
     if (!isPlainObject(m)) throw errorAt(messages, [i], 'each message must be a mapping with role and content');
-    const role = m.role as ChatMessage['role'];
-    if (!ROLES.has(role)) throw errorAt(messages, [i, 'role'], `role must be system, user or assistant, got ${JSON.stringify(m.role)}`);
+    const role = typeof m.role === 'string' ? ROLES[m.role] : undefined;
+    if (!role) throw errorAt(messages, [i, 'role'], `role must be system, user (human) or assistant (ai), got ${JSON.stringify(m.role)}`);
     if (typeof m.content !== 'string') throw errorAt(messages, [i, 'content'], 'content must be a text template');
     return { role, template: parseTemplate(m.content), layer: messages, at: [i, 'content'] };
   });
@@ -152,15 +161,20 @@ const templatesByPrompt = new WeakMap<PromptSource, MessageTemplate[]>();
 function loadSource(layers: Layers, fileLayer: Layered): PromptSource {
   const messages = loadMessages(layers);
   const moduleLayer = layers.get('module');
+  const codeLayer = layers.get('code');
   let source: PromptSource;
-  if (moduleLayer) {
+  if (codeLayer) {
+    if (moduleLayer) throw errorAt(codeLayer, [], 'use either code or module, not both');
+    if (typeof codeLayer.value !== 'string' || codeLayer.value.trim() === '') throw errorAt(codeLayer, [], 'code must be Python that sets output (or messages to send to the model)');
+    source = { kind: 'python', code: codeLayer.value, messages: messages?.map(({ role, template }) => ({ role, template })) ?? null };
+  } else if (moduleLayer) {
     if (typeof moduleLayer.value !== 'string') throw errorAt(moduleLayer, [], 'module must be a path to a TypeScript or JavaScript file');
     const base = moduleLayer.file ? dirname(moduleLayer.file.path) : process.cwd();
     const path = resolve(base, moduleLayer.value);
     if (!existsSync(path)) throw errorAt(moduleLayer, [], `module not found: ${moduleLayer.value}`);
     source = { kind: 'module', path, messages: messages?.map(({ role, template }) => ({ role, template })) ?? null };
   } else {
-    if (!messages) throw errorAt(fileLayer, [], 'a prompt file needs messages, prompt or module');
+    if (!messages) throw errorAt(fileLayer, [], 'a prompt file needs messages, prompt, code or module');
     source = { kind: 'messages', messages: messages.map(({ role, template }) => ({ role, template })) };
   }
   if (messages) templatesByPrompt.set(source, messages);
@@ -185,6 +199,20 @@ function checkTemplateVariables(source: PromptSource, variables: Record<string, 
       );
     }
   }
+}
+
+/** A mapping of names to default values, or llmeval's list of `{name, value?}` (a name without a value has no default). */
+function loadVariables(l: Layered): Record<string, unknown> {
+  if (isPlainObject(l.value)) return l.value;
+  if (!Array.isArray(l.value)) throw errorAt(l, [], 'variables must be a mapping of names to default values, or a list of {name, value}');
+  const out: Record<string, unknown> = {};
+  l.value.forEach((v: unknown, i) => {
+    if (typeof v === 'string') return;
+    if (!isPlainObject(v) || typeof v.name !== 'string') throw errorAt(l, [i], 'each variable must be {name} or {name, value}');
+    const value = v.value ?? v.default;
+    if (value !== undefined) out[v.name] = value;
+  });
+  return out;
 }
 
 function loadReferences(l: Layered): Reference[] {

@@ -10,6 +10,7 @@ import type { Progress } from './progress.ts';
 import type { ReportPaths } from './report/write-reports.ts';
 import { writeReports } from './report/write-reports.ts';
 import type { RunResult } from './result-types.ts';
+import type { SnippetRunner } from './run-metrics.ts';
 import { runSuite } from './run-suite.ts';
 
 export interface RunEvalOptions {
@@ -23,6 +24,8 @@ export interface RunEvalOptions {
   judge?: JudgeClient | null;
   /** Runs code-check metrics in isolation; default: a shared/code-sandbox process for the run. */
   codeRunner?: CodeRunner;
+  /** Runs Python snippets; default: the Python pool of the run's sandbox. */
+  snippets?: SnippetRunner;
 }
 
 export interface EvalRun {
@@ -52,10 +55,13 @@ export async function runEval(options: RunEvalOptions): Promise<EvalRun> {
   // The sandbox process starts on first use, so suites without code checks never pay for it.
   const sandbox = options.codeRunner ? null : createCodeSandbox({ log: options.log.child({ component: 'eval.code-sandbox' }) });
   checkContext.codeRunner = options.codeRunner ?? sandbox!;
+  // Python (llmeval metric, roll-up and prompt code) runs in the sandbox's Python pool, started on first use.
+  const snippets: SnippetRunner | null = options.snippets ?? (sandbox ? { runSnippet: (req) => sandbox.python().runSnippet(req) } : null);
   const generator = createEvalGenerator({
     baseUrl: config.judge?.baseUrl,
     apiKey: config.judge?.apiKey,
     cacheDir: suite.config.cacheDir,
+    snippets,
   });
   try {
     const { result, runDir } = await runSuite(suite, {
@@ -63,6 +69,7 @@ export async function runEval(options: RunEvalOptions): Promise<EvalRun> {
       generator,
       registry: createCheckRegistry(),
       checkContext,
+      snippets,
       progress: options.progress,
     });
     const reports = await writeReports(result, runDir);

@@ -7,9 +7,15 @@ import { ExpressionError, looseEquals, toText, truthy } from './expression/index
 import type { MetricResult } from './result-types.ts';
 import type { MetricSpec, Place, Reference } from './suite-types.ts';
 
+/** Runs llmeval's Python snippets (shared/python-sandbox); null when the run has no sandbox. */
+export interface SnippetRunner {
+  runSnippet(request: { source: string; vars: Record<string, unknown>; outputs: readonly string[] }): Promise<{ ok: true; values: Record<string, unknown> } | { ok: false; error: string }>;
+}
+
 export interface MetricEnv {
   registry: CheckRegistry | null;
   ctx: CheckContext;
+  snippets: SnippetRunner | null;
 }
 
 export interface TryOutput {
@@ -74,6 +80,35 @@ function checkInput(out: TryOutput, ref: Reference): CheckInput {
   };
 }
 
+/** Python's truth of a value that came back as JSON: None, False, 0, '' and empty containers are false. */
+export function pythonTruthy(v: unknown): boolean {
+  if (v === null || v === undefined || v === false || v === 0 || v === '') return false;
+  if (Array.isArray(v)) return v.length > 0;
+  if (typeof v === 'object') return Object.keys(v).length > 0;
+  return true;
+}
+
+/** The prompt as sent, as text: every message's content, in order. */
+function promptText(out: TryOutput): string {
+  return out.messages.slice(0, -1).map((m) => m.content ?? '').join('\n');
+}
+
+/**
+ * llmeval's metric code: `metric` is the value, `result` the verdict; one alone stands for both
+ * (a boolean `metric` passes or fails, a number only reports).
+ */
+async function runCodeMetric(name: string, code: string, out: TryOutput, ref: Reference, snippets: SnippetRunner | null): Promise<MetricResult> {
+  if (!snippets) return { name, value: null, passed: false, error: 'Python metrics need the Python sandbox, which this run has not' };
+  const vars = { actual: out.actual, expected: ref.hasExpected ? ref.expected : null, prompt: promptText(out), input: ref.input, messages: out.messages };
+  const res = await snippets.runSnippet({ source: code, vars, outputs: ['metric', 'result'] });
+  if (!res.ok) return { name, value: null, passed: false, method: 'code', error: `metric code failed: ${res.error}` };
+  const { metric, result } = res.values;
+  if (metric === undefined && result === undefined) return { name, value: null, passed: false, method: 'code', error: 'metric code set neither metric nor result' };
+  const value = toValue(metric ?? result);
+  const passed = result !== undefined ? pythonTruthy(result) : typeof metric === 'boolean' ? metric : null;
+  return { name, value, passed, method: 'code' };
+}
+
 /**
  * Scores one try. A metric expression that throws is a configuration error (EvalConfigError with
  * the metric's file and line); a check that errors is a failed metric with its error reported.
@@ -90,6 +125,8 @@ export async function runMetrics(metrics: readonly MetricSpec[], checks: Readonl
       const norm = (s: string): string => (m.ignoreCase ? s.trim().toLowerCase() : s.trim());
       const ok = norm(out.actual) === norm(toText(ref.expected)) || looseEquals(out.actual, ref.expected);
       results.push({ name: m.name, value: ok ? 1 : 0, passed: ok });
+    } else if (m.kind === 'code') {
+      results.push(await runCodeMetric(m.name, m.code, out, ref, env.snippets));
     } else if (m.kind === 'expression') {
       const value = m.value ? evalAt(m.value, vars, m.name, 'value', m.valuePlace) : undefined;
       if (m.pass) {

@@ -9,11 +9,12 @@ import type { ChatMessage } from '../../../shared/schemas/index.ts';
 import { EvalConfigError } from './eval-error.ts';
 import type { GenerationRequest, Generator } from './generation.ts';
 import type { Progress } from './progress.ts';
-import type { PromptResult, RowResult, RunResult, TryResult } from './result-types.ts';
+import type { PromptResult, RollupCounts, RowResult, RowStatus, RunResult, TryResult } from './result-types.ts';
 import { openResumeLog } from './resume-log.ts';
 import { rollupCounts, rollupStatus } from './rollup.ts';
-import { resolveChecks, runMetrics } from './run-metrics.ts';
-import type { PromptSuite, Reference, Suite } from './suite-types.ts';
+import type { SnippetRunner } from './run-metrics.ts';
+import { pythonTruthy, resolveChecks, runMetrics } from './run-metrics.ts';
+import type { Place, PromptSuite, Reference, Suite } from './suite-types.ts';
 import { renderTemplate } from './template.ts';
 import { expandSweep } from './variants.ts';
 
@@ -22,6 +23,8 @@ export interface EvalDeps {
   generator: Generator;
   registry: CheckRegistry | null;
   checkContext: CheckContext;
+  /** Python snippets: llmeval metric and roll-up code. */
+  snippets: SnippetRunner | null;
   progress: Progress;
   now?: () => Date;
 }
@@ -47,14 +50,15 @@ function render(prompt: PromptSuite, vars: Record<string, unknown>): ChatMessage
 
 function buildRows(prompt: PromptSuite, timeoutMs: number): Row[] {
   const moduleHash = prompt.source.kind === 'module' ? createHash('sha256').update(readFileSync(prompt.source.path)).digest('hex') : undefined;
-  const metricsId = prompt.metrics.map((m) => (m.kind === 'expression' ? [m.name, m.value?.source, m.pass?.source] : [m.kind, m.name]));
+  const metricsId = prompt.metrics.map((m) => (m.kind === 'expression' ? [m.name, m.value?.source, m.pass?.source] : m.kind === 'code' ? [m.kind, m.name, m.code] : [m.kind, m.name]));
   const rows: Row[] = [];
   for (const params of expandSweep(prompt.params, prompt.sweep)) {
     for (const ref of prompt.references) {
       const variables = { ...prompt.variables, ...ref.input };
       const messages = render(prompt, variables);
       const request: Omit<GenerationRequest, 'tryIndex'> = {
-        kind: prompt.source.kind === 'module' ? 'module' : 'chat',
+        kind: prompt.source.kind === 'module' ? 'module' : prompt.source.kind === 'python' ? 'python' : 'chat',
+        ...(prompt.source.kind === 'python' ? { code: prompt.source.code } : {}),
         params,
         messages,
         variables,
@@ -71,6 +75,20 @@ function buildRows(prompt: PromptSuite, timeoutMs: number): Row[] {
     }
   }
   return rows;
+}
+
+/**
+ * llmeval's roll-up code decides every reference, a skipped one too (its tries count in
+ * `num_skip_*`): with a custom roll-up the default skip policy is off. A failing snippet is a
+ * configuration error, like a failing roll-up expression.
+ */
+async function codeRollupStatus(code: string, counts: RollupCounts, place: Place, snippets: SnippetRunner | null): Promise<RowStatus> {
+  if (!snippets) throw new EvalConfigError('metrics_rollup code needs the Python sandbox, which this run has not', place.file, place.line);
+  const res = await snippets.runSnippet({ source: code, vars: { ...counts }, outputs: ['result', 'metric'] });
+  if (!res.ok) throw new EvalConfigError(`metrics_rollup code failed: ${res.error}`, place.file, place.line);
+  const verdict = res.values.result ?? res.values.metric;
+  if (verdict === undefined) throw new EvalConfigError('metrics_rollup code set no result', place.file, place.line);
+  return pythonTruthy(verdict) ? 'pass' : 'fail';
 }
 
 /**
@@ -124,6 +142,7 @@ export async function runSuite(suite: Suite, deps: EvalDeps): Promise<{ result: 
     const metrics = await runMetrics(row.prompt.metrics, checksByPrompt.get(row.prompt)!, { actual, messages, id: `${row.prompt.name}:${row.ref.id}:${t}` }, row.ref, {
       registry: deps.registry,
       ctx: deps.checkContext,
+      snippets: deps.snippets,
     });
     const passed = metrics.every((m) => m.passed !== false && m.error === undefined);
     return { try: t, actual, messages, metrics, passed, cached, latencyMs: Date.now() - startedMs };
@@ -152,7 +171,9 @@ export async function runSuite(suite: Suite, deps: EvalDeps): Promise<{ result: 
   for (const row of rows) {
     const tries = row.tries.map((t) => t!);
     const counts = rollupCounts(tries.map((t) => t.passed), row.ref.skip);
-    const status = rollupStatus(counts, row.ref.skip, row.prompt.rollup, row.prompt.rollupPlace);
+    const status = row.prompt.rollupCode !== null
+      ? await codeRollupStatus(row.prompt.rollupCode, counts, row.prompt.rollupPlace, deps.snippets)
+      : rollupStatus(counts, row.ref.skip, row.prompt.rollup, row.prompt.rollupPlace);
     const list = rowResults.get(row.prompt) ?? [];
     list.push({
       prompt: row.prompt.name,

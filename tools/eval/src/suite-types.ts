@@ -29,7 +29,9 @@ export interface MainConfig {
 export type MetricSpec =
   | { kind: 'exact_match'; name: string; ignoreCase: boolean; place: Place }
   | { kind: 'expression'; name: string; value: CompiledExpression | null; pass: CompiledExpression | null; place: Place; valuePlace: Place; passPlace: Place }
-  | { kind: 'check'; name: string; checkName: string; definition: CheckDefinition | null; place: Place };
+  | { kind: 'check'; name: string; checkName: string; definition: CheckDefinition | null; place: Place }
+  /** llmeval's Python metric: sets `metric` (the value) and/or `result` (pass/fail), from actual, expected, prompt, input. */
+  | { kind: 'code'; name: string; code: string; place: Place };
 
 export interface Reference {
   index: number;
@@ -44,7 +46,9 @@ export interface Reference {
 
 export type PromptSource =
   | { kind: 'messages'; messages: Array<{ role: ChatMessage['role']; template: Template }> }
-  | { kind: 'module'; path: string; messages: Array<{ role: ChatMessage['role']; template: Template }> | null };
+  | { kind: 'module'; path: string; messages: Array<{ role: ChatMessage['role']; template: Template }> | null }
+  /** llmeval's custom message code (Python): sets `output`, or `messages` to send to the model instead. */
+  | { kind: 'python'; code: string; messages: Array<{ role: ChatMessage['role']; template: Template }> | null };
 
 export interface PromptSuite {
   name: string;
@@ -60,6 +64,8 @@ export interface PromptSuite {
   /** Null: the default policy (fail if any try fails; skipped references do not fail the suite). */
   rollup: CompiledExpression | null;
   rollupSource: string;
+  /** llmeval's `metrics_rollup: {name, code}`: Python over the counts, setting `result`; skipped references are then not special. */
+  rollupCode: string | null;
   rollupPlace: Place;
   /** Grid of parameter values; every combination is one variant. */
   sweep: Record<string, unknown[]>;

@@ -2,7 +2,7 @@ export { TOPICS } from './contract.ts';
 export type { Bus, BusMessage, Consumer, ConsumerOptions, OutgoingMessage, Producer } from './contract.ts';
 export { BusFullError, createInMemoryBus } from './in-memory-bus.ts';
 export type { InMemoryBusOptions } from './in-memory-bus.ts';
-export { deadLetterTopic } from './dead-letter.ts';
+export { deadLetterRecord, deadLetterTopic } from './dead-letter.ts';
 export { nextCommitOffset } from './commit-offset.ts';
 export type { BackoffPolicy } from './backoff.ts';
 export { backoffDelayMs, sleepUnlessAborted, DEFAULT_BACKOFF } from './backoff.ts';

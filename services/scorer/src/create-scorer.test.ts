@@ -1,10 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createInMemoryBus } from '../../../shared/bus/index.ts';
+import { createInMemoryBus, type Bus, type BusMessage } from '../../../shared/bus/index.ts';
+import { PermanentError, RetriableError } from '../../../shared/errors/index.ts';
 import type { JudgeClient } from '../../../shared/checks/contract.ts';
 import { createCheckRegistry } from '../../../shared/checks/index.ts';
 import { createSilentLogger } from '../../../shared/logging/index.ts';
 import type { Unit } from '../../../shared/schemas/index.ts';
-import { createDuckDbStore } from '../../../shared/store/index.ts';
+import { createDuckDbStore, type Store } from '../../../shared/store/index.ts';
 import { createScorer } from './create-scorer.ts';
 
 const log = createSilentLogger();
@@ -106,5 +107,47 @@ describe('scorer', () => {
     await waitUntil(async () => (await store.queryScores({ check: 'task_completed' })).length === 6, 10_000, 'all 6 units scored');
     const ids = (await store.queryScores({ check: 'task_completed' })).map((s) => s.unit_id).sort();
     expect(ids).toEqual(Array.from({ length: 6 }, (_, i) => unit(i).unit_id).sort());
+  });
+
+  it('never commits a unit that is neither stored nor dead-lettered, even while the dead-letter send fails', async () => {
+    const inner = createInMemoryBus({ log });
+    let dlqDown = true;
+    const bus: Bus = {
+      ...inner,
+      createProducer() {
+        const p = inner.createProducer();
+        return { ...p, send: (topic, messages) => (dlqDown && topic.endsWith('.dlq') ? Promise.reject(new RetriableError('dlq down')) : p.send(topic, messages)) };
+      },
+    };
+    const real = createDuckDbStore({ path: ':memory:', log });
+    await real.start();
+    cleanups.push(() => real.shutdown());
+    const poison = unit(0).unit_id;
+    const store: Store = { ...real, writeUnits: (units) => (units.some((u) => u.unit_id === poison) ? Promise.reject(new PermanentError('invalid unit')) : real.writeUnits(units)) };
+    const checks = [createCheckRegistry().get('function_result_present')!];
+    const options = { bus, store, unitsTopic: 'units', scoresTopic: 'scores', groupId: 'g', log, nowMs: Date.now, checks, judge: null, judgeUnavailableReason: 'none', retryBackoff: { initialDelayMs: 5, maxDelayMs: 20 } };
+    const producer = bus.createProducer();
+    await producer.start();
+    await producer.send('units', [0, 1, 2].map((i) => ({ key: unit(i).unit_id, value: JSON.stringify(unit(i)) })));
+
+    const first = createScorer(options);
+    await first.start();
+    await waitUntil(async () => (await real.queryScores({ check: 'function_result_present' })).length === 2, 10_000, 'units 1 and 2 scored');
+    await new Promise((r) => setTimeout(r, 200)); // the dead-letter send keeps failing meanwhile
+    await first.shutdown();
+
+    // Had the poison unit been committed, a new scorer in the group would not see it again.
+    dlqDown = false;
+    const dead: BusMessage[] = [];
+    const dlq = inner.createConsumer({ topic: 'units.dlq', groupId: 'dlq-reader', handle: (m) => Promise.resolve(void dead.push(m)) });
+    await dlq.start();
+    cleanups.push(() => dlq.shutdown());
+    const second = createScorer(options);
+    await second.start();
+    cleanups.push(() => second.shutdown());
+    await waitUntil(() => dead.length === 1, 10_000, 'the poison unit in the dead-letter topic');
+    expect(dead[0]!.key).toBe(poison);
+    expect(dead[0]!.headers).toMatchObject({ error: 'invalid unit', 'error-name': 'PermanentError', 'original-topic': 'units', 'original-partition': '0', 'original-offset': '0' });
+    expect((await real.queryScores({ check: 'function_result_present' })).map((s) => s.unit_id).sort()).toEqual([unit(1).unit_id, unit(2).unit_id]);
   });
 });

@@ -1,5 +1,5 @@
-import { DEFAULT_BACKOFF, backoffDelayMs, sleepUnlessAborted, type BackoffPolicy, type Bus, type BusMessage } from '../../../shared/bus/index.ts';
-import { errorMessage, isRetriable } from '../../../shared/errors/index.ts';
+import { DEFAULT_BACKOFF, backoffDelayMs, deadLetterRecord, deadLetterTopic, sleepUnlessAborted, type BackoffPolicy, type Bus, type BusMessage } from '../../../shared/bus/index.ts';
+import { isRetriable } from '../../../shared/errors/index.ts';
 import { createComponent, type Component } from '../../../shared/lifecycle/index.ts';
 import type { Logger } from '../../../shared/logging/index.ts';
 import { createGroupCommit } from '../../../shared/batching/index.ts';
@@ -60,22 +60,37 @@ export function createScorer(options: ScorerOptions): Component & { unitsInFligh
     log.debug({ unitId: unit.unit_id, scores: scores.map((s) => [s.check, s.status, s.value]) }, 'unit scored');
   }
 
-  async function scoreWithRetry(unit: Unit, message: BusMessage): Promise<void> {
+  /**
+   * Until the unit is stored and published, or dead-lettered: a retriable failure (store or bus
+   * down) is retried with backoff, a permanent one sends the unit to `<units topic>.dlq` in the
+   * bus's one dead-letter format, and that send is itself retried until it lands. Only then does the
+   * unit leave the in-flight window, so its offset is never committed while it is neither scored
+   * nor dead-lettered. On stop it stays uncommitted and is read again after the restart.
+   */
+  async function scoreWithRetry(unit: Unit, message: BusMessage): Promise<'done' | 'stopped'> {
     for (let attempt = 0; ; attempt++) {
       try {
         await storeAndPublish(unit);
-        return;
+        return 'done';
       } catch (err) {
         if (!isRetriable(err)) {
-          log.error({ err, unitId: unit.unit_id }, 'unit could not be stored; sent to the dead-letter topic');
-          await producer
-            .send(`${options.unitsTopic}.dlq`, [{ key: message.key, value: message.value, headers: { error: errorMessage(err).slice(0, 1000), 'original-partition': String(message.partition), 'original-offset': message.offset } }])
-            .catch((dlqErr: unknown) => log.error({ err: dlqErr, unitId: unit.unit_id }, 'dead-letter publish failed'));
-          return;
+          log.error({ err, unitId: unit.unit_id }, 'unit could not be stored; sending it to the dead-letter topic');
+          return deadLetter(unit, message, err);
         }
         log.warn({ err, unitId: unit.unit_id, attempt }, 'storing or publishing scores failed; retrying');
-        // Stopping: the unit stays uncommitted and is read again after the restart.
-        if (!(await sleepUnlessAborted(backoffDelayMs(attempt, backoff), stopping.signal))) return;
+        if (!(await sleepUnlessAborted(backoffDelayMs(attempt, backoff), stopping.signal))) return 'stopped';
+      }
+    }
+  }
+
+  async function deadLetter(unit: Unit, message: BusMessage, cause: unknown): Promise<'done' | 'stopped'> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await producer.send(deadLetterTopic(options.unitsTopic), [deadLetterRecord(message, cause)]);
+        return 'done';
+      } catch (err) {
+        log.warn({ err, unitId: unit.unit_id, attempt }, 'dead-letter send failed; retrying (the unit stays uncommitted)');
+        if (!(await sleepUnlessAborted(backoffDelayMs(attempt, backoff), stopping.signal))) return 'stopped';
       }
     }
   }
@@ -88,7 +103,11 @@ export function createScorer(options: ScorerOptions): Component & { unitsInFligh
       await window.room();
       const offset = BigInt(message.offset);
       window.add(message.partition, offset);
-      void scoreWithRetry(unit, message).finally(() => window.remove(message.partition, offset));
+      void scoreWithRetry(unit, message).then((outcome) => {
+        // Stopped: the consumer is already shut down, so nothing commits past this unit.
+        if (outcome === 'done') window.remove(message.partition, offset);
+        else window.abandon(message.partition, offset);
+      });
     },
     committableOffset: (partition, lastHandled) => window.committable(partition, lastHandled),
   });

@@ -26,6 +26,15 @@ export function createInFlightWindow(capacity: number) {
       waiting.shift()?.();
       if (active === 0) for (const resolve of idle.splice(0)) resolve();
     },
+    /**
+     * Gives up the slot of a record that was not finished (the scorer is stopping): the slot frees
+     * for shutdown to complete, but the offset stays held, so nothing is committed past it.
+     */
+    abandon(_partition: number, _offset: bigint): void {
+      active -= 1;
+      waiting.shift()?.();
+      if (active === 0) for (const resolve of idle.splice(0)) resolve();
+    },
     /** The highest committable offset given the last handled one, or null for none. */
     committable(partition: number, lastHandled: string): string | null {
       const set = offsets.get(partition);

@@ -146,8 +146,8 @@ describe('scorer', () => {
     await second.start();
     cleanups.push(() => second.shutdown());
     await waitUntil(() => dead.length === 1, 10_000, 'the poison unit in the dead-letter topic');
-    expect(dead[0]!.key).toBe(poison);
-    expect(dead[0]!.headers).toMatchObject({ error: 'invalid unit', 'error-name': 'PermanentError', 'original-topic': 'units', 'original-partition': '0', 'original-offset': '0' });
+    expect(dead[0].key).toBe(poison);
+    expect(dead[0].headers).toMatchObject({ error: 'invalid unit', 'error-name': 'PermanentError', 'original-topic': 'units', 'original-partition': '0', 'original-offset': '0' });
     expect((await real.queryScores({ check: 'function_result_present' })).map((s) => s.unit_id).sort()).toEqual([unit(1).unit_id, unit(2).unit_id]);
   });
 });

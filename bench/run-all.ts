@@ -25,6 +25,11 @@ const BENCHMARKS: Benchmark[] = [
     measures:
       'monitoring over 1,000,000 generated scores: GET /api/v1/series and /api/v1/compare through the API app (p50/p95 of 50 queries) on DuckDB and on ClickHouse (skipped when it does not answer), and one alerter pass over 100 rules; appended to bench/results/monitoring.md',
   },
+  {
+    name: 'e2e',
+    measures:
+      'the whole pipeline in embedded mode under load: agent runs through the real OTel SDK at 500 and 2,000 spans/s (accepted, all scored or not, export → scores queryable p50/p95/p99), then 3,000 runs at once (accepted and scored spans/s); `npm run bench:e2e -- kafka` does the same on Kafka + ClickHouse; appended to bench/results/e2e.md',
+  },
 ];
 
 const root = join(import.meta.dirname, '..');

@@ -4,7 +4,7 @@ import type { Store } from '../shared/store/index.ts';
 import { createAlerter } from '../services/alerter/src/index.ts';
 
 /**
- * One alerter evaluation of 100 rules over the benchmark's scores, in ms: 40 threshold rules (one
+ * One steady-state alerter evaluation of 100 rules over the benchmark's scores, in ms: 40 threshold rules (one
  * aggregate each), 40 regression rules (two) and 20 judge-health rules (one), as `tracecheck
  * alerter` runs them (8 rules at a time). Rules notify nobody, so only evaluation is timed.
  */
@@ -23,8 +23,11 @@ export async function benchAlerter(store: Store, setup: { checks: string[]; vers
     await repo.putRule(AlertRuleSchema.parse(rule));
   }
   const alerter = createAlerter({ store, log: createSilentLogger(), intervalMs: 60_000, now: () => setup.now });
+  // The first pass loads and writes every rule's state; the one timed is a steady-state pass, as
+  // every later interval runs it.
+  await alerter.evaluateOnce(setup.now);
   const t0 = performance.now();
-  const report = await alerter.evaluateOnce(setup.now);
+  const report = await alerter.evaluateOnce(setup.now + 1_000);
   const ms = performance.now() - t0;
   if (report.evaluated !== 100 || report.failed !== 0) throw new Error(`alerter evaluated ${report.evaluated} rules, ${report.failed} failed`);
   await alerter.shutdown();

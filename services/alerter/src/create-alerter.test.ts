@@ -233,10 +233,11 @@ describe('createAlerter', () => {
     const before = { ...store.calls };
     const report = await alerter.evaluateOnce();
     expect(report).toMatchObject({ rules: 2, evaluated: 1, failed: 1 });
-    // One listing of rules, then per rule one aggregate and one state write (the failed rule's records its error).
+    // One listing of rules, then per rule one aggregate; the failed rule records its error, the
+    // other's state did not change (same streak, same verdict), so it is not written again.
     expect(store.calls.listDocs - before.listDocs).toBe(1);
     expect(store.calls.aggregateScores - before.aggregateScores).toBe(2);
-    expect(store.calls.putDoc - before.putDoc).toBe(2);
+    expect(store.calls.putDoc - before.putDoc).toBe(1);
     const states = await createAlertRepository(store).listStates();
     expect(states.get(a)?.last_error).toBe('store timeout');
     expect([...states.values()].filter((s) => s.rule_id !== a).map((s) => s.last_error)).toEqual([null]);

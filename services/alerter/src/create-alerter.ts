@@ -151,6 +151,18 @@ export function createAlerter(options: AlerterOptions): Alerter {
     }
   }
 
+  // What was last written per rule. A state whose decisive fields did not change is written again
+  // only now and then (it carries the last value and evaluation time for the API): on ClickHouse
+  // every write is a new part, and 100 rules every minute would be 100 parts a minute for nothing.
+  const persisted = new Map<string, { state: AlertState; atMs: number }>();
+  const refreshMs = Math.max(1_000, 5 * options.intervalMs);
+  function mustPersist(ruleId: string, state: AlertState, nowMs: number): boolean {
+    const last = persisted.get(ruleId);
+    if (!last || nowMs - last.atMs >= refreshMs) return true;
+    const a = last.state;
+    return a.state !== state.state || a.consecutive_bad !== state.consecutive_bad || a.consecutive_good !== state.consecutive_good || a.fired_at_ms !== state.fired_at_ms || a.last_notified_at_ms !== state.last_notified_at_ms || a.last_error !== state.last_error;
+  }
+
   async function evaluateRuleOnce(rule: AlertRule, all: Map<string, AlertState>, nowMs: number, report: EvaluationReport): Promise<void> {
     const prev = all.get(rule.id) ?? initialAlertState(rule.id);
     try {
@@ -161,8 +173,10 @@ export function createAlerter(options: AlerterOptions): Alerter {
       }
       all.set(rule.id, ev.state);
       report.evaluated++;
+      if (!mustPersist(rule.id, ev.state, nowMs)) return;
       try {
         await repo.putState(rule.project, ev.state, nowMs);
+        persisted.set(rule.id, { state: ev.state, atMs: nowMs });
       } catch (err) {
         // The state in memory is current, so this process does not notify twice; the store's copy
         // catches up at the next evaluation.

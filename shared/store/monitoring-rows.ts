@@ -1,26 +1,14 @@
 import { PermanentError } from '../errors/index.ts';
 import type { ScoreAggregate, StoredDoc, UnitSummary } from './contract.ts';
 import { MAX_LIST_LIMIT } from './conditions.ts';
+import { UNIT_COLUMNS } from './rows.ts';
 import { toWellFormed } from './sql-quote.ts';
 
 // Row conversions of the monitoring queries, shared by both stores: drivers hand back bigints
 // (DuckDB) or numbers and 0/1 (ClickHouse); both come out as the contract's plain types.
 
-export const UNIT_SUMMARY_COLUMNS = [
-  'unit_id',
-  'project',
-  'kind',
-  'agent_name',
-  'agent_version',
-  'environment',
-  'service',
-  'conversation_id',
-  'model',
-  'start_time_ms',
-  'end_time_ms',
-  'span_count',
-  'truncated',
-] as const;
+/** The units table's columns but the dialog and the assembly time: what a listing shows. */
+export const UNIT_SUMMARY_COLUMNS = UNIT_COLUMNS.filter((c) => c !== 'unit_json' && c !== 'assembled_at_ms');
 
 const DEFAULT_DOC_LIMIT = 1000;
 /** A document body is configuration or history: anything larger is a mistake or an attack. */

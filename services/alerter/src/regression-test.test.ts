@@ -1,18 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { twoProportionZTest } from '../../../shared/stats/index.ts';
+import { mulberry32 } from '../../../shared/stats/seeded-random.ts';
 import { regressionVerdict } from './regression-test.ts';
-
-/** Seeded PRNG (mulberry32) so the simulation gives the same counts on every run. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('A/A simulation: false alarms under continuous monitoring', () => {
   it('the mSPRT stays below alpha where a fixed-sample z-test looked at every minute does not', () => {

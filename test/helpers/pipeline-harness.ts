@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { loadConfig } from '../../shared/config/index.ts';
 import { startAll } from '../../shared/lifecycle/index.ts';
 import { createSilentLogger, createLogger } from '../../shared/logging/index.ts';
-import { createOpenAiJudgeClient } from '../../shared/judge/index.ts';
 import { createModelServer } from '../../tools/model-server/src/index.ts';
 import { buildPipeline, type Pipeline } from '../../cli/pipeline.ts';
 
@@ -42,13 +41,11 @@ export async function startPipeline(env: Record<string, string>, options: Harnes
     ...env,
   });
   const id = suffix();
-  const judge = createOpenAiJudgeClient({ ...config.judge!, log });
   const services = new Set(['collector', 'assembler', 'scorer', 'api', ...(options.alerterNow ? (['alerter'] as const) : [])] as const);
   const pipeline = buildPipeline(config, log, services, {
-    judge,
     ...(options.alerterNow ? { alerterNow: options.alerterNow } : {}),
-    topics: { spans: `e2e.spans.${id}`, units: `e2e.units.${id}`, scores: `e2e.scores.${id}` },
-    groups: { assembler: `e2e-assembler-${id}`, scorer: `e2e-scorer-${id}` },
+    topics: { spans: `e2e.spans.${id}`, units: `e2e.units.${id}`, scores: `e2e.scores.${id}`, sessions: `e2e.sessions.${id}` },
+    groups: { assembler: `e2e-assembler-${id}`, scorer: `e2e-scorer-${id}`, sessions: `e2e-sessions-${id}` },
   });
   let stopAll: () => Promise<void>;
   try {

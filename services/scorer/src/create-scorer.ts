@@ -18,6 +18,8 @@ export interface ScorerOptions extends ScoreUnitDeps {
   maxConcurrentUnits?: number;
   /** Backoff while the store or the bus is unavailable. */
   retryBackoff?: BackoffPolicy;
+  /** Keeps a simulation's own record (a unit with `simulation_record`) where units that wait for it look. */
+  storeSimulationRecord?: (unit: Unit) => Promise<void>;
 }
 
 export function parseUnit(message: BusMessage): Unit {
@@ -40,6 +42,7 @@ export function createScorer(options: ScorerOptions): Component & { unitsInFligh
 
   async function storeAndPublish(unit: Unit): Promise<void> {
     await options.store.writeUnits([unit]);
+    if (unit.simulation_record && options.storeSimulationRecord) await options.storeSimulationRecord(unit);
     const scores = await scoreUnit(unit, options);
     await options.store.writeScores(scores);
     await producer.send(
@@ -88,7 +91,7 @@ export function createScorer(options: ScorerOptions): Component & { unitsInFligh
         await options.bus.ensureTopics([options.unitsTopic, options.scoresTopic]);
         await producer.start();
         await consumer.start();
-        log.info({ unitsTopic: options.unitsTopic, checks: options.checks.map((c) => c.name), judge: options.judge ? 'configured' : 'none' }, 'scorer started');
+        log.info({ unitsTopic: options.unitsTopic, checks: options.selectChecks ? 'by monitor' : options.checks.map((c) => c.name), judge: options.judge ? 'configured' : 'none' }, 'scorer started');
       },
       stop: async () => {
         await consumer.shutdown();

@@ -153,7 +153,7 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
     );
   }
   if (services.has('api')) {
-    const api = createApiServer({ host: config.host, port: config.ports.api, store: store!, log, ...(keyring ? { keyring } : {}) });
+    const api = createApiServer({ host: config.host, port: config.ports.api, store: store!, log, createRegistry: () => loadRegistry(config.checkDefinitionsFile ?? undefined), ...(keyring ? { keyring } : {}) });
     apiUrl = () => api.url();
     components.push(api);
   }

@@ -6,3 +6,5 @@ export { outcomeToScore } from './outcome-to-score.ts';
 export { createCheckSelector } from './check-selector.ts';
 export type { CheckSelector, CheckSelectorOptions } from './check-selector.ts';
 export { createSimulationWaiter } from './simulation-waiter.ts';
+export { backfillId, runBackfill } from './backfill.ts';
+export type { BackfillOptions, BackfillProgress } from './backfill.ts';

@@ -36,12 +36,12 @@ export class JudgeBudgetError extends PermanentError {
 }
 
 /**
- * A judge limited by one monitor's budget: calls per minute (a token bucket, no burst beyond a
- * second's worth) and spend per UTC day (token usage × price table). Over budget, a call fails at
+ * A judge limited by one monitor's budget: calls per minute (a token bucket holding at most a
+ * minute's worth) and spend per UTC day (token usage × price table). Over budget, a call fails at
  * once with why; it never waits. Cached answers spend nothing. Kept per scorer process.
  */
 export function withBudget(judge: JudgeClient, budget: JudgeBudget, options: { owner: string; prices: PriceTable; now: () => number }) {
-  const bucket = budget.callsPerMinute !== undefined ? createTokenBucket({ ratePerMinute: budget.callsPerMinute, burst: 1, now: options.now }) : null;
+  const bucket = budget.callsPerMinute !== undefined ? createTokenBucket({ ratePerMinute: budget.callsPerMinute, burst: budget.callsPerMinute, now: options.now }) : null;
   let day = '';
   let spentUsd = 0;
   let calls = 0;

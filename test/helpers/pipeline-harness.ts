@@ -10,6 +10,8 @@ import { buildPipeline, type Pipeline } from '../../cli/pipeline.ts';
 export interface Harness {
   pipeline: Pipeline;
   modelUrl: string;
+  /** This run's topics. */
+  topics: { spans: string; units: string; scores: string; sessions: string };
   stop(): Promise<void>;
 }
 
@@ -42,9 +44,10 @@ export async function startPipeline(env: Record<string, string>, options: Harnes
   });
   const id = suffix();
   const services = new Set(['collector', 'assembler', 'scorer', 'api', ...(options.alerterNow ? (['alerter'] as const) : [])] as const);
+  const topics = { spans: `e2e.spans.${id}`, units: `e2e.units.${id}`, scores: `e2e.scores.${id}`, sessions: `e2e.sessions.${id}` };
   const pipeline = buildPipeline(config, log, services, {
     ...(options.alerterNow ? { alerterNow: options.alerterNow } : {}),
-    topics: { spans: `e2e.spans.${id}`, units: `e2e.units.${id}`, scores: `e2e.scores.${id}`, sessions: `e2e.sessions.${id}` },
+    topics,
     groups: { assembler: `e2e-assembler-${id}`, scorer: `e2e-scorer-${id}`, sessions: `e2e-sessions-${id}` },
   });
   let stopAll: () => Promise<void>;
@@ -56,6 +59,7 @@ export async function startPipeline(env: Record<string, string>, options: Harnes
   }
   return {
     pipeline,
+    topics,
     modelUrl: `${modelServer.url()}/v1`,
     stop: async () => {
       await stopAll();

@@ -94,8 +94,13 @@ export function createSessionAssembler(options: SessionAssemblerOptions): Compon
         await producer.start();
         await aggregator.start();
         await router.start();
+        let busy = false;
         timer = setInterval(() => {
-          ticking = ticking.then(publishReady);
+          if (busy) return; // a slow publish skips ticks rather than queueing them
+          busy = true;
+          ticking = publishReady().finally(() => {
+            busy = false;
+          });
         }, tickMs);
         log.info({ sessionsTopic: options.sessionsTopic, idleMs: options.idleMs }, 'session assembler started');
       },

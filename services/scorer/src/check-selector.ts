@@ -125,8 +125,16 @@ export function createCheckSelector(options: CheckSelectorOptions): CheckSelecto
     return [...out.values()];
   }
 
+  let inFlight = false;
+  // One read at a time: a slow store skips ticks rather than queueing them.
   const poll = (): void => {
-    polling = polling.then(refresh).catch((err: unknown) => log.warn({ err }, 'reading monitors and checks failed; keeping the last ones'));
+    if (inFlight) return;
+    inFlight = true;
+    polling = refresh()
+      .catch((err: unknown) => log.warn({ err }, 'reading monitors and checks failed; keeping the last ones'))
+      .finally(() => {
+        inFlight = false;
+      });
   };
 
   return {

@@ -56,7 +56,8 @@ export function createOpenAiJudgeClient(options: OpenAiJudgeClientOptions): Judg
         if (status !== undefined && status >= 400 && status < 500 && status !== 408 && status !== 409 && status !== 429) {
           throw new PermanentError(`judge ${model} answered ${status}: ${message}`, { cause: err });
         }
-        const retryAfterMs = err instanceof OpenAI.APIError ? retryAfterMsOf(err.headers, Date.now()) : null;
+        const headers: unknown = err instanceof OpenAI.APIError ? err.headers : undefined;
+        const retryAfterMs = headers instanceof Headers ? retryAfterMsOf(headers, Date.now()) : null;
         throw new JudgeRetriableError(`judge ${model} failed${status !== undefined ? ` (${status})` : ''}: ${message}`, retryAfterMs, { cause: err });
       }
     },

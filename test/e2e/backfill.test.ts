@@ -95,6 +95,6 @@ for (const mode of MODES) {
       } finally {
         await reader.shutdown();
       }
-    });
+    }, 400_000);
   });
 }

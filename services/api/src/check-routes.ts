@@ -91,7 +91,7 @@ export function checkRoutes(app: Hono<ApiEnv>, routes: RouteSpec[], deps: { stor
       const version = definitionVersion(definition);
       const stored = await deps.store.getDoc(DOC_KINDS.check, project, definition.name);
       const parsed = stored ? UserCheckDocSchema.safeParse(stored.body) : null;
-      const doc: UserCheckDoc = parsed?.success ? parsed.data : { name: definition.name, versions: [] as unknown as UserCheckDoc['versions'] };
+      const doc: UserCheckDoc = parsed?.success ? parsed.data : { name: definition.name, versions: [] };
       const versionsOut = (d: UserCheckDoc) => d.versions.map((v) => ({ version: v.version, created_at_ms: v.created_at_ms }));
       if (doc.versions.at(-1)?.version === version) return { status: 200, body: { name: doc.name, version, changed: false, versions: versionsOut(doc) } };
       const t = Math.max(deps.now(), (stored?.updated_at_ms ?? 0) + 1);

@@ -1,7 +1,6 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { backfill } from '../../cli/commands/backfill.ts';
 import { createStore } from '../../cli/compose.ts';
@@ -11,6 +10,7 @@ import { createSilentLogger } from '../../shared/logging/index.ts';
 import type { Score } from '../../shared/schemas/index.ts';
 import { testClickHouseUrl, uniqueName } from '../helpers/infra.ts';
 import { createTestUnit } from '../helpers/unit-factory.ts';
+import { captureIo } from '../helpers/cli.ts';
 
 // `tracecheck backfill` over 10,000 stored units, in both stores: a user check gets a new
 // version, the backfill of it is interrupted after a few pages and run again with the same
@@ -25,15 +25,6 @@ const MODES = [
 const N = 10_000;
 const log = createSilentLogger();
 
-function io(env: Record<string, string>) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (c: Buffer) => (out += c.toString()));
-  stderr.on('data', (c: Buffer) => (err += c.toString()));
-  return { io: { stdin: new PassThrough(), stdout, stderr, env }, out: () => out, err: () => err };
-}
 
 for (const mode of MODES) {
   describe(`backfill: ${mode.name}`, () => {
@@ -62,14 +53,14 @@ for (const mode of MODES) {
       await store.putDoc({ kind: 'check', project: 'default', id: 'short_answer', updated_at_ms: now, body: { name: 'short_answer', versions: [{ version: 'v1', created_at_ms: now, definition: v1 }, { version: 'v2', created_at_ms: now + 1, definition: v2 }] } });
       await store.shutdown();
 
-      const first = io(fullEnv);
+      const first = captureIo(fullEnv);
       const stop = new AbortController();
       let pages = 0;
-      first.io.stderr.on('data', (c: Buffer) => {
+      first.stderr.on('data', (c: Buffer) => {
         pages += (c.toString().match(/^backfill \[/gm) ?? []).length;
         if (pages === 4) stop.abort(); // the start line and three pages
       });
-      expect(await backfill(['--check', 'short_answer'], first.io, stop.signal)).toBe(130);
+      expect(await backfill(['--check', 'short_answer'], first, stop.signal)).toBe(130);
       expect(first.err()).toContain('backfill stopped; run the same command again to resume');
       const stopped = JSON.parse(first.out()) as { done: number; total: number; finished: boolean; version: string };
       expect(stopped.total).toBe(N);
@@ -77,8 +68,8 @@ for (const mode of MODES) {
       expect(stopped.done).toBeGreaterThanOrEqual(1_500);
       expect(stopped.done).toBeLessThan(N);
 
-      const second = io(fullEnv);
-      expect(await backfill(['--check', 'short_answer'], second.io)).toBe(0);
+      const second = captureIo(fullEnv);
+      expect(await backfill(['--check', 'short_answer'], second)).toBe(0);
       const finished = JSON.parse(second.out()) as { done: number; total: number; scored: number; finished: boolean; version: string };
       expect(finished).toMatchObject({ done: N, total: N, scored: N, finished: true, version: stopped.version });
       expect(second.err()).toMatch(/^backfill \[#{30}\] 10000\/10000 units \(10000 scored, 0 not matched\)$/m);

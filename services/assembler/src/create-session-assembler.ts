@@ -1,4 +1,4 @@
-import type { Bus, BusMessage } from '../../../shared/bus/index.ts';
+import { committableBelow, type Bus, type BusMessage } from '../../../shared/bus/index.ts';
 import { createComponent, type Component } from '../../../shared/lifecycle/index.ts';
 import type { Logger } from '../../../shared/logging/index.ts';
 import { UnitSchema, parseRecord, type Unit } from '../../../shared/schemas/index.ts';
@@ -63,11 +63,7 @@ export function createSessionAssembler(options: SessionAssemblerOptions): Compon
       }
       buffer.add(unit, message.partition, BigInt(message.offset), now(), previous);
     },
-    committableOffset: (partition, lastHandled) => {
-      const low = buffer.lowWaterMark(partition);
-      if (low === null) return lastHandled;
-      return low > 0n ? String(low - 1n) : null;
-    },
+    committableOffset: (partition, lastHandled) => committableBelow(buffer.lowWaterMark(partition), lastHandled),
   });
 
   let timer: NodeJS.Timeout | null = null;

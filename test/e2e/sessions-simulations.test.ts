@@ -63,11 +63,11 @@ for (const mode of MODES) {
         { timeoutMs: 60_000, intervalMs: 200, description: 'the session unit' },
       );
       expect(listed).toMatchObject({ unit_id: `session:${conversation}`, kind: 'session' });
-      const scoresOf = async (n: number) =>
+      const scoresOf = async (n: number, scoredAfterMs = 0) =>
         waitFor(
           async () => {
             const got = await json<{ unit: Unit; scores: Score[] }>(`/api/v1/units/${encodeURIComponent(`session:${conversation}`)}`);
-            return got.unit.trace_ids.length === n && got.scores.length === 2 ? got : null;
+            return got.unit.trace_ids.length === n && got.scores.length === 2 && got.scores.every((s) => s.created_at_ms > scoredAfterMs) ? got : null;
           },
           { timeoutMs: 60_000, intervalMs: 200, description: `the session of ${n} traces with its 2 scores` },
         );
@@ -78,13 +78,12 @@ for (const mode of MODES) {
 
       // The session has closed (idle 2 s); a fourth turn re-opens it.
       const [fourth] = await sendTurns(conversation, [LATER], { ...opts, history: dialogOf(TURNS) });
-      const second = await scoresOf(4);
+      const firstAt = Math.max(...first.scores.map((s) => s.created_at_ms));
+      const second = await scoresOf(4, firstAt);
       expect(second.unit.trace_ids).toEqual([...traceIds, fourth]);
       expect(second.unit.message_history.map((m) => ({ role: m.role, content: m.content }))).toEqual(dialogOf([...TURNS, LATER]));
       expect(second.unit.model_output).toBe(LATER.assistant);
-      expect(second.scores).toHaveLength(2);
-      const firstAt = Math.max(...first.scores.map((s) => s.created_at_ms));
-      expect(second.scores.every((s) => s.created_at_ms > firstAt)).toBe(true);
+      expect(second.scores.map((s) => [s.check, s.status]).sort()).toEqual([['response_loop', 'ok'], ['task_completed', 'ok']]);
       // Exactly one session unit for the conversation.
       expect((await json<{ units: unknown[] }>(`/api/v1/units?kind=session&conversation_id=${conversation}`)).units).toHaveLength(1);
     });

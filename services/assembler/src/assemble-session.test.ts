@@ -34,6 +34,12 @@ describe('session units', () => {
     expect([s.start_time_ms, s.end_time_ms, s.span_count]).toEqual([0, 2_500, 6]);
   });
 
+  it('orders turns that started in the same millisecond by the history they re-send', () => {
+    const s = assembleSession(null, [trace(2, { start_time_ms: 7 }), trace(1, { start_time_ms: 7 }), trace(0, { start_time_ms: 7 })], 'c1', 9);
+    expect(s.trace_ids).toEqual(['t0', 't1', 't2']);
+    expect(s.message_history).toEqual([sys, ...turns.slice(0, 3).flat()]);
+  });
+
   it('a later trace re-opens the published session: the dialog continues, the latest version answers', () => {
     const first = assembleSession(null, [trace(0), trace(1), trace(2)], 'c1', 9);
     const again = assembleSession(first, [trace(3), trace(2)], 'c1', 10);

@@ -24,13 +24,17 @@ function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
 
 /**
  * One conversation as one unit: the session published before (if any, when a later trace re-opens
- * it) followed by the new traces in start order. Each trace re-sends the history before it, so a
+ * it) followed by the new traces in start order (then history length, then arrival). Each trace re-sends the history before it, so a
  * trace's dialog is appended after the longest overlap with the dialog so far: every turn once, in
  * order. The agent fields are the latest trace's (the version that answered last). Pure.
  */
 export function assembleSession(previous: Unit | null, traces: readonly Unit[], conversationId: string, assembledAtMs: number): Unit {
   const known = new Set(previous?.trace_ids ?? []);
-  const added = [...traces].filter((t) => !known.has(t.unit_id)).sort((a, b) => a.start_time_ms - b.start_time_ms || a.unit_id.localeCompare(b.unit_id));
+  // Turns of a fast chat can start within one millisecond: a trace that re-sends a longer history
+  // came later; equal beyond that, the order they arrived in stands (the sort is stable).
+  const added = [...traces]
+    .filter((t) => !known.has(t.unit_id))
+    .sort((a, b) => a.start_time_ms - b.start_time_ms || a.message_history.length - b.message_history.length || a.end_time_ms - b.end_time_ms);
   const all = previous ? [previous, ...added] : added;
   if (all.length === 0) throw new Error(`session ${conversationId} has no traces`);
   let history: ChatMessage[] = [];

@@ -1,11 +1,11 @@
 import { existsSync } from 'node:fs';
 import { CheckStoreError, openUserChecks } from '../shared/check-store/index.ts';
-import type { CheckContext, CheckRegistry, JudgeClient, RunnableCheck } from '../shared/checks/index.ts';
+import type { CheckContext, CheckRegistry, RunnableCheck } from '../shared/checks/index.ts';
 import type { CodeSandbox } from '../shared/code-sandbox/index.ts';
 import { createCodeSandbox } from '../shared/code-sandbox/index.ts';
 import type { Config } from '../shared/config/index.ts';
 import type { Logger } from '../shared/logging/index.ts';
-import { createOpenAiJudgeClient } from '../shared/judge/index.ts';
+import { createJudgeClient, type ResilientJudge } from '../shared/judge/index.ts';
 
 export async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
   const chunks: Buffer[] = [];
@@ -27,8 +27,18 @@ export function parseFlags(argv: string[]): Map<string, string | true> {
   return flags;
 }
 
-export function judgeFromConfig(config: Config, log?: Logger): JudgeClient | null {
-  return config.judge ? createOpenAiJudgeClient({ baseUrl: config.judge.baseUrl, apiKey: config.judge.apiKey, model: config.judge.model, timeoutMs: config.judge.timeoutMs, ...(log ? { log } : {}) }) : null;
+/**
+ * The one place a judge client is built: the configured endpoint (or `endpoint`, e.g. the demo's
+ * model server or a `--judge-model`), under the configured operations (pool, rate limit, retries,
+ * timeout, deadline, circuit breaker, cache). Null without a judge.
+ */
+export function createJudge(config: Config, log?: Logger, endpoint?: { baseUrl?: string; model?: string }): ResilientJudge | null {
+  const base = config.judge ?? (endpoint?.baseUrl ? { baseUrl: endpoint.baseUrl, apiKey: 'not-needed', model: 'gpt-4o-mini' } : null);
+  if (!base) return null;
+  return createJudgeClient(
+    { ...config.judgeOps, baseUrl: endpoint?.baseUrl ?? base.baseUrl, apiKey: base.apiKey, model: endpoint?.model ?? base.model },
+    log,
+  );
 }
 
 /**
@@ -53,7 +63,7 @@ export function selectChecks(registry: CheckRegistry, spec: string): { checks: R
 export function contextFor(config: Config, needsSandbox: boolean): { ctx: CheckContext; sandbox: CodeSandbox | null } {
   const sandbox = needsSandbox ? createCodeSandbox() : null;
   const ctx: CheckContext = {
-    judge: judgeFromConfig(config),
+    judge: createJudge(config),
     ...(config.judgeUnavailableReason ? { judgeUnavailableReason: config.judgeUnavailableReason } : {}),
     nowMs: () => Date.now(),
     ...(sandbox ? { codeRunner: sandbox } : {}),

@@ -2,10 +2,9 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Bus } from '../shared/bus/index.ts';
 import { createInMemoryBus, createKafkaBus } from '../shared/bus/index.ts';
-import type { JudgeClient } from '../shared/checks/contract.ts';
 import type { RunnableCheck } from '../shared/checks/contract.ts';
 import type { Config } from '../shared/config/index.ts';
-import { judgeFromConfig, loadRegistry, selectChecks } from './check-runtime.ts';
+import { loadRegistry, selectChecks } from './check-runtime.ts';
 import type { Logger } from '../shared/logging/index.ts';
 import type { Store } from '../shared/store/index.ts';
 import { createClickHouseStore, createDuckDbStore } from '../shared/store/index.ts';
@@ -26,18 +25,17 @@ export function createStore(config: Config, log: Logger): Store {
   return createDuckDbStore({ path: join(dir, 'tracecheck.duckdb'), log: log.child({ component: 'duckdb' }) });
 }
 
-export function createJudge(config: Config, log: Logger): JudgeClient | null {
-  return judgeFromConfig(config, log.child({ component: 'judge' }));
-}
-
 /**
  * The configured checks (`TRACECHECK_CHECKS`: names, `all` or `deterministic`) from the catalog and
  * the user's definitions file; an unknown name is a configuration error.
  */
-export function resolveChecks(config: Config): RunnableCheck[] {
-  const { checks, unknown } = selectChecks(loadRegistry(config.checkDefinitionsFile ?? undefined), config.checks.join(','));
+export function resolveChecks(config: Config, kind: 'trace' | 'session' = 'trace'): RunnableCheck[] {
+  const spec = kind === 'trace' ? config.checks : config.sessionChecks;
+  if (spec.length === 0) return [];
+  const { checks, unknown } = selectChecks(loadRegistry(config.checkDefinitionsFile ?? undefined), spec.join(','));
   if (unknown.length > 0) {
-    throw new Error(`TRACECHECK_CHECKS names unknown checks: ${unknown.join(', ')} (see \`tracecheck checks list\`, or add them with TRACECHECK_CHECK_DEFINITIONS)`);
+    const name = kind === 'trace' ? 'TRACECHECK_CHECKS' : 'TRACECHECK_SESSION_CHECKS';
+    throw new Error(`${name} names unknown checks: ${unknown.join(', ')} (see \`tracecheck checks list\`, or add them with TRACECHECK_CHECK_DEFINITIONS)`);
   }
   return checks;
 }

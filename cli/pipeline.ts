@@ -8,8 +8,13 @@ import { createCodeSandbox } from '../shared/code-sandbox/index.ts';
 import { createApiServer } from '../services/api/src/index.ts';
 import { createAssembler } from '../services/assembler/src/index.ts';
 import { createCollector } from '../services/collector/src/index.ts';
-import { createScorer, withConcurrencyLimit } from '../services/scorer/src/index.ts';
-import { createBus, createJudge, createStore, resolveChecks } from './compose.ts';
+import { createCheckSelector, createScorer, createSimulationWaiter } from '../services/scorer/src/index.ts';
+import { createBus, createStore, resolveChecks } from './compose.ts';
+import { createJudge, loadRegistry } from './check-runtime.ts';
+import { createSessionAssembler } from '../services/assembler/src/index.ts';
+import { DEFAULT_PRICES, costUsd } from '../shared/judge/index.ts';
+import { loadMonitorsFile, putSimulation } from '../shared/monitors/index.ts';
+import type { CheckSelector } from '../services/scorer/src/index.ts';
 import { createKeyring, type AuthResult, type Keyring } from '../shared/access/index.ts';
 import { createAlerter, type Alerter } from '../services/alerter/src/index.ts';
 import type { Authorize } from '../services/collector/src/index.ts';
@@ -26,6 +31,10 @@ export interface Pipeline {
   alerter: Alerter | null;
   /** The checks the scorer runs, by name (`TRACECHECK_CHECKS` expanded); empty without a scorer. */
   checkNames: readonly string[];
+  /** The scorer's judge (null without a scorer or a judge). */
+  judge: JudgeClient | null;
+  /** Which checks run on which units (monitors); null without a scorer. */
+  checkSelector: CheckSelector | null;
   collectorUrl(): string;
   apiUrl(): string;
 }
@@ -35,7 +44,7 @@ export interface PipelineOverrides {
   judge?: JudgeClient;
   topics?: Partial<Record<keyof typeof TOPICS, string>>;
   /** Consumer groups (tests give each run its own). */
-  groups?: { assembler?: string; scorer?: string };
+  groups?: { assembler?: string; scorer?: string; sessions?: string };
   /** The alerter's clock (tests move it to let windows pass). */
   alerterNow?: () => number;
 }
@@ -56,7 +65,9 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
   // The collector reads API keys from the store: ClickHouse when configured, or the embedded store
   // it shares with the other stages. A collector alone on Kafka without ClickHouse has none to read.
   const collectorReadsKeys = services.has('collector') && (config.clickhouse !== null || !config.kafka);
-  const needsStore = services.has('scorer') || services.has('api') || services.has('alerter') || collectorReadsKeys;
+  // The session assembler re-opens a session published before a restart from the stored unit.
+  const assemblerReadsSessions = services.has('assembler') && (config.clickhouse !== null || !config.kafka);
+  const needsStore = services.has('scorer') || services.has('api') || services.has('alerter') || collectorReadsKeys || assemblerReadsSessions;
   const store = needsStore ? createStore(config, log) : null;
   const keyring = store ? createKeyring({ store, log: log.child({ component: 'keys' }) }) : null;
   if (services.has('collector') && !collectorReadsKeys) log.warn('collector without a ClickHouse store: API keys are not enforced on ingest');
@@ -64,17 +75,35 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
   if (store) components.push(store);
 
   let checkNames: string[] = [];
+  let scorerJudge: JudgeClient | null = null;
+  let checkSelector: CheckSelector | null = null;
   let apiUrl = (): string => '';
   let collectorUrl = (): string => '';
 
   // Downstream first, so that nothing is accepted before something can take it.
   if (services.has('scorer')) {
-    const judge = overrides.judge ?? createJudge(config, log);
+    const judge = overrides.judge ?? createJudge(config, log.child({ component: 'judge' }));
+    scorerJudge = judge;
     // One sandbox process for users' code checks, started on first use and closed at shutdown.
     const sandbox = createCodeSandbox({ log: log.child({ component: 'code-sandbox' }) });
     components.push({ name: 'code-sandbox', start: () => Promise.resolve(), shutdown: () => sandbox.close() });
     const checks = resolveChecks(config);
     checkNames = checks.map((c) => c.name);
+    const prices = { ...DEFAULT_PRICES, ...config.judgePrices };
+    const selector = createCheckSelector({
+      store: store!,
+      createRegistry: () => loadRegistry(config.checkDefinitionsFile ?? undefined),
+      fileMonitors: config.monitorsFile ? loadMonitorsFile(config.monitorsFile) : [],
+      defaultChecks: { trace: checkNames, session: resolveChecks(config, 'session').map((c) => c.name) },
+      judge,
+      prices,
+      pollMs: config.configPollMs,
+      log,
+      now: Date.now,
+    });
+    checkSelector = selector;
+    components.push({ name: 'check-selector', start: () => selector.start(), shutdown: () => selector.shutdown() });
+    const simulationWaits = new AbortController();
     components.push(
       createScorer({
         bus,
@@ -83,13 +112,21 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
         scoresTopic: topics.scores,
         groupId: overrides.groups?.scorer ?? 'tracecheck-scorer',
         checks,
-        judge: judge ? withConcurrencyLimit(judge, config.judge?.concurrency ?? 4) : null,
+        selectChecks: (unit) => selector.select(unit),
+        judge,
         judgeUnavailableReason: judge ? null : config.judgeUnavailableReason,
         codeRunner: sandbox,
+        simulationDialog: createSimulationWaiter({ store: store!, waitMs: config.simulationWaitMs, now: Date.now, signal: simulationWaits.signal }),
+        storeSimulationRecord: async (unit) => {
+          if (unit.simulation_id) await putSimulation(store!, unit.project ?? 'default', unit.simulation_id, unit.message_history, Date.now());
+        },
+        costUsd: (model, input, output) => costUsd(prices, model, input, output),
         maxConcurrentUnits: config.scorerConcurrency,
         nowMs: Date.now,
         log,
       }),
+      // Stopped before the scorer drains: units still waiting for a simulation end with the reason.
+      { name: 'simulation-waits', start: () => Promise.resolve(), shutdown: () => Promise.resolve(simulationWaits.abort()) },
     );
   }
   if (services.has('assembler')) {
@@ -105,10 +142,19 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
         maxOpenMs: config.assembler.traceMaxOpenMs,
         log,
       }),
+      createSessionAssembler({
+        bus,
+        unitsTopic: topics.units,
+        sessionsTopic: topics.sessions,
+        groupId: overrides.groups?.sessions ?? 'tracecheck-sessions',
+        idleMs: config.sessionIdleMs,
+        ...(store && assemblerReadsSessions ? { loadSession: (id: string, project: string | undefined) => store.getUnit(id, project ?? 'default') } : {}),
+        log,
+      }),
     );
   }
   if (services.has('api')) {
-    const api = createApiServer({ host: config.host, port: config.ports.api, store: store!, log, ...(keyring ? { keyring } : {}) });
+    const api = createApiServer({ host: config.host, port: config.ports.api, store: store!, log, createRegistry: () => loadRegistry(config.checkDefinitionsFile ?? undefined), ...(keyring ? { keyring } : {}) });
     apiUrl = () => api.url();
     components.push(api);
   }
@@ -146,5 +192,5 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
       collector,
     );
   }
-  return { components, bus, store, keyring, alerter, checkNames, collectorUrl: () => collectorUrl(), apiUrl: () => apiUrl() };
+  return { components, bus, store, keyring, alerter, checkNames, judge: scorerJudge, checkSelector, collectorUrl: () => collectorUrl(), apiUrl: () => apiUrl() };
 }

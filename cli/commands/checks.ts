@@ -5,7 +5,7 @@ import { catalogEntries, CheckDefinitionError, definitionVersion, generateCodeCh
 import { createCodeSandbox } from '../../shared/code-sandbox/index.ts';
 import { loadConfig } from '../../shared/config/index.ts';
 import type { CliCommand, CliIo } from '../command.ts';
-import { judgeFromConfig, parseFlags } from '../check-runtime.ts';
+import { createJudge, parseFlags } from '../check-runtime.ts';
 
 /** The user's definitions file: --out / --definitions, else TRACECHECK_CHECK_DEFINITIONS. */
 function definitionsFile(flags: Map<string, string | true>, io: CliIo): string | null {
@@ -139,7 +139,7 @@ async function generate(flags: Map<string, string | true>, io: CliIo): Promise<n
     io.stderr.write(`tracecheck checks generate: ${typeof common === 'string' ? common : '--description is required'}\n`);
     return 2;
   }
-  const judge = judgeFromConfig(loadConfig(io.env));
+  const judge = createJudge(loadConfig(io.env));
   if (!judge) {
     io.stderr.write('tracecheck checks generate: needs a model: set OPENAI_BASE_URL (or OPENAI_API_KEY) and TRACECHECK_JUDGE_MODEL\n');
     return 2;

@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { CliCommand, CliIo } from '../command.ts';
 import { ConfigError, loadConfig } from '../../shared/config/index.ts';
-import { createOpenAiJudgeClient } from '../../shared/judge/index.ts';
+import { createJudge } from '../check-runtime.ts';
 import { createLogger } from '../../shared/logging/index.ts';
 import type { AlignedPair, ComparisonResult } from '../../tools/eval/src/index.ts';
 import {
@@ -128,7 +128,7 @@ export const compareCommand: CliCommand = {
         pairs = alignOutputs(readOutputsFile(fileA), readOutputsFile(fileB), fileA, fileB);
       }
       const judgeModel = args.judgeModel || config.judge.model;
-      const judge = createOpenAiJudgeClient({ ...config.judge, model: judgeModel, log: log.child({ component: 'compare.judge' }) });
+      const judge = createJudge(config, log.child({ component: 'compare.judge' }), { model: judgeModel })!;
       const progress = createProgress(io.stderr, 'compare');
       progress.start(pairs.length, 0);
       const result = await runPairwise({

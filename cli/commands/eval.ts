@@ -19,6 +19,7 @@ import {
   runToScores,
 } from '../../tools/eval/src/index.ts';
 import { createStore } from '../compose.ts';
+import { createJudge } from '../check-runtime.ts';
 
 const USAGE = `usage: tracecheck eval [CONFIG] [key=value …] [--quiet] [--store]
        tracecheck eval report RUN… [--format text|markdown|html] [--output FILE] [--runs DIR]
@@ -119,7 +120,7 @@ export const evalCommand: CliCommand = {
       const config = loadConfig(io.env);
       const overrides = parseOverrides(pairs);
       const log = createLogger({ level: config.logLevel === 'info' ? 'warn' : config.logLevel, name: 'tracecheck-eval' });
-      const run = await runEval({ configPath, overrides, config, log, progress: createProgress(io.stderr) });
+      const run = await runEval({ configPath, overrides, config, log, judge: createJudge(config, log.child({ component: 'eval.judge' })), progress: createProgress(io.stderr) });
       if (!quiet) io.stdout.write(renderTextTables(buildTables([run.result])) + '\n');
       io.stdout.write(renderSummary([run.result]));
       io.stderr.write(`reports: ${run.reports.yaml}, ${run.reports.json}, ${run.reports.markdown}, ${run.reports.html}\n`);

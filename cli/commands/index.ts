@@ -1,4 +1,5 @@
 import type { CliCommand } from '../command.ts';
+import { backfillCommand } from './backfill.ts';
 import { checksCommand } from './checks.ts';
 import { compareCommand } from './compare.ts';
 import { demoCommand } from './demo.ts';
@@ -20,6 +21,7 @@ export const commands: readonly CliCommand[] = [
   keysCommand,
   scoreCommand,
   checksCommand,
+  backfillCommand,
   evalCommand,
   compareCommand,
   modelServerCommand,

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import type { CliCommand, CliIo } from '../command.ts';
 import { startAll, waitForShutdownSignal } from '../../shared/lifecycle/index.ts';
 import { createLogger } from '../../shared/logging/index.ts';
-import { createOpenAiJudgeClient } from '../../shared/judge/index.ts';
+import { createJudge } from '../check-runtime.ts';
 import { createModelServer } from '../../tools/model-server/src/index.ts';
 import { runDemo, waitForDemoScores, formatScoreTable } from '../../tools/demo-agent/src/index.ts';
 import { loadConfigOrReport } from '../load-config-or-exit.ts';
@@ -31,7 +31,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   const modelServer = demo ? createModelServer({ host: config.host, port: 0, log }) : null;
   await modelServer?.start();
   const judge = modelServer && !config.judge
-    ? createOpenAiJudgeClient({ baseUrl: `${modelServer.url()}/v1`, apiKey: 'not-needed', model: 'mock-judge', timeoutMs: 10_000, log })
+    ? (createJudge(config, log.child({ component: 'judge' }), { baseUrl: `${modelServer.url()}/v1`, model: 'mock-judge' }) ?? undefined)
     : undefined;
   const pipeline = buildPipeline(config, log, new Set(['collector', 'assembler', 'scorer', 'api', 'alerter'] as const), judge ? { judge } : {});
 

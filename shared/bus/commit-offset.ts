@@ -13,3 +13,12 @@ export function nextCommitOffset(lastHandled: string, committable: string | null
   if (committed !== null && next <= BigInt(committed)) return null;
   return next.toString();
 }
+
+/**
+ * What a consumer that holds records in memory may commit: everything handled when it holds none
+ * (`lowWaterMark` null), else only below the oldest record it still needs.
+ */
+export function committableBelow(lowWaterMark: bigint | null, lastHandled: string): string | null {
+  if (lowWaterMark === null) return lastHandled;
+  return lowWaterMark > 0n ? String(lowWaterMark - 1n) : null;
+}

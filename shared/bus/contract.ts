@@ -5,6 +5,8 @@ export const TOPICS = {
   spans: 'tracecheck.spans',
   units: 'tracecheck.units',
   scores: 'tracecheck.scores',
+  /** Trace units re-keyed by conversation for the session assembler. */
+  sessions: 'tracecheck.session-traces',
 } as const;
 
 export interface OutgoingMessage {

@@ -3,7 +3,7 @@ export type { Bus, BusMessage, Consumer, ConsumerOptions, OutgoingMessage, Produ
 export { BusFullError, createInMemoryBus } from './in-memory-bus.ts';
 export type { InMemoryBusOptions } from './in-memory-bus.ts';
 export { deadLetterRecord, deadLetterTopic } from './dead-letter.ts';
-export { nextCommitOffset } from './commit-offset.ts';
+export { committableBelow, nextCommitOffset } from './commit-offset.ts';
 export type { BackoffPolicy } from './backoff.ts';
 export { backoffDelayMs, sleepUnlessAborted, DEFAULT_BACKOFF } from './backoff.ts';
 export { createKafkaBus } from './kafka-bus.ts';

@@ -16,6 +16,8 @@ export interface JudgeRequest {
   model?: string;
   temperature?: number;
   maxTokens?: number;
+  /** Aborts the call (a deadline or a timeout of the caller). */
+  signal?: AbortSignal;
 }
 
 export interface JudgeResponse {
@@ -23,6 +25,8 @@ export interface JudgeResponse {
   model: string;
   inputTokens: number;
   outputTokens: number;
+  /** Answered from the cache of identical requests: no call was made, nothing was spent. */
+  cached?: boolean;
 }
 
 /** What a check reads: the template variables users know, derived from a unit or an eval record. */

@@ -23,6 +23,30 @@ export const ConfigSchema = z
     TRACECHECK_JUDGE_TIMEOUT_MS: positiveInt.default(30_000),
     TRACECHECK_JUDGE_CONCURRENCY: positiveInt.default(4),
     TRACECHECK_SCORER_CONCURRENCY: positiveInt.default(256),
+    TRACECHECK_JUDGE_RATE_PER_MINUTE: positiveInt.default(600),
+    TRACECHECK_JUDGE_DEADLINE_MS: positiveInt.default(120_000),
+    TRACECHECK_JUDGE_BREAKER_FAILURES: positiveInt.default(5),
+    TRACECHECK_JUDGE_BREAKER_COOLDOWN_MS: positiveInt.default(30_000),
+    TRACECHECK_JUDGE_CACHE_ENTRIES: z.coerce.number().int().nonnegative().default(10_000),
+    TRACECHECK_JUDGE_PRICES: z.preprocess(emptyAsUndefined, z.string().optional()).pipe(
+      z
+        .string()
+        .transform((text, ctx) => {
+          try {
+            return JSON.parse(text) as unknown;
+          } catch {
+            ctx.addIssue({ code: 'custom', message: 'must be JSON: {"model": [input USD per 1M tokens, output USD per 1M tokens]}' });
+            return z.NEVER;
+          }
+        })
+        .pipe(z.record(z.string(), z.tuple([z.number().nonnegative(), z.number().nonnegative()])))
+        .optional(),
+    ),
+    TRACECHECK_SESSION_IDLE_MS: positiveInt.default(15 * 60_000),
+    TRACECHECK_SESSION_CHECKS: z.string().default(''),
+    TRACECHECK_MONITORS_FILE: z.preprocess(emptyAsUndefined, z.string().optional()),
+    TRACECHECK_CONFIG_POLL_MS: z.coerce.number().int().min(100).default(2_000),
+    TRACECHECK_SIMULATION_WAIT_MS: z.coerce.number().int().nonnegative().default(60_000),
     TRACECHECK_OTLP_HTTP_PORT: port.default(4318),
     TRACECHECK_OTLP_GRPC_PORT: port.default(4317),
     TRACECHECK_API_PORT: port.default(8080),
@@ -51,13 +75,28 @@ export interface Config {
   clickhouse: { url: string; database: string; user: string; password: string } | null;
   dataDir: string;
   judge: { baseUrl: string | undefined; apiKey: string; model: string; timeoutMs: number; concurrency: number } | null;
+  /** How every judge call is run (pool, rate, timeout, deadline, breaker, cache), judge configured or not. */
+  judgeOps: { concurrency: number; ratePerMinute: number; timeoutMs: number; deadlineMs: number; breakerFailures: number; breakerCooldownMs: number; cacheEntries: number };
+  /** USD per 1M input/output tokens by model, added to the built-in table (judge spend budgets, `cost_usd`). */
+  judgePrices: Record<string, [number, number]>;
   /** Why model checks will not run, when `judge` is null. */
   judgeUnavailableReason: string | null;
   host: string;
   ports: { otlpHttp: number; otlpGrpc: number; api: number };
   limits: { maxBodyBytes: number; maxAttributeBytes: number; maxSpansPerRequest: number; maxRecordBytes: number };
   assembler: { traceGraceMs: number; traceCompleteGraceMs: number; traceEntryGraceMs: number; traceMaxOpenMs: number };
+  /** A session closes this long after its last trace (or at an end marker). */
+  sessionIdleMs: number;
+  /** Checks on trace units when no monitor applies (the default monitor). */
   checks: string[];
+  /** Checks on session units when no monitor applies. */
+  sessionChecks: string[];
+  /** A YAML file of monitors, applied to every project next to the stored ones. */
+  monitorsFile: string | null;
+  /** How often scorers look for changed monitors and user checks in the store. */
+  configPollMs: number;
+  /** How long a unit with a simulation id waits for the simulation's own dialog. */
+  simulationWaitMs: number;
   /** JSON Lines of user check definitions (as `tracecheck checks upload --out` writes them). */
   checkDefinitionsFile: string | null;
   /** Units one scorer scores at once. */
@@ -100,6 +139,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
           concurrency: c.TRACECHECK_JUDGE_CONCURRENCY,
         }
       : null,
+    judgeOps: {
+      concurrency: c.TRACECHECK_JUDGE_CONCURRENCY,
+      ratePerMinute: c.TRACECHECK_JUDGE_RATE_PER_MINUTE,
+      timeoutMs: c.TRACECHECK_JUDGE_TIMEOUT_MS,
+      deadlineMs: c.TRACECHECK_JUDGE_DEADLINE_MS,
+      breakerFailures: c.TRACECHECK_JUDGE_BREAKER_FAILURES,
+      breakerCooldownMs: c.TRACECHECK_JUDGE_BREAKER_COOLDOWN_MS,
+      cacheEntries: c.TRACECHECK_JUDGE_CACHE_ENTRIES,
+    },
+    judgePrices: c.TRACECHECK_JUDGE_PRICES ?? {},
     judgeUnavailableReason: judgeConfigured ? null : 'no judge configured: set OPENAI_BASE_URL (or OPENAI_API_KEY) to run model checks',
     host: c.TRACECHECK_HOST,
     ports: { otlpHttp: c.TRACECHECK_OTLP_HTTP_PORT, otlpGrpc: c.TRACECHECK_OTLP_GRPC_PORT, api: c.TRACECHECK_API_PORT },
@@ -110,7 +159,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxRecordBytes: c.TRACECHECK_MAX_RECORD_BYTES,
     },
     assembler: { traceGraceMs: c.TRACECHECK_TRACE_GRACE_MS, traceCompleteGraceMs: Math.min(c.TRACECHECK_TRACE_COMPLETE_GRACE_MS, c.TRACECHECK_TRACE_GRACE_MS), traceEntryGraceMs: c.TRACECHECK_TRACE_ENTRY_GRACE_MS, traceMaxOpenMs: c.TRACECHECK_TRACE_MAX_OPEN_MS },
+    sessionIdleMs: c.TRACECHECK_SESSION_IDLE_MS,
     checks: c.TRACECHECK_CHECKS.split(',').map((s) => s.trim()).filter(Boolean),
+    sessionChecks: c.TRACECHECK_SESSION_CHECKS.split(',').map((s) => s.trim()).filter(Boolean),
+    monitorsFile: c.TRACECHECK_MONITORS_FILE ?? null,
+    configPollMs: c.TRACECHECK_CONFIG_POLL_MS,
+    simulationWaitMs: c.TRACECHECK_SIMULATION_WAIT_MS,
     checkDefinitionsFile: c.TRACECHECK_CHECK_DEFINITIONS ?? null,
     scorerConcurrency: c.TRACECHECK_SCORER_CONCURRENCY,
     alerter: { intervalMs: c.TRACECHECK_ALERT_INTERVAL_MS },

@@ -1,7 +1,8 @@
 import OpenAI from 'openai';
 import type { Logger } from 'pino';
 import type { JudgeClient, JudgeRequest, JudgeResponse } from '../checks/index.ts';
-import { PermanentError, RetriableError } from '../errors/index.ts';
+import { PermanentError } from '../errors/index.ts';
+import { JudgeRetriableError, retryAfterMsOf } from './judge-error.ts';
 
 export interface OpenAiJudgeClientOptions {
   /** An OpenAI-compatible endpoint; unset means api.openai.com. */
@@ -9,7 +10,7 @@ export interface OpenAiJudgeClientOptions {
   apiKey: string;
   model: string;
   timeoutMs: number;
-  /** Retries on connection errors, 408, 409, 429 and 5xx, honoring Retry-After (the openai client's policy). */
+  /** The openai client's own retries; default 0, because createJudgeClient retries with its own policy. */
   maxRetries?: number;
   log?: Logger;
 }
@@ -20,13 +21,16 @@ function statusOf(err: unknown): number | undefined {
   return typeof status === 'number' ? status : undefined;
 }
 
-/** A JudgeClient over the `openai` npm client. Errors after retries are marked retriable or permanent. */
+/**
+ * One chat completion over the `openai` npm client: the raw call under createJudgeClient. Errors
+ * are marked retriable (with the provider's Retry-After) or permanent.
+ */
 export function createOpenAiJudgeClient(options: OpenAiJudgeClientOptions): JudgeClient {
   const client = new OpenAI({
     apiKey: options.apiKey,
     ...(options.baseUrl ? { baseURL: options.baseUrl } : {}),
     timeout: options.timeoutMs,
-    maxRetries: options.maxRetries ?? 3,
+    maxRetries: options.maxRetries ?? 0,
   });
   return {
     async complete(request: JudgeRequest): Promise<JudgeResponse> {
@@ -41,7 +45,7 @@ export function createOpenAiJudgeClient(options: OpenAiJudgeClientOptions): Judg
           ],
           temperature: request.temperature ?? 0,
           ...(request.maxTokens !== undefined ? { max_tokens: request.maxTokens } : {}),
-        });
+        }, request.signal ? { signal: request.signal } : undefined);
         const text = res.choices[0]?.message?.content ?? '';
         options.log?.debug({ model: res.model, latencyMs: Date.now() - started, inputTokens: res.usage?.prompt_tokens }, 'judge call done');
         return { text, model: res.model || model, inputTokens: res.usage?.prompt_tokens ?? 0, outputTokens: res.usage?.completion_tokens ?? 0 };
@@ -52,7 +56,9 @@ export function createOpenAiJudgeClient(options: OpenAiJudgeClientOptions): Judg
         if (status !== undefined && status >= 400 && status < 500 && status !== 408 && status !== 409 && status !== 429) {
           throw new PermanentError(`judge ${model} answered ${status}: ${message}`, { cause: err });
         }
-        throw new RetriableError(`judge ${model} failed${status !== undefined ? ` (${status})` : ''}: ${message}`, { cause: err });
+        const headers: unknown = err instanceof OpenAI.APIError ? err.headers : undefined;
+        const retryAfterMs = headers instanceof Headers ? retryAfterMsOf(headers, Date.now()) : null;
+        throw new JudgeRetriableError(`judge ${model} failed${status !== undefined ? ` (${status})` : ''}: ${message}`, retryAfterMs, { cause: err });
       }
     },
   };

@@ -58,6 +58,10 @@ export const SpanGenAiSchema = z.object({
   scenario_input: z.string().optional(),
   scenario_result: z.string().optional(),
   simulation_id: z.string().optional(),
+  /** `tracecheck.session.end = true`: the conversation is over, its session unit closes now. */
+  session_end: z.boolean().optional(),
+  /** `tracecheck.simulation.record = true`: this trace is a simulation's own record of its dialog, not an agent run. */
+  simulation_record: z.boolean().optional(),
   /** True when the span dropped attributes, so a flattened history may be cut short. */
   truncated: z.boolean().optional(),
 });

@@ -58,6 +58,12 @@ export const UnitSchema = z.object({
   start_time_ms: z.number(),
   end_time_ms: z.number(),
   assembled_at_ms: z.number(),
+  /** Short string attributes of the root span and the resource (root span wins), for monitor filters. */
+  attributes: z.record(z.string(), z.string()).optional(),
+  /** The trace carried `tracecheck.session.end = true`: its conversation's session closes now. */
+  session_end: z.boolean().optional(),
+  /** The trace is a simulation's own record of its dialog (`tracecheck.simulation.record = true`). */
+  simulation_record: z.boolean().optional(),
   /** The project (API key scope) whose ingest key sent the spans; absent means `default`. */
   project: z.string().min(1).max(200).optional(),
 });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { context, trace } from '@opentelemetry/api';
+import { context, trace, type Tracer } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
@@ -30,7 +30,8 @@ export function runsOf(agent: string, version: string, n: number, failing: numbe
   return Array.from({ length: n }, (_, i) => ({ agent, version, loops: Math.floor(((i + 1) * failing) / n) !== Math.floor((i * failing) / n) }));
 }
 
-export async function sendRuns(runs: readonly RunSpec[], options: SendRunsOptions): Promise<string[]> {
+/** A provider exporting through the real OTLP/protobuf exporter; `fn` records, then everything is flushed. */
+async function withTracer<T>(options: SendRunsOptions, fn: (tracer: Tracer) => Promise<T>): Promise<T> {
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   const failures: unknown[] = [];
   const exporter = new OTLPTraceExporter({ url: `${options.collectorUrl}/v1/traces`, headers: options.headers ?? {}, timeoutMillis: 30_000 });
@@ -48,9 +49,52 @@ export async function sendRuns(runs: readonly RunSpec[], options: SendRunsOption
     resource: resourceFromAttributes({ 'service.name': options.service ?? 'booking-api', 'deployment.environment.name': 'prod' }),
     spanProcessors: [new BatchSpanProcessor(recording, { maxQueueSize: 100_000, maxExportBatchSize: 1_000, scheduledDelayMillis: 200 })],
   });
-  const tracer = provider.getTracer('tracecheck-test-agent');
-  const traceIds: string[] = [];
   try {
+    const out = await fn(provider.getTracer('tracecheck-test-agent'));
+    await provider.forceFlush();
+    if (failures.length > 0) throw new Error(`export failed: ${String(failures[0])}`);
+    return out;
+  } finally {
+    await provider.shutdown();
+  }
+}
+
+export interface TurnSpec {
+  user: string;
+  assistant: string;
+  /** Attributes of the agent run's span (e.g. `tracecheck.session.end`, `tracecheck.simulation.id`). */
+  attributes?: Record<string, string | boolean>;
+}
+
+/**
+ * One trace per turn of a conversation, as chat backends export it: each turn's model call is sent
+ * the whole history before it (so every trace re-sends the dialog so far). `history` is what came
+ * before these turns. Returns each turn's trace id.
+ */
+export async function sendTurns(conversationId: string | undefined, turns: readonly TurnSpec[], options: SendRunsOptions & { agent?: string; history?: ReadonlyArray<{ role: string; content: string }> }): Promise<string[]> {
+  return withTracer(options, async (tracer) => {
+    const agent = createAgentTracer({ tracer, agentName: options.agent ?? 'chat-agent', agentVersion: 'v1', ...(conversationId !== undefined ? { conversationId } : {}) });
+    const messages: Array<{ role: string; content: string }> = [...(options.history ?? [])];
+    const ids: string[] = [];
+    for (const turn of turns) {
+      messages.push({ role: 'user', content: turn.user });
+      await agent.runAgent(options.agent ?? 'chat-agent', turn.user, async (run) => {
+        ids.push(run.span.spanContext().traceId);
+        for (const [k, v] of Object.entries(turn.attributes ?? {})) run.span.setAttribute(k, v);
+        await agent.recordModelCall({ model: 'chat-model', inputMessages: [...messages] as never }, (h) => {
+          h.setOutput({ messages: [{ role: 'assistant', content: turn.assistant }], finishReasons: ['stop'] });
+        });
+        return turn.assistant;
+      });
+      messages.push({ role: 'assistant', content: turn.assistant });
+    }
+    return ids;
+  });
+}
+
+export async function sendRuns(runs: readonly RunSpec[], options: SendRunsOptions): Promise<string[]> {
+  return withTracer(options, async (tracer) => {
+    const traceIds: string[] = [];
     for (const run of runs) {
       const agent = createAgentTracer({ tracer, agentName: run.agent, agentVersion: run.version, conversationId: randomUUID() });
       const question = 'Book a table for two on December 1st.';
@@ -74,10 +118,6 @@ export async function sendRuns(runs: readonly RunSpec[], options: SendRunsOption
         return answer;
       });
     }
-    await provider.forceFlush();
-    if (failures.length > 0) throw new Error(`export failed: ${String(failures[0])}`);
     return traceIds;
-  } finally {
-    await provider.shutdown();
-  }
+  });
 }

@@ -1,3 +1,5 @@
+import { PassThrough } from 'node:stream';
+import type { CliIo } from '../../cli/command.ts';
 import { spawn } from 'node:child_process';
 
 export interface CliRun {
@@ -67,3 +69,14 @@ export const DEFAULT_DEMO_ROWS = [
   ['loops', 'function_result_present', 'PASS', '1'],
   ['loops', 'task_completed', 'FAIL', '0'],
 ];
+
+/** In-memory streams for running a command in this process; `out()` and `err()` read what it wrote. */
+export function captureIo(env: Record<string, string | undefined>): CliIo & { out(): string; err(): string } {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.on('data', (c: Buffer) => (out += c.toString()));
+  stderr.on('data', (c: Buffer) => (err += c.toString()));
+  return { stdin: new PassThrough(), stdout, stderr, env, out: () => out, err: () => err };
+}

@@ -4,13 +4,14 @@ import { join } from 'node:path';
 import { loadConfig } from '../../shared/config/index.ts';
 import { startAll } from '../../shared/lifecycle/index.ts';
 import { createSilentLogger, createLogger } from '../../shared/logging/index.ts';
-import { createOpenAiJudgeClient } from '../../shared/judge/index.ts';
 import { createModelServer } from '../../tools/model-server/src/index.ts';
 import { buildPipeline, type Pipeline } from '../../cli/pipeline.ts';
 
 export interface Harness {
   pipeline: Pipeline;
   modelUrl: string;
+  /** This run's topics. */
+  topics: { spans: string; units: string; scores: string; sessions: string };
   stop(): Promise<void>;
 }
 
@@ -42,13 +43,12 @@ export async function startPipeline(env: Record<string, string>, options: Harnes
     ...env,
   });
   const id = suffix();
-  const judge = createOpenAiJudgeClient({ ...config.judge!, log });
   const services = new Set(['collector', 'assembler', 'scorer', 'api', ...(options.alerterNow ? (['alerter'] as const) : [])] as const);
+  const topics = { spans: `e2e.spans.${id}`, units: `e2e.units.${id}`, scores: `e2e.scores.${id}`, sessions: `e2e.sessions.${id}` };
   const pipeline = buildPipeline(config, log, services, {
-    judge,
     ...(options.alerterNow ? { alerterNow: options.alerterNow } : {}),
-    topics: { spans: `e2e.spans.${id}`, units: `e2e.units.${id}`, scores: `e2e.scores.${id}` },
-    groups: { assembler: `e2e-assembler-${id}`, scorer: `e2e-scorer-${id}` },
+    topics,
+    groups: { assembler: `e2e-assembler-${id}`, scorer: `e2e-scorer-${id}`, sessions: `e2e-sessions-${id}` },
   });
   let stopAll: () => Promise<void>;
   try {
@@ -59,6 +59,7 @@ export async function startPipeline(env: Record<string, string>, options: Harnes
   }
   return {
     pipeline,
+    topics,
     modelUrl: `${modelServer.url()}/v1`,
     stop: async () => {
       await stopAll();

@@ -9,6 +9,10 @@ import { keyAuth } from './key-auth.ts';
 import { listingRoutes } from './listing-routes.ts';
 import { monitoringRoutes } from './monitoring-routes.ts';
 import type { ApiEnv } from './route.ts';
+import { checkRoutes } from './check-routes.ts';
+import { monitorRoutes } from './monitor-routes.ts';
+import { simulationRoutes } from './simulation-routes.ts';
+import { createCheckRegistry, type CheckRegistry } from '../../../shared/checks/index.ts';
 
 export interface ApiDeps {
   store: Store;
@@ -16,6 +20,8 @@ export interface ApiDeps {
   /** API keys; absent: every request is the `default` project (the embedded quick start). */
   keyring?: Keyring;
   now?: () => number;
+  /** The catalog plus configured definitions (`TRACECHECK_CHECK_DEFINITIONS`); default: the catalog. */
+  createRegistry?: () => CheckRegistry;
 }
 
 const openProject: MiddlewareHandler<ApiEnv> = async (c, next) => {
@@ -37,6 +43,10 @@ export function createApp(deps: ApiDeps): Hono<ApiEnv> {
   listingRoutes(app, routes, deps.store);
   monitoringRoutes(app, routes, deps.store, deps.now ?? Date.now);
   alertRoutes(app, routes, { store: deps.store, log: deps.log, now: deps.now ?? Date.now });
+  const createRegistry = deps.createRegistry ?? (() => createCheckRegistry());
+  checkRoutes(app, routes, { store: deps.store, log: deps.log, now: deps.now ?? Date.now, createRegistry });
+  monitorRoutes(app, routes, { store: deps.store, log: deps.log, now: deps.now ?? Date.now, createRegistry });
+  simulationRoutes(app, routes, { store: deps.store, log: deps.log, now: deps.now ?? Date.now });
 
   app.notFound((c) => c.json({ error: `no route for ${c.req.method} ${c.req.path}` }, 404));
   app.onError((err, c) => {

@@ -175,6 +175,23 @@ function firstDefined<T>(spans: readonly SpanRecord[], pick: (s: SpanRecord) => 
   return null;
 }
 
+const MAX_ATTRIBUTES = 64;
+const MAX_ATTRIBUTE_CHARS = 256;
+
+/** Short scalar attributes of the resource and the root span (the root's win), for monitor filters. */
+function unitAttributes(root: SpanRecord | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const attrs of [root?.resource_attributes, root?.attributes]) {
+    for (const [k, v] of Object.entries(attrs ?? {})) {
+      if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') continue;
+      const text = String(v);
+      if (text.length > MAX_ATTRIBUTE_CHARS || (!(k in out) && Object.keys(out).length >= MAX_ATTRIBUTES)) continue;
+      out[k] = text;
+    }
+  }
+  return out;
+}
+
 /**
  * Builds the canonical unit of one trace: the dialog deduplicated across model calls, tool calls
  * joined with their results, and the run's agent, model, usage and errors. Pure.
@@ -245,6 +262,9 @@ export function assembleTrace(parts: TraceParts, assembledAtMs: number): Unit {
     start_time_ms: starts.length ? Math.min(...starts) : assembledAtMs,
     end_time_ms: ends.length ? Math.max(...ends) : assembledAtMs,
     assembled_at_ms: assembledAtMs,
+    attributes: unitAttributes(root ?? spans[0]),
+    ...(spans.some((s) => s.genai.session_end === true) ? { session_end: true } : {}),
+    ...(spans.some((s) => s.genai.simulation_record === true) ? { simulation_record: true } : {}),
     ...(project !== null ? { project } : {}),
   };
 }

@@ -1,4 +1,4 @@
-import type { Bus, BusMessage } from '../../../shared/bus/index.ts';
+import { committableBelow, type Bus, type BusMessage } from '../../../shared/bus/index.ts';
 import { createComponent, type Component } from '../../../shared/lifecycle/index.ts';
 import type { Logger } from '../../../shared/logging/index.ts';
 import { errorMessage } from '../../../shared/errors/index.ts';
@@ -58,11 +58,7 @@ export function createAssembler(options: AssemblerOptions): Component & { openTr
         buffer.add(parseSpanEnvelope(message), message.partition, BigInt(message.offset), now());
         resolve();
       }),
-    committableOffset: (partition, lastHandled) => {
-      const low = buffer.lowWaterMark(partition);
-      if (low === null) return lastHandled;
-      return low > 0n ? String(low - 1n) : null;
-    },
+    committableOffset: (partition, lastHandled) => committableBelow(buffer.lowWaterMark(partition), lastHandled),
   });
 
   let timer: NodeJS.Timeout | null = null;

@@ -21,6 +21,8 @@ export interface ScorerOptions extends ScoreUnitDeps {
   maxBatchUnits?: number;
   /** Backoff while the store or the bus is unavailable. */
   retryBackoff?: BackoffPolicy;
+  /** Keeps a simulation's own record (a unit with `simulation_record`) where units that wait for it look. */
+  storeSimulationRecord?: (unit: Unit) => Promise<void>;
 }
 
 export function parseUnit(message: BusMessage): Unit {
@@ -54,6 +56,7 @@ export function createScorer(options: ScorerOptions): Component & { unitsInFligh
   const publishes = createGroupCommit<{ key: string; value: string }>((records) => producer.send(options.scoresTopic, records), { maxItems: 10_000, isolateFailures: true });
 
   async function storeAndPublish(unit: Unit): Promise<void> {
+    if (unit.simulation_record && options.storeSimulationRecord) await options.storeSimulationRecord(unit);
     const scores = await scoreUnit(unit, options);
     await storeWrites.write([{ unit, scores }]);
     await publishes.write(scores.map((s) => ({ key: s.unit_id, value: JSON.stringify(s) })));
@@ -118,7 +121,7 @@ export function createScorer(options: ScorerOptions): Component & { unitsInFligh
         await options.bus.ensureTopics([options.unitsTopic, options.scoresTopic]);
         await producer.start();
         await consumer.start();
-        log.info({ unitsTopic: options.unitsTopic, checks: options.checks.map((c) => c.name), judge: options.judge ? 'configured' : 'none' }, 'scorer started');
+        log.info({ unitsTopic: options.unitsTopic, checks: options.selectChecks ? 'by monitor' : options.checks.map((c) => c.name), judge: options.judge ? 'configured' : 'none' }, 'scorer started');
       },
       stop: async () => {
         await consumer.shutdown();

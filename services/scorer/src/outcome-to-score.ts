@@ -2,7 +2,7 @@ import type { CheckOutcome, RunnableCheck } from '../../../shared/checks/contrac
 import type { Score, Unit } from '../../../shared/schemas/index.ts';
 
 /** A check's outcome on a unit as a stored score, carrying the unit's agent fields for join-free queries. */
-export function outcomeToScore(unit: Unit, check: Pick<RunnableCheck, 'name' | 'version'>, outcome: CheckOutcome, latencyMs: number, createdAtMs: number): Score {
+export function outcomeToScore(unit: Unit, check: Pick<RunnableCheck, 'name' | 'version'>, outcome: CheckOutcome, latencyMs: number, createdAtMs: number, costUsd = 0): Score {
   const ok = outcome.status === 'ok';
   return {
     schema_version: 1,
@@ -20,8 +20,8 @@ export function outcomeToScore(unit: Unit, check: Pick<RunnableCheck, 'name' | '
     latency_ms: Math.max(0, Math.round(latencyMs)),
     input_tokens: outcome.inputTokens ?? 0,
     output_tokens: outcome.outputTokens ?? 0,
-    // Pricing per model is not known yet; 0 means "not computed", not "free".
-    cost_usd: 0,
+    // From the judge price table; 0 also means "no price known for the model".
+    cost_usd: costUsd,
     agent_name: unit.agent_name,
     agent_version: unit.agent_version,
     environment: unit.environment,

@@ -1,31 +1,68 @@
-import type { CheckContext, CodeRunner, JudgeClient, RunnableCheck } from '../../../shared/checks/contract.ts';
+import type { CheckContext, CheckOutcome, CodeRunner, JudgeClient, RunnableCheck } from '../../../shared/checks/contract.ts';
 import { runCheck, unitToCheckInput } from '../../../shared/checks/index.ts';
-import type { Score, Unit } from '../../../shared/schemas/index.ts';
+import type { ChatMessage, Score, Unit } from '../../../shared/schemas/index.ts';
 import { outcomeToScore } from './outcome-to-score.ts';
 
+/** One check to run on a unit, with the judge it may use (a monitor's budget wraps the shared one). */
+export interface SelectedCheck {
+  check: RunnableCheck;
+  judge: JudgeClient | null;
+  /** The monitor that selected it; null for the default (`TRACECHECK_CHECKS`). */
+  monitor: string | null;
+}
+
+/** The simulation's own dialog for a unit, or why there is none (it never came within the wait). */
+export type SimulationDialog = { messages: ChatMessage[] } | { error: string };
+
 export interface ScoreUnitDeps {
+  /** Without `selectChecks`: every unit gets these checks, with `judge`. */
   checks: readonly RunnableCheck[];
   judge: JudgeClient | null;
+  /** Which checks run on this unit (monitors: filters, sampling, budgets). */
+  selectChecks?: (unit: Unit) => SelectedCheck[];
   judgeUnavailableReason: string | null;
   /** Runs users' code checks in isolation; without it they are scored `not_run`. */
   codeRunner?: CodeRunner;
+  /** Waits (bounded) for the simulation record of a unit with a simulation id. */
+  simulationDialog?: (unit: Unit) => Promise<SimulationDialog>;
+  /** USD of a judge call, from the price table; null when the model has no price. */
+  costUsd?: (model: string, inputTokens: number, outputTokens: number) => number | null;
   nowMs: () => number;
 }
 
-/** Runs every check on the unit, concurrently; never throws (a failing check is an error score). */
+/** Checks that read the simulation's dialog, and so wait for it. */
+const NEEDS_SIMULATION = new Set(['simulation_trace_consistency']);
+
+export function selectedChecks(unit: Unit, deps: Pick<ScoreUnitDeps, 'checks' | 'judge' | 'selectChecks'>): SelectedCheck[] {
+  return deps.selectChecks ? deps.selectChecks(unit) : deps.checks.map((check) => ({ check, judge: deps.judge, monitor: null }));
+}
+
+/** Runs every selected check on the unit, concurrently; never throws (a failing check is an error score). */
 export async function scoreUnit(unit: Unit, deps: ScoreUnitDeps): Promise<Score[]> {
-  const input = unitToCheckInput(unit);
-  const ctx: CheckContext = {
-    judge: deps.judge,
-    nowMs: deps.nowMs,
-    ...(deps.judgeUnavailableReason ? { judgeUnavailableReason: deps.judgeUnavailableReason } : {}),
-    ...(deps.codeRunner ? { codeRunner: deps.codeRunner } : {}),
-  };
+  const selected = selectedChecks(unit, deps);
+  let simulationError: string | null = null;
+  let withDialog = unit;
+  if (unit.simulation_id && !unit.simulation_message_history && deps.simulationDialog && selected.some((s) => NEEDS_SIMULATION.has(s.check.name))) {
+    const found = await deps.simulationDialog(unit);
+    if ('messages' in found) withDialog = { ...unit, simulation_message_history: found.messages };
+    else simulationError = found.error;
+  }
+  const input = unitToCheckInput(withDialog);
   return Promise.all(
-    deps.checks.map(async (check) => {
+    selected.map(async ({ check, judge }) => {
+      const ctx: CheckContext = {
+        judge,
+        nowMs: deps.nowMs,
+        ...(deps.judgeUnavailableReason ? { judgeUnavailableReason: deps.judgeUnavailableReason } : {}),
+        ...(deps.codeRunner ? { codeRunner: deps.codeRunner } : {}),
+      };
       const started = performance.now();
-      const outcome = await runCheck(check, input, ctx);
-      return outcomeToScore(unit, check, outcome, performance.now() - started, deps.nowMs());
+      const outcome: CheckOutcome =
+        simulationError !== null && NEEDS_SIMULATION.has(check.name)
+          ? { status: 'error', method: 'deterministic', error: simulationError }
+          : await runCheck(check, input, ctx);
+      const cost = outcome.judgeModel && deps.costUsd ? deps.costUsd(outcome.judgeModel, outcome.inputTokens ?? 0, outcome.outputTokens ?? 0) : null;
+      return outcomeToScore(unit, check, outcome, performance.now() - started, deps.nowMs(), cost ?? 0);
     }),
   );
 }

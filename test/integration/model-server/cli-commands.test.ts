@@ -1,19 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CliIo } from '../../../cli/command.ts';
+import { captureIo } from '../../helpers/cli.ts';
 import { demoCommand } from '../../../cli/commands/demo.ts';
 
-function io(): CliIo & { out(): string; err(): string } {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (c: Buffer) => (out += c.toString()));
-  stderr.on('data', (c: Buffer) => (err += c.toString()));
-  return { stdin: new PassThrough(), stdout, stderr, env: { TRACECHECK_LOG_LEVEL: 'silent' }, out: () => out, err: () => err };
-}
+const io = (): ReturnType<typeof captureIo> => captureIo({ TRACECHECK_LOG_LEVEL: 'silent' });
 
 let receiver: Server;
 let receiverUrl: string;

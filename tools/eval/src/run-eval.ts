@@ -2,7 +2,6 @@ import type { CheckContext, CodeRunner, JudgeClient } from '../../../shared/chec
 import { createCheckRegistry } from '../../../shared/checks/index.ts';
 import type { Config } from '../../../shared/config/index.ts';
 import { createCodeSandbox } from '../../../shared/code-sandbox/index.ts';
-import { createOpenAiJudgeClient } from '../../../shared/judge/index.ts';
 import type { Logger } from '../../../shared/logging/index.ts';
 import { createEvalGenerator } from './create-generator.ts';
 import { loadSuite } from './load-suite.ts';
@@ -20,8 +19,8 @@ export interface RunEvalOptions {
   config: Config;
   log: Logger;
   progress: Progress;
-  /** Replaces the judge built from `config` (tests); null disables model checks. */
-  judge?: JudgeClient | null;
+  /** The judge (the cli builds it from the configuration); null disables model checks. */
+  judge: JudgeClient | null;
   /** Runs code-check metrics in isolation; default: a shared/code-sandbox process for the run. */
   codeRunner?: CodeRunner;
   /** Runs Python snippets; default: the Python pool of the run's sandbox. */
@@ -41,12 +40,7 @@ export interface EvalRun {
 export async function runEval(options: RunEvalOptions): Promise<EvalRun> {
   const suite = loadSuite(options.configPath, options.overrides);
   const { config } = options;
-  const judge =
-    options.judge !== undefined
-      ? options.judge
-      : config.judge
-        ? createOpenAiJudgeClient({ ...config.judge, log: options.log.child({ component: 'eval.judge' }) })
-        : null;
+  const judge = options.judge;
   const checkContext: CheckContext = {
     judge,
     ...(judge ? {} : { judgeUnavailableReason: config.judgeUnavailableReason ?? 'no judge configured' }),

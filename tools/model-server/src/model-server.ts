@@ -74,6 +74,9 @@ export function createModelServer(options: ModelServerOptions): ModelServer {
   let server: Server | null = null;
   let baseUrl: string | null = null;
   const failuresSeen = new Map<string, number>();
+  // A fault every chat completion suffers until changed (POST /control/fault): judge-operations tests.
+  let fault: { mode: 'none' | '429' | '503' | 'hang'; retryAfterSeconds: string } = { mode: 'none', retryAfterSeconds: '1' };
+  let completions = 0;
   const delays = new Set<NodeJS.Timeout>();
 
   const sleep = (ms: number): Promise<void> =>
@@ -94,6 +97,18 @@ export function createModelServer(options: ModelServerOptions): ModelServer {
       throw new HttpError(400, 'We could not parse the JSON body of your request.');
     }
     const modelName = typeof (json as { model?: unknown } | null)?.model === 'string' ? (json as { model: string }).model : undefined;
+    completions += 1;
+    if (fault.mode === '429' || fault.mode === '503') {
+      const status = Number(fault.mode);
+      sendJson(res, status, errorBody(status), { 'retry-after': fault.retryAfterSeconds });
+      return;
+    }
+    if (fault.mode === 'hang') {
+      // Never answers while the fault lasts; the client's timeout ends the request (or shutdown does).
+      await sleep(MAX_DELAY_MS);
+      res.destroy();
+      return;
+    }
     const plan = failureFor(modelName, header(req, 'x-mock-fail'), header(req, 'x-mock-retry-after'));
     if (plan) {
       const times = Number(header(req, 'x-mock-fail-times'));
@@ -139,6 +154,19 @@ export function createModelServer(options: ModelServerOptions): ModelServer {
     const one = /^\/models\/([^/]+)$/.exec(p);
     if (one && req.method === 'GET') {
       sendJson(res, 200, { id: decodeURIComponent(one[1]), object: 'model', created: 1_700_000_000, owned_by: 'tracecheck' });
+      return;
+    }
+    if (p === '/control/fault' && req.method === 'POST') {
+      return readBody(req).then((raw) => {
+        const body = JSON.parse(raw.toString('utf8') || '{}') as { mode?: string; retry_after_s?: number };
+        if (body.mode !== 'none' && body.mode !== '429' && body.mode !== '503' && body.mode !== 'hang') throw new HttpError(400, 'mode must be none, 429, 503 or hang');
+        fault = { mode: body.mode, retryAfterSeconds: String(body.retry_after_s ?? 1) };
+        log.info({ fault }, 'fault set');
+        sendJson(res, 200, { fault: fault.mode, completions });
+      });
+    }
+    if (p === '/control/stats' && req.method === 'GET') {
+      sendJson(res, 200, { completions, fault: fault.mode });
       return;
     }
     if (p === '/health' || p === '') {

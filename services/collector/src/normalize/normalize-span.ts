@@ -3,7 +3,7 @@ import type { Attributes, DecodedResource, DecodedScope, DecodedSpan } from '../
 import { FAMILY_PRECEDENCE } from './precedence.ts';
 import { keyIndexOf, type FamilyFields, type SpanInput } from './families/types.ts';
 import { enforceAttributeLimit } from './limits.ts';
-import { asString, remove, takeString } from './values.ts';
+import { asString, remove, take, takeString } from './values.ts';
 
 export interface NormalizeOptions {
   maxAttributeBytes: number;
@@ -60,14 +60,17 @@ export function normalizeSpan(span: DecodedSpan, resource: DecodedResource, scop
     if (!toolFamily && fields.tool_execution) toolFamily = name;
     mergeFirstWins(genai, fields);
   }
-  genai.conversation_id ??= takeString(attrs, 'session.id') ?? takeString(attrs, 'traceloop.association.properties.session_id');
+  genai.conversation_id ??=
+    takeString(attrs, 'session.id') ??
+    takeString(attrs, 'traceloop.association.properties.session_id') ??
+    takeString(attrs, 'langfuse.session.id');
   family ??= toolFamily ?? firstFamily ?? (Object.keys(own).length > 0 ? 'tracecheck' : undefined);
   if (family) genai.family = family;
 
   const res = resource.attributes;
   genai.agent_name ??= asString(res['gen_ai.agent.name']);
   genai.agent_version ??= asString(res['gen_ai.agent.version']) ?? asString(res['service.version']);
-  genai.conversation_id ??= asString(res['gen_ai.conversation.id']);
+  genai.conversation_id ??= asString(res['gen_ai.conversation.id']) ?? asString(res['session.id']);
   if (truncated) genai.truncated = true;
   for (const key of Object.keys(genai) as Array<keyof SpanGenAi>) if (genai[key] === undefined) delete genai[key];
 
@@ -123,6 +126,9 @@ function takeOwnAttributes(attrs: Attributes, res: Attributes): FamilyFields {
   const simulationId = takeString(attrs, 'tracecheck.simulation.id') ?? asString(res['tracecheck.simulation.id']);
   const agentVersion = takeString(attrs, 'tracecheck.agent.version') ?? asString(res['tracecheck.agent.version']);
   const conversationId = takeString(attrs, 'tracecheck.conversation.id');
+  const isTrue = (v: unknown): boolean => v === true || v === 'true';
+  if (isTrue(take(attrs, 'tracecheck.session.end'))) out.session_end = true;
+  if (isTrue(take(attrs, 'tracecheck.simulation.record'))) out.simulation_record = true;
   if (scenarioInput) out.scenario_input = scenarioInput;
   if (scenarioResult) out.scenario_result = scenarioResult;
   if (simulationId) out.simulation_id = simulationId;

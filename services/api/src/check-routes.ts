@@ -1,0 +1,136 @@
+import type { Hono } from 'hono';
+import { z } from 'zod';
+import { CheckDefinitionError, definitionVersion, type CheckDefinition, type CheckRegistry } from '../../../shared/checks/index.ts';
+import type { Logger } from '../../../shared/logging/index.ts';
+import { DOC_KINDS, UserCheckDocSchema, listUserChecks, type UserCheckDoc } from '../../../shared/monitors/index.ts';
+import type { QueryStore } from '../../../shared/store/index.ts';
+import type { RouteSpec } from './api-spec.ts';
+import { addRoute, type ApiEnv } from './route.ts';
+
+/** The documented create_or_update_check fields of a model check. */
+const ModelCheckFieldsSchema = z
+  .object({
+    name: z.string(),
+    description: z.string().default(''),
+    prompt_template: z.string().min(1),
+    check_type: z.enum(['pass_fail', 'score']),
+    range: z.tuple([z.number(), z.number()]).optional(),
+    threshold: z.number().optional(),
+    model: z.string().optional(),
+  })
+  .strict();
+
+/** A definition as `tracecheck checks upload` writes it (a code check, or a model check in that form). */
+const DefinitionBodySchema = z.looseObject({ kind: z.enum(['model', 'code']), name: z.string() });
+
+const CheckBodySchema = z.union([ModelCheckFieldsSchema, DefinitionBodySchema]);
+
+const VersionSchema = z.object({ version: z.string(), created_at_ms: z.number() });
+const CheckInfoSchema = z.object({
+  name: z.string(),
+  source: z.enum(['catalog', 'user']),
+  kind: z.enum(['model', 'code', 'builtin']),
+  output_type: z.enum(['pass_fail', 'score']),
+  description: z.string(),
+  version: z.string(),
+  versions: z.array(VersionSchema),
+});
+const SavedCheckSchema = z.object({ name: z.string(), version: z.string(), changed: z.boolean(), versions: z.array(VersionSchema) });
+
+function toDefinition(body: z.output<typeof CheckBodySchema>): CheckDefinition {
+  const fields = ModelCheckFieldsSchema.safeParse(body);
+  if (fields.success) {
+    const m = fields.data;
+    return {
+      kind: 'model',
+      name: m.name,
+      description: m.description,
+      outputType: m.check_type,
+      promptTemplate: m.prompt_template,
+      ...(m.range ? { range: m.range } : {}),
+      ...(m.threshold !== undefined ? { threshold: m.threshold } : {}),
+      ...(m.model ? { model: m.model } : {}),
+    };
+  }
+  return body as unknown as CheckDefinition;
+}
+
+/**
+ * Users' checks: `POST /api/v1/checks` is create_or_update_check (a changed definition is a new
+ * version; the same one changes nothing), `GET /api/v1/checks` is get_all_checks (the catalog and
+ * the project's checks with their versions). Stored as docs, so running scorers pick them up.
+ */
+export function checkRoutes(app: Hono<ApiEnv>, routes: RouteSpec[], deps: { store: QueryStore; log: Logger; now: () => number; createRegistry: () => CheckRegistry }): void {
+  const log = deps.log.child({ component: 'api.checks' });
+  const tag = 'checks';
+  const invalid = (doc: { id: string }, problems: string): void => log.warn({ id: doc.id, problems }, 'stored user check does not parse; skipped');
+
+  addRoute(
+    app,
+    routes,
+    {
+      method: 'post',
+      path: '/api/v1/checks',
+      tag,
+      role: 'admin',
+      summary: 'create_or_update_check: {name, description, prompt_template, check_type} for a model check, or a definition as `checks upload` writes it. A changed definition is a new version.',
+      body: CheckBodySchema,
+      responses: { 201: { description: 'a new version', schema: SavedCheckSchema }, 200: { description: 'unchanged', schema: SavedCheckSchema } },
+    },
+    async (c, { body }) => {
+      const project = c.get('project');
+      const definition = toDefinition(body);
+      const registry = deps.createRegistry();
+      if (registry.catalogEntry(definition.name)) return { status: 400, body: { error: `invalid request: "${definition.name}" is a catalog check; choose another name` } };
+      try {
+        registry.createOrUpdateCheck(definition);
+      } catch (err) {
+        if (err instanceof CheckDefinitionError) return { status: 400, body: { error: `invalid request: ${err.problems.join('; ')}`, issues: err.problems } };
+        throw err;
+      }
+      const version = definitionVersion(definition);
+      const stored = await deps.store.getDoc(DOC_KINDS.check, project, definition.name);
+      const parsed = stored ? UserCheckDocSchema.safeParse(stored.body) : null;
+      const doc: UserCheckDoc = parsed?.success ? parsed.data : { name: definition.name, versions: [] };
+      const versionsOut = (d: UserCheckDoc) => d.versions.map((v) => ({ version: v.version, created_at_ms: v.created_at_ms }));
+      if (doc.versions.at(-1)?.version === version) return { status: 200, body: { name: doc.name, version, changed: false, versions: versionsOut(doc) } };
+      const t = Math.max(deps.now(), (stored?.updated_at_ms ?? 0) + 1);
+      const next: UserCheckDoc = { name: definition.name, versions: [...doc.versions, { version, created_at_ms: t, definition: definition as unknown as Record<string, unknown> }] };
+      await deps.store.putDoc({ kind: DOC_KINDS.check, project, id: definition.name, body: next, updated_at_ms: t });
+      log.info({ check: definition.name, version, project }, 'user check saved');
+      return { status: 201, body: { name: next.name, version, changed: true, versions: versionsOut(next) } };
+    },
+  );
+
+  addRoute(
+    app,
+    routes,
+    { method: 'get', path: '/api/v1/checks', tag, role: 'read', summary: "get_all_checks: the catalog and the project's checks, each with its versions.", responses: { 200: { description: 'the checks', schema: z.object({ checks: z.array(CheckInfoSchema) }) } } },
+    async (c) => {
+      const registry = deps.createRegistry();
+      const catalog = registry.list().map((check) => ({
+        name: check.name,
+        source: 'catalog' as const,
+        kind: check.kind,
+        output_type: check.outputType,
+        description: check.description,
+        version: check.version,
+        versions: registry.history(check.name).map((r) => ({ version: r.check.version, created_at_ms: 0 })),
+      }));
+      const users = (await listUserChecks(deps.store, invalid, c.get('project'))).map(({ check }) => {
+        const current = check.versions.at(-1)!;
+        const def = current.definition as { kind?: string; outputType?: string; description?: string };
+        return {
+          name: check.name,
+          source: 'user' as const,
+          kind: def.kind === 'code' ? ('code' as const) : ('model' as const),
+          output_type: def.outputType === 'score' ? ('score' as const) : ('pass_fail' as const),
+          description: def.description ?? '',
+          version: current.version,
+          versions: check.versions.map((v) => ({ version: v.version, created_at_ms: v.created_at_ms })),
+        };
+      });
+      return { status: 200, body: { checks: [...catalog, ...users].sort((a, b) => a.name.localeCompare(b.name)) } };
+    },
+  );
+}

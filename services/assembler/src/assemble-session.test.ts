@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import type { ChatMessage, Unit } from '../../../shared/schemas/index.ts';
+import { assembleSession, sessionUnitId } from './assemble-session.ts';
+import { createSessionBuffer } from './session-buffer.ts';
+
+const sys: ChatMessage = { role: 'system', content: 'You are a booking agent.' };
+const turns: ChatMessage[][] = [
+  [{ role: 'user', content: 'A table for two?' }, { role: 'assistant', content: 'Which day?' }],
+  [{ role: 'user', content: 'Friday.' }, { role: 'assistant', content: 'Booked for Friday.' }],
+  [{ role: 'user', content: 'Thanks!' }, { role: 'assistant', content: 'You are welcome.' }],
+  [{ role: 'user', content: 'Make it three people.' }, { role: 'assistant', content: 'Changed to three.' }],
+];
+
+/** Trace i re-sends the whole history before its own turn, as chat backends do. */
+function trace(i: number, extra: Partial<Unit> = {}): Unit {
+  const history = [sys, ...turns.slice(0, i + 1).flat()];
+  return {
+    schema_version: 1, unit_id: `t${i}`, kind: 'trace', trace_ids: [`t${i}`], agent_name: 'booker', agent_version: i < 3 ? 'v1' : 'v2', service: 'svc', environment: 'prod',
+    conversation_id: 'c1', model: 'm', model_input: history.slice(0, -1), model_output: turns[i][1].content, message_history: history, tool_calls: [], tools: [],
+    scenario_input: null, scenario_result: null, simulation_id: null, simulation_message_history: null, usage: { input_tokens: 10, output_tokens: 2 }, errors: [],
+    truncated: false, span_count: 2, start_time_ms: 1_000 * i, end_time_ms: 1_000 * i + 500, assembled_at_ms: 0, ...extra,
+  };
+}
+
+describe('session units', () => {
+  it('holds every trace of a conversation once, in order, whatever order the traces came in', () => {
+    const s = assembleSession(null, [trace(2), trace(0), trace(1)], 'c1', 9);
+    expect(s.unit_id).toBe('session:c1');
+    expect(s.kind).toBe('session');
+    expect(s.trace_ids).toEqual(['t0', 't1', 't2']);
+    expect(s.message_history).toEqual([sys, ...turns.slice(0, 3).flat()]);
+    expect(s.model_output).toBe('You are welcome.');
+    expect(s.usage).toEqual({ input_tokens: 30, output_tokens: 6 });
+    expect([s.start_time_ms, s.end_time_ms, s.span_count]).toEqual([0, 2_500, 6]);
+  });
+
+  it('orders turns that started in the same millisecond by the history they re-send', () => {
+    const s = assembleSession(null, [trace(2, { start_time_ms: 7 }), trace(1, { start_time_ms: 7 }), trace(0, { start_time_ms: 7 })], 'c1', 9);
+    expect(s.trace_ids).toEqual(['t0', 't1', 't2']);
+    expect(s.message_history).toEqual([sys, ...turns.slice(0, 3).flat()]);
+  });
+
+  it('a later trace re-opens the published session: the dialog continues, the latest version answers', () => {
+    const first = assembleSession(null, [trace(0), trace(1), trace(2)], 'c1', 9);
+    const again = assembleSession(first, [trace(3), trace(2)], 'c1', 10);
+    expect(again.trace_ids).toEqual(['t0', 't1', 't2', 't3']);
+    expect(again.message_history).toEqual([sys, ...turns.flat()]);
+    expect(again.agent_version).toBe('v2');
+  });
+
+  it('keeps projects apart in the id', () => {
+    expect(sessionUnitId(undefined, 'c1')).toBe('session:c1');
+    expect(sessionUnitId('shop', 'c1')).toBe('session:shop:c1');
+  });
+
+  it('closes after the idle time or at the end marker, and holds the commit below its oldest trace until published', () => {
+    const b = createSessionBuffer({ idleMs: 1_000 });
+    b.add(trace(0), 0, 5n, 0);
+    b.add(trace(1), 0, 9n, 500);
+    expect(b.takeReady(1_400)).toEqual([]);
+    expect(b.lowWaterMark(0)).toBe(5n);
+    const [ready] = b.takeReady(1_500);
+    expect(ready.reason).toBe('idle');
+    b.confirm(ready.key, assembleSession(null, ready.traces, 'c1', 1_500));
+    expect(b.lowWaterMark(0)).toBeNull();
+    b.add(trace(2, { session_end: true }), 0, 12n, 1_600);
+    const [ended] = b.takeReady(1_600);
+    expect(ended.reason).toBe('end-marker');
+    expect(ended.previous?.trace_ids).toEqual(['t0', 't1']);
+  });
+});

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { LogRecordEnvelope } from '../../../shared/schemas/index.ts';
 import { assembleTrace } from './assemble-trace.ts';
 import { appendDeduplicated, linkToolResultsByPosition, sameMessage } from './merge-history.ts';
 import { assistant, createTestSpan, system, toolCall, toolResult, user } from '../../../test/helpers/span-factory.ts';
@@ -159,5 +160,20 @@ describe('assembleTrace', () => {
     const chat = createTestSpan({ trace_id: T, parent_span_id: ROOT, genai: { input_messages: [user('hi')], output_messages: [assistant('hello')] } });
     const unit = assembleTrace({ traceId: T, spans: [chat, entry], logs: [] }, 1);
     expect([unit.errors, unit.agent_name]).toEqual([[], 'Support']);
+  });
+
+  it('merges a model call whose input and output arrive as two operation-details records', () => {
+    const root = createTestSpan({ trace_id: T, span_id: ROOT, startMs: 0, endMs: 100 });
+    const chat = createTestSpan({ trace_id: T, parent_span_id: ROOT, span_id: '2'.repeat(16), startMs: 10, endMs: 20 });
+    const details = (sequence: number, genai: Record<string, unknown>): LogRecordEnvelope => ({
+      schema_version: 1, kind: 'log', trace_id: T, span_id: chat.span_id, event_name: 'gen_ai.client.inference.operation.details',
+      time_unix_nano: String(15_000_000 + sequence), sequence, is_output: false, attributes: {}, received_at_ms: 1, genai: { family: 'otel_genai', ...genai },
+    });
+    const unit = assembleTrace(
+      { traceId: T, spans: [root, chat], logs: [details(0, { input_messages: [system('be brief'), user('capital of France?')] }), details(1, { output_messages: [assistant('Paris.')] })] },
+      1,
+    );
+    expect(unit.message_history).toEqual([system('be brief'), user('capital of France?'), assistant('Paris.')]);
+    expect(unit.model_output).toBe('Paris.');
   });
 });

@@ -41,9 +41,27 @@ function modelCalls(spans: readonly SpanRecord[], logs: readonly LogRecordEnvelo
     list.push(l);
     logsBySpan.set(l.span_id, list);
   }
-  // Current semconv with content captured as events: one operation-details record per model call.
+  // Current semconv with content captured as events: operation-details records of a model call.
+  // Some libraries send one per call, others (the JS OpenAI instrumentation on the Responses API)
+  // one with the input and another with the output: the halves are merged, a later part of the
+  // same kind replacing an earlier one.
   const detailsBySpan = new Map<string, NonNullable<LogRecordEnvelope['genai']>>();
-  for (const l of logs) if (l.span_id && l.genai) detailsBySpan.set(l.span_id, l.genai);
+  for (const l of logs) {
+    if (!l.span_id || !l.genai) continue;
+    const prev = detailsBySpan.get(l.span_id);
+    const g = l.genai;
+    detailsBySpan.set(
+      l.span_id,
+      prev
+        ? {
+            ...prev,
+            ...g,
+            ...(g.input_messages?.length ? {} : prev.input_messages ? { input_messages: prev.input_messages } : {}),
+            ...(g.output_messages?.length ? {} : prev.output_messages ? { output_messages: prev.output_messages } : {}),
+          }
+        : g,
+    );
+  }
   const calls: ModelCall[] = [];
   for (const span of spans) {
     let input = span.genai.input_messages ?? [];

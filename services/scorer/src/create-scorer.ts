@@ -57,6 +57,9 @@ export function createScorer(options: ScorerOptions): Component & { unitsInFligh
 
   async function storeAndPublish(unit: Unit): Promise<void> {
     if (unit.simulation_record && options.storeSimulationRecord) await options.storeSimulationRecord(unit);
+    // A unit of a simulation may wait for the simulation's own record before it is scored: it is
+    // stored first, so that it can be seen (and its record posted) while it waits.
+    if (unit.simulation_id) await storeWrites.write([{ unit, scores: [] }]);
     const scores = await scoreUnit(unit, options);
     await storeWrites.write([{ unit, scores }]);
     await publishes.write(scores.map((s) => ({ key: s.unit_id, value: JSON.stringify(s) })));

@@ -176,7 +176,10 @@ describe('real OTel SDK exporters → collector', () => {
     const ids = emitRun(provider.getTracer('weather-agent-tracer', '1.0.0'));
     await provider.forceFlush();
     const envs = await waitFor(() => (envelopesFor(ids.traceId).length === 3 ? envelopesFor(ids.traceId) : undefined), { timeoutMs: 10_000, description: '3 envelopes' });
-    expect(envs).toEqual(expected(ids, 'weather-agent-tracer'));
+    // SimpleSpanProcessor exports each span in its own request as it ends; requests may arrive in
+    // any order, so envelopes are compared by span id.
+    const bySpan = (list: SpanEnvelope[]) => [...list].sort((a, b) => ((a.kind === 'span' ? a.span_id : '') < (b.kind === 'span' ? b.span_id : '') ? -1 : 1));
+    expect(bySpan(envs)).toEqual(bySpan(expected(ids, 'weather-agent-tracer') as SpanEnvelope[]));
     await provider.shutdown();
   });
 

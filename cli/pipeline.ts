@@ -10,6 +10,7 @@ import { createAssembler } from '../services/assembler/src/index.ts';
 import { createCollector } from '../services/collector/src/index.ts';
 import { createScorer, withConcurrencyLimit } from '../services/scorer/src/index.ts';
 import { createBus, createJudge, createStore, resolveChecks } from './compose.ts';
+import { loadRegistry, selectChecks } from './check-runtime.ts';
 import { createKeyring, type AuthResult, type Keyring } from '../shared/access/index.ts';
 import { createAlerter, type Alerter } from '../services/alerter/src/index.ts';
 import type { Authorize } from '../services/collector/src/index.ts';
@@ -107,7 +108,10 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
     );
   }
   if (services.has('api')) {
-    const api = createApiServer({ host: config.host, port: config.ports.api, store: store!, log, ...(keyring ? { keyring } : {}) });
+    // The dashboard describes every check the registry knows, and which ones the scorer runs.
+    const registry = loadRegistry(config.checkDefinitionsFile ?? undefined);
+    const live = selectChecks(registry, config.checks.join(',')).checks.map((c) => c.name);
+    const api = createApiServer({ host: config.host, port: config.ports.api, store: store!, log, ...(keyring ? { keyring } : {}), checks: { registry, live } });
     apiUrl = () => api.url();
     components.push(api);
   }

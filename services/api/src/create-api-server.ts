@@ -5,6 +5,7 @@ import type { Logger } from '../../../shared/logging/index.ts';
 import type { Store } from '../../../shared/store/index.ts';
 import type { Keyring } from '../../../shared/access/index.ts';
 import { createApp } from './create-app.ts';
+import type { CheckCatalog } from './pages/index.ts';
 
 export interface ApiServerOptions {
   host: string;
@@ -13,6 +14,7 @@ export interface ApiServerOptions {
   store: Store;
   log: Logger;
   keyring?: Keyring;
+  checks?: CheckCatalog;
 }
 
 export function createApiServer(options: ApiServerOptions): Component & { url(): string } {
@@ -21,7 +23,7 @@ export function createApiServer(options: ApiServerOptions): Component & { url():
   const component = createComponent('api', {
     start: () =>
       new Promise<void>((resolve, reject) => {
-        const app = createApp({ store: options.store, log: options.log, ...(options.keyring ? { keyring: options.keyring } : {}) });
+        const app = createApp({ store: options.store, log: options.log, ...(options.keyring ? { keyring: options.keyring } : {}), ...(options.checks ? { checks: options.checks } : {}) });
         server = serve({ fetch: app.fetch, hostname: options.host, port: options.port }, (info: AddressInfo) => {
           url = `http://${options.host}:${info.port}`;
           options.log.info({ url }, 'api listening');

@@ -9,6 +9,8 @@ import { keyAuth } from './key-auth.ts';
 import { listingRoutes } from './listing-routes.ts';
 import { monitoringRoutes } from './monitoring-routes.ts';
 import type { ApiEnv } from './route.ts';
+import { dashboardRoutes, type CheckCatalog } from './pages/index.ts';
+import { createAlertRepository } from '../../../shared/alerts/index.ts';
 
 export interface ApiDeps {
   store: Store;
@@ -16,6 +18,8 @@ export interface ApiDeps {
   /** API keys; absent: every request is the `default` project (the embedded quick start). */
   keyring?: Keyring;
   now?: () => number;
+  /** The checks the dashboard describes (definitions, versions, which run live). */
+  checks?: CheckCatalog;
 }
 
 const openProject: MiddlewareHandler<ApiEnv> = async (c, next) => {
@@ -23,7 +27,7 @@ const openProject: MiddlewareHandler<ApiEnv> = async (c, next) => {
   await next();
 };
 
-/** The HTTP API over the store. Routes are tested through `app.request()`, with no port. */
+/** The HTTP API over the store, and the dashboard's pages. Routes are tested through `app.request()`, with no port. */
 export function createApp(deps: ApiDeps): Hono<ApiEnv> {
   const log = deps.log.child({ component: 'api' });
   const app = new Hono<ApiEnv>();
@@ -37,6 +41,8 @@ export function createApp(deps: ApiDeps): Hono<ApiEnv> {
   listingRoutes(app, routes, deps.store);
   monitoringRoutes(app, routes, deps.store, deps.now ?? Date.now);
   alertRoutes(app, routes, { store: deps.store, log: deps.log, now: deps.now ?? Date.now });
+  const alerts = createAlertRepository(deps.store, (doc, problems) => log.warn({ kind: doc.kind, id: doc.id, problems }, 'stored alert document does not parse; skipped'));
+  dashboardRoutes(app, { store: deps.store, alerts, now: deps.now ?? Date.now, checks: deps.checks ?? null }, deps.keyring);
 
   app.notFound((c) => c.json({ error: `no route for ${c.req.method} ${c.req.path}` }, 404));
   app.onError((err, c) => {

@@ -29,14 +29,18 @@ th { font-size: 12px; text-transform: uppercase; letter-spacing: .4px; color: va
 tr:last-child td { border-bottom: none; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 .big { font-size: 17px; font-weight: 600; font-variant-numeric: tabular-nums; }
+.big .muted { font-size: 12px; font-weight: 400; }
+.two { display: grid; grid-template-columns: 1fr 1fr; gap: 16px; }
+fieldset.card { margin: 0 0 12px; }
+table.compact td, table.compact th { padding: 7px 8px; }
 .badge { display: inline-block; padding: 1px 8px; border-radius: 10px; font-size: 12px; font-weight: 600; white-space: nowrap; }
 .pass, .better, .ok { background: var(--good-bg); color: var(--good); }
 .fail, .worse, .firing { background: var(--bad-bg); color: var(--bad); }
 .error, .not_run, .pending { background: var(--warn-bg); color: var(--warn); }
 .neutral, .inactive, .disabled { background: #eef0f4; color: var(--muted); }
 .up { color: var(--good); } .down { color: var(--bad); }
-form.filters { display: flex; flex-wrap: wrap; gap: 10px; align-items: flex-end; margin-bottom: 16px; }
-form.filters label { display: flex; flex-direction: column; font-size: 12px; color: var(--muted); gap: 2px; }
+form.filters, .filters { display: flex; flex-wrap: wrap; gap: 10px; align-items: flex-end; margin-bottom: 16px; }
+.filters label { display: flex; flex-direction: column; font-size: 12px; color: var(--muted); gap: 2px; }
 input, select, textarea, button { font: inherit; }
 input, select { padding: 5px 8px; border: 1px solid var(--line); border-radius: 5px; background: #fff; min-width: 120px; }
 textarea { width: 100%; min-height: 220px; font: 12px/1.4 ui-monospace, "DejaVu Sans Mono", monospace; border: 1px solid var(--line); border-radius: 5px; padding: 8px; }

@@ -150,7 +150,7 @@ export function intervalChart(rows: readonly IntervalRow[], o: { width?: number;
   const lo = o.min ?? 0;
   const hi = o.max ?? 1;
   const left = 16;
-  const iw = W - left - 8;
+  const iw = W - left - 16;
   const x = (v: number): number => left + (iw * (Math.min(Math.max(v, lo), hi) - lo)) / (hi - lo || 1);
   const body = rows.map((r, i) => {
     const cy = 7 + i * rowH;

@@ -17,13 +17,17 @@ export function isUsersOwn(registry: CheckRegistry, name: string): boolean {
 }
 
 export function definitionBlock(def: CheckDefinition): Html {
+  return h`<div data-definition="${def.kind}">${definitionBody(def)}</div>`;
+}
+
+function definitionBody(def: CheckDefinition): Html {
   const common = h`<dl class="kv"><dt>kind</dt><dd>${def.kind}</dd><dt>method</dt><dd>${methodOf(def)}</dd><dt>output</dt><dd>${def.outputType}${def.outputType === 'score' ? ` in [${(def.range ?? [0, 1]).join(', ')}]` : ''}</dd>${def.threshold !== undefined ? h`<dt>passes at</dt><dd>≥ ${def.threshold}</dd>` : null}</dl>`;
   switch (def.kind) {
     case 'model':
-      return h`${common}<h3>Prompt template${def.model ? ` (judge model ${def.model})` : ''}</h3><pre class="code" data-definition>${def.promptTemplate}</pre>`;
+      return h`${common}<h3>Prompt template${def.model ? ` (judge model ${def.model})` : ''}</h3><pre class="code">${def.promptTemplate}</pre>`;
     case 'code':
-      return h`${common}<h3>Code (${def.language})</h3><pre class="code" data-definition>${def.source}</pre>`;
+      return h`${common}<h3>Code (${def.language})</h3><pre class="code">${def.source}</pre>`;
     case 'builtin':
-      return h`${common}<h3>Built in</h3><p class="muted">Implemented in tracecheck (implementation version ${def.implementationVersion}).</p>${def.params ? h`<pre class="code" data-definition>${JSON.stringify(def.params, null, 2)}</pre>` : null}`;
+      return h`${common}<h3>Built in</h3><p class="muted">Implemented in tracecheck (implementation version ${def.implementationVersion}).</p>${def.params ? h`<pre class="code">${JSON.stringify(def.params, null, 2)}</pre>` : null}`;
   }
 }

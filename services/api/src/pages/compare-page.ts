@@ -46,23 +46,23 @@ function table(r: CompareAnswer, a: UnitFilterValues, b: UnitFilterValues, alpha
     const isRate = cmp.type === 'pass_fail';
     const fmt = (v: number): string => (isRate ? pct(v, 0) : num(v, 2));
     const full = (x: number | null): string => (x === null ? '–' : isRate ? pct(x) : num(x));
-    const ci = (c: readonly [number | null, number | null] | null): string => (c && c[0] !== null && c[1] !== null ? `[${full(c[0])} – ${full(c[1])}]` : '');
+    const ci = (c: readonly [number | null, number | null] | null): string => (c && c[0] !== null && c[1] !== null ? `${full(c[0])} – ${full(c[1])}` : '');
     const hi = isRate ? 1 : Math.max(1, cmp.a.ci?.[1] ?? 0, cmp.b.ci?.[1] ?? 0);
     const lo = isRate ? 0 : Math.min(0, cmp.a.ci?.[0] ?? 0, cmp.b.ci?.[0] ?? 0);
     const d = cmp.difference.value;
     const rule = ruleFromComparison(cmp.check, a, b, alpha, window);
     return h`<tr data-check="${cmp.check}" data-verdict="${cmp.verdict}">
 <td><a href="${checkHref(cmp.check)}"><strong>${cmp.check}</strong></a><div class="muted">${isRate ? 'pass rate' : 'mean'}</div></td>
-<td class="num" data-a>${full(cmp.a.rate)}<div class="muted">${ci(cmp.a.ci)} n = ${count(cmp.a.n)}</div></td>
-<td class="num" data-b>${full(cmp.b.rate)}<div class="muted">${ci(cmp.b.ci)} n = ${count(cmp.b.n)}</div></td>
-<td>${intervalChart([{ label: 'A', value: cmp.a.rate, ci: cmp.a.ci, color: '#7a8599' }, { label: 'B', value: cmp.b.rate, ci: cmp.b.ci, color: PALETTE[0] }], { format: fmt, min: lo, max: hi })}</td>
+<td class="num" data-a><span class="big">${full(cmp.a.rate)}</span><div class="muted">${ci(cmp.a.ci)}</div><div class="muted">n = ${count(cmp.a.n)}</div></td>
+<td class="num" data-b><span class="big">${full(cmp.b.rate)}</span><div class="muted">${ci(cmp.b.ci)}</div><div class="muted">n = ${count(cmp.b.n)}</div></td>
+<td>${intervalChart([{ label: 'A', value: cmp.a.rate, ci: cmp.a.ci, color: '#7a8599' }, { label: 'B', value: cmp.b.rate, ci: cmp.b.ci, color: PALETTE[0] }], { format: fmt, min: lo, max: hi, width: 170 })}</td>
 <td class="num ${d === null || d === 0 ? '' : d < 0 ? 'down' : 'up'}" data-diff>${d === null ? '–' : isRate ? pointsDelta(d) : num(d)}<div class="muted">${ci(cmp.difference.ci)}</div></td>
 <td class="num" data-p>${pValue(cmp.p_value)}<div class="muted">${cmp.test}</div></td>
-<td><span class="badge ${cmp.verdict === 'worse' ? 'worse' : cmp.verdict === 'better' ? 'better' : 'neutral'}">${cmp.verdict}</span>${cmp.failing_units.length > 0 ? h`<div class="muted"><a href="${unitHref(cmp.failing_units[0].unit_id)}">a failing B unit</a></div>` : null}</td>
-<td data-result-scope><button type="button" class="secondary" data-create-rule data-rule="${JSON.stringify(rule)}">Alert on regression</button><div data-result hidden></div></td>
+<td><span class="badge ${cmp.verdict === 'worse' ? 'worse' : cmp.verdict === 'better' ? 'better' : 'neutral'}">${cmp.verdict === 'no significant difference' ? 'no difference' : cmp.verdict}</span>${cmp.failing_units.length > 0 ? h`<div><a href="${unitHref(cmp.failing_units[0].unit_id)}">a failing B unit</a></div>` : null}</td>
+<td data-result-scope><button type="button" class="secondary" data-create-rule data-rule="${JSON.stringify(rule)}" title="Create a regression alert rule: B against A on ${cmp.check}">Alert on this</button><div data-result hidden></div></td>
 </tr>`;
   });
-  return h`<div class="table-wrap"><table data-compare><thead><tr><th>check</th><th class="num">A</th><th class="num">B</th><th>95% intervals</th><th class="num">B − A</th><th class="num">p-value</th><th>verdict (α = ${alpha})</th><th></th></tr></thead><tbody>${rows}</tbody></table></div>`;
+  return h`<div class="table-wrap"><table class="compact" data-compare><thead><tr><th>check</th><th class="num">A</th><th class="num">B</th><th>95% intervals</th><th class="num">B − A</th><th class="num">p-value</th><th>verdict (α ${alpha})</th><th></th></tr></thead><tbody>${rows}</tbody></table></div>`;
 }
 
 export async function comparePage(c: Context<ApiEnv>, deps: PageDeps): Promise<Response> {
@@ -74,7 +74,7 @@ export async function comparePage(c: Context<ApiEnv>, deps: PageDeps): Promise<R
   const { from, to } = windowOf(q, deps.now());
   const chosen = JSON.stringify(a) !== JSON.stringify(b);
   const result = chosen ? await queryCompare(deps.store, { project: c.get('project'), a, b, alpha: q.alpha, from, to }) : null;
-  const form = h`<form method="get" action="/compare"><div class="grid2">${sideForm('a', q)}${sideForm('b', q)}</div>
+  const form = h`<form method="get" action="/compare"><div class="two">${sideForm('a', q)}${sideForm('b', q)}</div>
 <div class="filters"><label>window<select name="window">${Object.keys(WINDOWS).map((w) => h`<option value="${w}" ${q.window === w ? h`selected` : null}>last ${w}</option>`)}</select></label>
 <label>α<input name="alpha" value="${String(q.alpha)}"></label><button type="submit">Compare</button></div></form>`;
   let content: Html;

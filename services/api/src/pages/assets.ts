@@ -30,6 +30,7 @@ tr:last-child td { border-bottom: none; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 .big { font-size: 17px; font-weight: 600; font-variant-numeric: tabular-nums; }
 .big .muted { font-size: 12px; font-weight: 400; }
+.nowrap { white-space: nowrap; }
 .two { display: grid; grid-template-columns: 1fr 1fr; gap: 16px; }
 fieldset.card { margin: 0 0 12px; }
 table.compact td, table.compact th { padding: 7px 8px; }

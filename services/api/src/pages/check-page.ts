@@ -101,7 +101,7 @@ export async function checkPage(c: Context<ApiEnv>, deps: PageDeps): Promise<Res
     failing.length === 0
       ? h`<p class="muted">${q.cursor ? 'No more failing units.' : 'No failing units in this window.'}</p>`
       : h`<div class="table-wrap"><table data-failing-units><thead><tr><th>unit</th><th>agent</th><th>version</th><th class="num">value</th><th>why</th><th>unit ended</th></tr></thead><tbody>
-${failing.map((s) => h`<tr><td><a href="${unitHref(s.unit_id)}" data-unit-link>${s.unit_id}</a></td><td>${s.agent_name ?? '–'}</td><td>${s.agent_version ?? '–'}</td><td class="num">${num(s.value)}</td><td>${s.explanation.length > 160 ? `${s.explanation.slice(0, 160)}…` : s.explanation}</td><td class="muted">${utc(s.unit_end_time_ms)}</td></tr>`)}
+${failing.map((s) => h`<tr><td><a href="${unitHref(s.unit_id)}" data-unit-link title="${s.unit_id}"><code>${s.unit_id.length > 16 ? `${s.unit_id.slice(0, 16)}…` : s.unit_id}</code></a></td><td>${s.agent_name ?? '–'}</td><td>${s.agent_version ?? '–'}</td><td class="num">${num(s.value)}</td><td>${s.explanation.length > 160 ? `${s.explanation.slice(0, 160)}…` : s.explanation}</td><td class="muted nowrap">${utc(s.unit_end_time_ms)}</td></tr>`)}
 </tbody></table></div>`;
   const history = deps.checks?.registry.history(name) ?? [];
   const live = deps.checks?.live.includes(name) ?? false;
@@ -112,17 +112,17 @@ ${filterForm(`/checks/${encodeURIComponent(name)}`, q, h`<input type="hidden" na
 <div class="card"><span class="big" data-rate>${cur.value === null ? '–' : fmt(cur.value)}</span> <span class="muted">${isRate ? 'pass rate' : 'mean'}${cur.ci && cur.ci[0] !== null && cur.ci[1] !== null ? `, 95% interval ${fmt(cur.ci[0])} – ${fmt(cur.ci[1])}` : ''}; n = ${count(stats?.n ?? 0)} decided, ${count(stats?.error_count ?? 0)} errors, ${count(stats?.not_run_count ?? 0)} not run; ${utc(from)} – ${utc(to)}</span></div>
 <h2>${isRate ? 'Pass rate' : 'Mean'} by agent version</h2>
 <div class="card">${picker}${timeChart({ series, from: sw.from, to: sw.to, bucketMs: sw.bucketMs, yMin, yMax, yFormat: fmt, yLabel: isRate ? 'pass rate (%)' : 'mean value' })}</div>
-<div class="grid2"><div>
-<h2 id="failing">Failing units</h2>${failingTable}
-<div class="pager">${q.cursor ? h`<a href="${checkHref(name, { ...view, bucket: q.bucket })}#failing">First page</a>` : null}${next ? h`<a href="${checkHref(name, { ...view, bucket: q.bucket, cursor: next })}#failing" data-next-page>Next page</a>` : null}</div>
-</div><div>
+<div class="two"><div>
 <h2>Distribution of values</h2>
-<div class="card">${values.length === 0 ? h`<p class="muted">No values in this window.</p>` : barChart(distributionBars(values), { xLabel: 'value', yLabel: 'scores' })}</div>
-</div></div>
+<div class="card">${values.length === 0 ? h`<p class="muted">No values in this window.</p>` : barChart(distributionBars(values), { xLabel: 'value', yLabel: 'scores', height: 240 })}</div>
+</div><div>
 <h2>Definition</h2>
 <div class="card">${definition ? definitionBlock(definition) : h`<p class="muted">This server was started without the check's definition.</p>`}</div>
 <h2>Versions</h2>
 ${history.length === 0 ? h`<p class="muted">No versions known.</p>` : h`<div class="table-wrap"><table data-versions><thead><tr><th>version</th><th>kind</th><th></th></tr></thead><tbody>${[...history].reverse().map((v, i) => h`<tr><td><code>${v.check.version}</code></td><td>${v.definition.kind}</td><td>${i === 0 ? h`<span class="badge ok">current</span>` : null}</td></tr>`)}</tbody></table></div>`}
+</div></div>
+<h2 id="failing">Failing units</h2>${failingTable}
+<div class="pager">${q.cursor ? h`<a href="${checkHref(name, { ...view, bucket: q.bucket })}#failing">First page</a>` : null}${next ? h`<a href="${checkHref(name, { ...view, bucket: q.bucket, cursor: next })}#failing" data-next-page>Next page</a>` : null}</div>
 <p class="muted">As JSON: <a href="${withQuery('/api/v1/series', { check: name, bucket: q.bucket, ...filtersOf(q), from: sw.from, to: sw.to })}">/api/v1/series</a></p>`;
   return sendPage(c, layout(c, { title: name, section: 'checks', body }));
 }

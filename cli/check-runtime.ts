@@ -27,8 +27,10 @@ export function parseFlags(argv: string[]): Map<string, string | true> {
   return flags;
 }
 
-export function judgeFromConfig(config: Config, log?: Logger): JudgeClient | null {
-  return config.judge ? createOpenAiJudgeClient({ baseUrl: config.judge.baseUrl, apiKey: config.judge.apiKey, model: config.judge.model, timeoutMs: config.judge.timeoutMs, ...(log ? { log } : {}) }) : null;
+export function judgeFromConfig(config: Config, log?: Logger, onRetry?: () => void): JudgeClient | null {
+  return config.judge
+    ? createOpenAiJudgeClient({ baseUrl: config.judge.baseUrl, apiKey: config.judge.apiKey, model: config.judge.model, timeoutMs: config.judge.timeoutMs, ...(log ? { log } : {}), ...(onRetry ? { onRetry } : {}) })
+    : null;
 }
 
 /**

@@ -26,8 +26,8 @@ export function createStore(config: Config, log: Logger): Store {
   return createDuckDbStore({ path: join(dir, 'tracecheck.duckdb'), log: log.child({ component: 'duckdb' }) });
 }
 
-export function createJudge(config: Config, log: Logger): JudgeClient | null {
-  return judgeFromConfig(config, log.child({ component: 'judge' }));
+export function createJudge(config: Config, log: Logger, onRetry?: () => void): JudgeClient | null {
+  return judgeFromConfig(config, log.child({ component: 'judge' }), onRetry);
 }
 
 /**

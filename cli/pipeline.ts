@@ -14,6 +14,7 @@ import { loadRegistry, selectChecks } from './check-runtime.ts';
 import { createKeyring, type AuthResult, type Keyring } from '../shared/access/index.ts';
 import { createAlerter, type Alerter } from '../services/alerter/src/index.ts';
 import type { Authorize } from '../services/collector/src/index.ts';
+import { createMetrics, createMetricsServer, withJudgeMetrics, type Metrics } from '../shared/metrics/index.ts';
 
 export type ServiceName = 'collector' | 'assembler' | 'scorer' | 'api' | 'alerter';
 
@@ -27,6 +28,10 @@ export interface Pipeline {
   alerter: Alerter | null;
   /** The checks the scorer runs, by name (`TRACECHECK_CHECKS` expanded); empty without a scorer. */
   checkNames: readonly string[];
+  /** The process's metrics (one registry), served at GET /metrics by the API, else the collector, else a metrics server. */
+  metrics: Metrics;
+  /** `http://host:port` of the metrics server, when the process runs neither API nor collector. */
+  metricsUrl(): string;
   collectorUrl(): string;
   apiUrl(): string;
 }
@@ -63,6 +68,7 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
   if (services.has('collector') && !collectorReadsKeys) log.warn('collector without a ClickHouse store: API keys are not enforced on ingest');
   const components: Component[] = [];
   if (store) components.push(store);
+  const metrics = createMetrics();
 
   let checkNames: string[] = [];
   let apiUrl = (): string => '';
@@ -70,7 +76,7 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
 
   // Downstream first, so that nothing is accepted before something can take it.
   if (services.has('scorer')) {
-    const judge = overrides.judge ?? createJudge(config, log);
+    const judge = overrides.judge ?? createJudge(config, log, () => metrics.judgeRetries.inc());
     // One sandbox process for users' code checks, started on first use and closed at shutdown.
     const sandbox = createCodeSandbox({ log: log.child({ component: 'code-sandbox' }) });
     components.push({ name: 'code-sandbox', start: () => Promise.resolve(), shutdown: () => sandbox.close() });
@@ -84,11 +90,12 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
         scoresTopic: topics.scores,
         groupId: overrides.groups?.scorer ?? 'tracecheck-scorer',
         checks,
-        judge: judge ? withConcurrencyLimit(judge, config.judge?.concurrency ?? 4) : null,
+        judge: judge ? withConcurrencyLimit(withJudgeMetrics(judge, metrics), config.judge?.concurrency ?? 4) : null,
         judgeUnavailableReason: judge ? null : config.judgeUnavailableReason,
         codeRunner: sandbox,
         maxConcurrentUnits: config.scorerConcurrency,
         nowMs: Date.now,
+        metrics,
         log,
       }),
     );
@@ -103,6 +110,7 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
         graceMs: config.assembler.traceGraceMs,
         entryGraceMs: config.assembler.traceEntryGraceMs,
         maxOpenMs: config.assembler.traceMaxOpenMs,
+        metrics,
         log,
       }),
     );
@@ -111,7 +119,7 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
     // The dashboard describes every check the registry knows, and which ones the scorer runs.
     const registry = loadRegistry(config.checkDefinitionsFile ?? undefined);
     const live = selectChecks(registry, config.checks.join(',')).checks.map((c) => c.name);
-    const api = createApiServer({ host: config.host, port: config.ports.api, store: store!, log, ...(keyring ? { keyring } : {}), checks: { registry, live } });
+    const api = createApiServer({ host: config.host, port: config.ports.api, store: store!, log, ...(keyring ? { keyring } : {}), checks: { registry, live }, metrics });
     apiUrl = () => api.url();
     components.push(api);
   }
@@ -123,7 +131,8 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
       store: store!,
       log,
       intervalMs: config.alerter.intervalMs,
-      unitLink: (id) => `${apiBase()}/api/v1/units/${encodeURIComponent(id)}`,
+      unitLink: (id) => `${apiBase()}/units/${encodeURIComponent(id)}`,
+      metrics,
       ...(overrides.alerterNow ? { now: overrides.alerterNow } : {}),
     });
     components.push(alerter);
@@ -140,6 +149,7 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
       },
       producer,
       ...(keyring ? { authorize: (header: string | undefined) => keyring.authenticate(header, ['ingest']).then(openAsDefault) } : {}),
+      metrics,
       log,
     });
     collectorUrl = () => collector.httpAddress();
@@ -149,5 +159,11 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
       collector,
     );
   }
-  return { components, bus, store, keyring, alerter, checkNames, collectorUrl: () => collectorUrl(), apiUrl: () => apiUrl() };
+  let metricsUrl = (): string => '';
+  if (!services.has('api') && !services.has('collector')) {
+    const server = createMetricsServer({ host: config.host, port: config.ports.metrics, metrics, log });
+    metricsUrl = () => server.url();
+    components.push(server);
+  }
+  return { components, bus, store, keyring, alerter, checkNames, metrics, metricsUrl: () => metricsUrl(), collectorUrl: () => collectorUrl(), apiUrl: () => apiUrl() };
 }

@@ -12,6 +12,8 @@ export interface OpenAiJudgeClientOptions {
   /** Retries on connection errors, 408, 409, 429 and 5xx, honoring Retry-After (the openai client's policy). */
   maxRetries?: number;
   log?: Logger;
+  /** Called on every HTTP retry the client makes (for a retries counter). */
+  onRetry?: () => void;
 }
 
 function statusOf(err: unknown): number | undefined {
@@ -27,6 +29,15 @@ export function createOpenAiJudgeClient(options: OpenAiJudgeClientOptions): Judg
     ...(options.baseUrl ? { baseURL: options.baseUrl } : {}),
     timeout: options.timeoutMs,
     maxRetries: options.maxRetries ?? 3,
+    // The openai client numbers its attempts in a header; a non-zero number is a retry.
+    ...(options.onRetry
+      ? {
+          fetch: (url: string | URL | Request, init?: RequestInit): Promise<Response> => {
+            if (Number(new Headers(init?.headers).get('x-stainless-retry-count') ?? 0) > 0) options.onRetry?.();
+            return fetch(url, init);
+          },
+        }
+      : {}),
   });
   return {
     async complete(request: JudgeRequest): Promise<JudgeResponse> {

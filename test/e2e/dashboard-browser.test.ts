@@ -213,6 +213,20 @@ for (const mode of MODES) {
       await shot('hostile-unit');
     });
 
+    it("serves the pipeline's Prometheus metrics on the API and on the OTLP/HTTP receiver", async () => {
+      const text = await (await fetch(`${h.pipeline.apiUrl()}/metrics`)).text();
+      const value = (line: string): number => Number(new RegExp(`^${line.replace(/[{}]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1]);
+      expect(value('tracecheck_units_assembled_total')).toBe(81);
+      for (const check of CHECKS) expect(value(`tracecheck_scores_written_total{check="${check}",status="ok"}`)).toBe(81);
+      expect(value('tracecheck_spans_accepted_total')).toBe(value('tracecheck_spans_received_total'));
+      expect(value('tracecheck_spans_accepted_total')).toBeGreaterThanOrEqual(81 * 4);
+      expect(value('tracecheck_judge_calls_total{outcome="ok"}')).toBe(81);
+      expect(value('tracecheck_judge_calls_in_flight')).toBe(0);
+      const collector = await fetch(`${h.pipeline.collectorUrl()}/metrics`);
+      expect(collector.headers.get('content-type')).toContain('text/plain');
+      expect(await collector.text()).toContain('tracecheck_spans_received_total');
+    });
+
     it('refuses a key of another project its units, and a read key cannot create rules from the page', async () => {
       const { page, context } = browser;
       const base = h.pipeline.apiUrl();

@@ -6,6 +6,7 @@ import type { Store } from '../../../shared/store/index.ts';
 import type { Keyring } from '../../../shared/access/index.ts';
 import { createApp } from './create-app.ts';
 import type { CheckCatalog } from './pages/index.ts';
+import type { Metrics } from '../../../shared/metrics/index.ts';
 
 export interface ApiServerOptions {
   host: string;
@@ -15,6 +16,7 @@ export interface ApiServerOptions {
   log: Logger;
   keyring?: Keyring;
   checks?: CheckCatalog;
+  metrics?: Metrics;
 }
 
 export function createApiServer(options: ApiServerOptions): Component & { url(): string } {
@@ -23,7 +25,7 @@ export function createApiServer(options: ApiServerOptions): Component & { url():
   const component = createComponent('api', {
     start: () =>
       new Promise<void>((resolve, reject) => {
-        const app = createApp({ store: options.store, log: options.log, ...(options.keyring ? { keyring: options.keyring } : {}), ...(options.checks ? { checks: options.checks } : {}) });
+        const app = createApp({ store: options.store, log: options.log, ...(options.keyring ? { keyring: options.keyring } : {}), ...(options.checks ? { checks: options.checks } : {}), ...(options.metrics ? { metrics: options.metrics } : {}) });
         server = serve({ fetch: app.fetch, hostname: options.host, port: options.port }, (info: AddressInfo) => {
           url = `http://${options.host}:${info.port}`;
           options.log.info({ url }, 'api listening');

@@ -11,6 +11,7 @@ import { monitoringRoutes } from './monitoring-routes.ts';
 import type { ApiEnv } from './route.ts';
 import { dashboardRoutes, type CheckCatalog } from './pages/index.ts';
 import { createAlertRepository } from '../../../shared/alerts/index.ts';
+import { METRICS_CONTENT_TYPE, renderMetrics, type Metrics } from '../../../shared/metrics/index.ts';
 
 export interface ApiDeps {
   store: Store;
@@ -20,6 +21,8 @@ export interface ApiDeps {
   now?: () => number;
   /** The checks the dashboard describes (definitions, versions, which run live). */
   checks?: CheckCatalog;
+  /** The process's metrics, served at GET /metrics. */
+  metrics?: Metrics;
 }
 
 const openProject: MiddlewareHandler<ApiEnv> = async (c, next) => {
@@ -35,6 +38,8 @@ export function createApp(deps: ApiDeps): Hono<ApiEnv> {
   app.use(requestId());
 
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  const metrics = deps.metrics;
+  if (metrics) app.get('/metrics', async (c) => c.body(await renderMetrics(metrics), 200, { 'content-type': METRICS_CONTENT_TYPE }));
   app.get('/openapi.json', (c) => c.json(openApiDocument(routes, { title: 'tracecheck API', version: '1' })));
 
   app.use('/api/*', deps.keyring ? keyAuth(deps.keyring) : openProject);

@@ -1,4 +1,5 @@
 import type { Bus, BusMessage } from '../../../shared/bus/index.ts';
+import type { Metrics } from '../../../shared/metrics/index.ts';
 import { createComponent, type Component } from '../../../shared/lifecycle/index.ts';
 import type { Logger } from '../../../shared/logging/index.ts';
 import { errorMessage } from '../../../shared/errors/index.ts';
@@ -19,6 +20,8 @@ export interface AssemblerOptions {
   tickMs?: number;
   log: Logger;
   nowMs?: () => number;
+  /** Counts the units published. */
+  metrics?: Metrics;
 }
 
 export function parseSpanEnvelope(message: BusMessage) {
@@ -75,6 +78,7 @@ export function createAssembler(options: AssemblerOptions): Component & { openTr
       }
       try {
         await producer.send(options.unitsTopic, [{ key: unit.unit_id, value: JSON.stringify(unit) }]);
+        options.metrics?.unitsAssembled.inc();
         buffer.confirm(trace.traceId, now());
         log.debug({ traceId: trace.traceId, reason: trace.reason, spans: unit.span_count }, 'unit published');
       } catch (err) {

@@ -1,4 +1,5 @@
 import { DEFAULT_BACKOFF, backoffDelayMs, sleepUnlessAborted, type BackoffPolicy, type Bus, type BusMessage } from '../../../shared/bus/index.ts';
+import type { Metrics } from '../../../shared/metrics/index.ts';
 import { errorMessage, isRetriable } from '../../../shared/errors/index.ts';
 import { createComponent, type Component } from '../../../shared/lifecycle/index.ts';
 import type { Logger } from '../../../shared/logging/index.ts';
@@ -16,6 +17,8 @@ export interface ScorerOptions extends ScoreUnitDeps {
   log: Logger;
   /** Units scored at once (judge calls of different units overlap). Default 8. */
   maxConcurrentUnits?: number;
+  /** Counts scores written by check and status, and how far scoring trails the agents. */
+  metrics?: Metrics;
   /** Backoff while the store or the bus is unavailable. */
   retryBackoff?: BackoffPolicy;
 }
@@ -42,6 +45,10 @@ export function createScorer(options: ScorerOptions): Component & { unitsInFligh
     await options.store.writeUnits([unit]);
     const scores = await scoreUnit(unit, options);
     await options.store.writeScores(scores);
+    if (options.metrics) {
+      for (const s of scores) options.metrics.scoresWritten.inc({ check: s.check, status: s.status });
+      options.metrics.scoringLagSeconds.set(Math.max(0, (options.nowMs() - unit.end_time_ms) / 1000));
+    }
     await producer.send(
       options.scoresTopic,
       scores.map((s) => ({ key: s.unit_id, value: JSON.stringify(s) })),

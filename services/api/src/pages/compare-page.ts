@@ -62,7 +62,7 @@ function table(r: CompareAnswer, a: UnitFilterValues, b: UnitFilterValues, alpha
 <td data-result-scope><button type="button" class="secondary" data-create-rule data-rule="${JSON.stringify(rule)}" title="Create a regression alert rule: B against A on ${cmp.check}">Alert on this</button><div data-result hidden></div></td>
 </tr>`;
   });
-  return h`<div class="table-wrap"><table class="compact" data-compare><thead><tr><th>check</th><th class="num">A</th><th class="num">B</th><th>95% intervals</th><th class="num">B − A</th><th class="num">p-value</th><th>verdict (α ${alpha})</th><th></th></tr></thead><tbody>${rows}</tbody></table></div>`;
+  return h`<div class="table-wrap"><table class="compact" data-compare><thead><tr><th>check</th><th class="num">A</th><th class="num">B</th><th>95% intervals</th><th class="num">B − A</th><th class="num">p-value</th><th>verdict (p &lt; ${alpha})</th><th></th></tr></thead><tbody>${rows}</tbody></table></div>`;
 }
 
 export async function comparePage(c: Context<ApiEnv>, deps: PageDeps): Promise<Response> {

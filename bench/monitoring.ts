@@ -1,7 +1,8 @@
 // Monitoring queries over 1,000,000 scores: GET /api/v1/series and /api/v1/compare through the
 // real API app (zod parsing, SQL aggregation in the store, statistics), p50/p95 of 50 queries each,
 // on DuckDB (a file) and on ClickHouse (TRACECHECK_TEST_CLICKHOUSE_URL, default
-// http://127.0.0.1:18123; skipped when unreachable), plus one alerter pass over 100 rules.
+// http://127.0.0.1:18123; skipped when unreachable), plus one alerter pass over 100 rules, and the
+// dashboard's overview, check and compare pages over a week (server-rendered, same app).
 // `npm run bench:monitoring [-- SCORES]`. Results are appended to bench/results/monitoring.md.
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, hostname, tmpdir } from 'node:os';
@@ -62,13 +63,18 @@ async function timeQueries(store: Store, make: (i: number) => string): Promise<{
     const t0 = performance.now();
     const res = await app.request(make(i));
     if (res.status !== 200) throw new Error(`${make(i)} answered ${res.status}: ${await res.text()}`);
-    await res.json();
+    await res.text();
     times.push(performance.now() - t0);
   }
   return { p50: pct(times, 50), p95: pct(times, 95) };
 }
 
 const series = (i: number) => `/api/v1/series?check=${CHECKS[i % CHECKS.length]}&bucket=1h&from=${NOW - WEEK}&to=${NOW}&agent_version=${VERSIONS[i % VERSIONS.length]}`;
+const PAGES = {
+  overview: () => '/?window=7d',
+  check: (i: number) => `/checks/${CHECKS[i % CHECKS.length]}?window=7d&bucket=1h`,
+  compare: () => '/compare?a.agent_version=v1&b.agent_version=v2&window=7d',
+};
 const compare = (i: number) => `/api/v1/compare?check=${CHECKS[i % CHECKS.length]}&a.agent_version=v1&b.agent_version=v2&from=${NOW - WEEK}&to=${NOW}`;
 
 interface Row {
@@ -77,6 +83,7 @@ interface Row {
   series: { p50: number; p95: number };
   compare: { p50: number; p95: number };
   alerter_ms: number;
+  pages: Record<keyof typeof PAGES, { p50: number; p95: number }>;
 }
 
 async function measure(backend: string, store: Store): Promise<Row> {
@@ -93,7 +100,8 @@ async function measure(backend: string, store: Store): Promise<Row> {
   const seriesT = await timeQueries(store, series);
   const compareT = await timeQueries(store, compare);
   const alerterMs = await benchAlerter(store, { checks: CHECKS, versions: VERSIONS, now: NOW });
-  const row = { backend, load_s: loadS, series: seriesT, compare: compareT, alerter_ms: alerterMs };
+  const pages = { overview: await timeQueries(store, PAGES.overview), check: await timeQueries(store, PAGES.check), compare: await timeQueries(store, PAGES.compare) };
+  const row = { backend, load_s: loadS, series: seriesT, compare: compareT, alerter_ms: alerterMs, pages };
   console.log(JSON.stringify(row));
   return row;
 }
@@ -139,9 +147,12 @@ const table = [
   '',
   `${TOTAL.toLocaleString('en-US')} scores (${CHECKS.length} checks × ${Math.ceil(TOTAL / CHECKS.length).toLocaleString('en-US')} units, 4 versions, one week); ${QUERIES} queries each, one at a time, through the API app. Targets: p95 < 200 ms on DuckDB, < 500 ms on ClickHouse.`,
   '',
-  '| backend | load | series p50 / p95 | compare p50 / p95 | alerter, 100 rules |',
-  '|---|---:|---:|---:|---:|',
-  ...rows.map((r) => `| ${r.backend} | ${r.load_s.toFixed(1)} s | ${ms(r.series.p50)} / ${ms(r.series.p95)} | ${ms(r.compare.p50)} / ${ms(r.compare.p95)} | ${ms(r.alerter_ms)} |`),
+  '| backend | load | series p50 / p95 | compare p50 / p95 | alerter, 100 rules | page / p50 / p95 | page /checks/{name} p50 / p95 | page /compare p50 / p95 |',
+  '|---|---:|---:|---:|---:|---:|---:|---:|',
+  ...rows.map(
+    (r) =>
+      `| ${r.backend} | ${r.load_s.toFixed(1)} s | ${ms(r.series.p50)} / ${ms(r.series.p95)} | ${ms(r.compare.p50)} / ${ms(r.compare.p95)} | ${ms(r.alerter_ms)} | ${ms(r.pages.overview.p50)} / ${ms(r.pages.overview.p95)} | ${ms(r.pages.check.p50)} / ${ms(r.pages.check.p95)} | ${ms(r.pages.compare.p50)} / ${ms(r.pages.compare.p95)} |`,
+  ),
   '',
 ].join('\n');
 const out = join(import.meta.dirname, 'results', 'monitoring.md');

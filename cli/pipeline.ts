@@ -18,6 +18,7 @@ import type { CheckSelector } from '../services/scorer/src/index.ts';
 import { createKeyring, type AuthResult, type Keyring } from '../shared/access/index.ts';
 import { createAlerter, type Alerter } from '../services/alerter/src/index.ts';
 import type { Authorize } from '../services/collector/src/index.ts';
+import { createMetrics, createMetricsServer, withJudgeMetrics, type Metrics } from '../shared/metrics/index.ts';
 
 export type ServiceName = 'collector' | 'assembler' | 'scorer' | 'api' | 'alerter';
 
@@ -35,6 +36,10 @@ export interface Pipeline {
   judge: JudgeClient | null;
   /** Which checks run on which units (monitors); null without a scorer. */
   checkSelector: CheckSelector | null;
+  /** The process's metrics (one registry), served at GET /metrics by the API, else the collector, else a metrics server. */
+  metrics: Metrics;
+  /** `http://host:port` of the metrics server, when the process runs neither API nor collector. */
+  metricsUrl(): string;
   collectorUrl(): string;
   apiUrl(): string;
 }
@@ -73,6 +78,7 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
   if (services.has('collector') && !collectorReadsKeys) log.warn('collector without a ClickHouse store: API keys are not enforced on ingest');
   const components: Component[] = [];
   if (store) components.push(store);
+  const metrics = createMetrics();
 
   let checkNames: string[] = [];
   let scorerJudge: JudgeClient | null = null;
@@ -113,7 +119,7 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
         groupId: overrides.groups?.scorer ?? 'tracecheck-scorer',
         checks,
         selectChecks: (unit) => selector.select(unit),
-        judge,
+        judge: judge ? withJudgeMetrics(judge, metrics) : null,
         judgeUnavailableReason: judge ? null : config.judgeUnavailableReason,
         codeRunner: sandbox,
         simulationDialog: createSimulationWaiter({ store: store!, waitMs: config.simulationWaitMs, now: Date.now, signal: simulationWaits.signal }),
@@ -123,6 +129,7 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
         costUsd: (model, input, output) => costUsd(prices, model, input, output),
         maxConcurrentUnits: config.scorerConcurrency,
         nowMs: Date.now,
+        metrics,
         log,
       }),
       // Stopped before the scorer drains: units still waiting for a simulation end with the reason.
@@ -140,6 +147,7 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
         completeGraceMs: config.assembler.traceCompleteGraceMs,
         entryGraceMs: config.assembler.traceEntryGraceMs,
         maxOpenMs: config.assembler.traceMaxOpenMs,
+        metrics,
         log,
       }),
       createSessionAssembler({
@@ -154,7 +162,18 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
     );
   }
   if (services.has('api')) {
-    const api = createApiServer({ host: config.host, port: config.ports.api, store: store!, log, createRegistry: () => loadRegistry(config.checkDefinitionsFile ?? undefined), ...(keyring ? { keyring } : {}) });
+    // The dashboard describes every check the registry knows, and which ones the scorer runs.
+    const registry = loadRegistry(config.checkDefinitionsFile ?? undefined);
+    const api = createApiServer({
+      host: config.host,
+      port: config.ports.api,
+      store: store!,
+      log,
+      createRegistry: () => loadRegistry(config.checkDefinitionsFile ?? undefined),
+      ...(keyring ? { keyring } : {}),
+      checks: { registry, live: checkNames },
+      metrics,
+    });
     apiUrl = () => api.url();
     components.push(api);
   }
@@ -166,7 +185,8 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
       store: store!,
       log,
       intervalMs: config.alerter.intervalMs,
-      unitLink: (id) => `${apiBase()}/api/v1/units/${encodeURIComponent(id)}`,
+      unitLink: (id) => `${apiBase()}/units/${encodeURIComponent(id)}`,
+      metrics,
       ...(overrides.alerterNow ? { now: overrides.alerterNow } : {}),
     });
     components.push(alerter);
@@ -183,6 +203,7 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
       },
       producer,
       ...(keyring ? { authorize: (header: string | undefined) => keyring.authenticate(header, ['ingest']).then(openAsDefault) } : {}),
+      metrics,
       log,
     });
     collectorUrl = () => collector.httpAddress();
@@ -192,5 +213,11 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
       collector,
     );
   }
-  return { components, bus, store, keyring, alerter, checkNames, judge: scorerJudge, checkSelector, collectorUrl: () => collectorUrl(), apiUrl: () => apiUrl() };
+  let metricsUrl = (): string => '';
+  if (!services.has('api') && !services.has('collector')) {
+    const server = createMetricsServer({ host: config.host, port: config.ports.metrics, metrics, log });
+    metricsUrl = () => server.url();
+    components.push(server);
+  }
+  return { components, bus, store, keyring, alerter, checkNames, judge: scorerJudge, checkSelector, metrics, metricsUrl: () => metricsUrl(), collectorUrl: () => collectorUrl(), apiUrl: () => apiUrl() };
 }

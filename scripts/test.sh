@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: static checks (tsc, ESLint, knip), the build (dist/), unit tests, then
 # integration and end-to-end tests (the packed package among them) against
-# real Kafka and ClickHouse, which scripts/infra.sh installs and starts (idempotently).
+# real Kafka and ClickHouse, which scripts/infra.sh installs and starts (idempotently), and the
+# dashboard in headless Chromium (scripts/chromium.sh installs Debian's package).
 # Ends with one plain line "tests: N passed, N failed" summed over both vitest projects.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,6 +19,8 @@ status=0
 npx vitest run --project unit --reporter=default --reporter=json --outputFile=.cache/vitest-unit.json || status=$?
 if [ "$status" -eq 0 ]; then
   bash scripts/infra.sh up
+  # Debian's chromium for the dashboard's browser tests (apt-get when missing, like ClickHouse).
+  bash scripts/chromium.sh
   npx vitest run --project integration --no-file-parallelism --reporter=default --reporter=json --outputFile=.cache/vitest-integration.json || status=$?
 fi
 

@@ -50,6 +50,7 @@ export const ConfigSchema = z
     TRACECHECK_OTLP_HTTP_PORT: port.default(4318),
     TRACECHECK_OTLP_GRPC_PORT: port.default(4317),
     TRACECHECK_API_PORT: port.default(8080),
+    TRACECHECK_METRICS_PORT: port.default(9464),
     TRACECHECK_HOST: z.string().default('127.0.0.1'),
     TRACECHECK_MAX_BODY_BYTES: positiveInt.default(20 * 1024 * 1024),
     TRACECHECK_MAX_ATTRIBUTE_BYTES: positiveInt.default(1024 * 1024),
@@ -82,7 +83,8 @@ export interface Config {
   /** Why model checks will not run, when `judge` is null. */
   judgeUnavailableReason: string | null;
   host: string;
-  ports: { otlpHttp: number; otlpGrpc: number; api: number };
+  /** `metrics`: GET /metrics of a process that runs neither the API nor the collector. */
+  ports: { otlpHttp: number; otlpGrpc: number; api: number; metrics: number };
   limits: { maxBodyBytes: number; maxAttributeBytes: number; maxSpansPerRequest: number; maxRecordBytes: number };
   assembler: { traceGraceMs: number; traceCompleteGraceMs: number; traceEntryGraceMs: number; traceMaxOpenMs: number };
   /** A session closes this long after its last trace (or at an end marker). */
@@ -151,7 +153,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     judgePrices: c.TRACECHECK_JUDGE_PRICES ?? {},
     judgeUnavailableReason: judgeConfigured ? null : 'no judge configured: set OPENAI_BASE_URL (or OPENAI_API_KEY) to run model checks',
     host: c.TRACECHECK_HOST,
-    ports: { otlpHttp: c.TRACECHECK_OTLP_HTTP_PORT, otlpGrpc: c.TRACECHECK_OTLP_GRPC_PORT, api: c.TRACECHECK_API_PORT },
+    ports: { otlpHttp: c.TRACECHECK_OTLP_HTTP_PORT, otlpGrpc: c.TRACECHECK_OTLP_GRPC_PORT, api: c.TRACECHECK_API_PORT, metrics: c.TRACECHECK_METRICS_PORT },
     limits: {
       maxBodyBytes: c.TRACECHECK_MAX_BODY_BYTES,
       maxAttributeBytes: c.TRACECHECK_MAX_ATTRIBUTE_BYTES,

@@ -247,9 +247,10 @@ export function createClickHouseStore(options: ClickHouseStoreOptions): Store {
       if (nq.empty) return [];
       await migrate();
       const bucket = nq.bucketMs === undefined ? sql`toNullable(toUInt64(0))` : sql`intDiv(toUInt64(unit_end_time_ms), ${nq.bucketMs}) * ${nq.bucketMs}`;
+      const split = query.splitByAgent === true;
       const rows = await select(
         'aggregateScores',
-        sql`SELECT \`check\` AS check_name, ${bucket} AS t,
+        sql`SELECT \`check\` AS check_name, ${bucket} AS t,${split ? sql` agent_name AS split_agent, agent_version AS split_version,` : sql``}
   count() AS agg_total,
   countIf(status = 'ok') AS agg_n,
   countIf(status = 'ok' AND ifNull(passed, 0) = 1) AS agg_passed,
@@ -260,7 +261,7 @@ export function createClickHouseStore(options: ClickHouseStoreOptions): Store {
   countIf(status = 'error') AS agg_error_count,
   countIf(status = 'not_run') AS agg_not_run_count,
   avg(toFloat64(created_at_ms) - unit_end_time_ms) AS agg_mean_lag_ms
-FROM ${db}.scores FINAL${where(nq.conditions)} GROUP BY check_name, t ORDER BY check_name, t`,
+FROM ${db}.scores FINAL${where(nq.conditions)} GROUP BY check_name, t${split ? sql`, split_agent, split_version` : sql``} ORDER BY check_name, t${split ? sql`, split_agent, split_version` : sql``}`,
       );
       // Aliases carry a prefix: ClickHouse aliases are query-wide, and `passed` would shadow the column.
       const unprefixed = (r: Record<string, unknown>): Record<string, unknown> =>

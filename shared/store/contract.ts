@@ -60,6 +60,8 @@ export interface AggregateQuery extends ScoreFilters {
   toMs?: number;
   /** Group into buckets of this many ms (epoch-aligned); unset: one row per check. */
   bucketMs?: number;
+  /** Also group by the unit's agent and agent version: each row then carries `agent` and `agent_version`. */
+  splitByAgent?: boolean;
 }
 
 /**
@@ -86,6 +88,9 @@ export interface ScoreAggregate {
   not_run_count: number;
   /** Mean of `created_at_ms - unit_end_time_ms` (ms): how far scoring trails the agent. */
   mean_lag_ms: number | null;
+  /** Only with `splitByAgent`: the group's agent name and version (null: units without one). */
+  agent?: string | null;
+  agent_version?: string | null;
 }
 
 /** How many `ok` scores of a check have each distinct value (for rank tests on score checks). */

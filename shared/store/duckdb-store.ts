@@ -335,7 +335,8 @@ export function createDuckDbStore(options: DuckDbStoreOptions): Store {
       const w = whereClause(nq.conditions);
       const bucket = nq.bucketMs === undefined ? 'CAST(NULL AS BIGINT)' : `CAST(floor(unit_end_time_ms / ${w.bind(nq.bucketMs)}) * ${w.bind(nq.bucketMs)} AS BIGINT)`;
       const ok = `status = 'ok'`;
-      const sqlText = `SELECT "check" AS "check", ${bucket} AS t,
+      const split = query.splitByAgent === true;
+      const sqlText = `SELECT "check" AS "check", ${bucket} AS t,${split ? ' agent_name AS split_agent, agent_version AS split_version,' : ''}
   count(*) AS total,
   count(*) FILTER (WHERE ${ok}) AS n,
   count(*) FILTER (WHERE ${ok} AND passed) AS passed,
@@ -346,7 +347,7 @@ export function createDuckDbStore(options: DuckDbStoreOptions): Store {
   count(*) FILTER (WHERE status = 'error') AS error_count,
   count(*) FILTER (WHERE status = 'not_run') AS not_run_count,
   avg(created_at_ms - unit_end_time_ms) AS mean_lag_ms
-FROM scores${w.sql} GROUP BY 1, 2 ORDER BY 1, 2`;
+FROM scores${w.sql} GROUP BY 1, 2${split ? ', 3, 4' : ''} ORDER BY 1, 2${split ? ', 3, 4' : ''}`;
       await ensureMigrated();
       const rows = await serialized('aggregateScores', async (c) => (await c.runAndReadAll(sqlText, w.values)).getRowObjectsJS());
       return rows.map(rowToAggregate);

@@ -65,6 +65,7 @@ export function rowToAggregate(r: Record<string, unknown>): ScoreAggregate {
     error_count: num(r.error_count),
     not_run_count: num(r.not_run_count),
     mean_lag_ms: numOrNull(r.mean_lag_ms),
+    ...('split_agent' in r ? { agent: strOrNull(r.split_agent), agent_version: strOrNull(r.split_version) } : {}),
   };
 }
 

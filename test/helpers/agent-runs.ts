@@ -16,6 +16,8 @@ export interface RunSpec {
   agent: string;
   version: string;
   loops: boolean;
+  /** The user's question (default: a table booking); the dashboard tests send markup in it. */
+  question?: string;
 }
 
 export interface SendRunsOptions {
@@ -97,7 +99,7 @@ export async function sendRuns(runs: readonly RunSpec[], options: SendRunsOption
     const traceIds: string[] = [];
     for (const run of runs) {
       const agent = createAgentTracer({ tracer, agentName: run.agent, agentVersion: run.version, conversationId: randomUUID() });
-      const question = 'Book a table for two on December 1st.';
+      const question = run.question ?? 'Book a table for two on December 1st.';
       await agent.runAgent(run.agent, question, async () => {
         traceIds.push(trace.getActiveSpan()!.spanContext().traceId);
         const messages: Array<Record<string, unknown>> = [{ role: 'user', content: question }];

@@ -1,3 +1,4 @@
+import type { Metrics } from '../../../shared/metrics/index.ts';
 import {
   createAlertRepository,
   initialAlertState,
@@ -38,6 +39,8 @@ export interface AlerterOptions {
   shutdownGraceMs?: number;
   /** A link to a unit for Slack messages, e.g. the API's `/api/v1/units/{id}`. */
   unitLink?: (unitId: string) => string;
+  /** Counts alert deliveries by outcome. */
+  metrics?: Metrics;
 }
 
 export interface EvaluationReport {
@@ -142,7 +145,10 @@ export function createAlerter(options: AlerterOptions): Alerter {
     await repo.putEvent(event, writtenAtMs);
     log.info({ ruleId: rule.id, rule: rule.name, transition, summary: payload.summary }, 'alert notification');
     if (rule.notify.length === 0) return;
-    const record = (deliveries: Delivery[]): Promise<void> => repo.putEvent({ ...event, delivery_status: 'done', deliveries }, Math.max(now(), writtenAtMs + 1));
+    const record = (deliveries: Delivery[]): Promise<void> => {
+      for (const d of deliveries) options.metrics?.alertDeliveries.inc({ type: d.type, outcome: d.outcome });
+      return repo.putEvent({ ...event, delivery_status: 'done', deliveries }, Math.max(now(), writtenAtMs + 1));
+    };
     const queued = notifier.enqueue({ targets: rule.notify, payload, onDone: record });
     if (!queued) {
       log.error({ ruleId: rule.id }, 'notification queue full or stopped; notification not delivered');

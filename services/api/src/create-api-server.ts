@@ -6,6 +6,8 @@ import type { Store } from '../../../shared/store/index.ts';
 import type { Keyring } from '../../../shared/access/index.ts';
 import { createApp } from './create-app.ts';
 import type { CheckRegistry } from '../../../shared/checks/index.ts';
+import type { CheckCatalog } from './pages/index.ts';
+import type { Metrics } from '../../../shared/metrics/index.ts';
 
 export interface ApiServerOptions {
   host: string;
@@ -15,6 +17,8 @@ export interface ApiServerOptions {
   log: Logger;
   keyring?: Keyring;
   createRegistry?: () => CheckRegistry;
+  checks?: CheckCatalog;
+  metrics?: Metrics;
 }
 
 export function createApiServer(options: ApiServerOptions): Component & { url(): string } {
@@ -28,6 +32,8 @@ export function createApiServer(options: ApiServerOptions): Component & { url():
           log: options.log,
           ...(options.keyring ? { keyring: options.keyring } : {}),
           ...(options.createRegistry ? { createRegistry: options.createRegistry } : {}),
+          ...(options.checks ? { checks: options.checks } : {}),
+          ...(options.metrics ? { metrics: options.metrics } : {}),
         });
         server = serve({ fetch: app.fetch, hostname: options.host, port: options.port }, (info: AddressInfo) => {
           url = `http://${options.host}:${info.port}`;

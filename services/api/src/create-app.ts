@@ -13,6 +13,9 @@ import { checkRoutes } from './check-routes.ts';
 import { monitorRoutes } from './monitor-routes.ts';
 import { simulationRoutes } from './simulation-routes.ts';
 import { createCheckRegistry, type CheckRegistry } from '../../../shared/checks/index.ts';
+import { dashboardRoutes, type CheckCatalog } from './pages/index.ts';
+import { createAlertRepository } from '../../../shared/alerts/index.ts';
+import { METRICS_CONTENT_TYPE, renderMetrics, type Metrics } from '../../../shared/metrics/index.ts';
 
 export interface ApiDeps {
   store: Store;
@@ -22,6 +25,10 @@ export interface ApiDeps {
   now?: () => number;
   /** The catalog plus configured definitions (`TRACECHECK_CHECK_DEFINITIONS`); default: the catalog. */
   createRegistry?: () => CheckRegistry;
+  /** The checks the dashboard describes (definitions, versions, which run live). */
+  checks?: CheckCatalog;
+  /** The process's metrics, served at GET /metrics. */
+  metrics?: Metrics;
 }
 
 const openProject: MiddlewareHandler<ApiEnv> = async (c, next) => {
@@ -29,7 +36,7 @@ const openProject: MiddlewareHandler<ApiEnv> = async (c, next) => {
   await next();
 };
 
-/** The HTTP API over the store. Routes are tested through `app.request()`, with no port. */
+/** The HTTP API over the store, and the dashboard's pages. Routes are tested through `app.request()`, with no port. */
 export function createApp(deps: ApiDeps): Hono<ApiEnv> {
   const log = deps.log.child({ component: 'api' });
   const app = new Hono<ApiEnv>();
@@ -37,6 +44,8 @@ export function createApp(deps: ApiDeps): Hono<ApiEnv> {
   app.use(requestId());
 
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  const metrics = deps.metrics;
+  if (metrics) app.get('/metrics', async (c) => c.body(await renderMetrics(metrics), 200, { 'content-type': METRICS_CONTENT_TYPE }));
   app.get('/openapi.json', (c) => c.json(openApiDocument(routes, { title: 'tracecheck API', version: '1' })));
 
   app.use('/api/*', deps.keyring ? keyAuth(deps.keyring) : openProject);
@@ -47,6 +56,8 @@ export function createApp(deps: ApiDeps): Hono<ApiEnv> {
   checkRoutes(app, routes, { store: deps.store, log: deps.log, now: deps.now ?? Date.now, createRegistry });
   monitorRoutes(app, routes, { store: deps.store, log: deps.log, now: deps.now ?? Date.now, createRegistry });
   simulationRoutes(app, routes, { store: deps.store, log: deps.log, now: deps.now ?? Date.now });
+  const alerts = createAlertRepository(deps.store, (doc, problems) => log.warn({ kind: doc.kind, id: doc.id, problems }, 'stored alert document does not parse; skipped'));
+  dashboardRoutes(app, { store: deps.store, alerts, now: deps.now ?? Date.now, checks: deps.checks ?? null }, deps.keyring);
 
   app.notFound((c) => c.json({ error: `no route for ${c.req.method} ${c.req.path}` }, 404));
   app.onError((err, c) => {

@@ -30,3 +30,9 @@ export function cursorParam<T extends z.ZodType>(schema: T) {
 
 export const ScoreCursorSchema = z.object({ created_at_ms: z.number().finite(), unit_id: z.string(), check: z.string(), check_version: z.string() }).strict();
 export const UnitCursorSchema = z.object({ end_time_ms: z.number().finite(), unit_id: z.string() }).strict();
+
+/** The cursor of the page after `rows` (a full page), else null. */
+export function nextScoreCursor(rows: readonly { created_at_ms: number; unit_id: string; check: string; check_version: string }[], limit: number): string | null {
+  const last = rows.at(-1);
+  return last && rows.length === limit ? encodeCursor({ created_at_ms: last.created_at_ms, unit_id: last.unit_id, check: last.check, check_version: last.check_version }) : null;
+}

@@ -2,3 +2,4 @@ export { createApp } from './create-app.ts';
 export type { ApiDeps } from './create-app.ts';
 export { createApiServer } from './create-api-server.ts';
 export type { ApiServerOptions } from './create-api-server.ts';
+export type { CheckCatalog } from './pages/index.ts';

@@ -27,6 +27,7 @@ const score = (id: string, project: string): Score => ({
 let shopRead = '';
 let bankRead = '';
 let shopIngest = '';
+let shopAdmin = '';
 beforeAll(async () => {
   await store.start();
   await store.writeUnits([unit('shop-unit', 'shop'), unit('bank-unit', 'bank')]);
@@ -36,6 +37,7 @@ beforeAll(async () => {
   shopRead = (await keyring.create('shop', 'read')).key;
   bankRead = (await keyring.create('bank', 'read')).key;
   shopIngest = (await keyring.create('shop', 'ingest')).key;
+  shopAdmin = (await keyring.create('shop', 'admin')).key;
 });
 afterAll(() => store.shutdown());
 
@@ -63,5 +65,22 @@ describe('API keys and projects', () => {
     expect(units.units.map((u) => u.unit_id)).toEqual(['bank-unit']);
     const summary = (await (await get('/api/v1/checks/summary?from=0', bankRead)).json()) as { checks: Array<{ check: string; n: number }> };
     expect(summary.checks.map((c) => [c.check, c.n])).toEqual([['loop_guard', 1]]);
+  });
+
+  it("takes the dashboard's cookie for reads, and for changes only as same-origin JSON", async () => {
+    const cookie = (key: string) => ({ Cookie: `tracecheck_key=${key}`, Host: 'dash.example' });
+    const read = await app.request('/api/v1/units', { headers: cookie(shopRead) });
+    expect(((await read.json()) as { units: Array<{ unit_id: string }> }).units.map((u) => u.unit_id)).toEqual(['shop-unit']);
+    const rule = JSON.stringify({ kind: 'threshold', name: 'loops', check: 'loop_guard', window: '1h', threshold: 0.9 });
+    const post = (headers: Record<string, string>, body = rule) => app.request('/api/v1/alert-rules', { method: 'POST', headers: { ...cookie(shopAdmin), ...headers }, body });
+    // A cross-site form can send neither JSON nor our origin.
+    expect((await post({ 'content-type': 'application/x-www-form-urlencoded' }, 'kind=threshold')).status).toBe(403);
+    expect((await post({ 'content-type': 'text/plain' })).status).toBe(403);
+    expect((await post({ 'content-type': 'application/json', Origin: 'https://evil.example' })).status).toBe(403);
+    expect((await post({ 'content-type': 'application/json', 'Sec-Fetch-Site': 'cross-site' })).status).toBe(403);
+    expect((await post({ 'content-type': 'application/json', Origin: 'http://dash.example', 'Sec-Fetch-Site': 'same-origin' })).status).toBe(201);
+    // A read key in the cookie cannot change anything; a bearer key needs no origin.
+    expect((await post({ 'content-type': 'application/json', Cookie: `tracecheck_key=${shopRead}` })).status).toBe(403);
+    expect((await app.request('/api/v1/alert-rules', { method: 'POST', headers: { Authorization: `Bearer ${shopAdmin}`, 'content-type': 'application/json' }, body: rule })).status).toBe(201);
   });
 });

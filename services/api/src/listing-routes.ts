@@ -5,7 +5,7 @@ import type { Store, UnitSummary } from '../../../shared/store/index.ts';
 import type { RouteSpec } from './api-spec.ts';
 import { ErrorSchema } from './api-spec.ts';
 import { ScoresPageSchema, UnitWithScoresSchema, UnitsPageSchema } from './api-schemas.ts';
-import { ScoreCursorSchema, UnitCursorSchema, cursorParam, encodeCursor } from './cursor.ts';
+import { ScoreCursorSchema, UnitCursorSchema, cursorParam, encodeCursor, nextScoreCursor } from './cursor.ts';
 import { BooleanParam, TimeRangeParams, UnitFilterParams, toScoreFilters } from './query-params.ts';
 import { addRoute, type ApiEnv } from './route.ts';
 
@@ -70,8 +70,7 @@ export function listingRoutes(app: Hono<ApiEnv>, routes: RouteSpec[], store: Sto
         ...(q.to !== undefined ? { toMs: q.to } : {}),
         ...(q.cursor !== undefined ? { after: q.cursor } : {}),
       });
-      const last = scores.at(-1);
-      const next = last && scores.length === q.limit ? encodeCursor({ created_at_ms: last.created_at_ms, unit_id: last.unit_id, check: last.check, check_version: last.check_version }) : null;
+      const next = nextScoreCursor(scores, q.limit);
       return { status: 200, body: { scores: scores.map(presentScore), count: scores.length, next_cursor: next } };
     },
   );

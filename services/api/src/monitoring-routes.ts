@@ -1,18 +1,11 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
-import type { AggregateQuery, ScoreAggregate, ScoreFilters, Store } from '../../../shared/store/index.ts';
+import type { Store } from '../../../shared/store/index.ts';
 import type { RouteSpec } from './api-spec.ts';
 import { CompareSchema, SeriesSchema, SummarySchema } from './api-schemas.ts';
-import { EMPTY_AGGREGATE, compareCheck, rateStats, seriesPoints, type Comparison } from './monitoring.ts';
+import { queryCompare, querySeries, querySummary, type Answer as QueryAnswer } from './monitoring-queries.ts';
 import { TimeRangeParams, UNIT_FILTER_NAMES, UnitFilterParams, toScoreFilters, type UnitFilterValues } from './query-params.ts';
-import { addRoute, type ApiEnv } from './route.ts';
-
-const BUCKETS = { '1m': 60_000, '5m': 300_000, '1h': 3_600_000, '1d': 86_400_000 } as const;
-/** Points one series answer may hold: 1m buckets over a week are too many; 1h over a year is fine. */
-const MAX_POINTS = 10_000;
-const DEFAULT_POINTS = 120;
-const DAY = 86_400_000;
-const MAX_FAILING_UNITS = 20;
+import { addRoute, type Answer, type ApiEnv } from './route.ts';
 
 const SeriesQuerySchema = z
   .object({
@@ -38,7 +31,8 @@ const CompareQuerySchema = z
   })
   .strict();
 
-function side(q: Record<string, unknown>, prefix: 'a' | 'b'): UnitFilterValues {
+/** The filters of one compare side: `a.<filter>` (or `b.`), else the unprefixed filter. */
+export function compareSide(q: Record<string, unknown>, prefix: 'a' | 'b'): UnitFilterValues {
   const out: Record<string, unknown> = {};
   for (const k of UNIT_FILTER_NAMES) {
     const v = q[`${prefix}.${k}`] ?? q[k];
@@ -47,11 +41,7 @@ function side(q: Record<string, unknown>, prefix: 'a' | 'b'): UnitFilterValues {
   return out;
 }
 
-/** Time bounds for an aggregate, only those given. */
-const range = (from: number | undefined, to: number | undefined): Partial<Pick<AggregateQuery, 'fromMs' | 'toMs'>> => ({
-  ...(from !== undefined ? { fromMs: from } : {}),
-  ...(to !== undefined ? { toMs: to } : {}),
-});
+const toAnswer = <T>(r: QueryAnswer<T>): Answer => (r.ok ? { status: 200, body: r.value } : { status: 400, body: { error: r.error } });
 
 export function monitoringRoutes(app: Hono<ApiEnv>, routes: RouteSpec[], store: Store, now: () => number): void {
   addRoute(
@@ -67,17 +57,7 @@ export function monitoringRoutes(app: Hono<ApiEnv>, routes: RouteSpec[], store: 
       query: SeriesQuerySchema,
       responses: { 200: { description: 'the series', schema: SeriesSchema } },
     },
-    async (c, { query: q }) => {
-      const bucketMs = BUCKETS[q.bucket];
-      const to = q.to ?? Math.ceil((now() + 1) / bucketMs) * bucketMs;
-      const from = q.from ?? to - DEFAULT_POINTS * bucketMs;
-      if (from >= to) return { status: 400, body: { error: 'invalid request: from must be before to' } };
-      if ((to - from) / bucketMs > MAX_POINTS) {
-        return { status: 400, body: { error: `invalid request: ${q.bucket} buckets over that range make more than ${MAX_POINTS} points; use a larger bucket or a shorter range` } };
-      }
-      const aggregates = await store.aggregateScores({ ...toScoreFilters(q), project: c.get('project'), check: q.check, fromMs: from, toMs: to, bucketMs });
-      return { status: 200, body: { check: q.check, bucket: q.bucket, from, to, points: seriesPoints(q.check, aggregates, bucketMs, from, to) } };
-    },
+    async (c, { query: q }) => toAnswer(await querySeries(store, now(), { project: c.get('project'), check: q.check, bucket: q.bucket, from: q.from, to: q.to, filters: toScoreFilters(q) })),
   );
 
   addRoute(
@@ -92,29 +72,7 @@ export function monitoringRoutes(app: Hono<ApiEnv>, routes: RouteSpec[], store: 
       query: SummaryQuerySchema,
       responses: { 200: { description: 'the summary', schema: SummarySchema } },
     },
-    async (c, { query: q }) => {
-      const to = q.to ?? now() + 1;
-      const from = q.from ?? to - DAY;
-      if (from >= to) return { status: 400, body: { error: 'invalid request: from must be before to' } };
-      const prevFrom = from - (to - from);
-      const filters: ScoreFilters = { ...toScoreFilters(q), project: c.get('project') };
-      const [current, previous] = await Promise.all([
-        store.aggregateScores({ ...filters, fromMs: from, toMs: to }),
-        store.aggregateScores({ ...filters, fromMs: prevFrom, toMs: from }),
-      ]);
-      const prevBy = new Map(previous.map((a) => [a.check, a]));
-      const checks = [...new Set([...current.map((a) => a.check), ...previous.map((a) => a.check)])].sort();
-      const curBy = new Map(current.map((a) => [a.check, a]));
-      return {
-        status: 200,
-        body: {
-          from,
-          to,
-          previous: { from: prevFrom, to: from },
-          checks: checks.map((check) => ({ check, ...rateStats(curBy.get(check) ?? EMPTY_AGGREGATE(check)), previous: rateStats(prevBy.get(check) ?? EMPTY_AGGREGATE(check)) })),
-        },
-      };
-    },
+    async (c, { query: q }) => toAnswer(await querySummary(store, now(), { project: c.get('project'), from: q.from, to: q.to, filters: toScoreFilters(q) })),
   );
 
   addRoute(
@@ -132,39 +90,7 @@ export function monitoringRoutes(app: Hono<ApiEnv>, routes: RouteSpec[], store: 
     },
     async (c, { query }) => {
       const q = query as z.output<typeof CompareQuerySchema> & Record<string, unknown>;
-      const a = side(q, 'a');
-      const b = side(q, 'b');
-      if (JSON.stringify(a) === JSON.stringify(b)) {
-        return { status: 400, body: { error: 'invalid request: give a.<filter> and/or b.<filter> parameters that select different units (e.g. a.agent_version=v1&b.agent_version=v2)' } };
-      }
-      const project = c.get('project');
-      const base: AggregateQuery = { project, ...range(q.from, q.to), ...(q.check !== undefined ? { check: q.check } : {}) };
-      const qa: AggregateQuery = { ...base, ...toScoreFilters(a) };
-      const qb: AggregateQuery = { ...base, ...toScoreFilters(b) };
-      const [aggA, aggB] = await Promise.all([store.aggregateScores(qa), store.aggregateScores(qb)]);
-      const byA = new Map(aggA.map((x) => [x.check, x]));
-      const byB = new Map(aggB.map((x) => [x.check, x]));
-      const checks = [...new Set([...byA.keys(), ...byB.keys()])].sort();
-      const needsCounts = (x: ScoreAggregate | undefined): boolean => x !== undefined && x.judged === 0 && x.valued > 0;
-      const scoreChecks = checks.filter((ch) => needsCounts(byA.get(ch)) || needsCounts(byB.get(ch)));
-      const [countsA, countsB] = scoreChecks.length > 0 ? await Promise.all([store.valueCounts(qa), store.valueCounts(qb)]) : [[], []];
-
-      const comparisons = await Promise.all(
-        checks.map(async (check) => {
-          const ca = byA.get(check) ?? EMPTY_AGGREGATE(check);
-          const cb = byB.get(check) ?? EMPTY_AGGREGATE(check);
-          const counts = scoreChecks.includes(check) ? { a: countsA.filter((v) => v.check === check), b: countsB.filter((v) => v.check === check) } : null;
-          const cmp: Comparison = compareCheck(check, ca, cb, q.alpha, counts);
-          const failing =
-            cb.judged > cb.passed
-              ? await store.queryScores({ ...toScoreFilters(b), project, check, status: 'ok', passed: false, limit: MAX_FAILING_UNITS, ...(q.from !== undefined ? { endFromMs: q.from } : {}), ...(q.to !== undefined ? { endToMs: q.to } : {}) })
-              : [];
-          return { ...cmp, failing_units: failing.map((s) => ({ unit_id: s.unit_id, href: `/api/v1/units/${encodeURIComponent(s.unit_id)}` })) };
-        }),
-      );
-      comparisons.sort((x, y) => (x.difference.value ?? 0) - (y.difference.value ?? 0) || x.check.localeCompare(y.check));
-      const named = (f: UnitFilterValues): Record<string, string> => Object.fromEntries(Object.entries(f).map(([k, v]) => [k, String(v)]));
-      return { status: 200, body: { alpha: q.alpha, a: named(a), b: named(b), from: q.from ?? null, to: q.to ?? null, comparisons } };
+      return toAnswer(await queryCompare(store, { project: c.get('project'), a: compareSide(q, 'a'), b: compareSide(q, 'b'), alpha: q.alpha, check: q.check, from: q.from, to: q.to }));
     },
   );
 }

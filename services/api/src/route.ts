@@ -10,6 +10,8 @@ export interface ApiVariables {
   /** The project of the caller's key (`default` when no keys exist). */
   project: string;
   requestId: string;
+  /** Dashboard pages: the visitor signed in with a key (the login cookie), so a sign-out is offered. */
+  signedIn?: boolean;
 }
 export type ApiEnv = { Variables: ApiVariables };
 

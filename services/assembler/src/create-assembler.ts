@@ -1,4 +1,5 @@
 import { committableBelow, type Bus, type BusMessage } from '../../../shared/bus/index.ts';
+import type { Metrics } from '../../../shared/metrics/index.ts';
 import { createComponent, type Component } from '../../../shared/lifecycle/index.ts';
 import type { Logger } from '../../../shared/logging/index.ts';
 import { errorMessage } from '../../../shared/errors/index.ts';
@@ -21,6 +22,8 @@ export interface AssemblerOptions {
   tickMs?: number;
   log: Logger;
   nowMs?: () => number;
+  /** Counts the units published. */
+  metrics?: Metrics;
 }
 
 /** Units per produce request, at most (Kafka's request size stays well below its limits). */
@@ -81,6 +84,7 @@ export function createAssembler(options: AssemblerOptions): Component & { openTr
       try {
         await producer.send(options.unitsTopic, batch.map(({ unit }) => ({ key: unit.unit_id, value: JSON.stringify(unit) })));
         for (const { trace, unit } of batch) {
+          options.metrics?.unitsAssembled.inc();
           buffer.confirm(trace.traceId, now());
           log.debug({ traceId: trace.traceId, reason: trace.reason, spans: unit.span_count }, 'unit published');
         }

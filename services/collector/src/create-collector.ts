@@ -5,6 +5,8 @@ import { createAdmission } from './admission.ts';
 import { createGrpcReceiver } from './grpc/grpc-server.ts';
 import { createHttpReceiver } from './http/http-server.ts';
 import { createIngest, type Authorize } from './ingest.ts';
+import { withIngestMetrics } from './ingest-metrics.ts';
+import type { Metrics } from '../../../shared/metrics/index.ts';
 
 export interface CollectorLimits {
   /** Request body cap, checked before and after decompression (default 20 MiB). */
@@ -42,6 +44,8 @@ export interface CollectorOptions {
   producer: Producer;
   /** Checks each export's credentials (API keys); absent: open, everything in the default project. */
   authorize?: Authorize;
+  /** Counts spans received, accepted and rejected; the OTLP/HTTP receiver serves them at GET /metrics. */
+  metrics?: Metrics;
   log: Logger;
 }
 
@@ -65,7 +69,7 @@ export function createCollector(options: CollectorOptions): Collector {
   const { config } = options;
   const log = options.log.child({ component: 'collector' });
   const retryAfterSeconds = config.retryAfterSeconds ?? COLLECTOR_DEFAULTS.retryAfterSeconds;
-  const ingest = createIngest({
+  const plainIngest = createIngest({
     producer: options.producer,
     topic: config.topic ?? COLLECTOR_DEFAULTS.topic,
     maxAttributeBytes: config.limits.maxAttributeBytes,
@@ -75,6 +79,7 @@ export function createCollector(options: CollectorOptions): Collector {
     retryAfterSeconds,
     log,
   });
+  const ingest = options.metrics ? withIngestMetrics(plainIngest, options.metrics) : plainIngest;
   const admission = createAdmission(
     config.limits.maxInFlightRequests ?? COLLECTOR_DEFAULTS.maxInFlightRequests,
     config.limits.maxInFlightBytes ?? COLLECTOR_DEFAULTS.maxInFlightBytes,
@@ -87,6 +92,7 @@ export function createCollector(options: CollectorOptions): Collector {
     retryAfterSeconds,
     ingest,
     ...(options.authorize ? { authorize: options.authorize } : {}),
+    ...(options.metrics ? { metrics: options.metrics } : {}),
     log,
   });
   const grpc = createGrpcReceiver({

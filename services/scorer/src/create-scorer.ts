@@ -1,5 +1,6 @@
 import { DEFAULT_BACKOFF, backoffDelayMs, deadLetterRecord, deadLetterTopic, sleepUnlessAborted, type BackoffPolicy, type Bus, type BusMessage } from '../../../shared/bus/index.ts';
 import { isRetriable } from '../../../shared/errors/index.ts';
+import type { Metrics } from '../../../shared/metrics/index.ts';
 import { createComponent, type Component } from '../../../shared/lifecycle/index.ts';
 import type { Logger } from '../../../shared/logging/index.ts';
 import { createGroupCommit } from '../../../shared/batching/index.ts';
@@ -19,6 +20,8 @@ export interface ScorerOptions extends ScoreUnitDeps {
   maxConcurrentUnits?: number;
   /** Units per store write, at most. Default 500. */
   maxBatchUnits?: number;
+  /** Counts scores written by check and status, and how far scoring trails the agents. */
+  metrics?: Metrics;
   /** Backoff while the store or the bus is unavailable. */
   retryBackoff?: BackoffPolicy;
   /** Keeps a simulation's own record (a unit with `simulation_record`) where units that wait for it look. */
@@ -62,6 +65,10 @@ export function createScorer(options: ScorerOptions): Component & { unitsInFligh
     if (unit.simulation_id) await storeWrites.write([{ unit, scores: [] }]);
     const scores = await scoreUnit(unit, options);
     await storeWrites.write([{ unit, scores }]);
+    if (options.metrics) {
+      for (const s of scores) options.metrics.scoresWritten.inc({ check: s.check, status: s.status });
+      options.metrics.scoringLagSeconds.set(Math.max(0, (options.nowMs() - unit.end_time_ms) / 1000));
+    }
     await publishes.write(scores.map((s) => ({ key: s.unit_id, value: JSON.stringify(s) })));
     log.debug({ unitId: unit.unit_id, scores: scores.map((s) => [s.check, s.status, s.value]) }, 'unit scored');
   }

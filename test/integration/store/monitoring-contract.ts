@@ -97,6 +97,24 @@ export function describeMonitoringContract(label: string, harness: StoreHarness)
       expect(await count({ project: 'nobody' })).toBe(0);
     });
 
+    it('splits by agent and version on request, units without a version as null', async () => {
+      const check = uniq('split');
+      await store.writeScores([
+        makeScore({ check, unit_id: 's1', agent_name: 'a', agent_version: 'v1', passed: true }),
+        makeScore({ check, unit_id: 's2', agent_name: 'a', agent_version: 'v1', passed: false }),
+        makeScore({ check, unit_id: 's3', agent_name: 'a', agent_version: 'v2', passed: true }),
+        makeScore({ check, unit_id: 's4', agent_name: 'b', agent_version: null, passed: true }),
+      ]);
+      const rows = await store.aggregateScores({ check, splitByAgent: true });
+      const key = (r: { agent?: string | null; agent_version?: string | null }): string => `${r.agent ?? '-'}/${r.agent_version ?? '-'}`;
+      expect(rows.map((r) => [key(r), r.n, r.passed]).sort()).toEqual([
+        ['a/v1', 2, 1],
+        ['a/v2', 1, 1],
+        ['b/-', 1, 1],
+      ]);
+      expect((await store.aggregateScores({ check }))[0]).not.toHaveProperty('agent');
+    });
+
     it('counts distinct values of ok scores per check', async () => {
       const check = uniq('rating');
       await store.writeScores([1, 3, 3, 5, 5, 5].map((value, i) => makeScore({ check, unit_id: `r${i}`, value, passed: null })));

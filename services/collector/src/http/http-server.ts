@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from '../../../../shared/logging/index.ts';
 import type { Admission } from '../admission.ts';
 import type { Authorize, Ingest, IngestResult } from '../ingest.ts';
+import { METRICS_CONTENT_TYPE, renderMetrics, type Metrics } from '../../../../shared/metrics/index.ts';
 import { decodeLogsRequestJson, decodeTraceRequestJson } from '../otlp/decode-json.ts';
 import { decodeLogsRequestProtobuf, decodeTraceRequestProtobuf } from '../otlp/decode-protobuf.ts';
 import { encodeLogsResponse, encodeStatus, encodeTraceResponse } from '../otlp/encode-response.ts';
@@ -19,6 +20,8 @@ export interface HttpReceiverOptions {
   ingest: Ingest;
   /** Checks the `Authorization` header; absent: open (no keys). */
   authorize?: Authorize;
+  /** Served at GET /metrics. */
+  metrics?: Metrics;
   log: Logger;
 }
 
@@ -46,7 +49,7 @@ export function encodingOf(contentType: string | undefined): OtlpEncoding | unde
 type Signal = 'traces' | 'logs';
 const ROUTES: Record<string, Signal> = { '/v1/traces': 'traces', '/v1/logs': 'logs' };
 
-/** OTLP/HTTP receiver on plain node:http: `POST /v1/traces`, `POST /v1/logs`, `GET /healthz`. */
+/** OTLP/HTTP receiver on plain node:http: `POST /v1/traces`, `POST /v1/logs`, `GET /healthz`, `GET /metrics` (when given metrics). */
 export function createHttpReceiver(options: HttpReceiverOptions): HttpReceiver {
   const { log, ingest } = options;
 
@@ -120,6 +123,13 @@ export function createHttpReceiver(options: HttpReceiverOptions): HttpReceiver {
       req.resume();
       if (req.method !== 'GET' && req.method !== 'HEAD') return fail(res, 405, replyEncoding, 'method not allowed', { Allow: 'GET' });
       return send(res, 200, 'json', Buffer.from('{"status":"ok"}'));
+    }
+    if (path === '/metrics' && options.metrics) {
+      req.resume();
+      if (req.method !== 'GET') return fail(res, 405, replyEncoding, 'method not allowed', { Allow: 'GET' });
+      const text = await renderMetrics(options.metrics);
+      res.writeHead(200, { 'content-type': METRICS_CONTENT_TYPE }).end(text);
+      return undefined;
     }
     const signal = ROUTES[path];
     if (!signal) {

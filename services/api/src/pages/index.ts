@@ -1,0 +1,41 @@
+import type { Hono } from 'hono';
+import type { Keyring } from '../../../../shared/access/index.ts';
+import type { ApiEnv } from '../route.ts';
+import { alertsPage } from './alerts-page.ts';
+import { SCRIPT, STYLESHEET } from './assets.ts';
+import { checkPage } from './check-page.ts';
+import { checksPage } from './checks-page.ts';
+import { comparePage } from './compare-page.ts';
+import { loginRoutes, pageAuth } from './login-page.ts';
+import { overviewPage } from './overview-page.ts';
+import type { PageDeps } from './page-deps.ts';
+import { unitPage } from './unit-page.ts';
+
+export type { CheckCatalog, PageDeps } from './page-deps.ts';
+
+const PAGE_PATHS = ['/', '/checks', '/checks/:name', '/units/:id', '/compare', '/alerts'] as const;
+
+/** The dashboard: server-rendered pages over the same query functions as the JSON API. */
+export function dashboardRoutes(app: Hono<ApiEnv>, deps: PageDeps, keyring: Keyring | undefined): void {
+  const asset = (body: string, type: string) => () =>
+    new Response(body, { headers: { 'content-type': type, 'cache-control': 'public, max-age=300', 'x-content-type-options': 'nosniff' } });
+  app.get('/assets/app.css', asset(STYLESHEET, 'text/css; charset=utf-8'));
+  app.get('/assets/app.js', asset(SCRIPT, 'text/javascript; charset=utf-8'));
+  if (keyring) {
+    loginRoutes(app, keyring);
+    for (const path of PAGE_PATHS) app.use(path, pageAuth(keyring));
+  } else {
+    for (const path of PAGE_PATHS) {
+      app.use(path, async (c, next) => {
+        c.set('project', 'default');
+        await next();
+      });
+    }
+  }
+  app.get('/', (c) => overviewPage(c, deps));
+  app.get('/checks', (c) => checksPage(c, deps));
+  app.get('/checks/:name', (c) => checkPage(c, deps));
+  app.get('/units/:id', (c) => unitPage(c, deps));
+  app.get('/compare', (c) => comparePage(c, deps));
+  app.get('/alerts', (c) => alertsPage(c, deps));
+}

@@ -1,0 +1,60 @@
+import type { Context } from 'hono';
+import type { AlertRepository } from '../../../../shared/alerts/index.ts';
+import type { CheckRegistry } from '../../../../shared/checks/index.ts';
+import type { Store } from '../../../../shared/store/index.ts';
+import type { ApiEnv } from '../route.ts';
+import { h, type Html } from './html.ts';
+
+/** The checks the pages describe: every definition and version, and which ones the scorer runs. */
+export interface CheckCatalog {
+  registry: CheckRegistry;
+  /** Names the scorer runs on every unit (`TRACECHECK_CHECKS` expanded). */
+  live: readonly string[];
+}
+
+export interface PageDeps {
+  store: Store;
+  alerts: AlertRepository;
+  now: () => number;
+  /** Absent: the API was started without a check registry; the checks pages say so. */
+  checks: CheckCatalog | null;
+}
+
+const NAV = [
+  ['overview', '/', 'Overview'],
+  ['checks', '/checks', 'Checks'],
+  ['compare', '/compare', 'Compare'],
+  ['alerts', '/alerts', 'Alerts'],
+] as const;
+
+export type Section = (typeof NAV)[number][0] | 'unit' | 'login';
+
+// Nothing but our own files: a trace that smuggled markup past the escaping still could not run.
+const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+export function layout(c: Context<ApiEnv>, o: { title: string; section: Section; body: Html }): Html {
+  const project = c.get('project');
+  const signedIn = c.get('signedIn') === true;
+  return h`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${o.title} · tracecheck</title>
+<link rel="stylesheet" href="/assets/app.css"><script src="/assets/app.js" defer></script></head>
+<body><header class="top"><a class="brand" href="/">tracecheck</a>
+<nav>${NAV.map(([key, href, label]) => h`<a href="${href}" class="${key === o.section ? 'active' : ''}">${label}</a>`)}</nav>
+${o.section === 'login' ? null : h`<div class="who">project <strong>${project}</strong>${signedIn ? h`<form method="post" action="/logout"><button type="submit">Sign out</button></form>` : null}</div>`}
+</header>
+<main>${o.body}</main></body></html>`;
+}
+
+export function sendPage(c: Context<ApiEnv>, page: Html, status: 200 | 400 | 401 | 403 | 404 = 200): Response {
+  c.header('Content-Security-Policy', CSP);
+  c.header('X-Content-Type-Options', 'nosniff');
+  c.header('Referrer-Policy', 'same-origin');
+  c.header('Cache-Control', 'no-store');
+  return c.html(page.value, status);
+}
+
+/** A page that explains what went wrong (a bad filter, an unknown unit). */
+export function problemPage(c: Context<ApiEnv>, status: 400 | 403 | 404, title: string, detail: string): Response {
+  return sendPage(c, layout(c, { title, section: 'overview', body: h`<h1>${title}</h1><p class="sub">${detail}</p><p><a href="/">Back to the overview</a></p>` }), status);
+}

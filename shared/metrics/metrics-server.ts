@@ -1,0 +1,42 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createComponent, type Component } from '../lifecycle/index.ts';
+import type { Logger } from '../logging/index.ts';
+import { METRICS_CONTENT_TYPE, renderMetrics, type Metrics } from './metrics.ts';
+
+/** GET /metrics for a process without an HTTP server of its own (assembler, scorer, alerter alone). */
+export function createMetricsServer(options: { host: string; port: number; metrics: Metrics; log: Logger }): Component & { url(): string } {
+  let server: Server | null = null;
+  let url = '';
+  const component = createComponent('metrics', {
+    start: () =>
+      new Promise<void>((resolve, reject) => {
+        server = createServer((req, res) => {
+          if (req.method !== 'GET' || (req.url ?? '').split('?', 1)[0] !== '/metrics') {
+            res.writeHead(404, { 'content-type': 'text/plain' }).end('GET /metrics\n');
+            return;
+          }
+          renderMetrics(options.metrics).then(
+            (text) => res.writeHead(200, { 'content-type': METRICS_CONTENT_TYPE }).end(text),
+            (err: unknown) => {
+              options.log.error({ err }, 'rendering metrics failed');
+              res.writeHead(500).end();
+            },
+          );
+        });
+        server.once('error', reject);
+        server.listen(options.port, options.host, () => {
+          url = `http://${options.host}:${(server!.address() as AddressInfo).port}`;
+          options.log.info({ url: `${url}/metrics` }, 'metrics listening');
+          resolve();
+        });
+      }),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (!server) return resolve();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  });
+  return { ...component, url: () => url };
+}

@@ -1,0 +1,45 @@
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+
+// One registry per process, handed down like the logger: every service records into the metrics
+// it is given, and whichever HTTP server the process runs serves them at GET /metrics. Labels have
+// bounded cardinality: check names and outcomes, never unit or trace ids.
+
+export interface Metrics {
+  readonly registry: Registry;
+  spansReceived: Counter;
+  spansAccepted: Counter;
+  spansRejected: Counter<'reason'>;
+  unitsAssembled: Counter;
+  scoresWritten: Counter<'check' | 'status'>;
+  scoringLagSeconds: Gauge;
+  judgeInFlight: Gauge;
+  judgeCalls: Counter<'outcome'>;
+  judgeRetries: Counter;
+  alertDeliveries: Counter<'type' | 'outcome'>;
+}
+
+export const METRICS_CONTENT_TYPE = Registry.PROMETHEUS_CONTENT_TYPE;
+
+export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
+  const registry = new Registry();
+  if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry, prefix: 'tracecheck_' });
+  const registers = [registry];
+  return {
+    registry,
+    spansReceived: new Counter({ name: 'tracecheck_spans_received_total', help: 'Spans (and log records) received by the collector', registers }),
+    spansAccepted: new Counter({ name: 'tracecheck_spans_accepted_total', help: 'Spans acknowledged by the bus', registers }),
+    spansRejected: new Counter({ name: 'tracecheck_spans_rejected_total', help: 'Spans refused, by reason (invalid, too_many, unavailable)', labelNames: ['reason'], registers }),
+    unitsAssembled: new Counter({ name: 'tracecheck_units_assembled_total', help: 'Units published by the assembler', registers }),
+    scoresWritten: new Counter({ name: 'tracecheck_scores_written_total', help: 'Scores written to the store, by check and status', labelNames: ['check', 'status'], registers }),
+    scoringLagSeconds: new Gauge({ name: 'tracecheck_scoring_lag_seconds', help: "How far the scorer trails the agents: from the last scored unit's end to its scores being written", registers }),
+    judgeInFlight: new Gauge({ name: 'tracecheck_judge_calls_in_flight', help: 'Judge calls waiting for an answer', registers }),
+    judgeCalls: new Counter({ name: 'tracecheck_judge_calls_total', help: 'Judge calls, by outcome (ok, failed)', labelNames: ['outcome'], registers }),
+    judgeRetries: new Counter({ name: 'tracecheck_judge_retries_total', help: 'HTTP retries made by the judge client', registers }),
+    alertDeliveries: new Counter({ name: 'tracecheck_alert_deliveries_total', help: 'Alert notifications, by target type and outcome', labelNames: ['type', 'outcome'], registers }),
+  };
+}
+
+/** The text exposition of every metric of the registry. */
+export function renderMetrics(metrics: Metrics): Promise<string> {
+  return metrics.registry.metrics();
+}

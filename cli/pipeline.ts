@@ -88,8 +88,10 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
 
   // Downstream first, so that nothing is accepted before something can take it.
   if (services.has('scorer')) {
-    const judge = overrides.judge ?? createJudge(config, log.child({ component: 'judge' }));
-    scorerJudge = judge;
+    const baseJudge = overrides.judge ?? createJudge(config, log.child({ component: 'judge' }));
+    scorerJudge = baseJudge;
+    // Counted once, beneath every monitor's budget wrapper, so every judge call shows in /metrics.
+    const judge = baseJudge ? withJudgeMetrics(baseJudge, metrics) : null;
     // One sandbox process for users' code checks, started on first use and closed at shutdown.
     const sandbox = createCodeSandbox({ log: log.child({ component: 'code-sandbox' }) });
     components.push({ name: 'code-sandbox', start: () => Promise.resolve(), shutdown: () => sandbox.close() });
@@ -119,7 +121,7 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
         groupId: overrides.groups?.scorer ?? 'tracecheck-scorer',
         checks,
         selectChecks: (unit) => selector.select(unit),
-        judge: judge ? withJudgeMetrics(judge, metrics) : null,
+        judge,
         judgeUnavailableReason: judge ? null : config.judgeUnavailableReason,
         codeRunner: sandbox,
         simulationDialog: createSimulationWaiter({ store: store!, waitMs: config.simulationWaitMs, now: Date.now, signal: simulationWaits.signal }),

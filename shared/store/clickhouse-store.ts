@@ -77,6 +77,24 @@ function render(cond: Condition): SqlFragment {
 const OPERATORS = { '=': sql`=`, '>': sql`>`, '>=': sql`>=`, '<': sql`<` } as const;
 const sqlOperator = (op: keyof typeof OPERATORS): SqlFragment => OPERATORS[op];
 
+// Columns every version of a score key shares: they describe the unit (or are the key), so a filter
+// on them keeps or drops all versions of a key together and may run before FINAL's merge, as
+// PREWHERE: only the matching rows are then read and merged. Everything a re-score can change
+// (status, passed, value, created_at_ms) stays in WHERE, after the merge.
+const UNIT_COLUMNS_OF_SCORES = new Set(['check', 'check_version', 'unit_id', 'project', 'agent_name', 'agent_version', 'environment', 'service', 'unit_kind', 'unit_end_time_ms']);
+
+function columnsOf(cond: Condition): string[] {
+  return 'parts' in cond ? cond.parts.flatMap(columnsOf) : [cond.column];
+}
+
+/** ` PREWHERE <unit filters> WHERE <the rest>` for a read of scores with FINAL. */
+function scoreFilters(conditions: readonly Condition[]): SqlFragment {
+  const early = conditions.filter((c) => columnsOf(c).every((col) => UNIT_COLUMNS_OF_SCORES.has(col)));
+  const late = conditions.filter((c) => !early.includes(c));
+  const pre = early.length > 0 ? sql` PREWHERE ${joinSql(early.map(render), ' AND ')}` : sql``;
+  return sql`${pre}${where(late)}`;
+}
+
 function where(conditions: readonly Condition[]): SqlFragment {
   return conditions.length > 0 ? sql` WHERE ${joinSql(conditions.map(render), ' AND ')}` : sql``;
 }
@@ -233,11 +251,12 @@ export function createClickHouseStore(options: ClickHouseStoreOptions): Store {
       const nq = normalizeScoreQuery(query);
       if (nq.empty) return [];
       await migrate();
-      // FINAL merges each key to its latest row before WHERE applies (PREWHERE would not), so a
+      // FINAL merges each key to its latest row before WHERE applies (PREWHERE, before it, holds only
+      // filters every version of a key shares: see scoreFilters), so a
       // superseded version never stands in for a winner that the filters exclude.
       const rows = await select(
         'queryScores',
-        sql`SELECT ${SCORE_SELECT} FROM ${db}.scores FINAL${where(nq.conditions)} ORDER BY created_at_ms DESC, unit_id, \`check\`, check_version LIMIT ${nq.limit}`,
+        sql`SELECT ${SCORE_SELECT} FROM ${db}.scores FINAL${scoreFilters(nq.conditions)} ORDER BY created_at_ms DESC, unit_id, \`check\`, check_version LIMIT ${nq.limit}`,
       );
       return rowsToScores(rows, log);
     },
@@ -261,7 +280,7 @@ export function createClickHouseStore(options: ClickHouseStoreOptions): Store {
   countIf(status = 'error') AS agg_error_count,
   countIf(status = 'not_run') AS agg_not_run_count,
   avg(toFloat64(created_at_ms) - unit_end_time_ms) AS agg_mean_lag_ms
-FROM ${db}.scores FINAL${where(nq.conditions)} GROUP BY check_name, t${split ? sql`, split_agent, split_version` : sql``} ORDER BY check_name, t${split ? sql`, split_agent, split_version` : sql``}`,
+FROM ${db}.scores FINAL${scoreFilters(nq.conditions)} GROUP BY check_name, t${split ? sql`, split_agent, split_version` : sql``} ORDER BY check_name, t${split ? sql`, split_agent, split_version` : sql``}`,
       );
       // Aliases carry a prefix: ClickHouse aliases are query-wide, and `passed` would shadow the column.
       const unprefixed = (r: Record<string, unknown>): Record<string, unknown> =>
@@ -275,7 +294,7 @@ FROM ${db}.scores FINAL${where(nq.conditions)} GROUP BY check_name, t${split ? s
       await migrate();
       const rows = await select(
         'valueCounts',
-        sql`SELECT \`check\` AS check_name, assumeNotNull(value) AS v, count() AS c FROM ${db}.scores FINAL${where(nq.conditions)} AND isNotNull(value) GROUP BY check_name, v ORDER BY check_name, v`,
+        sql`SELECT \`check\` AS check_name, assumeNotNull(value) AS v, count() AS c FROM ${db}.scores FINAL${scoreFilters(nq.conditions)} AND isNotNull(value) GROUP BY check_name, v ORDER BY check_name, v`,
       );
       return rows.map((r) => ({ check: String(r.check_name), value: Number(r.v), count: Number(r.c) }));
     },

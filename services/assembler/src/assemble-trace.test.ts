@@ -176,4 +176,16 @@ describe('assembleTrace', () => {
     expect(unit.message_history).toEqual([system('be brief'), user('capital of France?'), assistant('Paris.')]);
     expect(unit.model_output).toBe('Paris.');
   });
+
+  it('orders model calls that start in the same instant by the history they re-send', () => {
+    const root = createTestSpan({ trace_id: T, span_id: ROOT, startMs: 0, endMs: 100 });
+    const call = (k: number) => toolCall(`call_${k}`, 'check', { day: 1 });
+    const history = (n: number) => [user('book'), ...Array.from({ length: n }, (_, k) => [call(k), toolResult(`call_${k}`, 'none')]).flat()];
+    // Three calls with identical timestamps, arriving in the wrong order.
+    const chats = [2, 0, 1].map((k) =>
+      createTestSpan({ trace_id: T, parent_span_id: ROOT, span_id: String(k + 2).repeat(16), startMs: 10, endMs: 10, genai: { input_messages: history(k), output_messages: [k === 2 ? assistant('no table') : call(k)] } }),
+    );
+    const unit = assembleTrace({ traceId: T, spans: [root, ...chats], logs: [] }, 1);
+    expect(unit.message_history).toEqual([...history(2), assistant('no table')]);
+  });
 });

@@ -18,6 +18,11 @@ export function nanosToMs(nanos: string): number {
   return nanos.length > 6 ? Number(nanos.slice(0, -6)) : 0;
 }
 
+function byStart(a: SpanRecord, b: SpanRecord): number {
+  const d = BigInt(a.start_time_unix_nano) - BigInt(b.start_time_unix_nano);
+  return d === 0n ? 0 : d < 0n ? -1 : 1;
+}
+
 function byStartThenEnd(a: SpanRecord, b: SpanRecord): number {
   const d = BigInt(a.start_time_unix_nano) - BigInt(b.start_time_unix_nano);
   if (d !== 0n) return d < 0n ? -1 : 1;
@@ -222,7 +227,9 @@ export function assembleTrace(parts: TraceParts, assembledAtMs: number): Unit {
   // The root's own values win; otherwise the earliest span that has one.
   const ordered = root ? [root, ...spans.filter((s) => s !== root)] : spans;
 
-  const calls = modelCalls(spans, parts.logs).sort((a, b) => byStartThenEnd(a.span, b.span));
+  // Calls that start in the same instant (clock resolution, or a fast local model) are ordered by
+  // the history they re-send: a later call carries a longer one.
+  const calls = modelCalls(spans, parts.logs).sort((a, b) => byStart(a.span, b.span) || a.input.length - b.input.length || byStartThenEnd(a.span, b.span));
   let history: ChatMessage[] = [];
   for (const c of calls) history = appendDeduplicated(history, unifyItemIds([...c.input, ...c.output]));
   const toolSpans = spans.filter((s) => s.genai.tool_execution);

@@ -32,12 +32,13 @@ export function parseFlags(argv: string[]): Map<string, string | true> {
  * model server or a `--judge-model`), under the configured operations (pool, rate limit, retries,
  * timeout, deadline, circuit breaker, cache). Null without a judge.
  */
-export function createJudge(config: Config, log?: Logger, endpoint?: { baseUrl?: string; model?: string }): ResilientJudge | null {
+export function createJudge(config: Config, log?: Logger, endpoint?: { baseUrl?: string; model?: string }, hooks: { onRetry?: () => void } = {}): ResilientJudge | null {
   const base = config.judge ?? (endpoint?.baseUrl ? { baseUrl: endpoint.baseUrl, apiKey: 'not-needed', model: 'gpt-4o-mini' } : null);
   if (!base) return null;
   return createJudgeClient(
     { ...config.judgeOps, baseUrl: endpoint?.baseUrl ?? base.baseUrl, apiKey: base.apiKey, model: endpoint?.model ?? base.model },
     log,
+    hooks,
   );
 }
 

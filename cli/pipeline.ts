@@ -88,7 +88,7 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
 
   // Downstream first, so that nothing is accepted before something can take it.
   if (services.has('scorer')) {
-    const baseJudge = overrides.judge ?? createJudge(config, log.child({ component: 'judge' }));
+    const baseJudge = overrides.judge ?? createJudge(config, log.child({ component: 'judge' }), undefined, { onRetry: () => metrics.judgeRetries.inc() });
     scorerJudge = baseJudge;
     // Counted once, beneath every monitor's budget wrapper, so every judge call shows in /metrics.
     const judge = baseJudge ? withJudgeMetrics(baseJudge, metrics) : null;

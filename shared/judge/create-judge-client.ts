@@ -12,7 +12,7 @@ export interface JudgeClientConfig extends JudgeOperations {
  * The one way a judge is built: the OpenAI-compatible endpoint, under the pool, rate limit,
  * retries, timeout, deadline, circuit breaker and cache of createResilientJudge.
  */
-export function createJudgeClient(config: JudgeClientConfig, log?: Logger): ResilientJudge {
+export function createJudgeClient(config: JudgeClientConfig, log?: Logger, hooks: { onRetry?: () => void } = {}): ResilientJudge {
   const raw = createOpenAiJudgeClient({ baseUrl: config.baseUrl, apiKey: config.apiKey, model: config.model, timeoutMs: config.timeoutMs, maxRetries: 0, ...(log ? { log } : {}) });
-  return createResilientJudge(raw, config, { defaultModel: config.model, ...(log ? { log } : {}) });
+  return createResilientJudge(raw, config, { defaultModel: config.model, ...(log ? { log } : {}), ...(hooks.onRetry ? { onRetry: hooks.onRetry } : {}) });
 }

@@ -13,8 +13,6 @@ export interface OpenAiJudgeClientOptions {
   /** The openai client's own retries; default 0, because createJudgeClient retries with its own policy. */
   maxRetries?: number;
   log?: Logger;
-  /** Called on every HTTP retry the client makes (for a retries counter). */
-  onRetry?: () => void;
 }
 
 function statusOf(err: unknown): number | undefined {

@@ -66,14 +66,19 @@ describe('resilient judge', () => {
 
   it('a hung call ends at the timeout and is retried; a permanent error is not retried and does not count against the circuit', async () => {
     const raw = scripted();
-    const judge = createResilientJudge(raw.client, { ...OPS, cacheEntries: 0, breakerFailures: 100 }, { defaultModel: 'm' });
+    let retries = 0;
+    const judge = createResilientJudge(raw.client, { ...OPS, cacheEntries: 0, breakerFailures: 100 }, { defaultModel: 'm', onRetry: () => (retries += 1) });
     raw.set('hang');
     await expect(judge.complete(req('h'))).rejects.toThrow(/last: judge call timed out after 100 ms/);
     expect(raw.calls()).toBeGreaterThanOrEqual(5);
+    // Every timed-out call is counted as a retry, but the one the deadline cut short (if it cut a call, not a wait).
+    expect([raw.calls() - 1, raw.calls()]).toContain(retries);
     raw.set('400');
     const before = raw.calls();
+    const retriesBefore = retries;
     await expect(judge.complete(req('p'))).rejects.toThrow(/answered 400/);
     expect(raw.calls() - before).toBe(1);
+    expect(retries).toBe(retriesBefore);
   });
 
   it('a request waiting for a rate-limit token past its deadline fails saying so', async () => {

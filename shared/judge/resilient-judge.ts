@@ -45,7 +45,7 @@ export type ResilientJudge = JudgeClient & { stats(): JudgeStats };
  * retries and backoff (Retry-After honoured) between attempts. Every request ends, by its deadline
  * at the latest, with an answer or an error naming why.
  */
-export function createResilientJudge(raw: JudgeClient, ops: JudgeOperations, deps: { defaultModel: string; log?: Logger; now?: () => number }): ResilientJudge {
+export function createResilientJudge(raw: JudgeClient, ops: JudgeOperations, deps: { defaultModel: string; log?: Logger; now?: () => number; onRetry?: () => void }): ResilientJudge {
   const now = deps.now ?? Date.now;
   const backoff = ops.backoff ?? { initialDelayMs: 250, maxDelayMs: 10_000 };
   const pool = createBoundedPool(ops.concurrency);
@@ -104,6 +104,7 @@ export function createResilientJudge(raw: JudgeClient, ops: JudgeOperations, dep
                 throw err;
               }
               failures += 1;
+              deps.onRetry?.();
               last = errorMessage(err);
               breaker.failure(last);
               const hinted = err instanceof JudgeRetriableError ? err.retryAfterMs : null;

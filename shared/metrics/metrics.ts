@@ -34,7 +34,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     scoringLagSeconds: new Gauge({ name: 'tracecheck_scoring_lag_seconds', help: "How far the scorer trails the agents: from the last scored unit's end to its scores being written", registers }),
     judgeInFlight: new Gauge({ name: 'tracecheck_judge_calls_in_flight', help: 'Judge calls waiting for an answer', registers }),
     judgeCalls: new Counter({ name: 'tracecheck_judge_calls_total', help: 'Judge calls, by outcome (ok, failed)', labelNames: ['outcome'], registers }),
-    judgeRetries: new Counter({ name: 'tracecheck_judge_retries_total', help: 'HTTP retries made by the judge client', registers }),
+    judgeRetries: new Counter({ name: 'tracecheck_judge_retries_total', help: 'Judge calls retried after a retriable failure (429, 5xx, timeout)', registers }),
     alertDeliveries: new Counter({ name: 'tracecheck_alert_deliveries_total', help: 'Alert notifications, by target type and outcome', labelNames: ['type', 'outcome'], registers }),
   };
 }

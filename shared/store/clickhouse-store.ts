@@ -4,7 +4,7 @@ import type { Logger } from '../logging/index.ts';
 import type { Score, Unit } from '../schemas/index.ts';
 import type { AggregateQuery, DocQuery, ScoreQuery, Store, StoredDoc, UnitQuery } from './contract.ts';
 import { normalizeAggregateQuery, normalizeUnitQuery, type Condition } from './conditions.ts';
-import { UNIT_SUMMARY_COLUMNS, docLimit, docToRow, finiteNumber, rowToAggregate, rowToDoc, rowToUnitSummary, text } from './monitoring-rows.ts';
+import { UNIT_SUMMARY_COLUMNS, docLimit, docToRow, finiteNumber, rowToAggregate, rowToDoc, rowToUnitSummary, rowToValueCount, text } from './monitoring-rows.ts';
 import { clientLoggerClass } from './clickhouse-client-logger.ts';
 import { classifyClickHouseError } from './clickhouse-errors.ts';
 import {
@@ -296,7 +296,7 @@ FROM ${db}.scores FINAL${scoreFilters(nq.conditions)} GROUP BY check_name, t${sp
         'valueCounts',
         sql`SELECT \`check\` AS check_name, assumeNotNull(value) AS v, count() AS c FROM ${db}.scores FINAL${scoreFilters(nq.conditions)} AND isNotNull(value) GROUP BY check_name, v ORDER BY check_name, v`,
       );
-      return rows.map((r) => ({ check: String(r.check_name), value: Number(r.v), count: Number(r.c) }));
+      return rows.map((r) => rowToValueCount(r.check_name, r.v, r.c));
     },
 
     async listUnits(query: UnitQuery) {

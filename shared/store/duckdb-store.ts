@@ -6,7 +6,7 @@ import type { Logger } from '../logging/index.ts';
 import type { Score, Unit } from '../schemas/index.ts';
 import type { AggregateQuery, DocQuery, ScoreQuery, Store, StoredDoc, UnitQuery } from './contract.ts';
 import { DEFAULT_PROJECT, normalizeAggregateQuery, normalizeUnitQuery, type Condition } from './conditions.ts';
-import { UNIT_SUMMARY_COLUMNS, docLimit, docToRow, finiteNumber, rowToAggregate, rowToDoc, rowToUnitSummary, text } from './monitoring-rows.ts';
+import { UNIT_SUMMARY_COLUMNS, docLimit, docToRow, finiteNumber, rowToAggregate, rowToDoc, rowToUnitSummary, rowToValueCount, text } from './monitoring-rows.ts';
 import {
   SCORE_FIELDS,
   UNIT_COLUMNS,
@@ -163,14 +163,6 @@ function whereClause(conditions: readonly Condition[]): { sql: string; values: D
   };
   const sql = conditions.length > 0 ? ` WHERE ${conditions.map((x) => render(x, bind)).join(' AND ')}` : '';
   return { sql, values, bind };
-}
-
-function str(v: unknown): string {
-  return typeof v === 'string' ? v : JSON.stringify(v);
-}
-
-function num(v: unknown): number {
-  return typeof v === 'bigint' ? Number(v) : typeof v === 'number' ? v : Number(v ?? 0);
 }
 
 function classify(err: unknown, action: string): Error {
@@ -360,7 +352,7 @@ FROM scores${w.sql} GROUP BY 1, 2${split ? ', 3, 4' : ''} ORDER BY 1, 2${split ?
       const sqlText = `SELECT "check" AS "check", value, count(*) AS count FROM scores${w.sql} AND value IS NOT NULL GROUP BY 1, 2 ORDER BY 1, 2`;
       await ensureMigrated();
       const rows = await serialized('valueCounts', async (c) => (await c.runAndReadAll(sqlText, w.values)).getRowObjectsJS());
-      return rows.map((r) => ({ check: str(r.check), value: num(r.value), count: num(r.count) }));
+      return rows.map((r) => rowToValueCount(r.check, r.value, r.count));
     },
 
     async listUnits(query: UnitQuery) {

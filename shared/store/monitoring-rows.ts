@@ -1,5 +1,5 @@
 import { PermanentError } from '../errors/index.ts';
-import type { ScoreAggregate, StoredDoc, UnitSummary } from './contract.ts';
+import type { ScoreAggregate, StoredDoc, UnitSummary, ValueCount } from './contract.ts';
 import { MAX_LIST_LIMIT } from './conditions.ts';
 import { UNIT_COLUMNS } from './rows.ts';
 import { toWellFormed } from './sql-quote.ts';
@@ -67,6 +67,11 @@ export function rowToAggregate(r: Record<string, unknown>): ScoreAggregate {
     mean_lag_ms: numOrNull(r.mean_lag_ms),
     ...('split_agent' in r ? { agent: strOrNull(r.split_agent), agent_version: strOrNull(r.split_version) } : {}),
   };
+}
+
+/** A (check, value, count) row of `valueCounts`, whatever names the store's SQL gave its columns. */
+export function rowToValueCount(check: unknown, value: unknown, count: unknown): ValueCount {
+  return { check: str(check), value: num(value), count: num(count) };
 }
 
 export function rowToUnitSummary(r: Record<string, unknown>): UnitSummary {

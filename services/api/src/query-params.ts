@@ -36,9 +36,3 @@ export function toScoreFilters(f: UnitFilterValues): ScoreFilters {
   if (f.unit_kind !== undefined) out.unitKind = f.unit_kind;
   return out;
 }
-
-/** `{agent_version: "v2"}` → `agent_version=v2`, for sentences and labels. */
-export function describeFilters(f: UnitFilterValues): string {
-  const parts = UNIT_FILTER_NAMES.filter((k) => f[k] !== undefined).map((k) => `${k}=${String(f[k])}`);
-  return parts.length > 0 ? parts.join(', ') : 'all units';
-}

@@ -9,6 +9,12 @@ export function createInFlightWindow(capacity: number) {
   const waiting: Array<() => void> = [];
   const idle: Array<() => void> = [];
 
+  function freeSlot(): void {
+    active -= 1;
+    waiting.shift()?.();
+    if (active === 0) for (const resolve of idle.splice(0)) resolve();
+  }
+
   return {
     /** Resolves when there is room; the caller then `add`s. This is the consumer's backpressure. */
     room(): Promise<void> {
@@ -22,18 +28,14 @@ export function createInFlightWindow(capacity: number) {
     },
     remove(partition: number, offset: bigint): void {
       if (!offsets.get(partition)?.delete(offset)) return;
-      active -= 1;
-      waiting.shift()?.();
-      if (active === 0) for (const resolve of idle.splice(0)) resolve();
+      freeSlot();
     },
     /**
      * Gives up the slot of a record that was not finished (the scorer is stopping): the slot frees
      * for shutdown to complete, but the offset stays held, so nothing is committed past it.
      */
     abandon(_partition: number, _offset: bigint): void {
-      active -= 1;
-      waiting.shift()?.();
-      if (active === 0) for (const resolve of idle.splice(0)) resolve();
+      freeSlot();
     },
     /** The highest committable offset given the last handled one, or null for none. */
     committable(partition: number, lastHandled: string): string | null {

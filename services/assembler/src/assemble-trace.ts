@@ -1,6 +1,6 @@
 import type { ChatMessage, LogRecordEnvelope, SpanRecord, TokenUsage, ToolDefinition, Unit, UnitToolCall } from '../../../shared/schemas/index.ts';
 import { canonicalJsonText } from '../../../shared/schemas/index.ts';
-import { appendDeduplicated, linkToolResultsByPosition, unifyItemIds } from './merge-history.ts';
+import { appendDeduplicated, linkToolResultsByPosition, restoreCallTurns, unifyItemIds } from './merge-history.ts';
 import { isEntrySpan } from './entry-span.ts';
 
 const STATUS_ERROR = 2;
@@ -231,7 +231,7 @@ export function assembleTrace(parts: TraceParts, assembledAtMs: number): Unit {
   // the history they re-send: a later call carries a longer one.
   const calls = modelCalls(spans, parts.logs).sort((a, b) => byStart(a.span, b.span) || a.input.length - b.input.length || byStartThenEnd(a.span, b.span));
   let history: ChatMessage[] = [];
-  for (const c of calls) history = appendDeduplicated(history, unifyItemIds([...c.input, ...c.output]));
+  for (const c of calls) history = appendDeduplicated(history, unifyItemIds([...restoreCallTurns(c.input, history), ...c.output]));
   const toolSpans = spans.filter((s) => s.genai.tool_execution);
   history = linkToolSpans(linkToolResultsByPosition(history), toolSpans);
 
@@ -265,7 +265,8 @@ export function assembleTrace(parts: TraceParts, assembledAtMs: number): Unit {
     unit_id: parts.unitId ?? parts.traceId,
     kind: 'trace',
     trace_ids: [parts.traceId],
-    agent_name: firstDefined(ordered, (s) => s.genai.agent_name) ?? firstDefined(ordered, (s) => s.service_name),
+    // An agent invocation names the agent; other spans may carry a library's default name.
+    agent_name: firstDefined(ordered.filter(isEntrySpan), (s) => s.genai.agent_name) ?? firstDefined(ordered, (s) => s.genai.agent_name) ?? firstDefined(ordered, (s) => s.service_name),
     agent_version: firstDefined(ordered, (s) => s.genai.agent_version) ?? firstDefined(ordered, (s) => s.service_version),
     service: firstDefined(ordered, (s) => s.service_name),
     environment: firstDefined(ordered, (s) => s.environment),

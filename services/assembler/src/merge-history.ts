@@ -54,11 +54,65 @@ export function appendDeduplicated(history: readonly ChatMessage[], next: readon
       break;
     }
   }
-  if (overlap === 0) return [...history, ...rest];
+  if (overlap === 0) return appendLossyCopy(history, rest);
   const start = history.length - overlap;
   // The shared turns keep the better ids: a call id where one copy had only an item id or none.
   const shared = history.slice(start).map((h, i) => withIdsOf(h, rest[i]));
   return [...history.slice(0, start), ...shared, ...rest.slice(overlap)];
+}
+
+/** An assistant turn that only calls tools, or a tool result. */
+function isToolTurn(m: ChatMessage): boolean {
+  return m.role === 'tool' || (m.role === 'assistant' && !!m.tool_calls?.length && text(m) === '');
+}
+
+/**
+ * A call whose re-sent history lost the tool turns (libraries that drop the Responses
+ * `function_call` / `function_call_output` items from what they record, so that no tool result
+ * is among its messages): when no exact overlap
+ * exists, the dialog's last turns with its tool turns left out may be a prefix of the call's
+ * messages, provided that prefix holds no tool turns itself and only tool turns follow it in the
+ * dialog. Otherwise the call is appended whole.
+ */
+function appendLossyCopy(history: readonly ChatMessage[], rest: readonly ChatMessage[]): ChatMessage[] {
+  let end = history.length;
+  while (end > 0 && isToolTurn(history[end - 1])) end--;
+  // A copy that has tool results kept its tool turns: it is not this lossy kind.
+  if (end === history.length || rest.some((m) => m.role === 'tool')) return [...history, ...rest];
+  const kept = history.slice(0, end).filter((m) => !isToolTurn(m));
+  for (let k = Math.min(kept.length, rest.length); k > 0; k--) {
+    let same = true;
+    for (let i = 0; i < k && same; i++) same = !isToolTurn(rest[i]) && sameMessage(kept[kept.length - k + i], rest[i]);
+    if (same) return [...history, ...rest.slice(k)];
+  }
+  return [...history, ...rest];
+}
+
+/**
+ * A model call's input in which a tool result lost the assistant turn that asked for it (OpenLIT
+ * drops an assistant message that has no text): the turn is taken back, by call id, from the
+ * dialog so far, where an earlier call's output holds it.
+ */
+export function restoreCallTurns(input: readonly ChatMessage[], history: readonly ChatMessage[]): ChatMessage[] {
+  if (!input.some((m) => m.role === 'tool' && m.tool_call_id)) return [...input];
+  const out: ChatMessage[] = [];
+  // Calls of the last assistant turn not yet answered: a result among them answers that turn
+  // (perhaps under another id: a Responses item id), one past them lost its own turn.
+  let open = 0;
+  for (const m of input) {
+    if (m.role !== 'tool') open = m.role === 'assistant' ? (m.tool_calls?.length ?? 0) : 0;
+    else if (open === 0 && m.tool_call_id) {
+      const id = m.tool_call_id;
+      const turn = history.find((h) => h.role === 'assistant' && h.tool_calls?.some((c) => c.id === id));
+      if (turn) {
+        out.push(turn);
+        open = turn.tool_calls!.length;
+      }
+    }
+    if (m.role === 'tool' && open > 0) open--;
+    out.push(m);
+  }
+  return out;
 }
 
 function betterId(mine: string | undefined, theirs: string | undefined): string | undefined {

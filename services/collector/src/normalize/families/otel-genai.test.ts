@@ -3,6 +3,7 @@ import { SpanEnvelopeSchema } from '../../../../../shared/schemas/index.ts';
 import { decodeTraceRequestJson } from '../../otlp/decode-json.ts';
 import { jsonTraceRequest, type SpanSpec } from '../../testing/otlp-builders.ts';
 import { normalizeSpan } from '../normalize-span.ts';
+import { normalizeOne } from '../test-support.ts';
 
 const OPTS = { maxAttributeBytes: 1024 * 1024, receivedAtMs: 1 };
 
@@ -166,5 +167,84 @@ describe('OTel GenAI content on the operation-details event', () => {
       request_model: 'gpt-4o',
     });
     expect(env.events).toEqual([]);
+  });
+});
+
+describe('OpenLIT on OTel GenAI attributes', () => {
+  const text = (role: string, content: string) => ({ role, parts: [{ type: 'text', content }] });
+
+  it('keeps a system prompt that is both in gen_ai.system_instructions and in the input messages once', () => {
+    const env = normalize({
+      attributes: {
+        'gen_ai.operation.name': 'chat',
+        'gen_ai.system_instructions': JSON.stringify([{ type: 'text', content: 'Be brief.' }]),
+        'gen_ai.input.messages': JSON.stringify([text('system', 'Be brief.'), text('user', 'Hi')]),
+      },
+    }, {});
+    expect(env.genai.input_messages).toEqual([{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hi' }]);
+  });
+
+  it('reads gen_ai.tool.* on a model span as the calls it asked for: their call ids replace the Responses item ids', () => {
+    const call = (id: string, city: string) => ({ type: 'tool_call', id, name: 'get_weather', arguments: { city } });
+    const env = normalize({
+      attributes: {
+        'gen_ai.operation.name': 'chat',
+        'gen_ai.input.messages': JSON.stringify([text('user', 'Paris and Rome?')]),
+        'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', parts: [call('fc_1', 'Paris'), call('fc_2', 'Rome')] }]),
+        'gen_ai.tool.name': 'get_weather, get_weather',
+        'gen_ai.tool.call.id': 'call_1, call_2',
+        'gen_ai.tool.args': '{"city": "Paris"}, {"city": "Rome"}',
+      },
+    }, {});
+    expect(env.genai.tool_execution).toBeUndefined();
+    expect(env.genai.output_messages?.[0].tool_calls?.map((c) => c.id)).toEqual(['call_1', 'call_2']);
+    expect(env.attributes).toEqual({});
+  });
+
+  it('leaves the item ids when the listed calls do not match the output call by call', () => {
+    const env = normalize({
+      attributes: {
+        'gen_ai.operation.name': 'chat',
+        'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', parts: [{ type: 'tool_call', id: 'fc_1', name: 'get_weather', arguments: {} }] }]),
+        'gen_ai.tool.name': 'get_time',
+        'gen_ai.tool.call.id': 'call_1',
+      },
+    }, {});
+    expect(env.genai.output_messages?.[0].tool_calls?.map((c) => c.id)).toEqual(['fc_1']);
+  });
+});
+
+describe('opentelemetry-instrumentation-openai-agents-v2: SDK objects written as Python reprs', () => {
+  const scope = { name: 'opentelemetry.instrumentation.openai_agents' };
+  const call = "ResponseFunctionToolCall(arguments='{\"city\": \"Paris\"}', call_id='call_1', name='get_weather', type='function_call', id='fc_1', async_=None, status='completed')";
+
+  it('reads a function call repr as the tool call and an output_text dict repr as its text', () => {
+    const env = normalizeOne(
+      {
+        attributes: {
+          'gen_ai.operation.name': 'chat',
+          'gen_ai.input.messages': JSON.stringify([
+            { role: 'user', parts: [{ type: 'text', content: 'Paris?' }] },
+            { role: 'assistant', parts: [{ type: 'text', content: "{'annotations': [], 'text': 'It\\'s sunny, 22 \\u00b0C.', 'type': 'output_text', 'logprobs': []}" }] },
+          ]),
+          'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: call }] }]),
+        },
+      },
+      { scope },
+    );
+    expect(env.genai.input_messages).toEqual([{ role: 'user', content: 'Paris?' }, { role: 'assistant', content: "It's sunny, 22 °C." }]);
+    expect(env.genai.output_messages).toEqual([
+      { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
+    ]);
+  });
+
+  it('keeps text that only looks like a repr, and reprs from any other scope', () => {
+    const odd = "{'text': 'hi'} and more";
+    const attributes = {
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: odd }] }, { role: 'assistant', parts: [{ type: 'text', content: call }] }]),
+    };
+    expect(normalizeOne({ attributes }, { scope }).genai.output_messages?.map((m) => m.content)).toEqual([odd, null]);
+    expect(normalizeOne({ attributes }, { scope: { name: 'other' } }).genai.output_messages?.map((m) => m.content)).toEqual([odd, call]);
   });
 });

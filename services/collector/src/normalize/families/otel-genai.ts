@@ -1,6 +1,7 @@
-import type { TokenUsage } from '../../../../../shared/schemas/index.ts';
+import type { ChatMessage, TokenUsage } from '../../../../../shared/schemas/index.ts';
 import { fromOtelMessages, fromSystemInstructions, toolDefinitions } from '../messages.ts';
 import { canonicalArguments, contentText, take, takeNumber, takeParsed, takeString } from '../values.ts';
+import { AGENTS_SDK_SCOPE, readAgentsSdkReprs } from './agents-sdk-reprs.ts';
 import type { FamilyExtractor, FamilyFields } from './types.ts';
 import { spanErrorText } from './types.ts';
 
@@ -42,6 +43,27 @@ export function takeGenAiUsage(attrs: Record<string, unknown>): TokenUsage | und
   return Object.keys(u).length > 0 ? u : undefined;
 }
 
+const MODEL_CALLS = new Set(['chat', 'text_completion', 'generate_content', 'responses']);
+
+/**
+ * OpenLIT lists the calls of a Responses answer as `name, name` / `call_…, call_…`; the output
+ * names them by item id (`fc_…`). Renamed only when both lists agree call by call.
+ */
+function renameItemIds(messages: ChatMessage[], names: string, callIds: string): void {
+  const ids = callIds.split(', ');
+  const wanted = names.split(', ');
+  const calls = messages.flatMap((m) => m.tool_calls ?? []);
+  if (calls.length !== ids.length || calls.some((c, i) => c.function.name !== wanted[i])) return;
+  let k = 0;
+  for (const m of messages) {
+    if (!m.tool_calls) continue;
+    m.tool_calls = m.tool_calls.map((c) => {
+      const id = ids[k++];
+      return c.id.startsWith('fc_') ? { ...c, id } : c;
+    });
+  }
+}
+
 export const DETAILS_EVENT = 'gen_ai.client.inference.operation.details';
 const CONTENT_KEYS = ['gen_ai.input.messages', 'gen_ai.output.messages', 'gen_ai.system_instructions'] as const;
 
@@ -50,7 +72,10 @@ export function takeOtelContent(attrs: Record<string, unknown>): Pick<FamilyFiel
   const out: Pick<FamilyFields, 'input_messages' | 'output_messages' | 'tool_definitions'> = {};
   const system = takeParsed(attrs, 'gen_ai.system_instructions', fromSystemInstructions);
   const inputMessages = takeParsed(attrs, 'gen_ai.input.messages', (v) => fromOtelMessages(v, 'user'));
-  if (system || inputMessages) out.input_messages = [...(system ? [system] : []), ...(inputMessages ?? [])];
+  // Some libraries (OpenLIT) copy the system message into gen_ai.system_instructions and keep it
+  // in the input messages too: it is one message, not two.
+  const repeated = system && inputMessages?.some((m) => m.role === 'system' && m.content === system.content);
+  if (system || inputMessages) out.input_messages = [...(system && !repeated ? [system] : []), ...(inputMessages ?? [])];
   const outputMessages = takeParsed(attrs, 'gen_ai.output.messages', (v) => fromOtelMessages(v, 'assistant'));
   if (outputMessages) out.output_messages = outputMessages;
   const defs = takeParsed(attrs, 'gen_ai.tool.definitions', toolDefinitions);
@@ -97,12 +122,21 @@ export const extractOtelGenAi: FamilyExtractor = (input) => {
   if (toolSpan) toolMessagesAsCall(attrs);
 
   Object.assign(out, takeOtelContent(attrs));
+  if (input.scope.name === AGENTS_SDK_SCOPE) {
+    if (out.input_messages) out.input_messages = readAgentsSdkReprs(out.input_messages);
+    if (out.output_messages) out.output_messages = readAgentsSdkReprs(out.output_messages);
+  }
 
   const toolName = takeString(attrs, 'gen_ai.tool.name');
   const callId = takeString(attrs, 'gen_ai.tool.call.id');
   const args = take(attrs, 'gen_ai.tool.call.arguments');
   const result = take(attrs, 'gen_ai.tool.call.result');
-  if (toolName && (operation === 'execute_tool' || operation === undefined || callId !== undefined)) {
+  if (toolName && out.output_messages && MODEL_CALLS.has(operation ?? '')) {
+    // OpenLIT puts the call the model asked for on the model span (gen_ai.tool.name / call.id /
+    // args): it is not a tool execution; its call id names a Responses item id (`fc_…`) of that call.
+    if (callId) renameItemIds(out.output_messages, toolName, callId);
+    take(attrs, 'gen_ai.tool.args');
+  } else if (toolName && (operation === 'execute_tool' || operation === undefined || callId !== undefined)) {
     out.tool_execution = { name: toolName };
     if (callId) out.tool_execution.call_id = callId;
     if (args !== undefined) out.tool_execution.arguments = canonicalArguments(args);

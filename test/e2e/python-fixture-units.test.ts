@@ -14,6 +14,8 @@ const SYSTEM = 'You are a helpful assistant. Use the tools.';
 const ANSWER = { Paris: 'The weather in Paris is sunny, 22 °C.', Berlin: 'The weather in Berlin is cloudy, 15 °C.' };
 const SORRY = 'Sorry, I could not get the weather for Atlantis.';
 const LOOP_END = 'Order 42 is still processing after three checks; I will stop checking now.';
+const TRIAGE = 'You route each question to the agent that can answer it.';
+const HANDOFF_RESULT = '{"assistant":"weather-agent"}';
 
 interface Profile {
   /** Tool results as the framework sent them to the model (or, where only a tool span has them, as the span has them). */
@@ -59,7 +61,14 @@ const AGENTS_OTEL_V2: Profile = {
   toolError: AGENTS.toolError,
   system: false,
   resultNamed: true,
-  loses: (name, unit, steps) => (name === 'two-turns' && unit === 1 ? steps.filter((_, i) => i !== 1) : steps),
+  // The handoff's result is in no span either.
+  loses: (name, unit, steps) => {
+    const kept = name === 'handoff' ? steps.map((s): Step => ('call' in s && s.call.startsWith('transfer_to_') ? { ...s, lose: 'result' } : s)) : steps;
+    // The second trace re-sends the first turn without its calls and results.
+    if (unit === 1 && name === 'two-turns') return kept.filter((_, i) => i !== 1);
+    if (unit === 1 && name === 'handoff') return kept.filter((_, i) => i !== 1 && i !== 2);
+    return kept;
+  },
 };
 
 const PROFILES: Record<string, Profile> = {
@@ -80,11 +89,31 @@ const PROFILES: Record<string, Profile> = {
   'python/openai-agents-otel-v2': AGENTS_OTEL_V2,
 };
 
-/** A tool call and its result; `lose` marks what the library's export does not hold. */
-type Step = { call: string; args: string; result: string; lose?: 'call' | 'result' } | { user: string } | { answer: string };
+/**
+ * A tool call and its result (`lose`: what the library's export does not hold), a user turn, an
+ * answer, or the system prompt of an agent that took over. `by`: the agent whose model call made
+ * the turn, where a trace has several agents.
+ */
+type Step = { call: string; args: string; result: string; lose?: 'call' | 'result'; by?: string } | { user: string } | { answer: string; by?: string } | { system: string };
 
 function weatherTurn(p: Profile, city: 'Paris' | 'Berlin', question: string): Step[] {
   return [{ user: question }, { call: 'get_weather', args: `{"city":"${city}"}`, result: p.results[city] }, { answer: ANSWER[city] }];
+}
+
+/** A triage agent hands the question to the weather agent, whose own system prompt starts its turns. */
+function handoffTurn(p: Profile, city: 'Paris' | 'Berlin', question: string): Step[] {
+  return [
+    { user: question },
+    { call: 'transfer_to_weather_agent', args: '{}', result: HANDOFF_RESULT, by: 'triage-agent' },
+    { system: SYSTEM },
+    { call: 'get_weather', args: `{"city":"${city}"}`, result: p.results[city], by: 'weather-agent' },
+    { answer: ANSWER[city], by: 'weather-agent' },
+  ];
+}
+
+/** The same turn as a later trace re-sends it: no agent names, no system prompt of the agent that took over. */
+function asResent(steps: Step[]): Step[] {
+  return steps.filter((s) => !('system' in s)).map((s) => ('by' in s ? { ...s, by: undefined } : s));
 }
 
 /** The steps of each unit (one per trace) of a scenario. */
@@ -101,21 +130,28 @@ function scenario(name: string, p: Profile): Step[][] {
       const check = { call: 'check_order', args: '{"order_id":"42"}', result: p.results.order };
       return [[{ user: 'Has order 42 shipped yet?' }, check, check, check, { answer: LOOP_END }]];
     }
+    case 'handoff': {
+      const first = handoffTurn(p, 'Paris', 'What is the weather in Paris?');
+      return [first, [...asResent(first), ...handoffTurn(p, 'Berlin', 'And in Berlin?')]];
+    }
     default:
       throw new Error(`no expectation for scenario ${name}`);
   }
 }
 
-function expectedMessages(steps: Step[], ids: string[], orphanIds: string[], p: Profile): ChatMessage[] {
-  const out: ChatMessage[] = p.system === false ? [] : [{ role: 'system', content: SYSTEM }];
+function expectedMessages(name: string, steps: Step[], ids: string[], orphanIds: string[], p: Profile): ChatMessage[] {
+  const out: ChatMessage[] = p.system === false ? [] : [{ role: 'system', content: name === 'handoff' ? TRIAGE : SYSTEM }];
+  const by = (s: { by?: string }) => (s.by ? { name: s.by } : {});
   let k = 0;
   let o = 0;
   for (const s of steps) {
     if ('user' in s) out.push({ role: 'user', content: s.user });
-    else if ('answer' in s) out.push({ role: 'assistant', content: s.answer });
+    else if ('system' in s) {
+      if (p.system !== false) out.push({ role: 'system', content: s.system });
+    } else if ('answer' in s) out.push({ role: 'assistant', content: s.answer, ...by(s) });
     else {
       const id = (s.lose === 'call' ? orphanIds[o++] : ids[k++]) ?? '<missing call>';
-      if (s.lose !== 'call') out.push({ role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name: s.call, arguments: s.args } }] });
+      if (s.lose !== 'call') out.push({ role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name: s.call, arguments: s.args } }], ...by(s) });
       if (s.lose !== 'result') out.push({ role: 'tool', content: s.result, tool_call_id: id, ...(p.resultNamed ? { name: s.call } : {}) });
     }
   }
@@ -127,7 +163,7 @@ const cases = [...new Set(listFixtures().filter((f) => PROFILES[f.family]).map((
 describe('Python library captures assemble exactly', () => {
   it('covers every exact family and scenario', () => {
     expect(new Set(cases.map(([family]) => family))).toEqual(new Set(Object.keys(PROFILES)));
-    expect(cases).toHaveLength(67);
+    expect(cases).toHaveLength(70);
   });
 
   for (const encoding of ['json', 'protobuf'] as const) {
@@ -141,7 +177,7 @@ describe('Python library captures assemble exactly', () => {
         for (const id of ids) expect(id).toMatch(/^call_[0-9a-f]{24}$/);
         expect(new Set(ids).size).toBe(ids.length);
         const orphanIds = unit.message_history.flatMap((m) => (m.role === 'tool' && !ids.includes(m.tool_call_id ?? '') ? [m.tool_call_id ?? ''] : []));
-        expect(unit.message_history).toEqual(expectedMessages(expected[u], ids, orphanIds, profile));
+        expect(unit.message_history).toEqual(expectedMessages(name, expected[u], ids, orphanIds, profile));
         expect(unit.model_output).toBe(unit.message_history.at(-1)?.content);
         const calls = expected[u].filter((s): s is Extract<Step, { call: string }> => 'call' in s && s.lose !== 'call');
         expect(unit.tool_calls.map((c) => ({ ...c, error: c.error === null ? null : 'flagged' }))).toEqual(

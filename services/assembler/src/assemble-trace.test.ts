@@ -189,3 +189,40 @@ describe('assembleTrace', () => {
     expect(unit.message_history).toEqual([...history(2), assistant('no table')]);
   });
 });
+
+describe('several agents in one trace (a handoff)', () => {
+  const HANDOFF = '2'.repeat(16);
+  const triageSpan = createTestSpan({ trace_id: T, span_id: ROOT, startMs: 1000, genai: { operation: 'invoke_agent', agent_name: 'triage' } });
+  const weatherSpan = createTestSpan({ trace_id: T, span_id: HANDOFF, parent_span_id: ROOT, startMs: 1100, genai: { operation: 'invoke_agent', agent_name: 'weather' } });
+  const transfer = toolCall('c1', 'transfer_to_weather', {});
+  const lookup = toolCall('c2', 'get_weather', { city: 'Paris' });
+  const chat = (parent: string, startMs: number, input: ReturnType<typeof user>[], output: ReturnType<typeof user>[], agent = 'Default Agent') =>
+    createTestSpan({ trace_id: T, parent_span_id: parent, startMs, genai: { operation: 'chat', agent_name: agent, input_messages: input, output_messages: output } });
+
+  it("names each assistant turn by its agent and puts the new agent's system prompt where its turns begin", () => {
+    const spans = [
+      triageSpan,
+      weatherSpan,
+      chat(ROOT, 1010, [system('triage'), user('Paris?')], [transfer]),
+      chat(HANDOFF, 1110, [system('weather'), user('Paris?'), transfer, toolResult('c1', 'to weather')], [lookup]),
+      chat(HANDOFF, 1120, [system('weather'), user('Paris?'), transfer, toolResult('c1', 'to weather'), lookup, toolResult('c2', 'sunny')], [assistant('Sunny.')]),
+    ];
+    const unit = assembleTrace({ traceId: T, spans, logs: [] }, 0);
+    expect(unit.message_history).toEqual([
+      system('triage'),
+      user('Paris?'),
+      { ...transfer, name: 'triage' },
+      toolResult('c1', 'to weather'),
+      system('weather'),
+      { ...lookup, name: 'weather' },
+      toolResult('c2', 'sunny'),
+      { ...assistant('Sunny.'), name: 'weather' },
+    ]);
+    expect(unit.agent_name).toBe('triage');
+  });
+
+  it('names no turn when every call belongs to one agent', () => {
+    const spans = [triageSpan, chat(ROOT, 1010, [user('Hi')], [assistant('Hello')], 'triage')];
+    expect(assembleTrace({ traceId: T, spans, logs: [] }, 0).message_history).toEqual([user('Hi'), assistant('Hello')]);
+  });
+});

@@ -96,6 +96,29 @@ function modelCalls(spans: readonly SpanRecord[], logs: readonly LogRecordEnvelo
 }
 
 /**
+ * The agent that made each model call, when a trace has several (a handoff, agents as tools): the
+ * nearest agent invocation around the call (its own name wins over a library's default name on
+ * inner spans), else the nearest span that names an agent. Empty for a single-agent trace: its
+ * turns need no names.
+ */
+function agentsOf(calls: readonly ModelCall[], spans: readonly SpanRecord[]): Map<ModelCall, string> {
+  const byId = new Map(spans.map((s) => [s.span_id, s]));
+  const out = new Map<ModelCall, string>();
+  for (const c of calls) {
+    let named: string | undefined;
+    let invoked: string | undefined;
+    // Bounded walk: a malicious export can make the parent links a cycle.
+    for (let s: SpanRecord | undefined = c.span, hops = 0; s && hops <= spans.length && !invoked; s = byId.get(s.parent_span_id ?? ''), hops++) {
+      named ??= s.genai.agent_name;
+      if (s.genai.operation === 'invoke_agent') invoked = s.genai.agent_name;
+    }
+    const agent = invoked ?? named;
+    if (agent) out.set(c, agent);
+  }
+  return new Set(out.values()).size > 1 ? out : new Map<ModelCall, string>();
+}
+
+/**
  * Tool results that exist only as tool-execution spans are put into the dialog right after the
  * assistant turn that asked for them, linked by call id (or, without one, by name and arguments).
  */
@@ -230,8 +253,13 @@ export function assembleTrace(parts: TraceParts, assembledAtMs: number): Unit {
   // Calls that start in the same instant (clock resolution, or a fast local model) are ordered by
   // the history they re-send: a later call carries a longer one.
   const calls = modelCalls(spans, parts.logs).sort((a, b) => byStart(a.span, b.span) || a.input.length - b.input.length || byStartThenEnd(a.span, b.span));
+  const speakers = agentsOf(calls, spans);
   let history: ChatMessage[] = [];
-  for (const c of calls) history = appendDeduplicated(history, unifyItemIds([...restoreCallTurns(c.input, history), ...c.output]));
+  for (const c of calls) {
+    const agent = speakers.get(c);
+    const output = agent ? c.output.map((m) => (m.role === 'assistant' && !m.name ? { ...m, name: agent } : m)) : c.output;
+    history = appendDeduplicated(history, unifyItemIds([...restoreCallTurns(c.input, history), ...output]));
+  }
   const toolSpans = spans.filter((s) => s.genai.tool_execution);
   history = linkToolSpans(linkToolResultsByPosition(history), toolSpans);
 

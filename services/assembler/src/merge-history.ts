@@ -45,20 +45,36 @@ export function appendDeduplicated(history: readonly ChatMessage[], next: readon
   let rest = next;
   // A system prompt the dialog already has is re-sent context, not a new turn.
   while (rest.length > 0 && rest[0].role === 'system' && history.some((h) => sameMessage(h, rest[0]))) rest = rest.slice(1);
+  // A new system prompt before re-sent history: another agent took over the dialog (a handoff).
+  // It is placed where that agent's own turns begin: after the dialog so far and the results that
+  // answer its last calls (a system message between a call and its result is not a valid dialog).
+  let lead = 0;
+  while (lead < rest.length && rest[lead].role === 'system') lead++;
+  if (lead > 0 && lead < rest.length && history.length > 0) {
+    // Whatever the merge shares, it keeps the dialog's length and appends only the new turns.
+    const merged = appendDeduplicated(history, rest.slice(lead));
+    if (merged.length < history.length + rest.length - lead) {
+      let at = history.length;
+      while (at < merged.length && merged[at].role === 'tool') at++;
+      return [...merged.slice(0, at), ...rest.slice(0, lead), ...merged.slice(at)];
+    }
+  }
+  // The system prompts of agents that took over sit inside the dialog; a re-sent history without
+  // system prompts does not have them.
+  const view = rest.some((m) => m.role === 'system') ? history.map((_, i) => i) : history.flatMap((m, i) => (m.role === 'system' ? [] : [i]));
   let overlap = 0;
-  for (let k = Math.min(history.length, rest.length); k > 0; k--) {
+  for (let k = Math.min(view.length, rest.length); k > 0; k--) {
     let same = true;
-    for (let i = 0; i < k && same; i++) same = sameMessage(history[history.length - k + i], rest[i]);
+    for (let i = 0; i < k && same; i++) same = sameMessage(history[view[view.length - k + i]], rest[i]);
     if (same) {
       overlap = k;
       break;
     }
   }
   if (overlap === 0) return appendLossyCopy(history, rest);
-  const start = history.length - overlap;
   // The shared turns keep the better ids: a call id where one copy had only an item id or none.
-  const shared = history.slice(start).map((h, i) => withIdsOf(h, rest[i]));
-  return [...history.slice(0, start), ...shared, ...rest.slice(overlap)];
+  const shared = new Map(view.slice(view.length - overlap).map((h, i) => [h, i]));
+  return [...history.map((h, i) => (shared.has(i) ? withIdsOf(h, rest[shared.get(i)!]) : h)), ...rest.slice(overlap)];
 }
 
 /** An assistant turn that only calls tools, or a tool result. */

@@ -67,6 +67,13 @@ const OPERATION_BY_KIND: Record<string, string> = {
   RETRIEVER: 'retrieval',
 };
 
+const HANDOFF = /^handoff to (.+)$/;
+
+/** The OpenAI Agents SDK's default handoff tool name: `transfer_to_` + the agent's name, snake-cased. */
+function handoffToolName(agent: string): string {
+  return `transfer_to_${agent.replace(/[^A-Za-z0-9]/g, '_').toLowerCase()}`;
+}
+
 /** OpenInference (Arize / Phoenix): flattened llm.input_messages/llm.output_messages, llm.tools, TOOL spans. */
 export const extractOpenInference: FamilyExtractor = (input) => {
   const { attrs } = input;
@@ -104,7 +111,13 @@ export const extractOpenInference: FamilyExtractor = (input) => {
   const u = usage(attrs);
   if (u) out.usage = u;
 
-  if (kind === 'TOOL') {
+  if (kind === 'TOOL' && !attrs['tool.name'] && HANDOFF.test(input.span.name)) {
+    // The OpenAI Agents SDK's handoff (`handoff to <agent>`, from-agent in, to-agent out): it runs
+    // the SDK's `transfer_to_<agent>` call, whose result the dialog already holds.
+    out.tool_execution = { name: handoffToolName(HANDOFF.exec(input.span.name)![1]) };
+    take(attrs, 'input.value');
+    take(attrs, 'output.value');
+  } else if (kind === 'TOOL') {
     const name = takeString(attrs, 'tool.name') ?? input.span.name;
     out.tool_execution = { name };
     const callId = takeString(attrs, 'tool.id') ?? takeString(attrs, 'tool_call.id');

@@ -27,6 +27,8 @@ interface Profile {
   system?: boolean;
   /** True where results come from tool spans alone: the tool message then names its tool. */
   resultNamed?: boolean;
+  /** The name a later trace's re-sent history gives the earlier assistant turns (LangGraph names its agent's messages). */
+  resentBy?: string;
   /** What the library's export does not hold (see services/collector/README.md): the steps it loses. */
   loses?: (scenario: string, unit: number, steps: Step[]) => Step[];
 }
@@ -71,6 +73,15 @@ const AGENTS_OTEL_V2: Profile = {
   },
 };
 
+// LangGraph's ToolNode answers a failing tool with the error and a plea; its messages carry names.
+const LANGGRAPH: Profile = {
+  results: { Paris: JSON_RESULTS.Paris, Berlin: JSON_RESULTS.Berlin, order: JSON_RESULTS.order },
+  failure: "Error: ValueError('unknown city: Atlantis')\n Please fix your mistakes.",
+  toolError: /^ValueError\('unknown city: Atlantis'\)Traceback/,
+  resultNamed: true,
+  resentBy: 'weather-agent',
+};
+
 const PROFILES: Record<string, Profile> = {
   'python/openai-v2': CLIENT,
   'python/openai-v2-latest-span': CLIENT,
@@ -87,6 +98,7 @@ const PROFILES: Record<string, Profile> = {
   'python/strands-latest': STRANDS,
   'python/openlit': OPENLIT,
   'python/openai-agents-otel-v2': AGENTS_OTEL_V2,
+  'python/langgraph-openinference': LANGGRAPH,
 };
 
 /**
@@ -120,8 +132,10 @@ function asResent(steps: Step[]): Step[] {
 function scenario(name: string, p: Profile): Step[][] {
   const paris = weatherTurn(p, 'Paris', 'What is the weather in Paris?');
   switch (name.replace(/^responses-/, '')) {
-    case 'two-turns':
-      return [paris, [...paris, ...weatherTurn(p, 'Berlin', 'And in Berlin?')]];
+    case 'two-turns': {
+      const resent = paris.map((s) => ('answer' in s || 'call' in s ? { ...s, by: p.resentBy } : s));
+      return [paris, [...resent, ...weatherTurn(p, 'Berlin', 'And in Berlin?')]];
+    }
     case 'stream':
       return [paris];
     case 'failing-tool':
@@ -163,7 +177,7 @@ const cases = [...new Set(listFixtures().filter((f) => PROFILES[f.family]).map((
 describe('Python library captures assemble exactly', () => {
   it('covers every exact family and scenario', () => {
     expect(new Set(cases.map(([family]) => family))).toEqual(new Set(Object.keys(PROFILES)));
-    expect(cases).toHaveLength(70);
+    expect(cases).toHaveLength(74);
   });
 
   for (const encoding of ['json', 'protobuf'] as const) {

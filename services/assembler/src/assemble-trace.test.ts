@@ -226,3 +226,19 @@ describe('several agents in one trace (a handoff)', () => {
     expect(assembleTrace({ traceId: T, spans, logs: [] }, 0).message_history).toEqual([user('Hi'), assistant('Hello')]);
   });
 });
+
+describe('tool spans without call ids', () => {
+  it("match a call by the bare value of its only argument (LangChain's TOOL spans), and add no call of their own", () => {
+    const call = toolCall('c1', 'get_weather', { city: 'Paris' });
+    const spans = [
+      createTestSpan({ trace_id: T, span_id: ROOT, startMs: 1000, genai: { operation: 'chat', input_messages: [user('Paris?')], output_messages: [call] } }),
+      createTestSpan({ trace_id: T, parent_span_id: ROOT, startMs: 1010, status: { code: 2, message: 'boom' }, genai: { operation: 'execute_tool', tool_execution: { name: 'get_weather', arguments: 'Paris', error: 'boom' } } }),
+      createTestSpan({ trace_id: T, parent_span_id: ROOT, startMs: 1020, genai: { operation: 'execute_tool', tool_execution: { name: 'get_weather', arguments: 'Rome' } } }),
+    ];
+    const calls = assembleTrace({ traceId: T, spans, logs: [] }, 0).tool_calls;
+    expect(calls.map((c) => [c.id, c.arguments, c.error])).toEqual([
+      ['c1', '{"city":"Paris"}', 'boom'],
+      [`span:${spans[2].span_id}`, 'Rome', null],
+    ]);
+  });
+});

@@ -167,10 +167,9 @@ function toolCallsOf(history: readonly ChatMessage[], toolSpans: readonly SpanRe
   for (const s of toolSpans) {
     const exec = s.genai.tool_execution!;
     const error = exec.error ?? (s.status.code === STATUS_ERROR ? (s.status.message ?? 'tool span ended with error status') : undefined);
-    const args = exec.arguments === undefined ? undefined : canonicalJsonText(exec.arguments);
     const target = exec.call_id
       ? calls.find((c) => c.id === exec.call_id)
-      : calls.find((c) => !claimed.has(c) && c.name === exec.name && (args === undefined || canonicalJsonText(c.arguments) === args));
+      : calls.find((c) => !claimed.has(c) && c.name === exec.name && (exec.arguments === undefined || sameArguments(c.arguments, exec.arguments)));
     if (target) {
       claimed.add(target);
       if (error) target.error ??= error;
@@ -183,6 +182,22 @@ function toolCallsOf(history: readonly ChatMessage[], toolSpans: readonly SpanRe
     calls.push({ id, name: exec.name, arguments: exec.arguments ?? '{}', result: exec.result ?? null, error: error ?? null });
   }
   return calls;
+}
+
+/**
+ * A tool span's arguments against the call's: the same JSON, or the bare value of the call's only
+ * argument (LangChain's TOOL spans record `Paris` for `{"city":"Paris"}`).
+ */
+function sameArguments(callArgs: string, spanArgs: string): boolean {
+  if (canonicalJsonText(callArgs) === canonicalJsonText(spanArgs)) return true;
+  try {
+    const parsed: unknown = JSON.parse(callArgs);
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return false;
+    const values = Object.values(parsed);
+    return values.length === 1 && (typeof values[0] === 'string' ? values[0] : JSON.stringify(values[0])) === spanArgs;
+  } catch {
+    return false;
+  }
 }
 
 /** Every span that has a descendant among `inner`: a wrapper whose figures repeat its children's. */

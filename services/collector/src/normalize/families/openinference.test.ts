@@ -86,3 +86,34 @@ describe('OpenInference', () => {
     expect(env.attributes).toEqual({});
   });
 });
+
+describe('OpenInference: LangGraph and the OpenAI Agents SDK', () => {
+  it('does not read the messages on a CHAIN or AGENT span (the framework state) as a model call', () => {
+    for (const kind of ['CHAIN', 'AGENT']) {
+      const env = normalizeOne({
+        name: 'call_model',
+        attributes: { 'openinference.span.kind': kind, 'llm.input_messages.0.message.role': 'user', 'llm.input_messages.0.message.content': 'Hi' },
+      });
+      expect(env.genai.input_messages).toBeUndefined();
+      expect(env.attributes).toEqual({});
+    }
+  });
+
+  it("reads a TOOL span's LangChain ToolMessage in messages_to_dict form as the result and call id", () => {
+    const env = normalizeOne({
+      name: 'get_weather',
+      attributes: {
+        'openinference.span.kind': 'TOOL',
+        'tool.name': 'get_weather',
+        'input.value': 'Paris',
+        'output.value': JSON.stringify({ type: 'tool', data: { content: '{"city": "Paris"}', type: 'tool', name: 'get_weather', tool_call_id: 'call_1', status: 'success' } }),
+      },
+    });
+    expect(env.genai.tool_execution).toEqual({ name: 'get_weather', call_id: 'call_1', arguments: 'Paris', result: '{"city":"Paris"}' });
+  });
+
+  it("reads the Agents SDK's `handoff to <agent>` TOOL span as its transfer_to_<agent> call", () => {
+    const env = normalizeOne({ name: 'handoff to Weather Agent', attributes: { 'openinference.span.kind': 'TOOL', 'input.value': 'triage', 'output.value': 'Weather Agent' } });
+    expect(env.genai.tool_execution).toEqual({ name: 'transfer_to_weather_agent' });
+  });
+});

@@ -83,8 +83,15 @@ export const extractOpenInference: FamilyExtractor = (input) => {
   const out: FamilyFields = {};
   if (kind) out.operation = OPERATION_BY_KIND[kind] ?? kind.toLowerCase();
 
+  // Messages on a CHAIN or AGENT span (LangChain's instrumentation records LangGraph's state
+  // there) are the framework's working state, not a model call: they are consumed, not read.
+  const modelCall = !kind || kind === 'LLM';
   const inputs = messages(attrs, 'llm.input_messages', 'user');
   const outputs = messages(attrs, 'llm.output_messages', 'assistant');
+  if (!modelCall) {
+    inputs.length = 0;
+    outputs.length = 0;
+  }
   if (inputs.length > 0) {
     fillMissingIds(inputs, rawInputMessages(attrs['input.value']));
     out.input_messages = inputs;

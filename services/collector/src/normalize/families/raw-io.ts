@@ -10,6 +10,8 @@ import { asString, contentText, isRecord, parseMaybeJson } from '../values.ts';
 function fields(raw: unknown): Record<string, unknown> | undefined {
   if (!isRecord(raw)) return undefined;
   if (raw.lc !== undefined && raw.type === 'constructor' && isRecord(raw.kwargs)) return raw.kwargs;
+  // `messages_to_dict` form: {type: "tool", data: {content, tool_call_id, …}}.
+  if (typeof raw.type === 'string' && isRecord(raw.data) && raw.data.type === raw.type) return raw.data;
   return raw;
 }
 
@@ -65,7 +67,9 @@ export function fillMissingIds(messages: ChatMessage[], raw: unknown[] | undefin
 export function langChainToolMessage(outputValue: unknown): { content: string; callId?: string; error: boolean } | undefined {
   const v = parseMaybeJson(outputValue);
   const candidate = isRecord(v) && isRecord(v.output) ? v.output : v;
-  if (!isRecord(candidate) || candidate.lc === undefined || !Array.isArray(candidate.id) || candidate.id[candidate.id.length - 1] !== 'ToolMessage') return undefined;
+  const serialized = isRecord(candidate) && candidate.lc !== undefined && Array.isArray(candidate.id) && candidate.id[candidate.id.length - 1] === 'ToolMessage';
+  const asDict = isRecord(candidate) && candidate.type === 'tool' && isRecord(candidate.data);
+  if (!serialized && !asDict) return undefined;
   const f = fields(candidate) ?? {};
   return { content: contentText(f.content), callId: asString(f.tool_call_id), error: f.status === 'error' };
 }

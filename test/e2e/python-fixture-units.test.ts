@@ -23,8 +23,8 @@ interface Profile {
   /** The failing tool's result as sent to the model, and the error its tool span flags (null: no tool span). */
   failure: string;
   toolError: string | RegExp | null;
-  /** False where the library never exports the system prompt. */
-  system?: boolean;
+  /** False where the library never exports the system prompt; a text where the framework adds to it. */
+  system?: boolean | string;
   /** True where results come from tool spans alone: the tool message then names its tool. */
   resultNamed?: boolean;
   /** The name a later trace's re-sent history gives the earlier assistant turns (LangGraph names its agent's messages). */
@@ -82,6 +82,15 @@ const LANGGRAPH: Profile = {
   resentBy: 'weather-agent',
 };
 
+// Google ADK appends its own line to the instruction; a failing tool is answered by the driver's
+// on_tool_error_callback, and ADK marks the tool span TOOL_ERROR.
+const ADK: Profile = {
+  results: JSON_RESULTS,
+  failure: '{"error":"unknown city: Atlantis"}',
+  toolError: 'TOOL_ERROR',
+  system: `${SYSTEM}\n\nYou are an agent. Your internal name is "weather_agent".`,
+};
+
 const PROFILES: Record<string, Profile> = {
   'python/openai-v2': CLIENT,
   'python/openai-v2-latest-span': CLIENT,
@@ -99,6 +108,7 @@ const PROFILES: Record<string, Profile> = {
   'python/openlit': OPENLIT,
   'python/openai-agents-otel-v2': AGENTS_OTEL_V2,
   'python/langgraph-openinference': LANGGRAPH,
+  'python/google-adk': ADK,
 };
 
 /**
@@ -154,7 +164,8 @@ function scenario(name: string, p: Profile): Step[][] {
 }
 
 function expectedMessages(name: string, steps: Step[], ids: string[], orphanIds: string[], p: Profile): ChatMessage[] {
-  const out: ChatMessage[] = p.system === false ? [] : [{ role: 'system', content: name === 'handoff' ? TRIAGE : SYSTEM }];
+  const first = typeof p.system === 'string' ? p.system : name === 'handoff' ? TRIAGE : SYSTEM;
+  const out: ChatMessage[] = p.system === false ? [] : [{ role: 'system', content: first }];
   const by = (s: { by?: string }) => (s.by ? { name: s.by } : {});
   let k = 0;
   let o = 0;
@@ -177,7 +188,7 @@ const cases = [...new Set(listFixtures().filter((f) => PROFILES[f.family]).map((
 describe('Python library captures assemble exactly', () => {
   it('covers every exact family and scenario', () => {
     expect(new Set(cases.map(([family]) => family))).toEqual(new Set(Object.keys(PROFILES)));
-    expect(cases).toHaveLength(74);
+    expect(cases).toHaveLength(78);
   });
 
   for (const encoding of ['json', 'protobuf'] as const) {

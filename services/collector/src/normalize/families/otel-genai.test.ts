@@ -248,3 +248,15 @@ describe('opentelemetry-instrumentation-openai-agents-v2: SDK objects written as
     expect(normalizeOne({ attributes }, { scope: { name: 'other' } }).genai.output_messages?.map((m) => m.content)).toEqual([odd, call]);
   });
 });
+
+describe('Google ADK streaming', () => {
+  it('leaves out the partial responses (finish_reason "") when the whole one is there', () => {
+    const part = (content: string, finish: string) => ({ role: 'assistant', parts: [{ type: 'text', content }], finish_reason: finish });
+    const env = normalize({
+      attributes: { 'gen_ai.operation.name': 'generate_content', 'gen_ai.output.messages': JSON.stringify([part('Sun', ''), part('ny.', ''), part('Sunny.', 'stop')]) },
+    }, {});
+    expect(env.genai.output_messages).toEqual([{ role: 'assistant', content: 'Sunny.' }]);
+    const unfinished = normalize({ attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.output.messages': JSON.stringify([part('Sun', '')]) } }, {});
+    expect(unfinished.genai.output_messages).toEqual([{ role: 'assistant', content: 'Sun' }]);
+  });
+});

@@ -1,6 +1,6 @@
 import type { ChatMessage, TokenUsage } from '../../../../../shared/schemas/index.ts';
 import { fromOtelMessages, fromSystemInstructions, toolDefinitions } from '../messages.ts';
-import { canonicalArguments, contentText, take, takeNumber, takeParsed, takeString } from '../values.ts';
+import { canonicalArguments, contentText, isRecord, parseMaybeJson, take, takeNumber, takeParsed, takeString } from '../values.ts';
 import { AGENTS_SDK_SCOPE, readAgentsSdkReprs } from './agents-sdk-reprs.ts';
 import type { FamilyExtractor, FamilyFields } from './types.ts';
 import { spanErrorText } from './types.ts';
@@ -67,6 +67,18 @@ function renameItemIds(messages: ChatMessage[], names: string, callIds: string):
 export const DETAILS_EVENT = 'gen_ai.client.inference.operation.details';
 const CONTENT_KEYS = ['gen_ai.input.messages', 'gen_ai.output.messages', 'gen_ai.system_instructions'] as const;
 
+/**
+ * Google ADK in streaming mode records every partial response (`finish_reason: ""`) before the
+ * whole one: when a finished message is there, the partials are left out.
+ */
+function withoutPartials(raw: unknown): unknown {
+  const v = parseMaybeJson(raw);
+  if (!Array.isArray(v)) return raw;
+  const finished = (m: unknown) => isRecord(m) && typeof m.finish_reason === 'string' && m.finish_reason !== '';
+  const partial = (m: unknown) => isRecord(m) && m.finish_reason === '';
+  return v.some(finished) && v.some(partial) ? v.filter((m) => !partial(m)) : v;
+}
+
 /** The content attributes of a model call (on its span or on its operation-details event). */
 export function takeOtelContent(attrs: Record<string, unknown>): Pick<FamilyFields, 'input_messages' | 'output_messages' | 'tool_definitions'> {
   const out: Pick<FamilyFields, 'input_messages' | 'output_messages' | 'tool_definitions'> = {};
@@ -76,7 +88,7 @@ export function takeOtelContent(attrs: Record<string, unknown>): Pick<FamilyFiel
   // in the input messages too: it is one message, not two.
   const repeated = system && inputMessages?.some((m) => m.role === 'system' && m.content === system.content);
   if (system || inputMessages) out.input_messages = [...(system && !repeated ? [system] : []), ...(inputMessages ?? [])];
-  const outputMessages = takeParsed(attrs, 'gen_ai.output.messages', (v) => fromOtelMessages(v, 'assistant'));
+  const outputMessages = takeParsed(attrs, 'gen_ai.output.messages', (v) => fromOtelMessages(withoutPartials(v), 'assistant'));
   if (outputMessages) out.output_messages = outputMessages;
   const defs = takeParsed(attrs, 'gen_ai.tool.definitions', toolDefinitions);
   if (defs) out.tool_definitions = defs;

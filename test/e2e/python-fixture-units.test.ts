@@ -91,6 +91,9 @@ const ADK: Profile = {
   system: `${SYSTEM}\n\nYou are an agent. Your internal name is "weather_agent".`,
 };
 
+// LlamaIndex's FunctionTool sends a dict result as its Python str; a failing tool answers with the error text.
+const LLAMAINDEX: Profile = { results: REPR_RESULTS, failure: 'unknown city: Atlantis', toolError: 'ValueError: unknown city: Atlantis' };
+
 const PROFILES: Record<string, Profile> = {
   'python/openai-v2': CLIENT,
   'python/openai-v2-latest-span': CLIENT,
@@ -109,6 +112,7 @@ const PROFILES: Record<string, Profile> = {
   'python/openai-agents-otel-v2': AGENTS_OTEL_V2,
   'python/langgraph-openinference': LANGGRAPH,
   'python/google-adk': ADK,
+  'python/llamaindex-openinference': LLAMAINDEX,
 };
 
 /**
@@ -188,7 +192,7 @@ const cases = [...new Set(listFixtures().filter((f) => PROFILES[f.family]).map((
 describe('Python library captures assemble exactly', () => {
   it('covers every exact family and scenario', () => {
     expect(new Set(cases.map(([family]) => family))).toEqual(new Set(Object.keys(PROFILES)));
-    expect(cases).toHaveLength(78);
+    expect(cases).toHaveLength(82);
   });
 
   for (const encoding of ['json', 'protobuf'] as const) {

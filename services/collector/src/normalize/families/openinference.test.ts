@@ -117,3 +117,30 @@ describe('OpenInference: LangGraph and the OpenAI Agents SDK', () => {
     expect(env.genai.tool_execution).toEqual({ name: 'transfer_to_weather_agent' });
   });
 });
+
+describe('OpenInference: LlamaIndex tool spans', () => {
+  it('reads FunctionTool kwargs as the arguments and a ToolOutput as the text the model is sent', () => {
+    const env = normalizeOne({
+      name: 'FunctionTool.acall',
+      attributes: {
+        'openinference.span.kind': 'TOOL',
+        'tool.name': 'get_weather',
+        'input.value': JSON.stringify({ kwargs: { city: 'Paris' } }),
+        'output.value': JSON.stringify({ blocks: [{ block_type: 'text', text: "{'city': 'Paris'}" }], tool_name: 'get_weather', raw_input: { city: 'Paris' }, raw_output: { city: 'Paris' }, is_error: false }),
+      },
+    });
+    expect(env.genai.tool_execution).toEqual({ name: 'get_weather', arguments: '{"city":"Paris"}', result: "{'city': 'Paris'}" });
+  });
+
+  it('flags a ToolOutput marked is_error', () => {
+    const env = normalizeOne({
+      name: 'FunctionTool.acall',
+      attributes: {
+        'openinference.span.kind': 'TOOL',
+        'tool.name': 'get_weather',
+        'output.value': JSON.stringify({ blocks: [{ text: 'unknown city' }], tool_name: 'get_weather', raw_output: 'unknown city', is_error: true }),
+      },
+    });
+    expect(env.genai.tool_execution).toEqual({ name: 'get_weather', result: 'unknown city', error: 'unknown city' });
+  });
+});

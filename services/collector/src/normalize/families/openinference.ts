@@ -1,6 +1,6 @@
 import type { ChatMessage, TokenUsage, ToolCall, ToolDefinition } from '../../../../../shared/schemas/index.ts';
 import { message, normalizeRole, toolCall, toolDefinition } from '../messages.ts';
-import { asString, canonicalArguments, contentText, remove, subIndexed, take, takeIndexed, takeNumber, takeString } from '../values.ts';
+import { asString, canonicalArguments, contentText, isRecord, parseMaybeJson, remove, subIndexed, take, takeIndexed, takeNumber, takeString } from '../values.ts';
 import { fillMissingIds, langChainToolMessage, rawInputMessages, rawOutputMessages } from './raw-io.ts';
 import type { FamilyExtractor, FamilyFields } from './types.ts';
 import { hasPrefix, spanErrorText } from './types.ts';
@@ -74,6 +74,23 @@ function handoffToolName(agent: string): string {
   return `transfer_to_${agent.replace(/[^A-Za-z0-9]/g, '_').toLowerCase()}`;
 }
 
+/** LlamaIndex's FunctionTool records its call as `{"kwargs": {…}}` (positional `args` empty). */
+function llamaIndexKwargs(raw: unknown): Record<string, unknown> | undefined {
+  const v = parseMaybeJson(raw);
+  if (!isRecord(v) || !isRecord(v.kwargs)) return undefined;
+  const keys = Object.keys(v);
+  const noArgs = v.args === undefined || (Array.isArray(v.args) && v.args.length === 0);
+  return noArgs && keys.every((k) => k === 'kwargs' || k === 'args') ? v.kwargs : undefined;
+}
+
+/** LlamaIndex's ToolOutput `{blocks: [{text}], tool_name, raw_output, is_error}`: the text the model is sent. */
+function llamaIndexToolOutput(raw: unknown): { text: string; error: boolean } | undefined {
+  const v = parseMaybeJson(raw);
+  if (!isRecord(v) || !Array.isArray(v.blocks) || typeof v.tool_name !== 'string' || !('raw_output' in v)) return undefined;
+  const texts = v.blocks.flatMap((b) => (isRecord(b) && typeof b.text === 'string' ? [b.text] : []));
+  return { text: texts.join('\n'), error: v.is_error === true };
+}
+
 /** OpenInference (Arize / Phoenix): flattened llm.input_messages/llm.output_messages, llm.tools, TOOL spans. */
 export const extractOpenInference: FamilyExtractor = (input) => {
   const { attrs } = input;
@@ -133,9 +150,13 @@ export const extractOpenInference: FamilyExtractor = (input) => {
     const result = take(attrs, 'output.value');
     take(attrs, 'input.mime_type');
     take(attrs, 'output.mime_type');
-    if (args !== undefined) out.tool_execution.arguments = canonicalArguments(args);
+    if (args !== undefined) out.tool_execution.arguments = canonicalArguments(llamaIndexKwargs(args) ?? args);
     const toolMessage = langChainToolMessage(result);
-    if (toolMessage) {
+    const toolOutput = llamaIndexToolOutput(result);
+    if (toolOutput) {
+      out.tool_execution.result = toolOutput.text;
+      if (toolOutput.error && !spanErrorText(input)) out.tool_execution.error = toolOutput.text;
+    } else if (toolMessage) {
       out.tool_execution.result = toolMessage.content;
       if (toolMessage.callId) out.tool_execution.call_id ??= toolMessage.callId;
     } else if (result !== undefined) out.tool_execution.result = contentText(result);

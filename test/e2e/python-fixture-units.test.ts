@@ -27,6 +27,8 @@ interface Profile {
   system?: boolean | string;
   /** True where results come from tool spans alone: the tool message then names its tool. */
   resultNamed?: boolean;
+  /** The name the framework gives the user's messages (AutoGen: the message source). */
+  userName?: string;
   /** The name a later trace's re-sent history gives the earlier assistant turns (LangGraph names its agent's messages). */
   resentBy?: string;
   /** What the library's export does not hold (see services/collector/README.md): the steps it loses. */
@@ -94,6 +96,9 @@ const ADK: Profile = {
 // LlamaIndex's FunctionTool sends a dict result as its Python str; a failing tool answers with the error text.
 const LLAMAINDEX: Profile = { results: REPR_RESULTS, failure: 'unknown city: Atlantis', toolError: 'ValueError: unknown city: Atlantis' };
 
+// AutoGen's FunctionTool sends a dict result as its Python str, a failing tool's message as the result.
+const AUTOGEN: Profile = { results: REPR_RESULTS, failure: 'unknown city: Atlantis', toolError: 'ValueError: unknown city: Atlantis', userName: 'user' };
+
 const PROFILES: Record<string, Profile> = {
   'python/openai-v2': CLIENT,
   'python/openai-v2-latest-span': CLIENT,
@@ -113,6 +118,7 @@ const PROFILES: Record<string, Profile> = {
   'python/langgraph-openinference': LANGGRAPH,
   'python/google-adk': ADK,
   'python/llamaindex-openinference': LLAMAINDEX,
+  'python/autogen': AUTOGEN,
 };
 
 /**
@@ -174,7 +180,7 @@ function expectedMessages(name: string, steps: Step[], ids: string[], orphanIds:
   let k = 0;
   let o = 0;
   for (const s of steps) {
-    if ('user' in s) out.push({ role: 'user', content: s.user });
+    if ('user' in s) out.push({ role: 'user', content: s.user, ...(p.userName ? { name: p.userName } : {}) });
     else if ('system' in s) {
       if (p.system !== false) out.push({ role: 'system', content: s.system });
     } else if ('answer' in s) out.push({ role: 'assistant', content: s.answer, ...by(s) });
@@ -192,7 +198,7 @@ const cases = [...new Set(listFixtures().filter((f) => PROFILES[f.family]).map((
 describe('Python library captures assemble exactly', () => {
   it('covers every exact family and scenario', () => {
     expect(new Set(cases.map(([family]) => family))).toEqual(new Set(Object.keys(PROFILES)));
-    expect(cases).toHaveLength(82);
+    expect(cases).toHaveLength(86);
   });
 
   for (const encoding of ['json', 'protobuf'] as const) {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../shared/schemas/index.ts';
+import { assembleSession } from '../../services/assembler/src/index.ts';
 import { fixtureUnits as unitsOf } from '../helpers/fixture-units.ts';
 import { listFixtures } from '../integration/collector/fixture-expectations.ts';
 
@@ -199,6 +200,19 @@ describe('Python library captures assemble exactly', () => {
   it('covers every exact family and scenario', () => {
     expect(new Set(cases.map(([family]) => family))).toEqual(new Set(Object.keys(PROFILES)));
     expect(cases).toHaveLength(86);
+  });
+
+  // Libraries that name the conversation (gen_ai.conversation.id: Google ADK, pydantic-ai) make one session
+  // of the two traces: the whole dialog once, each call once.
+  const conversations = cases.filter(([family, name]) => name === 'two-turns' && unitsOf(family, name, 'json')[0].conversation_id !== null);
+  it('has conversations named by the library', () => {
+    expect(conversations.map(([family]) => family)).toEqual(['python/google-adk', 'python/pydantic-ai', 'python/pydantic-ai-latest', 'python/pydantic-ai-v2']);
+  });
+  it.each(conversations)('%s %s: the session unit holds the dialog once', (family, name) => {
+    const units = unitsOf(family, name, 'json');
+    const session = assembleSession(null, units, units[0].conversation_id!, 0);
+    expect(session.message_history).toEqual(units[1].message_history);
+    expect(session.tool_calls).toEqual(units[1].tool_calls);
   });
 
   for (const encoding of ['json', 'protobuf'] as const) {

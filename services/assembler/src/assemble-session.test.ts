@@ -34,6 +34,19 @@ describe('session units', () => {
     expect([s.start_time_ms, s.end_time_ms, s.span_count]).toEqual([0, 2_500, 6]);
   });
 
+  it('lists a call that a later trace re-sends once, and keeps apart position-made ids of different calls', () => {
+    const call = (id: string, args: string, result: string | null, error: string | null = null) => ({ id, name: 'lookup', arguments: args, result, error });
+    const first = trace(0, { tool_calls: [call('call_a', '{"d":"fri"}', 'free', 'slow')] });
+    const second = trace(1, { tool_calls: [call('call_a', '{ "d": "fri" }', 'free'), call('call_b', '{"d":"sat"}', 'full'), call('call_0_1', '{"d":"sun"}', 'x')] });
+    const third = trace(2, { tool_calls: [call('call_0_1', '{"d":"mon"}', 'y')] });
+    expect(assembleSession(null, [first, second, third], 'c1', 0).tool_calls).toEqual([
+      call('call_a', '{"d":"fri"}', 'free', 'slow'),
+      call('call_b', '{"d":"sat"}', 'full'),
+      call('call_0_1', '{"d":"sun"}', 'x'),
+      call('call_0_1', '{"d":"mon"}', 'y'),
+    ]);
+  });
+
   it('orders turns that started in the same millisecond by the history they re-send', () => {
     const s = assembleSession(null, [trace(2, { start_time_ms: 7 }), trace(1, { start_time_ms: 7 }), trace(0, { start_time_ms: 7 })], 'c1', 9);
     expect(s.trace_ids).toEqual(['t0', 't1', 't2']);

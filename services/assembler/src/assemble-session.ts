@@ -1,4 +1,5 @@
 import type { ChatMessage, TokenUsage, ToolDefinition, Unit, UnitToolCall } from '../../../shared/schemas/index.ts';
+import { canonicalJsonText } from '../../../shared/schemas/index.ts';
 import { appendDeduplicated } from './merge-history.ts';
 
 /** `session:<conversation id>`; another project's conversation with the same id is `session:<project>:<id>`. */
@@ -43,7 +44,17 @@ export function assembleSession(previous: Unit | null, traces: readonly Unit[], 
   const tools = new Map<string, ToolDefinition>();
   let usage: TokenUsage = { input_tokens: 0, output_tokens: 0 };
   for (const u of all) {
-    for (const c of u.tool_calls) if (!toolCalls.has(`${u.unit_id}/${c.id}`)) toolCalls.set(`${u.unit_id}/${c.id}`, c);
+    // A later trace re-sends the earlier turns, and lists their calls again: the same call (id,
+    // name and arguments) is one call. Ids made from positions can repeat across traces for
+    // different calls; those differ in name or arguments and stay apart.
+    for (const c of u.tool_calls) {
+      const key = `${c.id}\u0000${c.name}\u0000${canonicalJsonText(c.arguments)}`;
+      const seen = toolCalls.get(key);
+      if (!seen) toolCalls.set(key, c);
+      else if ((seen.result === null && c.result !== null) || (seen.error === null && c.error !== null)) {
+        toolCalls.set(key, { ...seen, result: seen.result ?? c.result, error: seen.error ?? c.error });
+      }
+    }
     for (const t of u.tools) if (!tools.has(t.function.name)) tools.set(t.function.name, t);
     usage = addUsage(usage, u.usage);
   }

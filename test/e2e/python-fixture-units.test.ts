@@ -28,6 +28,10 @@ interface Profile {
   system?: boolean | string;
   /** True where results come from tool spans alone: the tool message then names its tool. */
   resultNamed?: boolean;
+  /** The user's message as the framework words it to the model (CrewAI wraps it in its task prompt). */
+  userText?: (question: string) => string;
+  /** True where each user turn is a run of its own with no conversation kept (CrewAI kickoffs). */
+  standalone?: boolean;
   /** The name the framework gives the user's messages (AutoGen: the message source). */
   userName?: string;
   /** The name a later trace's re-sent history gives the earlier assistant turns (LangGraph names its agent's messages). */
@@ -100,6 +104,17 @@ const LLAMAINDEX: Profile = { results: REPR_RESULTS, failure: 'unknown city: Atl
 // AutoGen's FunctionTool sends a dict result as its Python str, a failing tool's message as the result.
 const AUTOGEN: Profile = { results: REPR_RESULTS, failure: 'unknown city: Atlantis', toolError: 'ValueError: unknown city: Atlantis', userName: 'user' };
 
+// CrewAI: its own system prompt and task wording around the question; each kickoff stands alone.
+const CREWAI: Profile = {
+  results: REPR_RESULTS,
+  failure: 'Error executing tool: unknown city: Atlantis',
+  toolError: 'unknown city: Atlantis',
+  system: "You are weather-agent. You are a helpful assistant. Use the tools.\nYour personal goal is: Answer the user's question.",
+  userText: (q) => `\nCurrent Task: ${q}\n\nThis is the expected criteria for your final answer: The answer to the question.\nyou MUST return the actual complete content as the final answer, not a summary.`,
+  standalone: true,
+  resultNamed: true,
+};
+
 const PROFILES: Record<string, Profile> = {
   'python/openai-v2': CLIENT,
   'python/openai-v2-latest-span': CLIENT,
@@ -120,6 +135,7 @@ const PROFILES: Record<string, Profile> = {
   'python/google-adk': ADK,
   'python/llamaindex-openinference': LLAMAINDEX,
   'python/autogen': AUTOGEN,
+  'python/crewai': CREWAI,
 };
 
 /**
@@ -155,7 +171,8 @@ function scenario(name: string, p: Profile): Step[][] {
   switch (name.replace(/^responses-/, '')) {
     case 'two-turns': {
       const resent = paris.map((s) => ('answer' in s || 'call' in s ? { ...s, by: p.resentBy } : s));
-      return [paris, [...resent, ...weatherTurn(p, 'Berlin', 'And in Berlin?')]];
+      const berlin = weatherTurn(p, 'Berlin', 'And in Berlin?');
+      return [paris, p.standalone ? berlin : [...resent, ...berlin]];
     }
     case 'stream':
       return [paris];
@@ -181,7 +198,7 @@ function expectedMessages(name: string, steps: Step[], ids: string[], orphanIds:
   let k = 0;
   let o = 0;
   for (const s of steps) {
-    if ('user' in s) out.push({ role: 'user', content: s.user, ...(p.userName ? { name: p.userName } : {}) });
+    if ('user' in s) out.push({ role: 'user', content: p.userText ? p.userText(s.user) : s.user, ...(p.userName ? { name: p.userName } : {}) });
     else if ('system' in s) {
       if (p.system !== false) out.push({ role: 'system', content: s.system });
     } else if ('answer' in s) out.push({ role: 'assistant', content: s.answer, ...by(s) });
@@ -199,7 +216,7 @@ const cases = [...new Set(listFixtures().filter((f) => PROFILES[f.family]).map((
 describe('Python library captures assemble exactly', () => {
   it('covers every exact family and scenario', () => {
     expect(new Set(cases.map(([family]) => family))).toEqual(new Set(Object.keys(PROFILES)));
-    expect(cases).toHaveLength(86);
+    expect(cases).toHaveLength(90);
   });
 
   // Libraries that name the conversation (gen_ai.conversation.id: Google ADK, pydantic-ai) make one session

@@ -242,3 +242,23 @@ describe('tool spans without call ids', () => {
     ]);
   });
 });
+
+describe('spans that carry only the messages new to their call', () => {
+  it('are assembled in span order: nothing shared, nothing dropped, a repeated call kept', () => {
+    const check = (id: string) => toolCall(id, 'check_order', { order_id: '42' });
+    const news: [ReturnType<typeof user>[], ReturnType<typeof user>[]][] = [
+      [[system('s'), user('Has order 42 shipped?')], [check('c1')]],
+      [[toolResult('c1', 'processing')], [check('c2')]],
+      [[toolResult('c2', 'processing')], [assistant('Still processing.')]],
+      [[user('Has order 42 shipped?')], [check('c3')]],
+      [[toolResult('c3', 'shipped')], [assistant('It has shipped.')]],
+    ];
+    const spans = [
+      createTestSpan({ trace_id: T, span_id: ROOT, startMs: 1000, endMs: 2000 }),
+      ...news.map(([input, output], i) => createTestSpan({ trace_id: T, parent_span_id: ROOT, startMs: 1010 + i * 10, genai: { operation: 'chat', input_messages: input, output_messages: output } })),
+    ];
+    const unit = assembleTrace({ traceId: T, spans, logs: [] }, 0);
+    expect(unit.message_history).toEqual(news.flatMap(([input, output]) => [...input, ...output]));
+    expect(unit.tool_calls.map((c) => [c.id, c.result])).toEqual([['c1', 'processing'], ['c2', 'processing'], ['c3', 'shipped']]);
+  });
+});

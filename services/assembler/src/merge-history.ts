@@ -85,10 +85,9 @@ function isToolTurn(m: ChatMessage): boolean {
 /**
  * A call whose re-sent history lost the tool turns (libraries that drop the Responses
  * `function_call` / `function_call_output` items from what they record, so that no tool result
- * is among its messages): when no exact overlap
- * exists, the dialog's last turns with its tool turns left out may be a prefix of the call's
- * messages, provided that prefix holds no tool turns itself and only tool turns follow it in the
- * dialog. Otherwise the call is appended whole.
+ * is among its messages): when no exact overlap exists, the dialog's last turns with its tool
+ * turns left out may be a prefix of the call's messages, provided that prefix holds no tool turns
+ * itself and only tool turns follow it in the dialog. Otherwise the call is appended whole.
  */
 function appendLossyCopy(history: readonly ChatMessage[], rest: readonly ChatMessage[]): ChatMessage[] {
   let end = history.length;

@@ -162,6 +162,18 @@ const rows: Row[] = [
     response: { code: 3, message: 'unsupported Content-Type "text/plain" (use application/x-protobuf or application/json)' },
   },
   { name: 'charset suffix', body: JSON.stringify(validJson), headers: { 'content-type': 'application/json; charset=utf-8' }, status: 200, contentType: JSON_CT, response: {}, produced: 1 },
+  { name: 'type in capitals, spaces, quoted charset', body: validPb, headers: { 'content-type': ' Application/X-Protobuf ; Charset="UTF-8"' }, status: 200, contentType: PB, response: {}, produced: 1 },
+  ...['text/plain; x=application/json', 'multipart/form-data; boundary=application/x-protobuf', 'application/x-www-form-urlencoded', 'application/protobuf', 'application/jsonx', 'application/json; charset=utf-16'].map(
+    (type): Row => ({
+      name: `content type ${type}`,
+      body: JSON.stringify(validJson),
+      headers: { 'content-type': type },
+      status: 415,
+      contentType: JSON_CT,
+      response: { code: 3, message: `unsupported Content-Type "${type}" (use application/x-protobuf or application/json)` },
+      produced: 0,
+    }),
+  ),
   { name: 'gzip protobuf', body: gzipSync(validPb), headers: { 'content-type': PB, 'content-encoding': 'gzip' }, status: 200, contentType: PB, response: {}, produced: 1 },
   { name: 'gzip JSON', body: gzipSync(JSON.stringify(validJson)), headers: { 'content-type': JSON_CT, 'content-encoding': 'gzip' }, status: 200, contentType: JSON_CT, response: {}, produced: 1 },
   { name: 'deflate (zlib)', body: deflateSync(validPb), headers: { 'content-type': PB, 'content-encoding': 'deflate' }, status: 200, contentType: PB, response: {}, produced: 1 },
@@ -302,6 +314,14 @@ describe('OTLP/HTTP conformance table', () => {
       [SPAN_ID, 1],
       ['1111111111111111', 5],
     ]);
+  });
+
+  it('sends no CORS headers and grants no preflight', async () => {
+    const preflight = await fetch(`${base}/v1/traces`, { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' } });
+    expect(preflight.status).toBe(405);
+    const post = await fetch(`${base}/v1/traces`, { method: 'POST', body: JSON.stringify(validJson), headers: { 'content-type': JSON_CT, origin: 'https://evil.example' } });
+    expect(post.status).toBe(200);
+    for (const res of [preflight, post]) expect([...res.headers.keys()].filter((k) => k.startsWith('access-control-'))).toEqual([]);
   });
 
   it('answers 413 to a gzip bomb without inflating it past the limit', async () => {

@@ -26,16 +26,6 @@ export function setAttribute(out: Attributes, key: string, value: unknown): void
   else out[key] = value;
 }
 
-/** Prefixes an item-level error with where it happened (`attribute "k"`), keeping other errors as they are. */
-export function within<T>(where: string, run: () => T): T {
-  try {
-    return run();
-  } catch (err) {
-    if (err instanceof InvalidItemError) throw new InvalidItemError(`${where}: ${err.message}`, { cause: err });
-    throw err;
-  }
-}
-
 /** `attribute "gen_ai.input.messages"`, with the key cut for the message. */
 export function attributeLabel(prefix: string, key: string): string {
   return `${prefix} ${JSON.stringify(key.length > 64 ? `${key.slice(0, 64)}…` : key)}`;

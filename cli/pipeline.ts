@@ -41,6 +41,8 @@ export interface Pipeline {
   /** `http://host:port` of the metrics server, when the process runs neither API nor collector. */
   metricsUrl(): string;
   collectorUrl(): string;
+  /** `host:port` of the OTLP/gRPC receiver (after start). */
+  collectorGrpcAddress(): string;
   apiUrl(): string;
 }
 
@@ -85,6 +87,7 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
   let checkSelector: CheckSelector | null = null;
   let apiUrl = (): string => '';
   let collectorUrl = (): string => '';
+  let collectorGrpcAddress = (): string => '';
 
   // Downstream first, so that nothing is accepted before something can take it.
   if (services.has('scorer')) {
@@ -209,6 +212,7 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
       log,
     });
     collectorUrl = () => collector.httpAddress();
+    collectorGrpcAddress = () => collector.grpcAddress();
     components.push(
       { name: 'collector-topics', start: () => bus.ensureTopics([topics.spans]), shutdown: () => Promise.resolve() },
       producer,
@@ -221,5 +225,5 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
     metricsUrl = () => server.url();
     components.push(server);
   }
-  return { components, bus, store, keyring, alerter, checkNames, judge: scorerJudge, checkSelector, metrics, metricsUrl: () => metricsUrl(), collectorUrl: () => collectorUrl(), apiUrl: () => apiUrl() };
+  return { components, bus, store, keyring, alerter, checkNames, judge: scorerJudge, checkSelector, metrics, metricsUrl: () => metricsUrl(), collectorUrl: () => collectorUrl(), collectorGrpcAddress: () => collectorGrpcAddress(), apiUrl: () => apiUrl() };
 }

@@ -68,6 +68,25 @@ describe('alert rule routes', () => {
     });
   });
 
+  it('takes a body only as application/json: 415 for what a page of another origin can send without a preflight', async () => {
+    const { app, store } = await setup();
+    const post = (contentType: string | undefined) =>
+      app.request('/api/v1/alert-rules', { method: 'POST', body: JSON.stringify(rule), headers: contentType === undefined ? {} : { 'content-type': contentType } });
+    for (const type of ['text/plain', 'text/plain; x=application/json', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=application/json', 'application/jsonx']) {
+      const res = await post(type);
+      expect(res.status).toBe(415);
+      expect(await res.json()).toEqual({ error: `unsupported Content-Type "${type}": send application/json` });
+    }
+    // A string body without a header is sent as text/plain by fetch: refused as well.
+    expect(await (await post(undefined)).json()).toEqual({ error: 'unsupported Content-Type "text/plain;charset=UTF-8": send application/json' });
+    expect(await store.listDocs({ kind: 'alert_rule' })).toEqual([]);
+    expect((await post(' Application/JSON ; charset=UTF-8')).status).toBe(201);
+    expect((await store.listDocs({ kind: 'alert_rule' })).length).toBe(1);
+    const doc = (await (await app.request('/openapi.json')).json()) as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
+    expect(Object.keys(doc.paths['/api/v1/alert-rules'].post.responses)).toContain('415');
+    expect(Object.keys(doc.paths['/api/v1/alert-rules'].get.responses)).not.toContain('415');
+  });
+
   it('answers 404 for an unknown rule id', async () => {
     const { send } = await setup();
     expect((await send('GET', '/alert-rules/nope')).status).toBe(404);

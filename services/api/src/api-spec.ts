@@ -45,6 +45,7 @@ export function openApiDocument(routes: readonly RouteSpec[], info: { title: str
     }
     responses['400'] ??= ERROR_RESPONSE;
     if (r.role) responses['401'] ??= { ...ERROR_RESPONSE, description: 'no valid key (only once keys exist)' };
+    if (r.body) responses['415'] ??= { ...ERROR_RESPONSE, description: 'the body is not sent as application/json' };
     const op: Record<string, unknown> = {
       summary: r.summary,
       tags: [r.tag],

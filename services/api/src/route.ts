@@ -1,6 +1,9 @@
 import type { Context, Hono } from 'hono';
 import type { z } from 'zod';
+import { acceptedMediaType } from '../../../shared/http/index.ts';
 import type { RouteSpec } from './api-spec.ts';
+
+const JSON_ONLY = ['application/json'] as const;
 
 // Registers a route from its spec: path parameters, query and body are validated with the spec's
 // zod schemas before the handler runs (400 naming every problem), so the OpenAPI document and the
@@ -49,6 +52,12 @@ export function addRoute<S extends RouteSpec>(
     if (params && !params.success) return c.json(problem(params.error, 'path'), 400);
     let body: unknown = undefined;
     if (spec.body) {
+      // Only JSON: a body of another type (text/plain, a form) is what a web page of another
+      // origin can send without a CORS preflight, and we grant none.
+      if (acceptedMediaType(c.req.header('content-type'), JSON_ONLY) === undefined) {
+        const type = (c.req.header('content-type') ?? '').slice(0, 100);
+        return c.json({ error: `unsupported Content-Type "${type}": send application/json` }, 415);
+      }
       let raw: unknown;
       try {
         raw = await c.req.json();

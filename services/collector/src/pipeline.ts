@@ -1,6 +1,7 @@
 import type { OutgoingMessage } from '../../../shared/bus/index.ts';
 import { errorMessage } from '../../../shared/errors/index.ts';
-import type { DecodedLogsRequest, DecodedTraceRequest } from './otlp/types.ts';
+import { SpanEnvelopeSchema, type SpanGenAi } from '../../../shared/schemas/index.ts';
+import type { DecodedLogsRequest, DecodedSpan, DecodedTraceRequest } from './otlp/types.ts';
 import { normalizeLogRecord } from './normalize/normalize-log.ts';
 import { normalizeSpan, type NormalizeOptions } from './normalize/normalize-span.ts';
 import { fitRecord } from './fit-record.ts';
@@ -26,6 +27,49 @@ function spanIdProblem(traceId: string, spanId: string, parentSpanId: string): s
   if (!SPAN_ID.test(spanId) || spanId === ZERO_SPAN) return `invalid span id "${spanId.slice(0, 64)}"`;
   if (parentSpanId && !SPAN_ID.test(parentSpanId)) return `invalid parent span id "${parentSpanId.slice(0, 64)}"`;
   return undefined;
+}
+
+/** Decimal strings without leading zeros (as the decoders give them): a < b. */
+function lessThan(a: string, b: string): boolean {
+  return a.length !== b.length ? a.length < b.length : a < b;
+}
+
+/**
+ * Why a span cannot be accepted, or undefined. Timestamps: both are required by OTLP and a span
+ * without them would date its unit 1970; an end before the start is a broken producer (OTLP: end
+ * >= start), so it is refused rather than stored with a negative duration.
+ */
+function spanProblem(span: DecodedSpan): string | undefined {
+  const idProblem = spanIdProblem(span.traceId, span.spanId, span.parentSpanId);
+  if (idProblem) return idProblem;
+  if (span.invalid) return `span ${span.spanId}: ${span.invalid}`;
+  if (span.startTimeUnixNano === '0') return `span ${span.spanId}: startTimeUnixNano is 0 (missing)`;
+  if (span.endTimeUnixNano === '0') return `span ${span.spanId}: endTimeUnixNano is 0 (missing: the span has not ended)`;
+  if (lessThan(span.endTimeUnixNano, span.startTimeUnixNano)) {
+    return `span ${span.spanId}: endTimeUnixNano ${span.endTimeUnixNano} is before startTimeUnixNano ${span.startTimeUnixNano}`;
+  }
+  return undefined;
+}
+
+/**
+ * Token counts must stay summable: the assembler adds them up per trace and session, and a sum
+ * that overflows to Infinity is written as null, which the unit's schema refuses.
+ */
+function usageProblem(genai: SpanGenAi | undefined): string | undefined {
+  const usage = genai?.usage;
+  if (!usage) return undefined;
+  for (const [key, value] of Object.entries(usage)) {
+    if (value !== undefined && !(value >= 0 && value <= Number.MAX_SAFE_INTEGER)) return `token usage ${key} ${value} is out of range (0 to 2^53-1)`;
+  }
+  return undefined;
+}
+
+/** The assembler parses every record with SpanEnvelopeSchema: one it would refuse is refused here, per span. */
+function envelopeProblem(envelope: unknown): string | undefined {
+  const parsed = SpanEnvelopeSchema.safeParse(envelope);
+  if (parsed.success) return undefined;
+  const issue = parsed.error.issues[0];
+  return `${issue.path.join('.')}: ${issue.message}`;
 }
 
 function summarize(reasons: string[], rejected: number): string {
@@ -54,14 +98,22 @@ export function traceRequestToMessages(req: DecodedTraceRequest, options: Normal
   for (const rs of req.resourceSpans) {
     for (const ss of rs.scopeSpans) {
       for (const span of ss.spans) {
-        const problem = spanIdProblem(span.traceId, span.spanId, span.parentSpanId);
+        const problem = spanProblem(span);
         if (problem) {
           rejected++;
           if (reasons.length < 3) reasons.push(problem);
           continue;
         }
+        // An all-zero parent is no parent (OTLP: an invalid id); kept, the trace would wait for it.
+        if (span.parentSpanId === ZERO_SPAN) span.parentSpanId = '';
         try {
           const envelope = normalizeSpan(span, rs.resource, ss.scope, options);
+          const refused = usageProblem(envelope.genai) ?? envelopeProblem(envelope);
+          if (refused) {
+            rejected++;
+            if (reasons.length < 3) reasons.push(`span ${span.spanId}: ${refused}`);
+            continue;
+          }
           const fit = fitRecord(envelope, options.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES, () => (envelope.genai.truncated = true));
           if (!fit.ok) {
             rejected++;
@@ -103,9 +155,21 @@ export function logsRequestToMessages(req: DecodedLogsRequest, options: Normaliz
           if (reasons.length < 3) reasons.push(`invalid span id "${record.spanId.slice(0, 64)}"`);
           continue;
         }
+        if (record.invalid) {
+          rejected++;
+          if (reasons.length < 3) reasons.push(`log record: ${record.invalid}`);
+          continue;
+        }
         if (record.spanId === ZERO_SPAN) record.spanId = '';
         try {
-          const fit = fitRecord(normalizeLogRecord(record, rl.resource, seq, options), options.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES);
+          const envelope = normalizeLogRecord(record, rl.resource, seq, options);
+          const refused = usageProblem(envelope.genai) ?? envelopeProblem(envelope);
+          if (refused) {
+            rejected++;
+            if (reasons.length < 3) reasons.push(`log record: ${refused}`);
+            continue;
+          }
+          const fit = fitRecord(envelope, options.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES);
           if (!fit.ok) {
             rejected++;
             if (reasons.length < 3) reasons.push(`log record is ${fit.bytes} bytes even with its contents cut (limit ${options.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES})`);

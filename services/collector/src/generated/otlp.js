@@ -270,13 +270,13 @@ export const opentelemetry = $root.opentelemetry = (() => {
                             case 5: {
                                     if (wireType !== 2)
                                         break;
-                                    message.arrayValue = $root.opentelemetry.proto.common.v1.ArrayValue.decode(reader, reader.size(), $undefined, _depth + 1, message.arrayValue);
+                                    message.arrayBytes = reader.bytes();
                                     continue;
                                 }
                             case 6: {
                                     if (wireType !== 2)
                                         break;
-                                    message.kvlistValue = $root.opentelemetry.proto.common.v1.KeyValueList.decode(reader, reader.size(), $undefined, _depth + 1, message.kvlistValue);
+                                    message.kvlistBytes = reader.bytes();
                                     continue;
                                 }
                             case 7: {

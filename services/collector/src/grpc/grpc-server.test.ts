@@ -4,7 +4,7 @@ import { createSilentLogger } from '../../../../shared/logging/index.ts';
 import { SpanEnvelopeSchema } from '../../../../shared/schemas/index.ts';
 import { createCollector, type Collector } from '../create-collector.ts';
 import { decodeTraceResponseProtobuf } from '../otlp/encode-response.ts';
-import { encodeLogsRequest, encodeTraceRequest, jsonLogsRequest, jsonTraceRequest } from '../testing/otlp-builders.ts';
+import { deepAnyValueJson, deepAnyValueProtobuf, encodeLogsRequest, encodeTraceRequest, jsonLogsRequest, jsonTraceRequest, traceRequestWithRawAttributes } from '../testing/otlp-builders.ts';
 import { createRecordingProducer } from '../testing/recording-producer.ts';
 import { google } from '../generated/otlp.js';
 
@@ -57,6 +57,23 @@ describe('OTLP/gRPC receiver', () => {
     const { err, res } = await call(TRACE_PATH, encodeTraceRequest(jsonTraceRequest([{}, { spanId: 'ab' }])));
     expect(err).toBeNull();
     expect(decodeTraceResponseProtobuf(res!)).toEqual({ partialSuccess: { rejectedSpans: '1', errorMessage: '1 rejected: invalid span id "ab"' } });
+  });
+
+  it('rejects spans with inverted timestamps or too deep an attribute one by one, keeping the valid one', async () => {
+    producer.sent.length = 0;
+    const built = traceRequestWithRawAttributes(jsonTraceRequest([{}, { spanId: '2222222222222222', end: '1600000000000000000' }, { spanId: '3333333333333333' }]), [
+      { span: 2, key: 'deep', json: deepAnyValueJson(65), protobuf: deepAnyValueProtobuf(65) },
+    ]);
+    const { err, res } = await call(TRACE_PATH, built.protobuf);
+    expect(err).toBeNull();
+    expect(decodeTraceResponseProtobuf(res!)).toEqual({
+      partialSuccess: {
+        rejectedSpans: '2',
+        errorMessage:
+          '2 rejected: span 2222222222222222: endTimeUnixNano 1600000000000000000 is before startTimeUnixNano 1700000000000000000; span 3333333333333333: attribute "deep": nested deeper than 64 arrays/kvlists',
+      },
+    });
+    expect(producer.sent.map((s) => (JSON.parse(s.message.value) as { span_id: string }).span_id)).toEqual(['eee19b7ec3c1b174']);
   });
 
   it('answers INVALID_ARGUMENT to undecodable input', async () => {

@@ -90,6 +90,16 @@ function deepProtobuf(depth: number): Buffer {
   return field(1, field(2, field(2, span)));
 }
 
+function badTimesJson(): Record<string, unknown> {
+  const json = jsonTraceRequest([{}, { spanId: '2222222222222222' }, { spanId: '3333333333333333' }, { spanId: '4444444444444444' }, { spanId: '5555555555555555' }]);
+  const spans = (json.resourceSpans as Array<{ scopeSpans: Array<{ spans: Array<Record<string, unknown>> }> }>)[0].scopeSpans[0].spans;
+  spans[1].startTimeUnixNano = '100000000000000000000';
+  spans[2].startTimeUnixNano = 1e30;
+  spans[3].startTimeUnixNano = '-5';
+  spans[4].endTimeUnixNano = 'abc';
+  return json;
+}
+
 function badIdsJson(): Record<string, unknown> {
   return jsonTraceRequest([
     { attributes: { n: 1 } },
@@ -138,20 +148,52 @@ const rows: Row[] = [
     response: { code: 3, message: 'invalid JSON ExportTraceServiceRequest: resourceSpans must be an array' },
   },
   {
-    name: 'JSON AnyValue nested 30,000 deep',
-    body: `{"resourceSpans":[{"scopeSpans":[{"spans":[{"attributes":[{"key":"k","value":${'{"arrayValue":{"values":['.repeat(30_000)}${']}}'.repeat(30_000)}}]}]}]}]}`,
+    name: 'JSON AnyValue nested 30,000 deep: that span rejected',
+    body: `{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"${TRACE_ID}","spanId":"${SPAN_ID}","attributes":[{"key":"k","value":${'{"arrayValue":{"values":['.repeat(30_000)}${']}}'.repeat(30_000)}}]}]}]}]}`,
     headers: { 'content-type': JSON_CT },
-    status: 400,
+    status: 200,
     contentType: JSON_CT,
-    response: { code: 3, message: expect.stringMatching(/^invalid JSON ExportTraceServiceRequest: /) as unknown },
+    response: { partialSuccess: { rejectedSpans: '1', errorMessage: `1 rejected: span ${SPAN_ID}: attribute "k": nested deeper than 64 arrays/kvlists` } },
+    produced: 0,
   },
   {
-    name: 'protobuf AnyValue nested 10,000 deep',
+    name: 'protobuf AnyValue nested 10,000 deep: that span rejected',
     body: deepProtobuf(10_000),
     headers: { 'content-type': PB },
-    status: 400,
+    status: 200,
     contentType: PB,
-    response: { code: 3, message: expect.stringMatching(/^invalid protobuf ExportTraceServiceRequest: /) as unknown },
+    response: { partialSuccess: { rejectedSpans: '1', errorMessage: '1 rejected: span 0101010101010101: attribute "k": nested deeper than 64 arrays/kvlists' } },
+    produced: 0,
+  },
+  {
+    name: 'invalid timestamps (JSON): rejected per span with the reason, the valid span kept',
+    body: JSON.stringify(badTimesJson()),
+    headers: { 'content-type': JSON_CT },
+    status: 200,
+    contentType: JSON_CT,
+    response: {
+      partialSuccess: {
+        rejectedSpans: '4',
+        errorMessage:
+          '4 rejected: span 2222222222222222: startTimeUnixNano "100000000000000000000" is over 2^64-1; span 3333333333333333: startTimeUnixNano 1e+30 is over 2^64-1; span 4444444444444444: startTimeUnixNano "-5" is negative; …',
+      },
+    },
+    produced: 1,
+  },
+  {
+    name: 'missing or inverted timestamps (protobuf): rejected per span, the valid span kept',
+    body: encodeTraceRequest(jsonTraceRequest([{}, { spanId: '2222222222222222', start: '0' }, { spanId: '3333333333333333', end: '0' }, { spanId: '4444444444444444', end: '1600000000000000000' }])),
+    headers: { 'content-type': PB },
+    status: 200,
+    contentType: PB,
+    response: {
+      partialSuccess: {
+        rejectedSpans: '3',
+        errorMessage:
+          '3 rejected: span 2222222222222222: startTimeUnixNano is 0 (missing); span 3333333333333333: endTimeUnixNano is 0 (missing: the span has not ended); span 4444444444444444: endTimeUnixNano 1600000000000000000 is before startTimeUnixNano 1700000000000000000',
+      },
+    },
+    produced: 1,
   },
   {
     name: 'wrong content type',
@@ -162,6 +204,18 @@ const rows: Row[] = [
     response: { code: 3, message: 'unsupported Content-Type "text/plain" (use application/x-protobuf or application/json)' },
   },
   { name: 'charset suffix', body: JSON.stringify(validJson), headers: { 'content-type': 'application/json; charset=utf-8' }, status: 200, contentType: JSON_CT, response: {}, produced: 1 },
+  { name: 'type in capitals, spaces, quoted charset', body: validPb, headers: { 'content-type': ' Application/X-Protobuf ; Charset="UTF-8"' }, status: 200, contentType: PB, response: {}, produced: 1 },
+  ...['text/plain; x=application/json', 'multipart/form-data; boundary=application/x-protobuf', 'application/x-www-form-urlencoded', 'application/protobuf', 'application/jsonx', 'application/json; charset=utf-16'].map(
+    (type): Row => ({
+      name: `content type ${type}`,
+      body: JSON.stringify(validJson),
+      headers: { 'content-type': type },
+      status: 415,
+      contentType: JSON_CT,
+      response: { code: 3, message: `unsupported Content-Type "${type}" (use application/x-protobuf or application/json)` },
+      produced: 0,
+    }),
+  ),
   { name: 'gzip protobuf', body: gzipSync(validPb), headers: { 'content-type': PB, 'content-encoding': 'gzip' }, status: 200, contentType: PB, response: {}, produced: 1 },
   { name: 'gzip JSON', body: gzipSync(JSON.stringify(validJson)), headers: { 'content-type': JSON_CT, 'content-encoding': 'gzip' }, status: 200, contentType: JSON_CT, response: {}, produced: 1 },
   { name: 'deflate (zlib)', body: deflateSync(validPb), headers: { 'content-type': PB, 'content-encoding': 'deflate' }, status: 200, contentType: PB, response: {}, produced: 1 },
@@ -302,6 +356,14 @@ describe('OTLP/HTTP conformance table', () => {
       [SPAN_ID, 1],
       ['1111111111111111', 5],
     ]);
+  });
+
+  it('sends no CORS headers and grants no preflight', async () => {
+    const preflight = await fetch(`${base}/v1/traces`, { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' } });
+    expect(preflight.status).toBe(405);
+    const post = await fetch(`${base}/v1/traces`, { method: 'POST', body: JSON.stringify(validJson), headers: { 'content-type': JSON_CT, origin: 'https://evil.example' } });
+    expect(post.status).toBe(200);
+    for (const res of [preflight, post]) expect([...res.headers.keys()].filter((k) => k.startsWith('access-control-'))).toEqual([]);
   });
 
   it('answers 413 to a gzip bomb without inflating it past the limit', async () => {

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from '../../../../shared/logging/index.ts';
 import type { Admission } from '../admission.ts';
 import type { Authorize, Ingest, IngestResult } from '../ingest.ts';
+import { acceptedMediaType } from '../../../../shared/http/index.ts';
 import { METRICS_CONTENT_TYPE, renderMetrics, type Metrics } from '../../../../shared/metrics/index.ts';
 import { decodeLogsRequestJson, decodeTraceRequestJson } from '../otlp/decode-json.ts';
 import { decodeLogsRequestProtobuf, decodeTraceRequestProtobuf } from '../otlp/decode-protobuf.ts';
@@ -37,13 +38,13 @@ const GRPC_CODE: Record<number, number> = { 400: 3, 401: 16, 403: 7, 404: 5, 405
 
 const CONTENT_TYPE: Record<OtlpEncoding, string> = { protobuf: 'application/x-protobuf', json: 'application/json' };
 
-/** Lenient Content-Type matching: real clients append `; charset=utf-8`. */
+const ENCODING_OF: Record<string, OtlpEncoding> = { 'application/x-protobuf': 'protobuf', 'application/json': 'json' };
+const MEDIA_TYPES = Object.keys(ENCODING_OF);
+
+/** The two OTLP/HTTP content types exactly (parameters such as `; charset=utf-8` allowed); anything else is 415. */
 export function encodingOf(contentType: string | undefined): OtlpEncoding | undefined {
-  if (!contentType) return undefined;
-  const ct = contentType.toLowerCase();
-  if (ct.includes('application/x-protobuf') || ct.includes('application/protobuf')) return 'protobuf';
-  if (ct.includes('application/json')) return 'json';
-  return undefined;
+  const type = acceptedMediaType(contentType, MEDIA_TYPES);
+  return type === undefined ? undefined : ENCODING_OF[type];
 }
 
 type Signal = 'traces' | 'logs';

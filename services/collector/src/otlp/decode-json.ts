@@ -1,15 +1,23 @@
 import type {
   Attributes,
+  DecodedLogRecord,
   DecodedLogsRequest,
   DecodedResource,
   DecodedScope,
   DecodedSpan,
   DecodedTraceRequest,
 } from './types.ts';
-import { DecodeError } from './types.ts';
+import { DecodeError, InvalidItemError } from './types.ts';
+import { attributeLabel, MAX_ANY_VALUE_DEPTH, setAttribute, show, tooDeep } from './any-value.ts';
 
 // OTLP/JSON: proto3 JSON mapping with hex ids, integer enums, int64 as string or number,
 // lowerCamelCase keys; unknown fields are ignored (we only read the keys we know).
+//
+// Strictness: the shape of the request (resourceSpans, scopeSpans, spans being arrays) is checked
+// for the whole export (400 when wrong). Everything inside one span or log record is checked for
+// that item alone: a malformed field (a timestamp that is not an unsigned 64-bit integer, an
+// intValue that is not a 64-bit integer, a value nested too deeply, ...) rejects it through
+// partialSuccess and never becomes a default value.
 
 type Json = Record<string, unknown>;
 
@@ -29,19 +37,56 @@ function obj(v: unknown, what: string): Json {
   return v;
 }
 
+/** Lenient: for the scope's name and version, which nothing downstream depends on. */
 function str(v: unknown): string {
   return typeof v === 'string' ? v : '';
 }
 
-function hexId(v: unknown): string {
-  // Invalid ids are kept as-is (lowercased) and rejected per span by the pipeline.
-  return typeof v === 'string' ? v.toLowerCase() : '';
+/** A string field of a span or log record: absent or null is '', anything else but a string rejects the item. */
+function text(v: unknown, field: string): string {
+  if (typeof v === 'string') return v;
+  if (v === undefined || v === null) return '';
+  throw new InvalidItemError(`${field} ${show(v)} is not a string`);
 }
 
-function u64(v: unknown): string {
-  if (typeof v === 'string' && /^\d+$/.test(v)) return v.replace(/^0+(?=\d)/, '');
-  if (typeof v === 'number' && Number.isFinite(v) && v >= 0) return BigInt(Math.trunc(v)).toString();
-  return '0';
+function hexId(v: unknown): string {
+  // Invalid ids are kept (lowercased) and rejected per span by the pipeline; a non-string id is
+  // kept as text so that it is rejected too, rather than read as absent (a root span).
+  if (typeof v === 'string') return v.toLowerCase();
+  if (v === undefined || v === null) return '';
+  return show(v);
+}
+
+const U64_MAX_TEXT = '18446744073709551615';
+const TWO_64 = 2 ** 64;
+
+/** An unsigned 64-bit integer (timestamps) as a decimal string; absent is '0'. */
+function u64(v: unknown, field: string): string {
+  if (v === undefined || v === null) return '0';
+  if (typeof v === 'string') {
+    if (/^\d+$/.test(v)) {
+      const digits = v.replace(/^0+(?=\d)/, '');
+      if (digits.length < 20 || (digits.length === 20 && digits <= U64_MAX_TEXT)) return digits;
+      throw new InvalidItemError(`${field} ${show(v)} is over 2^64-1`);
+    }
+    if (/^-\d+$/.test(v)) throw new InvalidItemError(`${field} ${show(v)} is negative`);
+    throw new InvalidItemError(`${field} ${show(v)} is not a decimal integer`);
+  }
+  if (typeof v === 'number') {
+    if (!Number.isInteger(v)) throw new InvalidItemError(`${field} ${show(v)} is not an integer`);
+    if (v < 0) throw new InvalidItemError(`${field} ${show(v)} is negative`);
+    if (v >= TWO_64) throw new InvalidItemError(`${field} ${show(v)} is over 2^64-1`);
+    return BigInt(v).toString();
+  }
+  throw new InvalidItemError(`${field} ${show(v)} is not a decimal integer`);
+}
+
+/** A uint32 field (droppedAttributesCount); absent is 0. */
+function u32(v: unknown, field: string): number {
+  if (v === undefined || v === null) return 0;
+  const n = typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : NaN;
+  if (Number.isInteger(n) && n >= 0 && n <= 0xffffffff) return n;
+  throw new InvalidItemError(`${field} ${show(v)} is not an unsigned 32-bit integer`);
 }
 
 // OTLP/JSON requires integer enums; names are accepted too, as a lenient receiver.
@@ -55,52 +100,127 @@ const SPAN_KINDS: Record<string, number> = {
 };
 const STATUS_CODES: Record<string, number> = { STATUS_CODE_UNSET: 0, STATUS_CODE_OK: 1, STATUS_CODE_ERROR: 2 };
 
-function enumValue(v: unknown, names: Record<string, number>): number {
-  return typeof v === 'string' && v in names ? names[v] : int(v);
+/** A proto3 enum (an int32, so unknown numbers are kept as protobuf keeps them); absent is 0. */
+function enumValue(v: unknown, names: Record<string, number>, field: string): number {
+  if (v === undefined || v === null) return 0;
+  if (typeof v === 'string' && Object.hasOwn(names, v)) return names[v];
+  const n = typeof v === 'number' ? v : typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : NaN;
+  if (Number.isInteger(n) && n >= -0x80000000 && n <= 0x7fffffff) return n;
+  throw new InvalidItemError(`${field} ${show(v)} is not a valid enum value`);
 }
 
-function int(v: unknown): number {
-  if (typeof v === 'number' && Number.isFinite(v)) return Math.trunc(v);
-  if (typeof v === 'string' && /^-?\d+$/.test(v)) return Number(v);
-  return 0;
-}
+const I64_MIN = -(2n ** 63n);
+const I64_MAX = 2n ** 63n - 1n;
 
+/** intValue: a number when it is exact, else the decimal string (as the protobuf decoder gives it). */
 function i64(v: unknown): number | string {
-  if (typeof v === 'number') return v;
-  if (typeof v === 'string' && /^-?\d+$/.test(v)) {
+  if (typeof v === 'number') {
+    if (Number.isInteger(v) && v >= -(2 ** 63) && v < 2 ** 63) return v;
+  } else if (typeof v === 'string' && /^-?\d+$/.test(v)) {
     const n = Number(v);
-    return Number.isSafeInteger(n) ? n : v;
+    if (Number.isSafeInteger(n)) return n;
+    const b = BigInt(v);
+    if (b >= I64_MIN && b <= I64_MAX) return b.toString();
+  } else if (v === null) {
+    return 0;
   }
-  return 0;
+  throw new InvalidItemError(`intValue ${show(v)} is not a 64-bit integer`);
 }
 
-/** Converts an OTLP/JSON AnyValue to a plain JS value (see Attributes). */
-export function anyValueFromJson(v: unknown): unknown {
-  if (!isObject(v)) return null;
-  if ('stringValue' in v) return str(v.stringValue);
-  if ('intValue' in v) return i64(v.intValue);
-  if ('boolValue' in v) return v.boolValue === true;
-  if ('doubleValue' in v) {
-    const d = v.doubleValue;
-    return typeof d === 'number' ? d : typeof d === 'string' ? Number(d) : 0;
+const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
+/** doubleValue: a number, or a string as proto3 JSON allows ("1.5", "NaN", "Infinity", "-Infinity"). */
+function f64(v: unknown): number {
+  if (typeof v === 'number') return v;
+  if (typeof v === 'string') {
+    if (v === 'NaN') return NaN;
+    if (v === 'Infinity') return Infinity;
+    if (v === '-Infinity') return -Infinity;
+    if (DECIMAL.test(v)) return Number(v);
+  } else if (v === null) {
+    return 0;
   }
-  if ('arrayValue' in v) return arr(obj(v.arrayValue, 'arrayValue').values, 'arrayValue.values').map(anyValueFromJson);
-  if ('kvlistValue' in v) return attributesFromJson(obj(v.kvlistValue, 'kvlistValue').values);
-  if ('bytesValue' in v) return str(v.bytesValue);
+  throw new InvalidItemError(`doubleValue ${show(v)} is not a number`);
+}
+
+const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
+
+/** bytesValue: base64 (standard or URL-safe), given back in standard base64 as the protobuf decoder does. */
+function base64(v: unknown): string {
+  if (v === null) return '';
+  if (typeof v === 'string' && BASE64.test(v)) return Buffer.from(v, 'base64').toString('base64');
+  throw new InvalidItemError(`bytesValue ${show(v)} is not base64`);
+}
+
+/** Converts an OTLP/JSON AnyValue enclosed by `depth` arrays/kvlists to a plain JS value (see Attributes). */
+function anyValueAt(v: unknown, depth: number): unknown {
+  if (v === undefined || v === null) return null;
+  if (!isObject(v)) throw new InvalidItemError(`${show(v)} is not an AnyValue object`);
+  if ('stringValue' in v) return text(v.stringValue, 'stringValue');
+  if ('intValue' in v) return i64(v.intValue);
+  if ('boolValue' in v) {
+    const b = v.boolValue;
+    if (typeof b === 'boolean') return b;
+    if (b === null) return false;
+    throw new InvalidItemError(`boolValue ${show(b)} is not a boolean`);
+  }
+  if ('doubleValue' in v) return f64(v.doubleValue);
+  if ('arrayValue' in v) {
+    if (depth >= MAX_ANY_VALUE_DEPTH) throw tooDeep();
+    const values = itemArray(obj(v.arrayValue, 'arrayValue').values, 'arrayValue.values');
+    const out = new Array<unknown>(values.length);
+    for (let i = 0; i < values.length; i++) out[i] = anyValueAt(values[i], depth + 1);
+    return out;
+  }
+  if ('kvlistValue' in v) {
+    if (depth >= MAX_ANY_VALUE_DEPTH) throw tooDeep();
+    const out: Attributes = {};
+    for (const kv of itemArray(obj(v.kvlistValue, 'kvlistValue').values, 'kvlistValue.values')) {
+      if (isObject(kv) && typeof kv.key === 'string' && kv.key) setAttribute(out, kv.key, anyValueAt(kv.value, depth + 1));
+    }
+    return out;
+  }
+  if ('bytesValue' in v) return base64(v.bytesValue);
   return null;
 }
 
-export function attributesFromJson(kvs: unknown): Attributes {
+/** `arr` for what lies inside one item: a wrong shape there rejects the item, not the export. */
+function itemArray(v: unknown, what: string): unknown[] {
+  if (v === undefined || v === null) return [];
+  if (!Array.isArray(v)) throw new InvalidItemError(`${what} must be an array`);
+  return v;
+}
+
+function itemObject(v: unknown, what: string): Json {
+  if (v === undefined || v === null) return {};
+  if (!isObject(v)) throw new InvalidItemError(`${what} must be an object`);
+  return v;
+}
+
+/** Top-level attributes; an error names the attribute (`label "key": reason`). */
+function attributesFromJson(kvs: unknown, label = 'attribute'): Attributes {
   const out: Attributes = {};
-  for (const kv of arr(kvs, 'attributes')) {
-    if (isObject(kv) && typeof kv.key === 'string' && kv.key) out[kv.key] = anyValueFromJson(kv.value);
+  for (const kv of itemArray(kvs, 'attributes')) {
+    if (!isObject(kv) || typeof kv.key !== 'string' || !kv.key) continue;
+    try {
+      setAttribute(out, kv.key, anyValueAt(kv.value, 0));
+    } catch (err) {
+      if (err instanceof InvalidItemError) throw new InvalidItemError(`${attributeLabel(label, kv.key)}: ${err.message}`, { cause: err });
+      throw err;
+    }
   }
   return out;
 }
 
-function resourceFromJson(v: unknown): DecodedResource {
+/** The resource, or the reason why none of its spans (or log records) can be accepted. */
+function resourceFromJson(v: unknown): { resource: DecodedResource; invalid?: string } {
   const r = obj(v, 'resource');
-  return { attributes: attributesFromJson(r.attributes), droppedAttributesCount: int(r.droppedAttributesCount) };
+  try {
+    return { resource: { attributes: attributesFromJson(r.attributes, 'resource attribute'), droppedAttributesCount: u32(r.droppedAttributesCount, 'resource droppedAttributesCount') } };
+  } catch (err) {
+    if (!(err instanceof InvalidItemError)) throw err;
+    return { resource: { attributes: {}, droppedAttributesCount: 0 }, invalid: err.message };
+  }
 }
 
 function scopeFromJson(v: unknown): DecodedScope {
@@ -108,33 +228,97 @@ function scopeFromJson(v: unknown): DecodedScope {
   return { name: str(s.name), version: str(s.version) };
 }
 
-function spanFromJson(v: unknown): DecodedSpan {
-  const s = obj(v, 'span');
-  const status = obj(s.status, 'status');
+function spanFields(s: Json): DecodedSpan {
+  const status = itemObject(s.status, 'status');
+  const events = itemArray(s.events, 'events');
   return {
     traceId: hexId(s.traceId),
     spanId: hexId(s.spanId),
     parentSpanId: hexId(s.parentSpanId),
-    name: str(s.name),
-    kind: enumValue(s.kind, SPAN_KINDS),
-    startTimeUnixNano: u64(s.startTimeUnixNano),
-    endTimeUnixNano: u64(s.endTimeUnixNano),
+    name: text(s.name, 'name'),
+    kind: enumValue(s.kind, SPAN_KINDS, 'kind'),
+    startTimeUnixNano: u64(s.startTimeUnixNano, 'startTimeUnixNano'),
+    endTimeUnixNano: u64(s.endTimeUnixNano, 'endTimeUnixNano'),
     attributes: attributesFromJson(s.attributes),
-    droppedAttributesCount: int(s.droppedAttributesCount),
-    events: arr(s.events, 'events').map((e) => {
-      const ev = obj(e, 'event');
-      return { name: str(ev.name), timeUnixNano: u64(ev.timeUnixNano), attributes: attributesFromJson(ev.attributes) };
+    droppedAttributesCount: u32(s.droppedAttributesCount, 'droppedAttributesCount'),
+    events: events.map((e, i) => {
+      const ev = itemObject(e, `events[${i}]`);
+      const name = text(ev.name, `events[${i}].name`);
+      const label = `event ${JSON.stringify(name.slice(0, 64))}`;
+      return { name, timeUnixNano: u64(ev.timeUnixNano, `${label} timeUnixNano`), attributes: attributesFromJson(ev.attributes, `${label} attribute`) };
     }),
-    status: { code: enumValue(status.code, STATUS_CODES), message: str(status.message) },
+    status: { code: enumValue(status.code, STATUS_CODES, 'status.code'), message: text(status.message, 'status.message') },
   };
+}
+
+function spanFromJson(v: unknown, resourceInvalid: string | undefined): DecodedSpan {
+  const s = isObject(v) ? v : {};
+  try {
+    if (!isObject(v)) throw new InvalidItemError(`span ${show(v)} is not an object`);
+    const span = spanFields(s);
+    if (resourceInvalid) span.invalid = resourceInvalid;
+    return span;
+  } catch (err) {
+    if (!(err instanceof InvalidItemError)) throw err;
+    return rejectedSpan(s, err.message);
+  }
+}
+
+/** What the pipeline needs of a span it rejects: its ids (for the message) and the reason. */
+function rejectedSpan(s: Json, invalid: string): DecodedSpan {
+  return {
+    traceId: hexId(s.traceId),
+    spanId: hexId(s.spanId),
+    parentSpanId: hexId(s.parentSpanId),
+    name: '',
+    kind: 0,
+    startTimeUnixNano: '0',
+    endTimeUnixNano: '0',
+    attributes: {},
+    droppedAttributesCount: 0,
+    events: [],
+    status: { code: 0, message: '' },
+    invalid,
+  };
+}
+
+function logRecordFromJson(v: unknown, resourceInvalid: string | undefined): DecodedLogRecord {
+  const lr = isObject(v) ? v : {};
+  const ids = { traceId: hexId(lr.traceId), spanId: hexId(lr.spanId) };
+  try {
+    if (!isObject(v)) throw new InvalidItemError(`log record ${show(v)} is not an object`);
+    let body: unknown = null;
+    if ('body' in lr) {
+      try {
+        body = anyValueAt(lr.body, 0);
+      } catch (err) {
+        if (err instanceof InvalidItemError) throw new InvalidItemError(`body: ${err.message}`, { cause: err });
+        throw err;
+      }
+    }
+    const record: DecodedLogRecord = {
+      timeUnixNano: u64(lr.timeUnixNano, 'timeUnixNano'),
+      observedTimeUnixNano: u64(lr.observedTimeUnixNano, 'observedTimeUnixNano'),
+      eventName: text(lr.eventName, 'eventName'),
+      body,
+      attributes: attributesFromJson(lr.attributes),
+      droppedAttributesCount: u32(lr.droppedAttributesCount, 'droppedAttributesCount'),
+      ...ids,
+    };
+    if (resourceInvalid) record.invalid = resourceInvalid;
+    return record;
+  } catch (err) {
+    if (!(err instanceof InvalidItemError)) throw err;
+    return { timeUnixNano: '0', observedTimeUnixNano: '0', eventName: '', body: null, attributes: {}, droppedAttributesCount: 0, ...ids, invalid: err.message };
+  }
 }
 
 function parseJson(body: Uint8Array | string, what: string): Json {
   let parsed: unknown;
-  const text = typeof body === 'string' ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
-  if (text.trim() === '') return {};
+  const raw = typeof body === 'string' ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
+  if (raw.trim() === '') return {};
   try {
-    parsed = JSON.parse(text);
+    parsed = JSON.parse(raw);
   } catch (err) {
     throw new DecodeError(`invalid JSON ${what}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
   }
@@ -147,8 +331,6 @@ function structural<T>(what: string, run: () => T): T {
     return run();
   } catch (err) {
     if (err instanceof DecodeError) throw new DecodeError(`invalid JSON ${what}: ${err.message}`, { cause: err });
-    // Hostile nesting (AnyValue inside AnyValue, thousands deep) exhausts the stack: bad input, not a bug.
-    if (err instanceof RangeError) throw new DecodeError(`invalid JSON ${what}: values nested too deeply`, { cause: err });
     throw err;
   }
 }
@@ -160,11 +342,12 @@ export function decodeTraceRequestJson(body: Uint8Array | string): DecodedTraceR
   return structural(what, () => ({
     resourceSpans: arr(req.resourceSpans, 'resourceSpans').map((rsv) => {
       const rs = obj(rsv, 'resourceSpans[]');
+      const { resource, invalid } = resourceFromJson(rs.resource);
       return {
-        resource: resourceFromJson(rs.resource),
+        resource,
         scopeSpans: arr(rs.scopeSpans, 'scopeSpans').map((ssv) => {
           const ss = obj(ssv, 'scopeSpans[]');
-          return { scope: scopeFromJson(ss.scope), spans: arr(ss.spans, 'spans').map(spanFromJson) };
+          return { scope: scopeFromJson(ss.scope), spans: arr(ss.spans, 'spans').map((s) => spanFromJson(s, invalid)) };
         }),
       };
     }),
@@ -178,26 +361,12 @@ export function decodeLogsRequestJson(body: Uint8Array | string): DecodedLogsReq
   return structural(what, () => ({
     resourceLogs: arr(req.resourceLogs, 'resourceLogs').map((rlv) => {
       const rl = obj(rlv, 'resourceLogs[]');
+      const { resource, invalid } = resourceFromJson(rl.resource);
       return {
-        resource: resourceFromJson(rl.resource),
+        resource,
         scopeLogs: arr(rl.scopeLogs, 'scopeLogs').map((slv) => {
           const sl = obj(slv, 'scopeLogs[]');
-          return {
-            scope: scopeFromJson(sl.scope),
-            logRecords: arr(sl.logRecords, 'logRecords').map((lrv) => {
-              const lr = obj(lrv, 'logRecords[]');
-              return {
-                timeUnixNano: u64(lr.timeUnixNano),
-                observedTimeUnixNano: u64(lr.observedTimeUnixNano),
-                eventName: str(lr.eventName),
-                body: 'body' in lr ? anyValueFromJson(lr.body) : null,
-                attributes: attributesFromJson(lr.attributes),
-                droppedAttributesCount: int(lr.droppedAttributesCount),
-                traceId: hexId(lr.traceId),
-                spanId: hexId(lr.spanId),
-              };
-            }),
-          };
+          return { scope: scopeFromJson(sl.scope), logRecords: arr(sl.logRecords, 'logRecords').map((lr) => logRecordFromJson(lr, invalid)) };
         }),
       };
     }),

@@ -1,18 +1,21 @@
 import { opentelemetry } from '../generated/otlp.js';
 import type {
   Attributes,
-  DecodedEvent,
+  DecodedLogRecord,
   DecodedLogsRequest,
   DecodedResource,
   DecodedScope,
   DecodedSpan,
   DecodedTraceRequest,
 } from './types.ts';
-import { DecodeError } from './types.ts';
+import { DecodeError, InvalidItemError } from './types.ts';
+import { attributeLabel, MAX_ANY_VALUE_DEPTH, setAttribute, tooDeep } from './any-value.ts';
 
 const pb = opentelemetry.proto;
 type PbAnyValue = opentelemetry.proto.common.v1.IAnyValue;
 type PbKeyValue = opentelemetry.proto.common.v1.IKeyValue;
+/** gen-proto.sh patches AnyValue.decode to keep a nested array or kvlist as its raw bytes. */
+type LazyAnyValue = PbAnyValue & { arrayBytes?: Uint8Array; kvlistBytes?: Uint8Array };
 type PbLong = number | { low: number; high: number; unsigned: boolean; toString(): string; toNumber(): number };
 
 const EMPTY = new Uint8Array(0);
@@ -40,44 +43,75 @@ function i64(v: PbLong): number | string {
   return Number.isSafeInteger(n) ? n : v.toString();
 }
 
-/** Converts a protobuf AnyValue to a plain JS value (see Attributes). */
-export function anyValueFromProto(v: PbAnyValue | null | undefined): unknown {
+/** Decodes the raw bytes of one nested ArrayValue / KeyValueList (one level: its AnyValues stay lazy). */
+function nested<T>(what: string, decode: () => T): T {
+  try {
+    return decode();
+  } catch (err) {
+    throw new InvalidItemError(`undecodable ${what}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+  }
+}
+
+/** Converts a protobuf AnyValue enclosed by `depth` arrays/kvlists to a plain JS value (see Attributes). */
+function anyValueAt(v: LazyAnyValue | null | undefined, depth: number): unknown {
   if (!v) return null;
   if (v.stringValue != null) return v.stringValue;
   if (v.intValue != null) return i64(v.intValue);
   if (v.boolValue != null) return v.boolValue;
   if (v.doubleValue != null) return v.doubleValue;
-  if (v.arrayValue != null) return (v.arrayValue.values ?? []).map(anyValueFromProto);
-  if (v.kvlistValue != null) return attributesFromProto(v.kvlistValue.values);
+  if (v.arrayBytes != null) {
+    if (depth >= MAX_ANY_VALUE_DEPTH) throw tooDeep();
+    const bytes = v.arrayBytes;
+    const values: LazyAnyValue[] = nested('arrayValue', () => pb.common.v1.ArrayValue.decode(bytes).values ?? []);
+    const out = new Array<unknown>(values.length);
+    for (let i = 0; i < values.length; i++) out[i] = anyValueAt(values[i], depth + 1);
+    return out;
+  }
+  if (v.kvlistBytes != null) {
+    if (depth >= MAX_ANY_VALUE_DEPTH) throw tooDeep();
+    const bytes = v.kvlistBytes;
+    const out: Attributes = {};
+    for (const kv of nested('kvlistValue', () => pb.common.v1.KeyValueList.decode(bytes).values ?? [])) {
+      if (kv.key) setAttribute(out, kv.key, anyValueAt(kv.value, depth + 1));
+    }
+    return out;
+  }
   if (v.bytesValue != null) return Buffer.from(v.bytesValue).toString('base64');
   return null;
 }
 
-export function attributesFromProto(kvs: PbKeyValue[] | null | undefined): Attributes {
+/** Top-level attributes; an error names the attribute (`label "key": reason`). */
+function attributesFromProto(kvs: PbKeyValue[] | null | undefined, label = 'attribute'): Attributes {
   const out: Attributes = {};
   if (!kvs) return out;
   for (const kv of kvs) {
-    if (kv.key) out[kv.key] = anyValueFromProto(kv.value);
+    if (!kv.key) continue;
+    try {
+      setAttribute(out, kv.key, anyValueAt(kv.value, 0));
+    } catch (err) {
+      if (err instanceof InvalidItemError) throw new InvalidItemError(`${attributeLabel(label, kv.key)}: ${err.message}`, { cause: err });
+      throw err;
+    }
   }
   return out;
 }
 
-function resourceFromProto(r: opentelemetry.proto.resource.v1.IResource | null | undefined): DecodedResource {
-  return { attributes: attributesFromProto(r?.attributes), droppedAttributesCount: r?.droppedAttributesCount ?? 0 };
+/** The resource, or the reason why none of its spans (or log records) can be accepted. */
+function resourceFromProto(r: opentelemetry.proto.resource.v1.IResource | null | undefined): { resource: DecodedResource; invalid?: string } {
+  try {
+    return { resource: { attributes: attributesFromProto(r?.attributes, 'resource attribute'), droppedAttributesCount: r?.droppedAttributesCount ?? 0 } };
+  } catch (err) {
+    if (!(err instanceof InvalidItemError)) throw err;
+    return { resource: { attributes: {}, droppedAttributesCount: 0 }, invalid: err.message };
+  }
 }
 
 function scopeFromProto(s: opentelemetry.proto.common.v1.IInstrumentationScope | null | undefined): DecodedScope {
   return { name: s?.name ?? '', version: s?.version ?? '' };
 }
 
-function spanFromProto(s: opentelemetry.proto.trace.v1.ISpan): DecodedSpan {
-  const events: DecodedEvent[] = [];
-  if (s.events) {
-    for (const e of s.events) {
-      events.push({ name: e.name ?? '', timeUnixNano: u64(e.timeUnixNano), attributes: attributesFromProto(e.attributes) });
-    }
-  }
-  return {
+function spanFromProto(s: opentelemetry.proto.trace.v1.ISpan, resourceInvalid: string | undefined): DecodedSpan {
+  const span: DecodedSpan = {
     traceId: hex(s.traceId),
     spanId: hex(s.spanId),
     parentSpanId: hex(s.parentSpanId),
@@ -85,11 +119,59 @@ function spanFromProto(s: opentelemetry.proto.trace.v1.ISpan): DecodedSpan {
     kind: s.kind ?? 0,
     startTimeUnixNano: u64(s.startTimeUnixNano),
     endTimeUnixNano: u64(s.endTimeUnixNano),
-    attributes: attributesFromProto(s.attributes),
+    attributes: {},
     droppedAttributesCount: s.droppedAttributesCount ?? 0,
-    events,
+    events: [],
     status: { code: s.status?.code ?? 0, message: s.status?.message ?? '' },
   };
+  try {
+    span.attributes = attributesFromProto(s.attributes);
+    if (s.events) {
+      for (const e of s.events) {
+        const name = e.name ?? '';
+        const label = `event ${JSON.stringify(name.slice(0, 64))} attribute`;
+        span.events.push({ name, timeUnixNano: u64(e.timeUnixNano), attributes: attributesFromProto(e.attributes, label) });
+      }
+    }
+  } catch (err) {
+    if (!(err instanceof InvalidItemError)) throw err;
+    span.attributes = {};
+    span.events = [];
+    span.invalid = err.message;
+  }
+  if (resourceInvalid) span.invalid = resourceInvalid;
+  return span;
+}
+
+function logRecordFromProto(lr: opentelemetry.proto.logs.v1.ILogRecord, resourceInvalid: string | undefined): DecodedLogRecord {
+  const record: DecodedLogRecord = {
+    timeUnixNano: u64(lr.timeUnixNano),
+    observedTimeUnixNano: u64(lr.observedTimeUnixNano),
+    eventName: lr.eventName ?? '',
+    body: null,
+    attributes: {},
+    droppedAttributesCount: lr.droppedAttributesCount ?? 0,
+    traceId: hex(lr.traceId),
+    spanId: hex(lr.spanId),
+  };
+  try {
+    if (lr.body) {
+      try {
+        record.body = anyValueAt(lr.body, 0);
+      } catch (err) {
+        if (err instanceof InvalidItemError) throw new InvalidItemError(`body: ${err.message}`, { cause: err });
+        throw err;
+      }
+    }
+    record.attributes = attributesFromProto(lr.attributes);
+  } catch (err) {
+    if (!(err instanceof InvalidItemError)) throw err;
+    record.body = null;
+    record.attributes = {};
+    record.invalid = err.message;
+  }
+  if (resourceInvalid) record.invalid = resourceInvalid;
+  return record;
 }
 
 /** protobufjs picks its Buffer reader (fast utf8Slice strings) only for a Buffer, not a plain Uint8Array. */
@@ -111,10 +193,13 @@ export function decodeTraceRequestProtobuf(body: Uint8Array): DecodedTraceReques
     pb.collector.trace.v1.ExportTraceServiceRequest.decode(body.length ? asBuffer(body) : EMPTY),
   );
   return {
-    resourceSpans: (req.resourceSpans ?? []).map((rs) => ({
-      resource: resourceFromProto(rs.resource),
-      scopeSpans: (rs.scopeSpans ?? []).map((ss) => ({ scope: scopeFromProto(ss.scope), spans: (ss.spans ?? []).map(spanFromProto) })),
-    })),
+    resourceSpans: (req.resourceSpans ?? []).map((rs) => {
+      const { resource, invalid } = resourceFromProto(rs.resource);
+      return {
+        resource,
+        scopeSpans: (rs.scopeSpans ?? []).map((ss) => ({ scope: scopeFromProto(ss.scope), spans: (ss.spans ?? []).map((s) => spanFromProto(s, invalid)) })),
+      };
+    }),
   };
 }
 
@@ -122,21 +207,12 @@ export function decodeTraceRequestProtobuf(body: Uint8Array): DecodedTraceReques
 export function decodeLogsRequestProtobuf(body: Uint8Array): DecodedLogsRequest {
   const req = decodeOrThrow('ExportLogsServiceRequest', () => pb.collector.logs.v1.ExportLogsServiceRequest.decode(body.length ? asBuffer(body) : EMPTY));
   return {
-    resourceLogs: (req.resourceLogs ?? []).map((rl) => ({
-      resource: resourceFromProto(rl.resource),
-      scopeLogs: (rl.scopeLogs ?? []).map((sl) => ({
-        scope: scopeFromProto(sl.scope),
-        logRecords: (sl.logRecords ?? []).map((lr) => ({
-          timeUnixNano: u64(lr.timeUnixNano as PbLong),
-          observedTimeUnixNano: u64(lr.observedTimeUnixNano as PbLong),
-          eventName: lr.eventName ?? '',
-          body: lr.body ? anyValueFromProto(lr.body) : null,
-          attributes: attributesFromProto(lr.attributes),
-          droppedAttributesCount: lr.droppedAttributesCount ?? 0,
-          traceId: hex(lr.traceId),
-          spanId: hex(lr.spanId),
-        })),
-      })),
-    })),
+    resourceLogs: (req.resourceLogs ?? []).map((rl) => {
+      const { resource, invalid } = resourceFromProto(rl.resource);
+      return {
+        resource,
+        scopeLogs: (rl.scopeLogs ?? []).map((sl) => ({ scope: scopeFromProto(sl.scope), logRecords: (sl.logRecords ?? []).map((lr) => logRecordFromProto(lr, invalid)) })),
+      };
+    }),
   };
 }

@@ -20,6 +20,11 @@ export interface DecodedSpan {
   droppedAttributesCount: number;
   events: DecodedEvent[];
   status: { code: number; message: string };
+  /**
+   * Set by the decoder when the span cannot be accepted (a malformed field, an AnyValue nested
+   * deeper than MAX_ANY_VALUE_DEPTH): the pipeline rejects it alone, with this reason.
+   */
+  invalid?: string;
 }
 
 export interface DecodedScope {
@@ -55,6 +60,8 @@ export interface DecodedLogRecord {
   droppedAttributesCount: number;
   traceId: string;
   spanId: string;
+  /** As DecodedSpan.invalid. */
+  invalid?: string;
 }
 
 export interface DecodedScopeLogs {
@@ -72,6 +79,17 @@ export interface DecodedLogsRequest {
 }
 
 export type OtlpEncoding = 'protobuf' | 'json';
+
+/**
+ * Thrown while converting one span or log record that cannot be accepted; the decoder turns it
+ * into `invalid` on that item, so the rest of the export goes on.
+ */
+export class InvalidItemError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'InvalidItemError';
+  }
+}
 
 /** Thrown when a body cannot be decoded at all (→ 400 / INVALID_ARGUMENT). */
 export class DecodeError extends Error {

@@ -130,26 +130,97 @@ function pbResource(r: Obj | undefined): Obj {
   return { attributes: pbKvs((r?.attributes as Obj[] | undefined) ?? []) };
 }
 
+function pbSpan(s: Obj): Obj {
+  return {
+    ...s,
+    traceId: id(s.traceId),
+    spanId: id(s.spanId),
+    parentSpanId: id(s.parentSpanId),
+    startTimeUnixNano: u64(s.startTimeUnixNano),
+    endTimeUnixNano: u64(s.endTimeUnixNano),
+    attributes: pbKvs(s.attributes as Obj[]),
+    events: ((s.events as Obj[] | undefined) ?? []).map((e) => ({ ...e, timeUnixNano: u64(e.timeUnixNano), attributes: pbKvs(e.attributes as Obj[]) })),
+  };
+}
+
 export function encodeTraceRequest(json: Obj): Uint8Array {
   const msg = {
     resourceSpans: ((json.resourceSpans as Obj[] | undefined) ?? []).map((rs) => ({
       resource: pbResource(rs.resource as Obj),
-      scopeSpans: ((rs.scopeSpans as Obj[] | undefined) ?? []).map((ss) => ({
-        scope: ss.scope,
-        spans: ((ss.spans as Obj[] | undefined) ?? []).map((s) => ({
-          ...s,
-          traceId: id(s.traceId),
-          spanId: id(s.spanId),
-          parentSpanId: id(s.parentSpanId),
-          startTimeUnixNano: u64(s.startTimeUnixNano),
-          endTimeUnixNano: u64(s.endTimeUnixNano),
-          attributes: pbKvs(s.attributes as Obj[]),
-          events: ((s.events as Obj[] | undefined) ?? []).map((e) => ({ ...e, timeUnixNano: u64(e.timeUnixNano), attributes: pbKvs(e.attributes as Obj[]) })),
-        })),
-      })),
+      scopeSpans: ((rs.scopeSpans as Obj[] | undefined) ?? []).map((ss) => ({ scope: ss.scope, spans: ((ss.spans as Obj[] | undefined) ?? []).map(pbSpan) })),
     })),
   };
   return opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest.encode(msg as never).finish();
+}
+
+// --- AnyValues nested deeper than any recursive encoder (ours, JSON.stringify, protobufjs) goes ---
+
+function varint(n: number): Buffer {
+  const out: number[] = [];
+  while (n > 0x7f) {
+    out.push((n & 0x7f) | 0x80);
+    n >>>= 7;
+  }
+  out.push(n);
+  return Buffer.from(out);
+}
+
+/** One length-delimited protobuf field. */
+function field(num: number, payload: Uint8Array): Buffer {
+  return Buffer.concat([varint((num << 3) | 2), varint(payload.length), payload]);
+}
+
+/** The plain value `deepAnyValue*` encode: `depth` levels, kvlist `{k: …}` outermost, then array `[…]`, alternating, around "leaf". */
+export function deepValue(depth: number): unknown {
+  let v: unknown = 'leaf';
+  for (let i = depth - 1; i >= 0; i--) v = i % 2 === 0 ? { k: v } : [v];
+  return v;
+}
+
+/** OTLP/JSON text of `deepValue(depth)` as an AnyValue, built as text. */
+export function deepAnyValueJson(depth: number): string {
+  const open: string[] = [];
+  const close: string[] = [];
+  for (let i = 0; i < depth; i++) {
+    open.push(i % 2 === 0 ? '{"kvlistValue":{"values":[{"key":"k","value":' : '{"arrayValue":{"values":[');
+    close.push(i % 2 === 0 ? '}]}}' : ']}}');
+  }
+  return `${open.join('')}{"stringValue":"leaf"}${close.reverse().join('')}`;
+}
+
+/** Protobuf bytes of `deepValue(depth)` as an AnyValue. */
+export function deepAnyValueProtobuf(depth: number): Buffer {
+  let any = field(1, Buffer.from('leaf'));
+  for (let i = depth - 1; i >= 0; i--) {
+    any = i % 2 === 0 ? field(6, field(1, Buffer.concat([field(1, Buffer.from('k')), field(2, any)]))) : field(5, field(1, any));
+  }
+  return any;
+}
+
+/**
+ * An OTLP/JSON trace request (one resource, one scope, as jsonTraceRequest makes) with raw
+ * attributes added to some spans: as JSON text and as protobuf bytes.
+ */
+export function traceRequestWithRawAttributes(json: Obj, raw: Array<{ span: number; key: string; json: string; protobuf: Uint8Array }>): { json: string; protobuf: Buffer } {
+  const rs = (json.resourceSpans as Obj[])[0];
+  const ss = (rs.scopeSpans as Obj[])[0];
+  const spans = ss.spans as Obj[];
+  const marked = spans.map((s, i) => ({
+    ...s,
+    attributes: [...((s.attributes as Obj[] | undefined) ?? []), ...raw.filter((r) => r.span === i).map((r, j) => ({ key: r.key, value: { stringValue: `@@raw-${i}-${j}@@` } }))],
+  }));
+  let text = JSON.stringify({ ...json, resourceSpans: [{ ...rs, scopeSpans: [{ ...ss, spans: marked }] }] });
+  for (const [i] of spans.entries()) {
+    for (const [j, r] of raw.filter((x) => x.span === i).entries()) text = text.replace(`{"stringValue":"@@raw-${i}-${j}@@"}`, () => r.json);
+  }
+  const Span = opentelemetry.proto.trace.v1.Span;
+  const spanBytes = spans.map((s, i) =>
+    Buffer.concat([Span.encode(pbSpan(s) as never).finish(), ...raw.filter((r) => r.span === i).map((r) => field(9, Buffer.concat([field(1, Buffer.from(r.key)), field(2, r.protobuf)])))]),
+  );
+  const scope = opentelemetry.proto.common.v1.InstrumentationScope.encode((ss.scope ?? {})).finish();
+  const resource = opentelemetry.proto.resource.v1.Resource.encode(pbResource(rs.resource as Obj)).finish();
+  const scopeSpans = Buffer.concat([field(1, scope), ...spanBytes.map((b) => field(2, b))]);
+  return { json: text, protobuf: field(1, Buffer.concat([field(1, resource), field(2, scopeSpans)])) };
 }
 
 export function encodeLogsRequest(json: Obj): Uint8Array {

@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import { SpanEnvelopeSchema } from '../../../shared/schemas/index.ts';
+import { decodeLogsRequestJson, decodeTraceRequestJson } from './otlp/decode-json.ts';
+import { decodeLogsRequestProtobuf, decodeTraceRequestProtobuf } from './otlp/decode-protobuf.ts';
+import { encodeLogsRequest, encodeTraceRequest, jsonLogsRequest, jsonTraceRequest, type SpanSpec } from './testing/otlp-builders.ts';
+import { logsRequestToMessages, traceRequestToMessages } from './pipeline.ts';
+
+const options = { maxAttributeBytes: 1024 * 1024, receivedAtMs: 1 };
+const GOOD = '1111111111111111';
+
+/** [a valid span, `spec`] through both decoders and the pipeline: what was produced and the partial answer. */
+function convert(spec: SpanSpec, opts: Parameters<typeof traceRequestToMessages>[1] = options) {
+  const json = jsonTraceRequest([{ spanId: GOOD }, spec]);
+  const results = [decodeTraceRequestJson(JSON.stringify(json)), decodeTraceRequestProtobuf(encodeTraceRequest(json))].map((req) => {
+    const c = traceRequestToMessages(req, opts);
+    for (const m of c.messages) expect(SpanEnvelopeSchema.safeParse(JSON.parse(m.value)).success).toBe(true);
+    return { produced: c.messages.map((m) => (JSON.parse(m.value) as { span_id: string }).span_id), rejected: c.rejected, errorMessage: c.errorMessage };
+  });
+  expect(results[1]).toEqual(results[0]);
+  return results[0];
+}
+
+describe('span timestamps (both encodings)', () => {
+  it('rejects a missing start or end, and an end before the start, per span', () => {
+    expect(convert({ start: '0' })).toEqual({ produced: [GOOD], rejected: 1, errorMessage: '1 rejected: span eee19b7ec3c1b174: startTimeUnixNano is 0 (missing)' });
+    expect(convert({ end: '0' })).toEqual({ produced: [GOOD], rejected: 1, errorMessage: '1 rejected: span eee19b7ec3c1b174: endTimeUnixNano is 0 (missing: the span has not ended)' });
+    expect(convert({ start: '1700000000000000001', end: '1700000000000000000' })).toEqual({
+      produced: [GOOD],
+      rejected: 1,
+      errorMessage: '1 rejected: span eee19b7ec3c1b174: endTimeUnixNano 1700000000000000000 is before startTimeUnixNano 1700000000000000001',
+    });
+    expect(convert({ start: '999', end: '1700000000000000000' })).toEqual({ produced: [GOOD, 'eee19b7ec3c1b174'], rejected: 0, errorMessage: '' });
+  });
+
+  it('accepts an instant span and the whole uint64 range', () => {
+    expect(convert({ start: '1700000000000000000', end: '1700000000000000000' }).rejected).toBe(0);
+    expect(convert({ start: '1', end: '18446744073709551615' }).rejected).toBe(0);
+  });
+});
+
+describe('what would fail downstream is refused here, per span', () => {
+  it('treats an all-zero parent span id as no parent (a root), rather than waiting for it', () => {
+    const json = jsonTraceRequest([{ parentSpanId: '0000000000000000' }]);
+    for (const req of [decodeTraceRequestJson(JSON.stringify(json)), decodeTraceRequestProtobuf(encodeTraceRequest(json))]) {
+      const env = JSON.parse(traceRequestToMessages(req, options).messages[0].value) as Record<string, unknown>;
+      expect(env.parent_span_id).toBeUndefined();
+    }
+  });
+
+  it('rejects token counts whose sum could overflow (the unit would carry null)', () => {
+    expect(convert({ attributes: { 'gen_ai.usage.input_tokens': '1e300' } })).toEqual({
+      produced: [GOOD],
+      rejected: 1,
+      errorMessage: '1 rejected: span eee19b7ec3c1b174: token usage input_tokens 1e+300 is out of range (0 to 2^53-1)',
+    });
+    expect(convert({ attributes: { 'gen_ai.usage.output_tokens': -5 } }).errorMessage).toBe('1 rejected: span eee19b7ec3c1b174: token usage output_tokens -5 is out of range (0 to 2^53-1)');
+    expect(convert({ attributes: { 'gen_ai.usage.input_tokens': 9007199254740991 } }).rejected).toBe(0);
+  });
+
+  it('checks every envelope against the schema the assembler parses with', () => {
+    expect(convert({}, { ...options, project: 'p'.repeat(201) })).toEqual({
+      produced: [],
+      rejected: 2,
+      errorMessage: '2 rejected: span 1111111111111111: project: Too big: expected string to have <=200 characters; span eee19b7ec3c1b174: project: Too big: expected string to have <=200 characters',
+    });
+  });
+
+  it('rejects a malformed log record alone and names it', () => {
+    const json = jsonLogsRequest([{ body: 'fine' }, { timeUnixNano: 'soon', body: 'bad' }]);
+    const c = logsRequestToMessages(decodeLogsRequestJson(JSON.stringify(json)), options);
+    expect([c.messages.length, c.rejected, c.errorMessage]).toEqual([1, 1, '1 rejected: log record: timeUnixNano "soon" is not a decimal integer']);
+    const pb = logsRequestToMessages(decodeLogsRequestProtobuf(encodeLogsRequest(jsonLogsRequest([{ body: 'fine' }]))), options);
+    expect([pb.messages.length, pb.rejected]).toEqual([1, 0]);
+  });
+});

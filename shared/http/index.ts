@@ -1,0 +1,1 @@
+export { acceptedMediaType } from './media-type.ts';

@@ -1,4 +1,4 @@
-import { committableBelow, type Bus, type BusMessage } from '../../../shared/bus/index.ts';
+import { committableBelow, type Bus, type BusMessage, type ConsumerLag } from '../../../shared/bus/index.ts';
 import type { Metrics } from '../../../shared/metrics/index.ts';
 import { createComponent, type Component } from '../../../shared/lifecycle/index.ts';
 import type { Logger } from '../../../shared/logging/index.ts';
@@ -24,6 +24,8 @@ export interface AssemblerOptions {
   nowMs?: () => number;
   /** Counts the units published. */
   metrics?: Metrics;
+  /** Receives the spans consumer's lag (see ConsumerOptions.onLag). */
+  onLag?: (lag: ConsumerLag) => void;
 }
 
 /** Units per produce request, at most (Kafka's request size stays well below its limits). */
@@ -62,6 +64,7 @@ export function createAssembler(options: AssemblerOptions): Component & { openTr
         resolve();
       }),
     committableOffset: (partition, lastHandled) => committableBelow(buffer.lowWaterMark(partition), lastHandled),
+    ...(options.onLag ? { onLag: options.onLag } : {}),
   });
 
   let timer: NodeJS.Timeout | null = null;

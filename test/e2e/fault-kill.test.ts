@@ -89,6 +89,11 @@ describe('kill -9 in the middle of a stream (Kafka + ClickHouse, one process per
     expect([...counts.unitIds].sort()).toEqual([...traceIds].sort());
   }
 
+  function scorerPartitions(health: unknown, env: Record<string, string>): number[] {
+    const consumers = (health as { consumers: Array<{ group: string; partitions: Array<{ partition: number }> }> }).consumers;
+    return consumers.find((c) => c.group === `${env.TRACECHECK_KAFKA_PREFIX}-scorer`)?.partitions.map((p) => p.partition) ?? [];
+  }
+
   it('an assembler killed with SIGKILL and restarted: every unit scored once per check, none missing', async () => {
     const t0 = Date.now();
     const env = pipelineEnv();
@@ -121,6 +126,14 @@ describe('kill -9 in the middle of a stream (Kafka + ClickHouse, one process per
     const env = pipelineEnv();
     const first = await start('scorer', env);
     const second = await start('scorer', env);
+    // Both members hold partitions of the units topic before the kill (3 partitions: 2 + 1).
+    const held = await waitFor(
+      async () => {
+        const counts = await Promise.all([first, second].map(async (s) => scorerPartitions(await (await fetch(`${s.url}/healthz`)).json(), env).length));
+        return counts[0] + counts[1] === 3 && counts.every((n) => n > 0) ? counts : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 500, description: 'both scorers holding partitions' },
+    );
     await start('assembler', env);
     const collector = await start('collector', env);
     const { sent, killedAtMs } = await streamWithKill(env, collector, 800, () => first, false);
@@ -129,8 +142,7 @@ describe('kill -9 in the middle of a stream (Kafka + ClickHouse, one process per
     expect(sent.tracesAcknowledged.size).toBe(RUNS);
     await expectEveryUnitScoredOnce(env, sent.traceIds, 'one of two scorers kill -9', t0);
     // The survivor owns every partition of the units topic now (its lag report lists all three).
-    const health = (await (await fetch(`${second.url}/healthz`)).json()) as { consumers: Array<{ group: string; partitions: Array<{ partition: number }> }> };
-    const scorerConsumer = health.consumers.find((c) => c.group === `${env.TRACECHECK_KAFKA_PREFIX}-scorer`);
-    expect(scorerConsumer?.partitions.map((p) => p.partition)).toEqual([0, 1, 2]);
+    report('one of two scorers kill -9', { partitionsBeforeKill: held });
+    expect(scorerPartitions(await (await fetch(`${second.url}/healthz`)).json(), env)).toEqual([0, 1, 2]);
   });
 });

@@ -11,7 +11,7 @@ import { createClickHouseStore, createDuckDbStore } from '../shared/store/index.
 
 /** Kafka when brokers are configured, else the in-process bus (embedded mode). */
 export function createBus(config: Config, log: Logger): Bus {
-  if (config.kafka) return createKafkaBus({ brokers: config.kafka.brokers, clientId: config.kafka.clientId, log: log.child({ component: 'kafka' }) });
+  if (config.kafka) return createKafkaBus({ brokers: config.kafka.brokers, clientId: config.kafka.clientId, lagIntervalMs: config.kafka.lagIntervalMs, log: log.child({ component: 'kafka' }) });
   return createInMemoryBus({ log: log.child({ component: 'bus' }) });
 }
 

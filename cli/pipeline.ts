@@ -1,4 +1,4 @@
-import { TOPICS, type Bus } from '../shared/bus/index.ts';
+import { topicsFor, type Bus, type ConsumerLag, type TopicNames } from '../shared/bus/index.ts';
 import type { JudgeClient } from '../shared/checks/contract.ts';
 import type { Config } from '../shared/config/index.ts';
 import type { Component } from '../shared/lifecycle/index.ts';
@@ -18,7 +18,7 @@ import type { CheckSelector } from '../services/scorer/src/index.ts';
 import { createKeyring, type AuthResult, type Keyring } from '../shared/access/index.ts';
 import { createAlerter, type Alerter } from '../services/alerter/src/index.ts';
 import type { Authorize } from '../services/collector/src/index.ts';
-import { createMetrics, createMetricsServer, withJudgeMetrics, type Metrics } from '../shared/metrics/index.ts';
+import { createConsumerLagReporter, createMetrics, createMetricsServer, withJudgeMetrics, type Metrics } from '../shared/metrics/index.ts';
 
 export type ServiceName = 'collector' | 'assembler' | 'scorer' | 'api' | 'alerter';
 
@@ -49,7 +49,7 @@ export interface Pipeline {
 export interface PipelineOverrides {
   /** A judge to use instead of the configured one (the demo's local model server). */
   judge?: JudgeClient;
-  topics?: Partial<Record<keyof typeof TOPICS, string>>;
+  topics?: Partial<TopicNames>;
   /** Consumer groups (tests give each run its own). */
   groups?: { assembler?: string; scorer?: string; sessions?: string };
   /** The alerter's clock (tests move it to let windows pass). */
@@ -67,7 +67,8 @@ function openAsDefault(auth: AuthResult): Awaited<ReturnType<Authorize>> {
  * is the embedded mode when neither Kafka nor ClickHouse is configured: same code, two adapters.
  */
 export function buildPipeline(config: Config, log: Logger, services: ReadonlySet<ServiceName>, overrides: PipelineOverrides = {}): Pipeline {
-  const topics: Record<keyof typeof TOPICS, string> = { ...TOPICS, ...overrides.topics };
+  const topics: TopicNames = { ...topicsFor(config.kafkaPrefix), ...overrides.topics };
+  const groupOf = (name: 'assembler' | 'scorer' | 'sessions'): string => overrides.groups?.[name] ?? `${config.kafkaPrefix}-${name}`;
   const bus = createBus(config, log);
   // The collector reads API keys from the store: ClickHouse when configured, or the embedded store
   // it shares with the other stages. A collector alone on Kafka without ClickHouse has none to read.
@@ -81,6 +82,8 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
   const components: Component[] = [];
   if (store) components.push(store);
   const metrics = createMetrics();
+  const lag = createConsumerLagReporter({ metrics, log, nowMs: Date.now, behindRecords: config.lagBehindRecords });
+  const onLag = (measured: ConsumerLag): void => lag.record(measured);
 
   let checkNames: string[] = [];
   let scorerJudge: JudgeClient | null = null;
@@ -121,7 +124,7 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
         store: store!,
         unitsTopic: topics.units,
         scoresTopic: topics.scores,
-        groupId: overrides.groups?.scorer ?? 'tracecheck-scorer',
+        groupId: groupOf('scorer'),
         checks,
         selectChecks: (unit) => selector.select(unit),
         judge,
@@ -135,6 +138,7 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
         maxConcurrentUnits: config.scorerConcurrency,
         nowMs: Date.now,
         metrics,
+        onLag,
         log,
       }),
       // Stopped before the scorer drains: units still waiting for a simulation end with the reason.
@@ -147,19 +151,21 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
         bus,
         spansTopic: topics.spans,
         unitsTopic: topics.units,
-        groupId: overrides.groups?.assembler ?? 'tracecheck-assembler',
+        groupId: groupOf('assembler'),
         graceMs: config.assembler.traceGraceMs,
         completeGraceMs: config.assembler.traceCompleteGraceMs,
         entryGraceMs: config.assembler.traceEntryGraceMs,
         maxOpenMs: config.assembler.traceMaxOpenMs,
         metrics,
+        onLag,
         log,
       }),
       createSessionAssembler({
         bus,
         unitsTopic: topics.units,
         sessionsTopic: topics.sessions,
-        groupId: overrides.groups?.sessions ?? 'tracecheck-sessions',
+        groupId: groupOf('sessions'),
+        onLag,
         idleMs: config.sessionIdleMs,
         ...(store && assemblerReadsSessions ? { loadSession: (id: string, project: string | undefined) => store.getUnit(id, project ?? 'default') } : {}),
         log,
@@ -221,7 +227,7 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
   }
   let metricsUrl = (): string => '';
   if (!services.has('api') && !services.has('collector')) {
-    const server = createMetricsServer({ host: config.host, port: config.ports.metrics, metrics, log });
+    const server = createMetricsServer({ host: config.host, port: config.ports.metrics, metrics, log, health: () => lag.health() });
     metricsUrl = () => server.url();
     components.push(server);
   }

@@ -50,6 +50,33 @@ describe('keyring', () => {
     expect(await createKeyring({ store, log }).authenticate(`Bearer ${key}`, ['read'])).toMatchObject({ ok: false, status: 401 });
   });
 
+  it('keeps deciding with the keys read last while the store is down, and fails only when it never read them', async () => {
+    let down = true;
+    let reads = 0;
+    const flaky = new Proxy(store, {
+      get: (target, prop, receiver) =>
+        prop === 'listDocs'
+          ? (...args: Parameters<typeof store.listDocs>) => (reads++, down ? Promise.reject(new Error('store down')) : target.listDocs(...args))
+          : (Reflect.get(target, prop, receiver) as unknown),
+    });
+    let t = 5_000_000;
+    const keyring = createKeyring({ store: flaky, log, refreshMs: 2_000, now: () => t });
+    await expect(keyring.authenticate(undefined, ['ingest'])).rejects.toThrow('store down');
+    down = false;
+    const { key } = await keyring.create('shop', 'ingest');
+    expect(await keyring.authenticate(`Bearer ${key}`, ['ingest'])).toEqual({ ok: true, project: 'shop', role: 'ingest' });
+    down = true;
+    t += 2_000;
+    const before = reads;
+    expect(await keyring.authenticate(`Bearer ${key}`, ['ingest'])).toEqual({ ok: true, project: 'shop', role: 'ingest' });
+    expect(await keyring.authenticate(undefined, ['ingest'])).toMatchObject({ ok: false, status: 401 });
+    // One failed read, then none until refreshMs has passed again.
+    expect(reads - before).toBe(1);
+    t += 2_000;
+    expect(await keyring.authenticate(`Bearer ${key}`, ['ingest'])).toMatchObject({ ok: true });
+    expect(reads - before).toBe(2);
+  });
+
   it('refuses project names that could not be typed safely', async () => {
     await expect(createKeyring({ store, log }).create("x' OR 1=1", 'read')).rejects.toThrow(/project name/);
   });

@@ -54,7 +54,19 @@ export function createKeyring(options: KeyringOptions): Keyring {
   }
 
   async function keys(fresh: boolean): Promise<Map<string, KeyRecord>> {
-    if (!cache || fresh || now() - loadedAt >= refreshMs) return load();
+    if (!cache || fresh || now() - loadedAt >= refreshMs) {
+      const known = cache;
+      try {
+        return await load();
+      } catch (err) {
+        if (!known) throw err;
+        // The store is down: keep deciding with the keys read last (a key revoked meanwhile counts
+        // once the store answers again) rather than refusing every request; read again after refreshMs.
+        loadedAt = now();
+        options.log.warn({ err }, 'API keys could not be re-read; using the ones read last');
+        return known;
+      }
+    }
     return cache;
   }
 

@@ -1,13 +1,16 @@
 import type { Component } from '../lifecycle/index.ts';
+import type { ConsumerLag } from './consumer-lag.ts';
 
-/** Topic names. Tests pass their own (random) names; these are the production defaults. */
-export const TOPICS = {
-  spans: 'tracecheck.spans',
-  units: 'tracecheck.units',
-  scores: 'tracecheck.scores',
-  /** Trace units re-keyed by conversation for the session assembler. */
-  sessions: 'tracecheck.session-traces',
-} as const;
+/** The pipeline's topics; `sessions` holds trace units re-keyed by conversation for the session assembler. */
+export type TopicNames = Record<'spans' | 'units' | 'scores' | 'sessions', string>;
+
+/**
+ * Topic names under a prefix (TRACECHECK_KAFKA_PREFIX, default `tracecheck`: `tracecheck.spans`,
+ * `tracecheck.units`, `tracecheck.scores`, `tracecheck.session-traces`). Tests pass their own names.
+ */
+export function topicsFor(prefix: string): TopicNames {
+  return { spans: `${prefix}.spans`, units: `${prefix}.units`, scores: `${prefix}.scores`, sessions: `${prefix}.session-traces` };
+}
 
 export interface OutgoingMessage {
   key: string;
@@ -48,6 +51,11 @@ export interface ConsumerOptions {
    * mark so records of open traces are read again after a crash.
    */
   committableOffset?(partition: number, lastHandledOffset: string): string | null;
+  /**
+   * Called with this consumer's lag on its assigned partitions (high watermark − committed offset),
+   * measured every few seconds while it runs (Kafka; the in-process bus reports none).
+   */
+  onLag?(lag: ConsumerLag): void;
 }
 
 export type Consumer = Component;

@@ -1,5 +1,5 @@
-export { TOPICS } from './contract.ts';
-export type { Bus, BusMessage, Consumer, ConsumerOptions, OutgoingMessage, Producer } from './contract.ts';
+export { topicsFor } from './contract.ts';
+export type { Bus, BusMessage, TopicNames, Consumer, ConsumerOptions, OutgoingMessage, Producer } from './contract.ts';
 export { BusFullError, createInMemoryBus } from './in-memory-bus.ts';
 export type { InMemoryBusOptions } from './in-memory-bus.ts';
 export { deadLetterRecord, deadLetterTopic } from './dead-letter.ts';
@@ -9,3 +9,5 @@ export { backoffDelayMs, sleepUnlessAborted, DEFAULT_BACKOFF } from './backoff.t
 export { createKafkaBus } from './kafka-bus.ts';
 export type { KafkaBusOptions } from './kafka-bus.ts';
 export { toBusError } from './kafka-errors.ts';
+export { computeConsumerLag } from './consumer-lag.ts';
+export type { ConsumerLag, PartitionLag } from './consumer-lag.ts';

@@ -3,6 +3,7 @@ import { PermanentError, RetriableError } from '../errors/index.ts';
 import type { Logger } from '../logging/index.ts';
 import { DEFAULT_BACKOFF, type BackoffPolicy } from './backoff.ts';
 import { nextCommitOffset } from './commit-offset.ts';
+import { computeConsumerLag, type ConsumerLag } from './consumer-lag.ts';
 import type { Bus, BusMessage, Consumer, ConsumerOptions, OutgoingMessage, Producer } from './contract.ts';
 import { deadLetterRecord, deadLetterTopic } from './dead-letter.ts';
 import { deliver } from './deliver.ts';
@@ -40,6 +41,8 @@ export interface KafkaBusOptions {
   maxFetchWaitMs?: number;
   /** How long a consumer's start waits for its first group assignment. Default 60 s. */
   joinTimeoutMs?: number;
+  /** How often a consumer with `onLag` measures its lag. Default 5 s. */
+  lagIntervalMs?: number;
 }
 
 /**
@@ -192,11 +195,16 @@ function createKafkaConsumer(deps: ConsumerDeps): Consumer {
   /** Last handled offset per partition, for the periodic commit. */
   const lastHandledBy = new Map<number, string>();
   let commitTimer: NodeJS.Timeout | null = null;
+  /** Partitions of `topic` assigned to this member at the last rebalance. */
+  let assigned: number[] = [];
   // After a rebalance another member may have committed less than we remember for a partition.
-  consumer.on(consumer.events.GROUP_JOIN, () => {
+  consumer.on(consumer.events.GROUP_JOIN, (event) => {
     committed.clear();
     lastHandledBy.clear();
+    assigned = [...((event.payload.memberAssignment as Record<string, number[] | undefined>)[topic] ?? [])];
   });
+  const reportLag = consumerOptions.onLag?.bind(consumerOptions);
+  const lagMonitor = reportLag ? createLagMonitor({ kafka, topic, groupId, assigned: () => assigned, onLag: reportLag, intervalMs: options.lagIntervalMs ?? 5_000, log }) : null;
 
   const commit = async (partition: number, lastHandled: string): Promise<void> => {
     const allowed = consumerOptions.committableOffset ? consumerOptions.committableOffset(partition, lastHandled) : lastHandled;
@@ -280,6 +288,7 @@ function createKafkaConsumer(deps: ConsumerDeps): Consumer {
           for (const [partition, last] of lastHandledBy) void commit(partition, last);
         }, commitIntervalMs);
         commitTimer.unref();
+        lagMonitor?.start();
         log.info('consumer joined its group');
       } catch (err) {
         await shutdown();
@@ -297,6 +306,7 @@ function createKafkaConsumer(deps: ConsumerDeps): Consumer {
       if (commitTimer) clearInterval(commitTimer);
       stopping = wasStarted
         ? (async () => {
+            await lagMonitor?.shutdown();
             // disconnect() waits for the batch in hand, which commits what it handled.
             await consumer.disconnect().catch((err: unknown) => log.warn({ err }, 'consumer disconnect failed'));
             await dlqProducer.disconnect().catch((err: unknown) => log.warn({ err }, 'dead-letter producer disconnect failed'));
@@ -305,6 +315,52 @@ function createKafkaConsumer(deps: ConsumerDeps): Consumer {
     }
     return stopping;
   }
+}
+
+/**
+ * Measures a consumer's lag every `intervalMs` through an admin client of its own: the topic's
+ * watermarks against the group's committed offsets, on the partitions assigned to this member (so
+ * the members' figures add up to the group's). A failed measurement reports the last known
+ * partitions with the error; measurements never overlap.
+ */
+function createLagMonitor(deps: { kafka: Kafka; topic: string; groupId: string; assigned: () => readonly number[]; onLag: (lag: ConsumerLag) => void; intervalMs: number; log: Logger }) {
+  // Few retries: a broker that is down shows as an error in the next report, not after minutes.
+  const admin = deps.kafka.admin({ retry: { retries: 1, initialRetryTime: 300 } });
+  let timer: NodeJS.Timeout | null = null;
+  let running: Promise<void> | null = null;
+  let connected = false;
+  let last: ConsumerLag | null = null;
+  const measure = async (): Promise<void> => {
+    try {
+      if (!connected) {
+        await admin.connect();
+        connected = true;
+      }
+      const [topicOffsets, groupOffsets] = await Promise.all([admin.fetchTopicOffsets(deps.topic), admin.fetchOffsets({ groupId: deps.groupId, topics: [deps.topic] })]);
+      const committed = new Map((groupOffsets.find((t) => t.topic === deps.topic)?.partitions ?? []).map((p) => [p.partition, p.offset]));
+      last = computeConsumerLag({ topic: deps.topic, groupId: deps.groupId, assigned: deps.assigned(), topicOffsets, committed, nowMs: Date.now() });
+      deps.onLag(last);
+    } catch (err) {
+      deps.log.debug({ err }, 'measuring consumer lag failed');
+      const error = toBusError(err, `measuring the lag of group ${deps.groupId} on ${deps.topic}`).message;
+      deps.onLag({ ...(last ?? { topic: deps.topic, groupId: deps.groupId, partitions: [], totalLag: 0 }), measuredAtMs: Date.now(), error });
+    }
+  };
+  return {
+    start(): void {
+      const tick = (): void => {
+        running ??= measure().finally(() => (running = null));
+      };
+      tick();
+      timer = setInterval(tick, deps.intervalMs);
+      timer.unref();
+    },
+    async shutdown(): Promise<void> {
+      if (timer) clearInterval(timer);
+      await running;
+      if (connected) await admin.disconnect().catch(() => undefined);
+    },
+  };
 }
 
 /** Resolves on the first group join; rejects with a RetriableError after `timeoutMs` or a crash. */

@@ -32,6 +32,14 @@ describe('loadConfig', () => {
     expect(c.judgeUnavailableReason).toBeNull();
   });
 
+  it('reads the topic prefix and the lag settings', () => {
+    const defaults = loadConfig({ TRACECHECK_KAFKA_BROKERS: 'a:9092' });
+    expect([defaults.kafkaPrefix, defaults.kafka?.lagIntervalMs, defaults.lagBehindRecords]).toEqual(['tracecheck', 5_000, 10_000]);
+    const c = loadConfig({ TRACECHECK_KAFKA_BROKERS: 'a:9092', TRACECHECK_KAFKA_PREFIX: 'staging.tc', TRACECHECK_LAG_INTERVAL_MS: '1000', TRACECHECK_LAG_BEHIND_RECORDS: '50' });
+    expect([c.kafkaPrefix, c.kafka?.lagIntervalMs, c.lagBehindRecords]).toEqual(['staging.tc', 1_000, 50]);
+    expect(() => loadConfig({ TRACECHECK_KAFKA_PREFIX: 'a b' })).toThrow(/TRACECHECK_KAFKA_PREFIX: letters, digits/);
+  });
+
   it('lists every problem at once', () => {
     let err: unknown;
     try {

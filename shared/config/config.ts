@@ -12,6 +12,9 @@ export const ConfigSchema = z
   .object({
     TRACECHECK_KAFKA_BROKERS: z.preprocess(emptyAsUndefined, z.string().optional()),
     TRACECHECK_KAFKA_CLIENT_ID: z.string().default('tracecheck'),
+    TRACECHECK_KAFKA_PREFIX: z.string().regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, ".", "_" and "-" only').default('tracecheck'),
+    TRACECHECK_LAG_INTERVAL_MS: z.coerce.number().int().min(100).default(5_000),
+    TRACECHECK_LAG_BEHIND_RECORDS: positiveInt.default(10_000),
     TRACECHECK_CLICKHOUSE_URL: z.preprocess(emptyAsUndefined, z.url().optional()),
     TRACECHECK_CLICKHOUSE_DATABASE: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a plain identifier').default('tracecheck'),
     TRACECHECK_CLICKHOUSE_USER: z.string().default('default'),
@@ -72,7 +75,11 @@ export const ConfigSchema = z
   });
 
 export interface Config {
-  kafka: { brokers: string[]; clientId: string } | null;
+  kafka: { brokers: string[]; clientId: string; lagIntervalMs: number } | null;
+  /** Prefix of topic and consumer group names (`<prefix>.spans`, `<prefix>-scorer`), so that deployments can share a cluster. */
+  kafkaPrefix: string;
+  /** A consumer with at least this many records not yet committed is reported behind (/healthz, a log line a minute). */
+  lagBehindRecords: number;
   clickhouse: { url: string; database: string; user: string; password: string } | null;
   dataDir: string;
   judge: { baseUrl: string | undefined; apiKey: string; model: string; timeoutMs: number; concurrency: number } | null;
@@ -125,8 +132,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const judgeConfigured = Boolean(c.OPENAI_BASE_URL ?? c.OPENAI_API_KEY);
   return {
     kafka: c.TRACECHECK_KAFKA_BROKERS
-      ? { brokers: c.TRACECHECK_KAFKA_BROKERS.split(',').map((b) => b.trim()).filter(Boolean), clientId: c.TRACECHECK_KAFKA_CLIENT_ID }
+      ? { brokers: c.TRACECHECK_KAFKA_BROKERS.split(',').map((b) => b.trim()).filter(Boolean), clientId: c.TRACECHECK_KAFKA_CLIENT_ID, lagIntervalMs: c.TRACECHECK_LAG_INTERVAL_MS }
       : null,
+    kafkaPrefix: c.TRACECHECK_KAFKA_PREFIX,
+    lagBehindRecords: c.TRACECHECK_LAG_BEHIND_RECORDS,
     clickhouse: c.TRACECHECK_CLICKHOUSE_URL
       ? { url: c.TRACECHECK_CLICKHOUSE_URL, database: c.TRACECHECK_CLICKHOUSE_DATABASE, user: c.TRACECHECK_CLICKHOUSE_USER, password: c.TRACECHECK_CLICKHOUSE_PASSWORD }
       : null,

@@ -4,16 +4,25 @@ import { createComponent, type Component } from '../lifecycle/index.ts';
 import type { Logger } from '../logging/index.ts';
 import { METRICS_CONTENT_TYPE, renderMetrics, type Metrics } from './metrics.ts';
 
-/** GET /metrics for a process without an HTTP server of its own (assembler, scorer, alerter alone). */
-export function createMetricsServer(options: { host: string; port: number; metrics: Metrics; log: Logger }): Component & { url(): string } {
+/**
+ * GET /metrics and GET /healthz for a process without an HTTP server of its own (assembler, scorer,
+ * alerter alone). /healthz answers 200 with `health()` (e.g. consumer lag) while the process runs:
+ * being behind is for operators to see, not a reason for a liveness probe to restart it.
+ */
+export function createMetricsServer(options: { host: string; port: number; metrics: Metrics; log: Logger; health?: () => object }): Component & { url(): string } {
   let server: Server | null = null;
   let url = '';
   const component = createComponent('metrics', {
     start: () =>
       new Promise<void>((resolve, reject) => {
         server = createServer((req, res) => {
-          if (req.method !== 'GET' || (req.url ?? '').split('?', 1)[0] !== '/metrics') {
-            res.writeHead(404, { 'content-type': 'text/plain' }).end('GET /metrics\n');
+          const path = (req.url ?? '').split('?', 1)[0];
+          if (req.method === 'GET' && path === '/healthz') {
+            res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(options.health ? options.health() : { status: 'ok' }));
+            return;
+          }
+          if (req.method !== 'GET' || path !== '/metrics') {
+            res.writeHead(404, { 'content-type': 'text/plain' }).end('GET /metrics, GET /healthz\n');
             return;
           }
           renderMetrics(options.metrics).then(

@@ -16,6 +16,7 @@ export interface Metrics {
   judgeCalls: Counter<'outcome'>;
   judgeRetries: Counter;
   alertDeliveries: Counter<'type' | 'outcome'>;
+  consumerLagRecords: Gauge<'group' | 'topic' | 'partition'>;
 }
 
 export const METRICS_CONTENT_TYPE = Registry.PROMETHEUS_CONTENT_TYPE;
@@ -36,6 +37,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     judgeCalls: new Counter({ name: 'tracecheck_judge_calls_total', help: 'Judge calls, by outcome (ok, failed)', labelNames: ['outcome'], registers }),
     judgeRetries: new Counter({ name: 'tracecheck_judge_retries_total', help: 'Judge calls retried after a retriable failure (429, 5xx, timeout)', registers }),
     alertDeliveries: new Counter({ name: 'tracecheck_alert_deliveries_total', help: 'Alert notifications, by target type and outcome', labelNames: ['type', 'outcome'], registers }),
+    consumerLagRecords: new Gauge({ name: 'tracecheck_consumer_lag_records', help: "Records of a partition not yet committed by the consumer group (high watermark - committed offset), per partition assigned to this process", labelNames: ['group', 'topic', 'partition'], registers }),
   };
 }
 

@@ -1,4 +1,4 @@
-import { committableBelow, type Bus, type BusMessage } from '../../../shared/bus/index.ts';
+import { committableBelow, type Bus, type BusMessage, type ConsumerLag } from '../../../shared/bus/index.ts';
 import type { Metrics } from '../../../shared/metrics/index.ts';
 import { createComponent, type Component } from '../../../shared/lifecycle/index.ts';
 import type { Logger } from '../../../shared/logging/index.ts';
@@ -24,6 +24,10 @@ export interface AssemblerOptions {
   nowMs?: () => number;
   /** Counts the units published. */
   metrics?: Metrics;
+  /** Receives the spans consumer's lag (see ConsumerOptions.onLag). */
+  onLag?: (lag: ConsumerLag) => void;
+  /** Builds a unit from a closed trace. Default assembleTrace (tests pass one that fails). */
+  assemble?: (trace: TraceParts, nowMs: number) => Unit;
 }
 
 /** Units per produce request, at most (Kafka's request size stays well below its limits). */
@@ -50,6 +54,7 @@ export function createAssembler(options: AssemblerOptions): Component & { openTr
     ...(options.completeGraceMs !== undefined ? { completeGraceMs: options.completeGraceMs } : {}),
   });
   const producer = options.bus.createProducer();
+  const assemble = options.assemble ?? assembleTrace;
   const tickMs = options.tickMs ?? Math.min(1000, Math.max(50, Math.floor(Math.min(options.graceMs, options.completeGraceMs ?? 200) / 4)));
 
   const consumer = options.bus.createConsumer({
@@ -62,6 +67,7 @@ export function createAssembler(options: AssemblerOptions): Component & { openTr
         resolve();
       }),
     committableOffset: (partition, lastHandled) => committableBelow(buffer.lowWaterMark(partition), lastHandled),
+    ...(options.onLag ? { onLag: options.onLag } : {}),
   });
 
   let timer: NodeJS.Timeout | null = null;
@@ -72,7 +78,7 @@ export function createAssembler(options: AssemblerOptions): Component & { openTr
     const units: Array<{ trace: TraceParts & { reason: string }; unit: Unit }> = [];
     for (const trace of ready) {
       try {
-        units.push({ trace, unit: assembleTrace(trace, now()) });
+        units.push({ trace, unit: assemble(trace, now()) });
       } catch (err) {
         // A trace that cannot be assembled never will be: retrying would hold the commit forever.
         await deadLetter(trace, err);

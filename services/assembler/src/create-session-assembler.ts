@@ -1,4 +1,4 @@
-import { committableBelow, type Bus, type BusMessage } from '../../../shared/bus/index.ts';
+import { committableBelow, type Bus, type BusMessage, type ConsumerLag } from '../../../shared/bus/index.ts';
 import { createComponent, type Component } from '../../../shared/lifecycle/index.ts';
 import type { Logger } from '../../../shared/logging/index.ts';
 import { UnitSchema, parseRecord, type Unit } from '../../../shared/schemas/index.ts';
@@ -18,6 +18,8 @@ export interface SessionAssemblerOptions {
   tickMs?: number;
   log: Logger;
   nowMs?: () => number;
+  /** Receives both consumers' lag (see ConsumerOptions.onLag). */
+  onLag?: (lag: ConsumerLag) => void;
 }
 
 const parseUnit = (message: BusMessage): Unit => parseRecord(UnitSchema, message.value, 'a unit v1');
@@ -48,6 +50,7 @@ export function createSessionAssembler(options: SessionAssemblerOptions): Compon
       if (unit.kind !== 'trace' || !unit.conversation_id || unit.simulation_record) return;
       await producer.send(options.sessionsTopic, [{ key: sessionKey(unit.project, unit.conversation_id), value: message.value }]);
     },
+    ...(options.onLag ? { onLag: options.onLag } : {}),
   });
 
   const aggregator = options.bus.createConsumer({
@@ -64,6 +67,7 @@ export function createSessionAssembler(options: SessionAssemblerOptions): Compon
       buffer.add(unit, message.partition, BigInt(message.offset), now(), previous);
     },
     committableOffset: (partition, lastHandled) => committableBelow(buffer.lowWaterMark(partition), lastHandled),
+    ...(options.onLag ? { onLag: options.onLag } : {}),
   });
 
   let timer: NodeJS.Timeout | null = null;

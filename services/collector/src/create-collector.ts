@@ -1,4 +1,5 @@
 import type { Producer } from '../../../shared/bus/index.ts';
+import { errorMessage } from '../../../shared/errors/index.ts';
 import type { Component } from '../../../shared/lifecycle/index.ts';
 import type { Logger } from '../../../shared/logging/index.ts';
 import { createAdmission } from './admission.ts';
@@ -80,6 +81,7 @@ export function createCollector(options: CollectorOptions): Collector {
     log,
   });
   const ingest = options.metrics ? withIngestMetrics(plainIngest, options.metrics) : plainIngest;
+  const authorize = options.authorize ? answerUnavailableOnError(options.authorize, log) : undefined;
   const admission = createAdmission(
     config.limits.maxInFlightRequests ?? COLLECTOR_DEFAULTS.maxInFlightRequests,
     config.limits.maxInFlightBytes ?? COLLECTOR_DEFAULTS.maxInFlightBytes,
@@ -91,7 +93,7 @@ export function createCollector(options: CollectorOptions): Collector {
     admission,
     retryAfterSeconds,
     ingest,
-    ...(options.authorize ? { authorize: options.authorize } : {}),
+    ...(authorize ? { authorize } : {}),
     ...(options.metrics ? { metrics: options.metrics } : {}),
     log,
   });
@@ -102,7 +104,7 @@ export function createCollector(options: CollectorOptions): Collector {
     ingest,
     admission,
     retryAfterSeconds,
-    ...(options.authorize ? { authorize: options.authorize } : {}),
+    ...(authorize ? { authorize } : {}),
     log,
   });
   let started = false;
@@ -125,5 +127,20 @@ export function createCollector(options: CollectorOptions): Collector {
     },
     httpAddress: () => http.address(),
     grpcAddress: () => grpc.address(),
+  };
+}
+
+/**
+ * Keys that cannot be read (the store is down and none were read before) are no reason to lose
+ * spans: the export is answered 503 + Retry-After, which exporters retry, never 500, which they drop.
+ */
+function answerUnavailableOnError(authorize: Authorize, log: Logger): Authorize {
+  return async (header) => {
+    try {
+      return await authorize(header);
+    } catch (err) {
+      log.warn({ err }, 'API keys could not be read; answering 503');
+      return { ok: false, status: 503, message: `API keys unavailable, retry later: ${errorMessage(err)}` };
+    }
   };
 }

@@ -14,7 +14,8 @@ export type IngestResult =
   | { kind: 'busy'; message: string; retryAfterSeconds: number };
 
 /** Decides whether an export's credentials may ingest, and for which project (undefined: the default one). */
-export type Authorize = (authorization: string | undefined) => Promise<{ ok: true; project: string | undefined } | { ok: false; status: 401 | 403; message: string }>;
+/** Checks an export's `Authorization` header. 503: the keys could not be read (store down); the client is told to retry. */
+export type Authorize = (authorization: string | undefined) => Promise<{ ok: true; project: string | undefined } | { ok: false; status: 401 | 403 | 503; message: string }>;
 
 export interface IngestOptions {
   producer: Producer;

@@ -1,4 +1,4 @@
-import { DEFAULT_BACKOFF, backoffDelayMs, deadLetterRecord, deadLetterTopic, sleepUnlessAborted, type BackoffPolicy, type Bus, type BusMessage } from '../../../shared/bus/index.ts';
+import { DEFAULT_BACKOFF, backoffDelayMs, deadLetterRecord, deadLetterTopic, sleepUnlessAborted, type BackoffPolicy, type Bus, type BusMessage, type ConsumerLag } from '../../../shared/bus/index.ts';
 import { isRetriable } from '../../../shared/errors/index.ts';
 import type { Metrics } from '../../../shared/metrics/index.ts';
 import { createComponent, type Component } from '../../../shared/lifecycle/index.ts';
@@ -26,6 +26,8 @@ export interface ScorerOptions extends ScoreUnitDeps {
   retryBackoff?: BackoffPolicy;
   /** Keeps a simulation's own record (a unit with `simulation_record`) where units that wait for it look. */
   storeSimulationRecord?: (unit: Unit) => Promise<void>;
+  /** Receives the units consumer's lag (see ConsumerOptions.onLag). */
+  onLag?: (lag: ConsumerLag) => void;
 }
 
 export function parseUnit(message: BusMessage): Unit {
@@ -123,6 +125,7 @@ export function createScorer(options: ScorerOptions): Component & { unitsInFligh
       });
     },
     committableOffset: (partition, lastHandled) => window.committable(partition, lastHandled),
+    ...(options.onLag ? { onLag: options.onLag } : {}),
   });
 
   return {

@@ -5,7 +5,7 @@ import { createKafkaBus } from '../../../shared/bus/index.ts';
 import { describeBusContract } from '../../../shared/bus/testing/bus-contract-suite.ts';
 import { RetriableError } from '../../../shared/errors/index.ts';
 import { createSilentLogger } from '../../../shared/logging/index.ts';
-import type { BusMessage } from '../../../shared/bus/index.ts';
+import type { BusMessage, ConsumerLag } from '../../../shared/bus/index.ts';
 import { testKafkaBrokers, uniqueName, waitFor } from '../../helpers/infra.ts';
 
 // Bounded everywhere: with the broker down, the first ensureTopics fails within seconds and every
@@ -109,5 +109,39 @@ describe('kafka bus specifics', () => {
       await producer.shutdown();
     }
     expect(again).toEqual(['sentinel']);
+  });
+
+  it('reports its lag on its assigned partitions: the records not yet committed, then 0 once they are', async () => {
+    const bus = newBus({ topicPartitions: 2, lagIntervalMs: 200, commitIntervalMs: 200 });
+    const topic = uniqueName('bus_lag');
+    await bus.ensureTopics([topic]);
+    const producer = bus.createProducer();
+    await producer.start();
+    // Keys chosen by murmur2 spread over both partitions; what matters is the sum and each partition's own count.
+    await producer.send(topic, Array.from({ length: 10 }, (_, i) => ({ key: `k${i}`, value: String(i) })));
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const reports: ConsumerLag[] = [];
+    const consumer = bus.createConsumer({ topic, groupId: uniqueName('g_lag'), handle: () => held, onLag: (lag) => reports.push(lag) });
+    await consumer.start();
+    try {
+      // The first record of each partition is in hand and nothing is committed: every record counts.
+      const before = await waitFor(() => reports.find((r) => r.partitions.length === 2 && r.error === null), { timeoutMs: 20_000, description: 'a lag report on both partitions' });
+      expect(before.totalLag).toBe(10);
+      expect(before.partitions.map((p) => [p.partition, p.committedOffset, p.lag])).toEqual([
+        [0, null, Number(before.partitions[0].highWatermark)],
+        [1, null, Number(before.partitions[1].highWatermark)],
+      ]);
+      release();
+      const after = await waitFor(() => reports.find((r) => r.totalLag === 0 && r.partitions.length === 2), { timeoutMs: 20_000, description: 'lag back to 0' });
+      expect(after.partitions.map((p) => [p.partition, p.committedOffset, p.lag])).toEqual([
+        [0, before.partitions[0].highWatermark, 0],
+        [1, before.partitions[1].highWatermark, 0],
+      ]);
+    } finally {
+      release();
+      await consumer.shutdown();
+      await producer.shutdown();
+    }
   });
 });

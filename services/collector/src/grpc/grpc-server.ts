@@ -86,7 +86,8 @@ export function createGrpcReceiver(options: GrpcReceiverOptions): GrpcReceiver {
           const header = call.metadata.get('authorization')[0];
           const auth = await options.authorize(typeof header === 'string' ? header : undefined);
           if (!auth.ok) {
-            callback({ code: auth.status === 401 ? status.UNAUTHENTICATED : status.PERMISSION_DENIED, details: auth.message });
+            if (auth.status === 503) callback({ code: status.UNAVAILABLE, details: auth.message, metadata: retryInfoMetadata(status.UNAVAILABLE, auth.message, options.retryAfterSeconds) });
+            else callback({ code: auth.status === 401 ? status.UNAUTHENTICATED : status.PERMISSION_DENIED, details: auth.message });
             return;
           }
           project = auth.project;

@@ -74,3 +74,23 @@ describe('OTLP/HTTP receiver (walking skeleton)', () => {
     }
   });
 });
+
+describe('OTLP/HTTP receiver when API keys cannot be read', () => {
+  it('answers 503 with Retry-After (exporters retry it), not 500 (they drop it)', async () => {
+    const own = createCollector({
+      config: { host: '127.0.0.1', httpPort: 0, grpcPort: 0, limits: { maxBodyBytes: 1024 * 1024, maxAttributeBytes: 64 * 1024, maxSpansPerRequest: 100 }, topic: 'spans-test', retryAfterSeconds: 4 },
+      producer: createRecordingProducer(),
+      authorize: () => Promise.reject(new Error('clickhouse: connect ECONNREFUSED')),
+      log: createSilentLogger(),
+    });
+    await own.start();
+    try {
+      const res = await fetch(`${own.httpAddress()}/v1/traces`, { method: 'POST', body: JSON.stringify(request), headers: { 'content-type': 'application/json' } });
+      expect(res.status).toBe(503);
+      expect(res.headers.get('retry-after')).toBe('4');
+      expect(await res.json()).toEqual({ code: 14, message: 'API keys unavailable, retry later: clickhouse: connect ECONNREFUSED' });
+    } finally {
+      await own.shutdown();
+    }
+  });
+});

@@ -87,7 +87,8 @@ export function createHttpReceiver(options: HttpReceiverOptions): HttpReceiver {
       const auth = await options.authorize(req.headers.authorization);
       if (!auth.ok) {
         req.resume();
-        fail(res, auth.status, encoding, auth.message, auth.status === 401 ? { 'WWW-Authenticate': 'Bearer' } : {});
+        const headers: Record<string, string> = auth.status === 401 ? { 'WWW-Authenticate': 'Bearer' } : auth.status === 503 ? { 'Retry-After': String(options.retryAfterSeconds) } : {};
+        fail(res, auth.status, encoding, auth.message, headers);
         return;
       }
       project = auth.project;

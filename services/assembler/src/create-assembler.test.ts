@@ -1,0 +1,87 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createInMemoryBus, type Bus, type BusMessage } from '../../../shared/bus/index.ts';
+import { RetriableError } from '../../../shared/errors/index.ts';
+import { createSilentLogger } from '../../../shared/logging/index.ts';
+import { createTestSpan } from '../../../test/helpers/span-factory.ts';
+import { assembleTrace, type TraceParts } from './assemble-trace.ts';
+import { createAssembler } from './create-assembler.ts';
+
+const log = createSilentLogger();
+
+async function waitUntil(cond: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+describe('assembler dead-letter path', () => {
+  const cleanups: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c();
+  });
+
+  it('never commits a trace that could not be assembled until its records are in the dead-letter topic, even while that send fails', async () => {
+    const inner = createInMemoryBus({ log, retryBackoff: { initialDelayMs: 5, maxDelayMs: 20 } });
+    let dlqDown = true;
+    let dlqAttempts = 0;
+    const bus: Bus = {
+      ...inner,
+      createProducer() {
+        const p = inner.createProducer();
+        return {
+          ...p,
+          send: (topic, messages) => {
+            if (!topic.endsWith('.dlq')) return p.send(topic, messages);
+            dlqAttempts += 1;
+            return dlqDown ? Promise.reject(new RetriableError('dlq down')) : p.send(topic, messages);
+          },
+        };
+      },
+    };
+    const poison = '0'.repeat(31) + '1';
+    const healthy = '0'.repeat(31) + '2';
+    const assemble = (trace: TraceParts, nowMs: number) => {
+      if (trace.traceId === poison) throw new Error('cannot assemble this trace');
+      return assembleTrace(trace, nowMs);
+    };
+    const options = { bus, spansTopic: 'spans', unitsTopic: 'units', groupId: 'assembler', graceMs: 20, completeGraceMs: 20, maxOpenMs: 60_000, tickMs: 10, assemble, log };
+    const units: string[] = [];
+    const reader = inner.createConsumer({ topic: 'units', groupId: 'reader', handle: (m) => Promise.resolve(void units.push(m.key)) });
+    await reader.start();
+    cleanups.push(() => reader.shutdown());
+    const producer = inner.createProducer();
+    await producer.start();
+    cleanups.push(() => producer.shutdown());
+    const poisonSpan = createTestSpan({ trace_id: poison });
+    await producer.send('spans', [
+      { key: poison, value: JSON.stringify(poisonSpan) },
+      { key: healthy, value: JSON.stringify(createTestSpan({ trace_id: healthy })) },
+    ]);
+
+    const first = createAssembler(options);
+    await first.start();
+    await waitUntil(() => units.includes(healthy), 5_000, 'the healthy trace published');
+    await waitUntil(() => dlqAttempts >= 3, 5_000, 'the dead-letter send retried');
+    await first.shutdown();
+    expect(units).toEqual([healthy]);
+
+    // Had the poison trace been committed, the next assembler of the group would not read it again.
+    dlqDown = false;
+    const dead: BusMessage[] = [];
+    const dlq = inner.createConsumer({ topic: 'spans.dlq', groupId: 'dlq-reader', handle: (m) => Promise.resolve(void dead.push(m)) });
+    await dlq.start();
+    cleanups.push(() => dlq.shutdown());
+    const second = createAssembler(options);
+    await second.start();
+    cleanups.push(() => second.shutdown());
+    await waitUntil(() => dead.length === 1, 5_000, 'the poison trace in the dead-letter topic');
+    expect(dead[0].key).toBe(poison);
+    expect(JSON.parse(dead[0].value)).toEqual(poisonSpan);
+    expect(dead[0].headers).toMatchObject({ error: 'cannot assemble this trace' });
+    // At least once: the healthy trace after it was read again and published again, never lost.
+    await waitUntil(() => units.length === 2, 5_000, 'the healthy trace re-published');
+    expect(units).toEqual([healthy, healthy]);
+  });
+});

@@ -1,6 +1,6 @@
 import type { ChatMessage, LogRecordEnvelope, SpanRecord, TokenUsage, ToolDefinition, Unit, UnitToolCall } from '../../../shared/schemas/index.ts';
 import { canonicalJsonText } from '../../../shared/schemas/index.ts';
-import { appendDeduplicated, linkToolResultsByPosition, unifyItemIds } from './merge-history.ts';
+import { createDialog, linkToolResultsByPosition, unifyItemIds } from './merge-history.ts';
 import { isEntrySpan } from './entry-span.ts';
 
 const STATUS_ERROR = 2;
@@ -11,6 +11,8 @@ export interface TraceParts {
   unitId?: string;
   spans: readonly SpanRecord[];
   logs: readonly LogRecordEnvelope[];
+  /** Spans (and log records) of the trace left out for the per-trace cap: the unit is flagged truncated. */
+  dropped?: { spans: number; logs: number; maxSpans: number };
 }
 
 /** Nanosecond decimal string → milliseconds (precision below a millisecond is not needed here). */
@@ -18,16 +20,23 @@ export function nanosToMs(nanos: string): number {
   return nanos.length > 6 ? Number(nanos.slice(0, -6)) : 0;
 }
 
+/** Decimal nanoseconds compared as numbers, without a BigInt per comparison. */
+function compareNanos(a: string, b: string): number {
+  // Decimal strings of one length compare as text; only leading zeros can make lengths lie.
+  if (a.length !== b.length) {
+    a = a.replace(/^0+(?=\d)/, '');
+    b = b.replace(/^0+(?=\d)/, '');
+    if (a.length !== b.length) return a.length < b.length ? -1 : 1;
+  }
+  return a === b ? 0 : a < b ? -1 : 1;
+}
+
 function byStart(a: SpanRecord, b: SpanRecord): number {
-  const d = BigInt(a.start_time_unix_nano) - BigInt(b.start_time_unix_nano);
-  return d === 0n ? 0 : d < 0n ? -1 : 1;
+  return compareNanos(a.start_time_unix_nano, b.start_time_unix_nano);
 }
 
 function byStartThenEnd(a: SpanRecord, b: SpanRecord): number {
-  const d = BigInt(a.start_time_unix_nano) - BigInt(b.start_time_unix_nano);
-  if (d !== 0n) return d < 0n ? -1 : 1;
-  const e = BigInt(a.end_time_unix_nano) - BigInt(b.end_time_unix_nano);
-  return e === 0n ? 0 : e < 0n ? -1 : 1;
+  return byStart(a, b) || compareNanos(a.end_time_unix_nano, b.end_time_unix_nano);
 }
 
 interface ModelCall {
@@ -80,10 +89,7 @@ function modelCalls(spans: readonly SpanRecord[], logs: readonly LogRecordEnvelo
     }
     const events = logsBySpan.get(span.span_id);
     if (events && input.length === 0 && output.length === 0) {
-      events.sort((a, b) => {
-        const d = BigInt(a.time_unix_nano) - BigInt(b.time_unix_nano);
-        return d !== 0n ? (d < 0n ? -1 : 1) : a.sequence - b.sequence;
-      });
+      events.sort((a, b) => compareNanos(a.time_unix_nano, b.time_unix_nano) || a.sequence - b.sequence);
       input = events.filter((e) => !e.is_output).map((e) => e.message!);
       output = events.filter((e) => e.is_output).map((e) => e.message!);
     }
@@ -95,13 +101,36 @@ function modelCalls(spans: readonly SpanRecord[], logs: readonly LogRecordEnvelo
   return calls.filter((c) => !wrappers.has(c.span.span_id));
 }
 
+/** Items by key, each key's in insertion order; `take` removes and returns a key's first. */
+function createQueues<T>() {
+  const queues = new Map<string, { items: T[]; next: number }>();
+  return {
+    add(key: string, item: T): void {
+      const q = queues.get(key);
+      if (q) q.items.push(item);
+      else queues.set(key, { items: [item], next: 0 });
+    },
+    take(key: string): T | undefined {
+      const q = queues.get(key);
+      return q && q.next < q.items.length ? q.items[q.next++] : undefined;
+    },
+  };
+}
+
 /**
  * Tool results that exist only as tool-execution spans are put into the dialog right after the
  * assistant turn that asked for them, linked by call id (or, without one, by name and arguments).
  */
 function linkToolSpans(history: ChatMessage[], toolSpans: readonly SpanRecord[]): ChatMessage[] {
   const answered = new Set(history.filter((m) => m.role === 'tool' && m.tool_call_id).map((m) => m.tool_call_id!));
-  const pending = [...toolSpans];
+  // Each tool span waits in one queue, in span order: by its call id, or (without one) by its name.
+  const byCallId = createQueues<SpanRecord>();
+  const byName = createQueues<SpanRecord>();
+  for (const s of toolSpans) {
+    const exec = s.genai.tool_execution!;
+    if (exec.call_id) byCallId.add(exec.call_id, s);
+    else byName.add(exec.name, s);
+  }
   const out: ChatMessage[] = [];
   for (let i = 0; i < history.length; i++) {
     const m = history[i];
@@ -111,10 +140,9 @@ function linkToolSpans(history: ChatMessage[], toolSpans: readonly SpanRecord[])
     while (i + 1 < history.length && history[i + 1].role === 'tool') out.push(history[++i]);
     for (const call of m.tool_calls) {
       if (answered.has(call.id)) continue;
-      const idx = pending.findIndex((s) => s.genai.tool_execution?.call_id === call.id);
-      const at = idx >= 0 ? idx : pending.findIndex((s) => !s.genai.tool_execution?.call_id && s.genai.tool_execution?.name === call.function.name);
-      if (at < 0) continue;
-      const exec = pending.splice(at, 1)[0].genai.tool_execution!;
+      const span = byCallId.take(call.id) ?? byName.take(call.function.name);
+      if (!span) continue;
+      const exec = span.genai.tool_execution!;
       out.push({ role: 'tool', content: exec.result ?? exec.error ?? null, tool_call_id: call.id, name: exec.name });
       answered.add(call.id);
     }
@@ -132,43 +160,69 @@ function toolCallsOf(history: readonly ChatMessage[], toolSpans: readonly SpanRe
   const results = new Map<string, string | null>();
   for (const m of history) if (m.role === 'tool' && m.tool_call_id) results.set(m.tool_call_id, m.content);
   const calls: UnitToolCall[] = [];
-  const seen = new Set<string>();
+  const byId = new Map<string, UnitToolCall>();
+  // The calls of a name (and of a name and arguments) in order; `firstUnclaimed` skips claimed ones for good.
+  const byName = new Map<string, { calls: UnitToolCall[]; next: number }>();
+  const byNameAndArgs = new Map<string, { calls: UnitToolCall[]; next: number }>();
+  const claimed = new Set<UnitToolCall>();
+  const index = (map: typeof byName, key: string, c: UnitToolCall): void => {
+    const list = map.get(key);
+    if (list) list.calls.push(c);
+    else map.set(key, { calls: [c], next: 0 });
+  };
+  const firstUnclaimed = (list: { calls: UnitToolCall[]; next: number } | undefined): UnitToolCall | undefined => {
+    if (!list) return undefined;
+    while (list.next < list.calls.length && claimed.has(list.calls[list.next])) list.next++;
+    return list.calls[list.next];
+  };
+  const add = (c: UnitToolCall): void => {
+    calls.push(c);
+    byId.set(c.id, c);
+    index(byName, c.name, c);
+    index(byNameAndArgs, JSON.stringify([c.name, canonicalJsonText(c.arguments)]), c);
+  };
   for (const m of history) {
     for (const c of m.tool_calls ?? []) {
-      if (seen.has(c.id)) continue;
-      seen.add(c.id);
-      calls.push({ id: c.id, name: c.function.name, arguments: c.function.arguments, result: results.get(c.id) ?? null, error: null });
+      if (byId.has(c.id)) continue;
+      add({ id: c.id, name: c.function.name, arguments: c.function.arguments, result: results.get(c.id) ?? null, error: null });
     }
   }
-  const claimed = new Set<UnitToolCall>();
+  const copies = new Map<string, number>();
   for (const s of toolSpans) {
     const exec = s.genai.tool_execution!;
     const error = exec.error ?? (s.status.code === STATUS_ERROR ? (s.status.message ?? 'tool span ended with error status') : undefined);
-    const args = exec.arguments === undefined ? undefined : canonicalJsonText(exec.arguments);
     const target = exec.call_id
-      ? calls.find((c) => c.id === exec.call_id)
-      : calls.find((c) => !claimed.has(c) && c.name === exec.name && (args === undefined || canonicalJsonText(c.arguments) === args));
+      ? byId.get(exec.call_id)
+      : firstUnclaimed(exec.arguments === undefined ? byName.get(exec.name) : byNameAndArgs.get(JSON.stringify([exec.name, canonicalJsonText(exec.arguments)])));
     if (target) {
       claimed.add(target);
       if (error) target.error ??= error;
       if (target.result === null && exec.result !== undefined) target.result = exec.result;
       continue;
     }
-    const id = exec.call_id ?? `span:${s.span_id}`;
-    if (seen.has(id)) continue;
-    seen.add(id);
-    calls.push({ id, name: exec.name, arguments: exec.arguments ?? '{}', result: exec.result ?? null, error: error ?? null });
+    // Copies of a span id (a duplicate sent by a faulty or hostile exporter) are calls of their own.
+    const copy = (copies.get(s.span_id) ?? 0) + 1;
+    copies.set(s.span_id, copy);
+    const id = exec.call_id ?? (copy === 1 ? `span:${s.span_id}` : `span:${s.span_id}#${copy}`);
+    if (byId.has(id)) continue;
+    const own: UnitToolCall = { id, name: exec.name, arguments: exec.arguments ?? '{}', result: exec.result ?? null, error: error ?? null };
+    // Its own span has claimed it: another run of the same tool is another call.
+    claimed.add(own);
+    add(own);
   }
   return calls;
 }
 
 /** Every span that has a descendant among `inner`: a wrapper whose figures repeat its children's. */
 function ancestorsOf(inner: readonly SpanRecord[], spans: readonly SpanRecord[]): Set<string> {
-  const parentOf = new Map(spans.map((s) => [s.span_id, s.parent_span_id]));
+  const parentOf = new Map<string, string | undefined>();
+  for (const s of spans) if (!parentOf.has(s.span_id)) parentOf.set(s.span_id, s.parent_span_id);
   const out = new Set<string>();
   for (const s of inner) {
-    // Bounded walk: a malicious export can make the parent links a cycle.
-    for (let p = s.parent_span_id, hops = 0; p && hops < spans.length; p = parentOf.get(p), hops++) out.add(p);
+    // A walk stops at a span already in the set: its ancestors are in it too. So every span is
+    // visited once in all (linear, where a walk per span was quadratic on a deep chain), and a
+    // cycle in the parent links (a hostile export) ends the walk.
+    for (let p = s.parent_span_id; p && !out.has(p); p = parentOf.get(p)) out.add(p);
   }
   return out;
 }
@@ -196,6 +250,25 @@ function firstDefined<T>(spans: readonly SpanRecord[], pick: (s: SpanRecord) => 
     if (v !== undefined && v !== null && v !== '') return v;
   }
   return null;
+}
+
+/** `type` of the unit error that flags a span id sent more than once with different contents. */
+const DUPLICATE_SPAN_ID = 'tracecheck.duplicate_span_id';
+/** `type` of the unit error that says spans were left out for the per-trace cap. */
+const SPAN_LIMIT = 'tracecheck.span_limit';
+const MAX_DUPLICATE_ERRORS = 100;
+
+/**
+ * Span ids that more than one kept span carries, with their count. The buffer keeps every copy
+ * that differs (an exact re-send is dropped there), so two here are two different spans that
+ * claim one id: a faulty or hostile exporter. Both count; the unit says so.
+ */
+function duplicateSpanIds(spans: readonly SpanRecord[]): Array<[string, number]> {
+  const count = new Map<string, number>();
+  for (const s of spans) count.set(s.span_id, (count.get(s.span_id) ?? 0) + 1);
+  const out: Array<[string, number]> = [];
+  for (const [id, n] of count) if (n > 1) out.push([id, n]);
+  return out;
 }
 
 const MAX_ATTRIBUTES = 64;
@@ -230,17 +303,23 @@ export function assembleTrace(parts: TraceParts, assembledAtMs: number): Unit {
   // Calls that start in the same instant (clock resolution, or a fast local model) are ordered by
   // the history they re-send: a later call carries a longer one.
   const calls = modelCalls(spans, parts.logs).sort((a, b) => byStart(a.span, b.span) || a.input.length - b.input.length || byStartThenEnd(a.span, b.span));
-  let history: ChatMessage[] = [];
-  for (const c of calls) history = appendDeduplicated(history, unifyItemIds([...c.input, ...c.output]));
+  const dialog = createDialog();
+  for (const c of calls) dialog.append(unifyItemIds(c.input.concat(c.output)));
   const toolSpans = spans.filter((s) => s.genai.tool_execution);
-  history = linkToolSpans(linkToolResultsByPosition(history), toolSpans);
+  const history = linkToolSpans(linkToolResultsByPosition(dialog.messages()), toolSpans);
 
   const last = calls.at(-1);
-  const finalAssistant = [...history].reverse().find((m) => m.role === 'assistant' && m.content !== null && m.content.trim() !== '');
-  const tools = new Map<string, ToolDefinition>();
-  for (const g of [...spans.map((s) => s.genai), ...parts.logs.flatMap((l) => (l.genai ? [l.genai] : []))]) {
-    for (const t of g.tool_definitions ?? []) if (!tools.has(t.function.name)) tools.set(t.function.name, t);
+  let finalAssistant: ChatMessage | undefined;
+  for (let i = history.length - 1; i >= 0 && !finalAssistant; i--) {
+    const m = history[i];
+    if (m.role === 'assistant' && m.content !== null && m.content.trim() !== '') finalAssistant = m;
   }
+  const tools = new Map<string, ToolDefinition>();
+  const addTools = (g: { tool_definitions?: ToolDefinition[] } | undefined): void => {
+    for (const t of g?.tool_definitions ?? []) if (!tools.has(t.function.name)) tools.set(t.function.name, t);
+  };
+  for (const s of spans) addTools(s.genai);
+  for (const l of parts.logs) addTools(l.genai);
 
   const errors: Unit['errors'] = spans
     .filter((s) => s.status.code === STATUS_ERROR)
@@ -254,9 +333,24 @@ export function assembleTrace(parts: TraceParts, assembledAtMs: number): Unit {
     });
   if (parts.unitId) errors.push({ message: `late spans of trace ${parts.traceId}, which was already scored as unit ${parts.traceId}; scored apart so as not to replace it` });
   else if (!root) errors.push({ message: 'root span never arrived; unit assembled from the spans seen' });
+  const duplicates = duplicateSpanIds(spans);
+  for (const [spanId, copies] of duplicates.slice(0, MAX_DUPLICATE_ERRORS)) {
+    errors.push({ span_id: spanId, type: DUPLICATE_SPAN_ID, message: `span id ${spanId} arrived ${copies} times with different contents; every copy is kept` });
+  }
+  if (duplicates.length > MAX_DUPLICATE_ERRORS) {
+    errors.push({ type: DUPLICATE_SPAN_ID, message: `${duplicates.length - MAX_DUPLICATE_ERRORS} more span ids arrived more than once with different contents; every copy is kept` });
+  }
+  const dropped = parts.dropped;
+  if (dropped && (dropped.spans > 0 || dropped.logs > 0)) {
+    errors.push({ type: SPAN_LIMIT, message: `the trace had more records than the limit of ${dropped.maxSpans} spans per trace: ${dropped.spans} spans and ${dropped.logs} log records after it were left out (TRACECHECK_MAX_SPANS_PER_TRACE)` });
+  }
 
-  const starts = spans.map((s) => nanosToMs(s.start_time_unix_nano));
-  const ends = spans.map((s) => nanosToMs(s.end_time_unix_nano));
+  let startMs = Infinity;
+  let endMs = -Infinity;
+  for (const s of spans) {
+    startMs = Math.min(startMs, nanosToMs(s.start_time_unix_nano));
+    endMs = Math.max(endMs, nanosToMs(s.end_time_unix_nano));
+  }
   // The ingest key's project; a trace id is random, so spans of one trace come from one project.
   const project = firstDefined(ordered, (s) => s.project);
 
@@ -282,10 +376,10 @@ export function assembleTrace(parts: TraceParts, assembledAtMs: number): Unit {
     simulation_message_history: null,
     usage: sumUsage(spans),
     errors,
-    truncated: spans.some((s) => s.genai.truncated === true || s.dropped_attributes_count > 0),
+    truncated: (dropped !== undefined && dropped.spans + dropped.logs > 0) || spans.some((s) => s.genai.truncated === true || s.dropped_attributes_count > 0),
     span_count: spans.length,
-    start_time_ms: starts.length ? Math.min(...starts) : assembledAtMs,
-    end_time_ms: ends.length ? Math.max(...ends) : assembledAtMs,
+    start_time_ms: spans.length ? startMs : assembledAtMs,
+    end_time_ms: spans.length ? endMs : assembledAtMs,
     assembled_at_ms: assembledAtMs,
     attributes: unitAttributes(root ?? spans[0]),
     ...(spans.some((s) => s.genai.session_end === true) ? { session_end: true } : {}),

@@ -18,6 +18,8 @@ export interface AssemblerOptions {
   /** See TraceBufferOptions.completeGraceMs. */
   completeGraceMs?: number;
   maxOpenMs: number;
+  /** See TraceBufferOptions.maxSpansPerTrace. */
+  maxSpansPerTrace?: number;
   /** How often closed traces are looked for. Default: a quarter of the shortest grace, 50–1000 ms. */
   tickMs?: number;
   log: Logger;
@@ -28,6 +30,10 @@ export interface AssemblerOptions {
 
 /** Units per produce request, at most (Kafka's request size stays well below its limits). */
 const PUBLISH_BATCH = 500;
+/** Work between two yields to the event loop while units are built: other requests wait no longer. */
+const YIELD_AFTER_MS = 20;
+
+const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 export function parseSpanEnvelope(message: BusMessage) {
   return parseRecord(SpanEnvelopeSchema, message.value, 'a span envelope v1');
@@ -48,6 +54,7 @@ export function createAssembler(options: AssemblerOptions): Component & { openTr
     retainClosedMs: options.maxOpenMs,
     ...(options.entryGraceMs !== undefined ? { entryGraceMs: options.entryGraceMs } : {}),
     ...(options.completeGraceMs !== undefined ? { completeGraceMs: options.completeGraceMs } : {}),
+    ...(options.maxSpansPerTrace !== undefined ? { maxSpansPerTrace: options.maxSpansPerTrace } : {}),
   });
   const producer = options.bus.createProducer();
   const tickMs = options.tickMs ?? Math.min(1000, Math.max(50, Math.floor(Math.min(options.graceMs, options.completeGraceMs ?? 200) / 4)));
@@ -69,20 +76,28 @@ export function createAssembler(options: AssemblerOptions): Component & { openTr
 
   async function publishReady(force: boolean): Promise<void> {
     const ready = buffer.takeReady(now(), force);
-    const units: Array<{ trace: TraceParts & { reason: string }; unit: Unit }> = [];
+    const units: Array<{ trace: TraceParts & { reason: string }; unit: Unit; value: string }> = [];
+    // One trace is bounded by the span cap; many ready at once are built with yields in between,
+    // so the collector and the API keep answering while a burst of traces closes.
+    let sliceStart = performance.now();
     for (const trace of ready) {
       try {
-        units.push({ trace, unit: assembleTrace(trace, now()) });
+        const unit = assembleTrace(trace, now());
+        units.push({ trace, unit, value: JSON.stringify(unit) });
       } catch (err) {
         // A trace that cannot be assembled never will be: retrying would hold the commit forever.
         await deadLetter(trace, err);
+      }
+      if (performance.now() - sliceStart >= YIELD_AFTER_MS) {
+        await yieldToEventLoop();
+        sliceStart = performance.now();
       }
     }
     // Every unit ready at this tick goes out in one produce (one broker round trip, not one each).
     for (let i = 0; i < units.length; i += PUBLISH_BATCH) {
       const batch = units.slice(i, i + PUBLISH_BATCH);
       try {
-        await producer.send(options.unitsTopic, batch.map(({ unit }) => ({ key: unit.unit_id, value: JSON.stringify(unit) })));
+        await producer.send(options.unitsTopic, batch.map(({ unit, value }) => ({ key: unit.unit_id, value })));
         for (const { trace, unit } of batch) {
           options.metrics?.unitsAssembled.inc();
           buffer.confirm(trace.traceId, now());

@@ -36,29 +36,80 @@ export function sameMessage(a: ChatMessage, b: ChatMessage): boolean {
   return ca.length === cb.length || text(a) === '';
 }
 
+/** Message comparisons an overlap search may make per message it could share, and at least. */
+const OVERLAP_BUDGET_PER_MESSAGE = 4;
+const OVERLAP_BUDGET_MIN = 64;
+/** Earlier system prompts with the same text that a re-sent one is compared with, at most. */
+const MAX_SYSTEM_CANDIDATES = 16;
+
 /**
- * Appends one model call's messages to the dialog so far. Every LLM span repeats the history it
- * was sent, so the longest suffix of `history` that is a prefix of `next` is shared and only what
- * follows it is new. With no overlap (a sub-agent, a trimmed context) the call is appended whole.
+ * The length of the longest suffix of `history` that is a prefix of `next[from…]`. Longest first,
+ * each candidate rejected on its last turn before it is compared whole, so a normal re-send costs
+ * about twice the shared length. Turns that all look alike except at the far end (a hostile
+ * export) could make the search quadratic: past a budget linear in the candidates it stops and
+ * the call counts as sharing nothing.
  */
-export function appendDeduplicated(history: readonly ChatMessage[], next: readonly ChatMessage[]): ChatMessage[] {
-  let rest = next;
-  // A system prompt the dialog already has is re-sent context, not a new turn.
-  while (rest.length > 0 && rest[0].role === 'system' && history.some((h) => sameMessage(h, rest[0]))) rest = rest.slice(1);
-  let overlap = 0;
-  for (let k = Math.min(history.length, rest.length); k > 0; k--) {
-    let same = true;
-    for (let i = 0; i < k && same; i++) same = sameMessage(history[history.length - k + i], rest[i]);
-    if (same) {
-      overlap = k;
-      break;
-    }
+function longestOverlap(history: readonly ChatMessage[], next: readonly ChatMessage[], from: number): number {
+  const max = Math.min(history.length, next.length - from);
+  let budget = OVERLAP_BUDGET_MIN + OVERLAP_BUDGET_PER_MESSAGE * max;
+  for (let k = max; k > 0 && budget > 0; k--) {
+    const start = history.length - k;
+    budget--;
+    if (!sameMessage(history[history.length - 1], next[from + k - 1])) continue;
+    let i = 0;
+    while (i < k - 1 && sameMessage(history[start + i], next[from + i])) i++;
+    budget -= i + 1;
+    if (i === k - 1) return k;
   }
-  if (overlap === 0) return [...history, ...rest];
-  const start = history.length - overlap;
-  // The shared turns keep the better ids: a call id where one copy had only an item id or none.
-  const shared = history.slice(start).map((h, i) => withIdsOf(h, rest[i]));
-  return [...history.slice(0, start), ...shared, ...rest.slice(overlap)];
+  return 0;
+}
+
+/**
+ * A dialog built call by call, in place: each model call's messages are appended after what the
+ * dialog already has. Every LLM span repeats the history it was sent, so the longest suffix of the
+ * dialog that is a prefix of the call is shared and only what follows it is new. With no overlap
+ * (a sub-agent, a trimmed context) the call is appended whole. Work per call is linear in the call.
+ */
+export function createDialog(initial: readonly ChatMessage[] = []) {
+  const history: ChatMessage[] = [];
+  /** Positions of the system prompts by their text (positions never move: the dialog only grows). */
+  const systemAt = new Map<string, number[]>();
+
+  function push(m: ChatMessage): void {
+    if (m.role === 'system') {
+      const key = text(m);
+      const at = systemAt.get(key);
+      if (at) at.push(history.length);
+      else systemAt.set(key, [history.length]);
+    }
+    history.push(m);
+  }
+  for (const m of initial) push(m);
+
+  function hasSystem(m: ChatMessage): boolean {
+    const at = systemAt.get(text(m)) ?? [];
+    for (let i = 0; i < at.length && i < MAX_SYSTEM_CANDIDATES; i++) if (sameMessage(history[at[i]], m)) return true;
+    return false;
+  }
+
+  function append(next: readonly ChatMessage[]): void {
+    // A system prompt the dialog already has is re-sent context, not a new turn.
+    let from = 0;
+    while (from < next.length && next[from].role === 'system' && hasSystem(next[from])) from++;
+    const overlap = longestOverlap(history, next, from);
+    // The shared turns keep the better ids: a call id where one copy had only an item id or none.
+    for (let i = 0, at = history.length - overlap; i < overlap; i++, at++) history[at] = withIdsOf(history[at], next[from + i]);
+    for (let i = from + overlap; i < next.length; i++) push(next[i]);
+  }
+
+  return { append, messages: (): ChatMessage[] => history };
+}
+
+/** `history` followed by one model call's messages, deduplicated (see createDialog). */
+export function appendDeduplicated(history: readonly ChatMessage[], next: readonly ChatMessage[]): ChatMessage[] {
+  const dialog = createDialog(history);
+  dialog.append(next);
+  return dialog.messages();
 }
 
 function betterId(mine: string | undefined, theirs: string | undefined): string | undefined {
@@ -91,10 +142,11 @@ export function unifyItemIds(messages: readonly ChatMessage[]): ChatMessage[] {
     if (m.role !== 'assistant' || !m.tool_calls?.some((c) => isItemId(c.id))) continue;
     const results: string[] = [];
     for (let j = i + 1; j < out.length && out[j].role === 'tool'; j++) results.push(out[j].tool_call_id ?? '');
+    const answered = new Set(results);
     const known = new Set(m.tool_calls.map((c) => c.id));
     const unmatched = results.filter((id) => id && !known.has(id));
     let k = 0;
-    const calls = m.tool_calls.map((c) => (isItemId(c.id) && !results.includes(c.id) && k < unmatched.length ? { ...c, id: unmatched[k++] } : c));
+    const calls = m.tool_calls.map((c) => (isItemId(c.id) && !answered.has(c.id) && k < unmatched.length ? { ...c, id: unmatched[k++] } : c));
     if (k > 0) out[i] = { ...m, tool_calls: calls };
   }
   return out;
@@ -114,11 +166,12 @@ export function linkToolResultsByPosition(history: readonly ChatMessage[]): Chat
     }
     const calls = m.tool_calls.map((c, j) => (c.id ? c : { ...c, id: `call_${i}_${j}` }));
     out.push(calls.some((c, j) => c !== m.tool_calls![j]) ? { ...m, tool_calls: calls } : m);
+    const callIds = new Set(calls.map((c) => c.id));
     const answered = new Set<string>();
     let next = 0;
     while (i + 1 < history.length && history[i + 1].role === 'tool') {
       const t = history[++i];
-      if (t.tool_call_id && calls.some((c) => c.id === t.tool_call_id)) {
+      if (t.tool_call_id && callIds.has(t.tool_call_id)) {
         answered.add(t.tool_call_id);
         out.push(t);
         continue;

@@ -293,6 +293,22 @@ function unitAttributes(root: SpanRecord | undefined): Record<string, string> {
  * joined with their results, and the run's agent, model, usage and errors. Pure.
  */
 export function assembleTrace(parts: TraceParts, assembledAtMs: number): Unit {
+  const steps = assembleTraceInSteps(parts, assembledAtMs);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/** Model calls merged into the dialog between two pauses of `assembleTraceInSteps`. */
+const CALLS_PER_STEP = 1_000;
+
+/**
+ * `assembleTrace` as a generator that pauses between its linear passes (and every thousand model
+ * calls while the dialog is merged), so that a caller can let the event loop serve others in
+ * between: a trace at the span cap is tens of milliseconds of work.
+ */
+export function* assembleTraceInSteps(parts: TraceParts, assembledAtMs: number): Generator<void, Unit> {
   const spans = [...parts.spans].sort(byStartThenEnd);
   const ids = new Set(spans.map((s) => s.span_id));
   // The true root, else the first entry span whose parent lives in a caller that exports elsewhere.
@@ -302,11 +318,17 @@ export function assembleTrace(parts: TraceParts, assembledAtMs: number): Unit {
 
   // Calls that start in the same instant (clock resolution, or a fast local model) are ordered by
   // the history they re-send: a later call carries a longer one.
+  yield;
   const calls = modelCalls(spans, parts.logs).sort((a, b) => byStart(a.span, b.span) || a.input.length - b.input.length || byStartThenEnd(a.span, b.span));
+  yield;
   const dialog = createDialog();
-  for (const c of calls) dialog.append(unifyItemIds(c.input.concat(c.output)));
+  for (const [i, c] of calls.entries()) {
+    dialog.append(unifyItemIds(c.input.concat(c.output)));
+    if (i % CALLS_PER_STEP === CALLS_PER_STEP - 1) yield;
+  }
   const toolSpans = spans.filter((s) => s.genai.tool_execution);
   const history = linkToolSpans(linkToolResultsByPosition(dialog.messages()), toolSpans);
+  yield;
 
   const last = calls.at(-1);
   let finalAssistant: ChatMessage | undefined;
@@ -345,6 +367,11 @@ export function assembleTrace(parts: TraceParts, assembledAtMs: number): Unit {
     errors.push({ type: SPAN_LIMIT, message: `the trace had more records than the limit of ${dropped.maxSpans} spans per trace: ${dropped.spans} spans and ${dropped.logs} log records after it were left out (TRACECHECK_MAX_SPANS_PER_TRACE)` });
   }
 
+  yield;
+  const toolCalls = toolCallsOf(history, toolSpans);
+  yield;
+  const usage = sumUsage(spans);
+  yield;
   let startMs = Infinity;
   let endMs = -Infinity;
   for (const s of spans) {
@@ -368,13 +395,13 @@ export function assembleTrace(parts: TraceParts, assembledAtMs: number): Unit {
     model_input: last ? last.input : [],
     model_output: finalAssistant?.content ?? null,
     message_history: history,
-    tool_calls: toolCallsOf(history, toolSpans),
+    tool_calls: toolCalls,
     tools: [...tools.values()],
     scenario_input: firstDefined(ordered, (s) => s.genai.scenario_input),
     scenario_result: firstDefined(ordered, (s) => s.genai.scenario_result),
     simulation_id: firstDefined(ordered, (s) => s.genai.simulation_id),
     simulation_message_history: null,
-    usage: sumUsage(spans),
+    usage,
     errors,
     truncated: (dropped !== undefined && dropped.spans + dropped.logs > 0) || spans.some((s) => s.genai.truncated === true || s.dropped_attributes_count > 0),
     span_count: spans.length,

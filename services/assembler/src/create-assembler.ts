@@ -4,7 +4,7 @@ import { createComponent, type Component } from '../../../shared/lifecycle/index
 import type { Logger } from '../../../shared/logging/index.ts';
 import { errorMessage } from '../../../shared/errors/index.ts';
 import { SpanEnvelopeSchema, parseRecord, type Unit } from '../../../shared/schemas/index.ts';
-import { assembleTrace, type TraceParts } from './assemble-trace.ts';
+import { assembleTraceInSteps, type TraceParts } from './assemble-trace.ts';
 import { createTraceBuffer } from './trace-buffer.ts';
 
 export interface AssemblerOptions {
@@ -77,21 +77,25 @@ export function createAssembler(options: AssemblerOptions): Component & { openTr
   async function publishReady(force: boolean): Promise<void> {
     const ready = buffer.takeReady(now(), force);
     const units: Array<{ trace: TraceParts & { reason: string }; unit: Unit; value: string }> = [];
-    // One trace is bounded by the span cap; many ready at once are built with yields in between,
-    // so the collector and the API keep answering while a burst of traces closes.
+    // A trace is built in steps, and traces ready at once one after another, with yields in
+    // between: the collector and the API keep answering while a large trace or a burst closes.
     let sliceStart = performance.now();
+    const pause = async (): Promise<void> => {
+      if (performance.now() - sliceStart < YIELD_AFTER_MS) return;
+      await yieldToEventLoop();
+      sliceStart = performance.now();
+    };
     for (const trace of ready) {
       try {
-        const unit = assembleTrace(trace, now());
-        units.push({ trace, unit, value: JSON.stringify(unit) });
+        const steps = assembleTraceInSteps(trace, now());
+        let step = steps.next();
+        for (; !step.done; step = steps.next()) await pause();
+        units.push({ trace, unit: step.value, value: JSON.stringify(step.value) });
       } catch (err) {
         // A trace that cannot be assembled never will be: retrying would hold the commit forever.
         await deadLetter(trace, err);
       }
-      if (performance.now() - sliceStart >= YIELD_AFTER_MS) {
-        await yieldToEventLoop();
-        sliceStart = performance.now();
-      }
+      await pause();
     }
     // Every unit ready at this tick goes out in one produce (one broker round trip, not one each).
     for (let i = 0; i < units.length; i += PUBLISH_BATCH) {

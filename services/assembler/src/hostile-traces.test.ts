@@ -122,6 +122,22 @@ describe('the span cap', () => {
   });
 });
 
+describe('a span that arrives while its trace is being published', () => {
+  it('keeps the trace open, so that the span reaches a unit and is not committed unseen', () => {
+    const buf = createTraceBuffer({ graceMs: 0, maxOpenMs: 60_000, retainClosedMs: 60_000 });
+    buf.add(createTestSpan({ trace_id: T, span_id: id(0) }), 0, 0n, 0);
+    const [taken] = buf.takeReady(1);
+    expect(taken.spans).toHaveLength(1);
+    buf.add(createTestSpan({ trace_id: T, span_id: id(1), parent_span_id: id(0) }), 0, 1n, 1);
+    buf.confirm(T, 2);
+    expect(buf.lowWaterMark(0)).toBe(0n);
+    const [again] = buf.takeReady(3);
+    expect(again.spans.map((s) => s.span_id)).toEqual([id(0), id(1)]);
+    buf.confirm(T, 3);
+    expect(buf.lowWaterMark(0)).toBeNull();
+  });
+});
+
 describe('duplicate span ids', () => {
   const tool = (result: string, receivedAtMs: number): SpanRecord =>
     createTestSpan({ trace_id: T, span_id: id(7), parent_span_id: id(0), startMs: 1_700_000_000_100, genai: { tool_execution: { name: 'lookup', result } }, received_at_ms: receivedAtMs });

@@ -61,6 +61,9 @@ interface OpenTrace {
   entrySeen: boolean;
   /** Taken for emission but not yet confirmed: still holds back the commit. */
   emitting: boolean;
+  /** Records added so far, and when it was taken for emission: one that came in between is not in the unit. */
+  records: number;
+  recordsWhenTaken: number;
   /** Set when the trace was published and dropped before this span came: its unit is a fragment. */
   unitId?: string;
 }
@@ -152,6 +155,8 @@ export function createTraceBuffer(options: TraceBufferOptions) {
         missingParents: new Set(),
         entrySeen: false,
         emitting: false,
+        records: 0,
+        recordsWhenTaken: 0,
       };
       const before = closed.get(envelope.trace_id);
       if (before) {
@@ -171,6 +176,7 @@ export function createTraceBuffer(options: TraceBufferOptions) {
     }
     if (envelope.kind === 'span') addSpan(t, envelope);
     else addLog(t, envelope);
+    t.records++;
     t.lastSeenMs = nowMs;
     // Re-inserted on every record, so `byLastSeen` runs from the quietest trace to the busiest.
     byLastSeen.delete(t.traceId);
@@ -223,15 +229,23 @@ export function createTraceBuffer(options: TraceBufferOptions) {
       const reason = readiness(t, nowMs, force);
       if (!reason) continue;
       t.emitting = true;
+      t.recordsWhenTaken = t.records;
       ready.push({ ...parts(t), reason });
     }
     return ready;
   }
 
-  /** The unit of this trace is durably published. */
+  /**
+   * The unit of this trace is durably published. A record that came while it was built is not in
+   * it: the trace then stays open (and holds back the commit) to be published again.
+   */
   function confirm(traceId: string, nowMs: number): void {
     const t = open.get(traceId);
     if (!t) return;
+    if (t.records !== t.recordsWhenTaken) {
+      t.emitting = false;
+      return;
+    }
     open.delete(traceId);
     byLastSeen.delete(traceId);
     if (t.unitId) return; // a fragment is not re-opened; a later span makes another one

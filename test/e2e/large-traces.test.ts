@@ -67,10 +67,18 @@ function send(url: string, body?: string): Promise<{ status: number; retryAfterS
 }
 
 interface UnitAnswer {
-  unit: { unit_id: string; span_count: number; truncated: boolean; agent_name: string | null; errors: Array<{ type?: string; message: string }>; usage: { input_tokens?: number } };
+  unit: {
+    unit_id: string;
+    span_count: number;
+    truncated: boolean;
+    agent_name: string | null;
+    errors: Array<{ span_id?: string; type?: string; message: string }>;
+    usage: { input_tokens?: number };
+    tool_calls: Array<{ id: string; result: string | null }>;
+  };
 }
 
-describe('very large traces (embedded pipeline)', () => {
+describe('very large and duplicated traces (embedded pipeline)', () => {
   let h: Harness;
   let deadLetters: BusMessage[];
   let dlq: Consumer;
@@ -161,5 +169,45 @@ describe('very large traces (embedded pipeline)', () => {
     ]);
     expect(health.failed).toBe(0);
     expect(deadLetters).toEqual([]);
+  });
+
+  it('a span id sent twice with different contents: both spans are kept and the unit says so; an exact re-send is kept once', async () => {
+    const traceId = randomBytes(16).toString('hex');
+    const toolSpan = (result: string) => ({
+      traceId,
+      spanId: 'aaaaaaaaaaaaaaaa',
+      parentSpanId: 'bbbbbbbbbbbbbbbb',
+      name: 'execute_tool lookup',
+      kind: 1,
+      startTimeUnixNano: '1700000000100000000',
+      endTimeUnixNano: '1700000000200000000',
+      attributes: [
+        { key: 'gen_ai.operation.name', value: { stringValue: 'execute_tool' } },
+        { key: 'gen_ai.tool.name', value: { stringValue: 'lookup' } },
+        { key: 'gen_ai.tool.call.result', value: { stringValue: result } },
+      ],
+      status: {},
+    });
+    const root = { traceId, spanId: 'bbbbbbbbbbbbbbbb', name: 'invoke_agent dup', kind: 1, startTimeUnixNano: '1700000000000000000', endTimeUnixNano: '1700000000300000000', attributes: [], status: {} };
+    const body = (spans: object[]) => JSON.stringify({ resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ scope: { name: 'hostile' }, spans }] }] });
+    for (const spans of [[toolSpan('first')], [toolSpan('first')], [toolSpan('second')], [root]]) {
+      const res = await send(`${h.pipeline.collectorUrl()}/v1/traces`, body(spans));
+      expect(res.status).toBe(200);
+    }
+    const answer = await waitFor(
+      async () => {
+        const res = await send(`${h.pipeline.apiUrl()}/api/v1/units/${traceId}`);
+        return res.status === 200 ? (JSON.parse(res.text) as UnitAnswer) : null;
+      },
+      { timeoutMs: 30_000, intervalMs: 100, description: `unit ${traceId}` },
+    );
+    expect(answer.unit.span_count).toBe(3);
+    expect(answer.unit.tool_calls.map((c) => [c.id, c.result])).toEqual([
+      ['span:aaaaaaaaaaaaaaaa', 'first'],
+      ['span:aaaaaaaaaaaaaaaa#2', 'second'],
+    ]);
+    expect(answer.unit.errors).toEqual([
+      { span_id: 'aaaaaaaaaaaaaaaa', type: 'tracecheck.duplicate_span_id', message: 'span id aaaaaaaaaaaaaaaa arrived 2 times with different contents; every copy is kept' },
+    ]);
   });
 });

@@ -156,6 +156,7 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
         completeGraceMs: config.assembler.traceCompleteGraceMs,
         entryGraceMs: config.assembler.traceEntryGraceMs,
         maxOpenMs: config.assembler.traceMaxOpenMs,
+        maxSpansPerTrace: config.assembler.maxSpansPerTrace,
         metrics,
         onLag,
         log,

@@ -48,6 +48,54 @@ describe('in-memory bus specifics', () => {
   });
 
 
+  it('commits what became committable after the last record, so a full backlog frees itself', async () => {
+    const bus = createInMemoryBus({ log: createSilentLogger(), maxRetainedRecords: 2000, retainUnread: 10 });
+    const producer = bus.createProducer();
+    await producer.start();
+    let handled = 0;
+    let holdFrom: string | null = '0'; // like the assembler: nothing is committable while a trace is open
+    const consumer = bus.createConsumer({
+      topic: 'spans',
+      groupId: 'g',
+      handle: () => Promise.resolve(void (handled += 1)),
+      committableOffset: (_partition, last) => (holdFrom === null ? last : null),
+    });
+    await consumer.start();
+    await producer.send('spans', Array.from({ length: 2000 }, (_, i) => ({ key: `k${i}`, value: 'v' })));
+    await waitFor(() => handled === 2000, { timeoutMs: 5_000 });
+    await expect(producer.send('spans', [{ key: 'next', value: 'v' }])).rejects.toBeInstanceOf(BusFullError);
+    // The "trace" is published: no record comes to carry the commit, yet the backlog drains.
+    holdFrom = null;
+    await waitFor(() => producer.send('spans', [{ key: 'next', value: 'v' }]).then(() => true), { timeoutMs: 5_000, description: 'a send accepted' });
+    await consumer.shutdown();
+  });
+
+  it('lets the event loop run while it works through a backlog', async () => {
+    const bus = createInMemoryBus({ log: createSilentLogger() });
+    const producer = bus.createProducer();
+    await producer.start();
+    let handled = 0;
+    const consumer = bus.createConsumer({
+      topic: 'spans',
+      groupId: 'g',
+      handle: () => {
+        const until = performance.now() + 1; // 1 ms of work per record
+        while (performance.now() < until);
+        handled += 1;
+        return Promise.resolve();
+      },
+    });
+    await producer.send('spans', Array.from({ length: 300 }, (_, i) => ({ key: `k${i}`, value: 'v' })));
+    let timerRanAt = -1;
+    setTimeout(() => (timerRanAt = handled), 0);
+    await consumer.start();
+    await waitFor(() => handled === 300, { timeoutMs: 5_000 });
+    // Before, all 300 records were handled in microtasks before any timer could run.
+    expect(timerRanAt).toBeGreaterThanOrEqual(0);
+    expect(timerRanAt).toBeLessThan(300);
+    await consumer.shutdown();
+  });
+
   it('maps a key to one stable partition', () => {
     expect(partitionForKey('trace-1', 1)).toBe(0);
     expect(partitionForKey('trace-1', 4)).toBe(partitionForKey('trace-1', 4));

@@ -43,6 +43,11 @@ interface Topic {
  * Records live in memory only; a record is dropped once every group reading its topic committed
  * it, and a topic whose readers fall too far behind refuses sends (BusFullError) until they catch up.
  */
+/** Longest run of record handling in one consumer before it lets the event loop serve others. */
+const YIELD_AFTER_MS = 10;
+/** How often a consumer commits what became committable since its last record. */
+const COMMIT_INTERVAL_MS = 200;
+
 export function createInMemoryBus(options: InMemoryBusOptions): Bus {
   const partitionCount = options.partitions ?? 1;
   if (!Number.isInteger(partitionCount) || partitionCount < 1) throw new PermanentError(`partitions must be a positive integer, got ${partitionCount}`);
@@ -164,6 +169,16 @@ export function createInMemoryBus(options: InMemoryBusOptions): Bus {
     const abort = new AbortController();
     let loop: Promise<void> | null = null;
     let stopping: Promise<void> | null = null;
+    /** Last handled offset per partition, for commits that become possible after the fact. */
+    const lastHandled = new Map<number, string>();
+    let commitTimer: NodeJS.Timeout | null = null;
+
+    const commitHandled = (partition: number, offset: string): void => {
+      const commits = committedFor(groupId, topic);
+      const allowed = consumerOptions.committableOffset ? consumerOptions.committableOffset(partition, offset) : offset;
+      const commit = nextCommitOffset(offset, allowed, commits.get(partition) ?? null);
+      if (commit !== null) commits.set(partition, commit);
+    };
 
     const run = async (): Promise<void> => {
       const t = topicOf(topic);
@@ -176,7 +191,14 @@ export function createInMemoryBus(options: InMemoryBusOptions): Bus {
         if (!commits.has(p)) commits.set(p, String(positions[p]));
       });
       let next = 0;
+      let sliceStart = performance.now();
       while (!abort.signal.aborted) {
+        // Records already here are handled without waiting on I/O, each in a microtask: a backlog
+        // of 10,000 would hold the event loop for its whole length. Other work gets a turn between slices.
+        if (performance.now() - sliceStart >= YIELD_AFTER_MS) {
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          sliceStart = performance.now();
+        }
         const partition = nextReadyPartition(t, positions, next);
         if (partition === null) {
           await new Promise<void>((resolve) => {
@@ -188,6 +210,7 @@ export function createInMemoryBus(options: InMemoryBusOptions): Bus {
             t.waiters.add(wake);
             abort.signal.addEventListener('abort', wake, { once: true });
           });
+          sliceStart = performance.now();
           continue;
         }
         // Round-robin, so one busy partition cannot starve the others.
@@ -209,9 +232,8 @@ export function createInMemoryBus(options: InMemoryBusOptions): Bus {
         });
         if (outcome === 'stopped') break;
         positions[partition] = positions[partition] + 1;
-        const allowed = consumerOptions.committableOffset ? consumerOptions.committableOffset(partition, message.offset) : message.offset;
-        const commit = nextCommitOffset(message.offset, allowed, commits.get(partition) ?? null);
-        if (commit !== null) commits.set(partition, commit);
+        lastHandled.set(partition, message.offset);
+        commitHandled(partition, message.offset);
       }
     };
 
@@ -223,6 +245,13 @@ export function createInMemoryBus(options: InMemoryBusOptions): Bus {
           return Promise.reject(new PermanentError(`the in-memory bus runs one consumer per group and topic; group ${groupId} already consumes ${topic}`));
         }
         activeMembers.add(memberKey);
+        // A handler may finish its work after it returned (the assembler publishes a trace later):
+        // commit what became committable even when no new record arrives, or a full backlog that
+        // waits on that commit would refuse the very records that could move it.
+        commitTimer = setInterval(() => {
+          for (const [partition, offset] of lastHandled) commitHandled(partition, offset);
+        }, COMMIT_INTERVAL_MS);
+        commitTimer.unref();
         loop = run().catch((err: unknown) => {
           clog.error({ err }, 'consumer stopped on an error');
         });
@@ -230,6 +259,7 @@ export function createInMemoryBus(options: InMemoryBusOptions): Bus {
       },
       shutdown() {
         if (!stopping) {
+          if (commitTimer) clearInterval(commitTimer);
           abort.abort();
           stopping = (loop ?? Promise.resolve()).finally(() => {
             if (loop) activeMembers.delete(memberKey);

@@ -14,6 +14,12 @@ describe('loadConfig', () => {
     expect(c.alerter).toEqual({ intervalMs: 60_000 });
   });
 
+  it('caps the spans kept per trace at 10,000 unless told otherwise', () => {
+    expect(loadConfig({}).assembler.maxSpansPerTrace).toBe(10_000);
+    expect(loadConfig({ TRACECHECK_MAX_SPANS_PER_TRACE: '500' }).assembler.maxSpansPerTrace).toBe(500);
+    expect(() => loadConfig({ TRACECHECK_MAX_SPANS_PER_TRACE: '0' })).toThrow(/TRACECHECK_MAX_SPANS_PER_TRACE: Too small/);
+  });
+
   it('reads the alert interval, at least 100 ms', () => {
     expect(loadConfig({ TRACECHECK_ALERT_INTERVAL_MS: '5000' }).alerter.intervalMs).toBe(5_000);
     expect(() => loadConfig({ TRACECHECK_ALERT_INTERVAL_MS: '50' })).toThrow(/TRACECHECK_ALERT_INTERVAL_MS: Too small/);

@@ -63,6 +63,7 @@ export const ConfigSchema = z
     TRACECHECK_TRACE_COMPLETE_GRACE_MS: z.coerce.number().int().nonnegative().max(60_000).default(200),
     TRACECHECK_TRACE_MAX_OPEN_MS: positiveInt.default(300_000),
     TRACECHECK_TRACE_ENTRY_GRACE_MS: z.coerce.number().int().nonnegative().default(10_000),
+    TRACECHECK_MAX_SPANS_PER_TRACE: positiveInt.default(10_000),
     TRACECHECK_CHECKS: z.string().default('function_result_present,task_completed'),
     TRACECHECK_CHECK_DEFINITIONS: z.preprocess(emptyAsUndefined, z.string().optional()),
     TRACECHECK_ALERT_INTERVAL_MS: z.coerce.number().int().min(100).default(60_000),
@@ -93,7 +94,8 @@ export interface Config {
   /** `metrics`: GET /metrics of a process that runs neither the API nor the collector. */
   ports: { otlpHttp: number; otlpGrpc: number; api: number; metrics: number };
   limits: { maxBodyBytes: number; maxAttributeBytes: number; maxSpansPerRequest: number; maxRecordBytes: number };
-  assembler: { traceGraceMs: number; traceCompleteGraceMs: number; traceEntryGraceMs: number; traceMaxOpenMs: number };
+  /** `maxSpansPerTrace`: spans kept per trace; past it the unit is flagged truncated. */
+  assembler: { traceGraceMs: number; traceCompleteGraceMs: number; traceEntryGraceMs: number; traceMaxOpenMs: number; maxSpansPerTrace: number };
   /** A session closes this long after its last trace (or at an end marker). */
   sessionIdleMs: number;
   /** Checks on trace units when no monitor applies (the default monitor). */
@@ -169,7 +171,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxSpansPerRequest: c.TRACECHECK_MAX_SPANS_PER_REQUEST,
       maxRecordBytes: c.TRACECHECK_MAX_RECORD_BYTES,
     },
-    assembler: { traceGraceMs: c.TRACECHECK_TRACE_GRACE_MS, traceCompleteGraceMs: Math.min(c.TRACECHECK_TRACE_COMPLETE_GRACE_MS, c.TRACECHECK_TRACE_GRACE_MS), traceEntryGraceMs: c.TRACECHECK_TRACE_ENTRY_GRACE_MS, traceMaxOpenMs: c.TRACECHECK_TRACE_MAX_OPEN_MS },
+    assembler: { traceGraceMs: c.TRACECHECK_TRACE_GRACE_MS, traceCompleteGraceMs: Math.min(c.TRACECHECK_TRACE_COMPLETE_GRACE_MS, c.TRACECHECK_TRACE_GRACE_MS), traceEntryGraceMs: c.TRACECHECK_TRACE_ENTRY_GRACE_MS, traceMaxOpenMs: c.TRACECHECK_TRACE_MAX_OPEN_MS, maxSpansPerTrace: c.TRACECHECK_MAX_SPANS_PER_TRACE },
     sessionIdleMs: c.TRACECHECK_SESSION_IDLE_MS,
     checks: c.TRACECHECK_CHECKS.split(',').map((s) => s.trim()).filter(Boolean),
     sessionChecks: c.TRACECHECK_SESSION_CHECKS.split(',').map((s) => s.trim()).filter(Boolean),

@@ -52,7 +52,7 @@ export const UnitSchema = z.object({
   simulation_message_history: z.array(ChatMessageSchema).nullable(),
   usage: TokenUsageSchema,
   errors: z.array(UnitErrorSchema),
-  /** True when some span dropped attributes, so the history may be incomplete. */
+  /** True when some span dropped attributes, or spans past the per-trace cap were left out: the history may be incomplete. */
   truncated: z.boolean(),
   span_count: z.number().int().nonnegative(),
   start_time_ms: z.number(),

@@ -1,6 +1,6 @@
-import type { ChatMessage, TokenUsage, ToolDefinition, Unit, UnitToolCall } from '../../../shared/schemas/index.ts';
+import type { TokenUsage, ToolDefinition, Unit, UnitToolCall } from '../../../shared/schemas/index.ts';
 import { canonicalJsonText } from '../../../shared/schemas/index.ts';
-import { appendDeduplicated } from './merge-history.ts';
+import { createDialog } from './merge-history.ts';
 
 /** `session:<conversation id>`; another project's conversation with the same id is `session:<project>:<id>`. */
 export function sessionUnitId(project: string | undefined, conversationId: string): string {
@@ -38,12 +38,16 @@ export function assembleSession(previous: Unit | null, traces: readonly Unit[], 
     .sort((a, b) => a.start_time_ms - b.start_time_ms || a.message_history.length - b.message_history.length || a.end_time_ms - b.end_time_ms);
   const all = previous ? [previous, ...added] : added;
   if (all.length === 0) throw new Error(`session ${conversationId} has no traces`);
-  let history: ChatMessage[] = [];
-  for (const u of all) history = appendDeduplicated(history, u.message_history);
+  const dialog = createDialog();
+  for (const u of all) dialog.append(u.message_history);
   const toolCalls = new Map<string, UnitToolCall>();
   const tools = new Map<string, ToolDefinition>();
   let usage: TokenUsage = { input_tokens: 0, output_tokens: 0 };
+  let startMs = Infinity;
+  let endMs = -Infinity;
   for (const u of all) {
+    startMs = Math.min(startMs, u.start_time_ms);
+    endMs = Math.max(endMs, u.end_time_ms);
     // A later trace re-sends the earlier turns, and lists their calls again: the same call (id,
     // name and arguments) is one call. Ids made from positions can repeat across traces for
     // different calls; those differ in name or arguments and stay apart.
@@ -73,7 +77,7 @@ export function assembleSession(previous: Unit | null, traces: readonly Unit[], 
     model: lastDefined(all, (u) => u.model),
     model_input: last.model_input,
     model_output: lastDefined(all, (u) => u.model_output),
-    message_history: history,
+    message_history: dialog.messages(),
     tool_calls: [...toolCalls.values()],
     tools: [...tools.values()],
     scenario_input: all.find((u) => u.scenario_input !== null)?.scenario_input ?? null,
@@ -84,8 +88,8 @@ export function assembleSession(previous: Unit | null, traces: readonly Unit[], 
     errors: all.flatMap((u) => u.errors),
     truncated: all.some((u) => u.truncated),
     span_count: all.reduce((n, u) => n + u.span_count, 0),
-    start_time_ms: Math.min(...all.map((u) => u.start_time_ms)),
-    end_time_ms: Math.max(...all.map((u) => u.end_time_ms)),
+    start_time_ms: startMs,
+    end_time_ms: endMs,
     assembled_at_ms: assembledAtMs,
     attributes: all[0].attributes ?? {},
     ...(all.some((u) => u.session_end === true) ? { session_end: true } : {}),

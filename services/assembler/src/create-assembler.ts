@@ -4,7 +4,7 @@ import { createComponent, type Component } from '../../../shared/lifecycle/index
 import type { Logger } from '../../../shared/logging/index.ts';
 import { errorMessage } from '../../../shared/errors/index.ts';
 import { SpanEnvelopeSchema, parseRecord, type Unit } from '../../../shared/schemas/index.ts';
-import { assembleTrace, type TraceParts } from './assemble-trace.ts';
+import { assembleTraceInSteps, type TraceParts } from './assemble-trace.ts';
 import { createTraceBuffer } from './trace-buffer.ts';
 
 export interface AssemblerOptions {
@@ -18,6 +18,8 @@ export interface AssemblerOptions {
   /** See TraceBufferOptions.completeGraceMs. */
   completeGraceMs?: number;
   maxOpenMs: number;
+  /** See TraceBufferOptions.maxSpansPerTrace. */
+  maxSpansPerTrace?: number;
   /** How often closed traces are looked for. Default: a quarter of the shortest grace, 50–1000 ms. */
   tickMs?: number;
   log: Logger;
@@ -32,6 +34,10 @@ export interface AssemblerOptions {
 
 /** Units per produce request, at most (Kafka's request size stays well below its limits). */
 const PUBLISH_BATCH = 500;
+/** Work between two yields to the event loop while units are built: other requests wait no longer. */
+const YIELD_AFTER_MS = 20;
+
+const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 export function parseSpanEnvelope(message: BusMessage) {
   return parseRecord(SpanEnvelopeSchema, message.value, 'a span envelope v1');
@@ -52,9 +58,9 @@ export function createAssembler(options: AssemblerOptions): Component & { openTr
     retainClosedMs: options.maxOpenMs,
     ...(options.entryGraceMs !== undefined ? { entryGraceMs: options.entryGraceMs } : {}),
     ...(options.completeGraceMs !== undefined ? { completeGraceMs: options.completeGraceMs } : {}),
+    ...(options.maxSpansPerTrace !== undefined ? { maxSpansPerTrace: options.maxSpansPerTrace } : {}),
   });
   const producer = options.bus.createProducer();
-  const assemble = options.assemble ?? assembleTrace;
   const tickMs = options.tickMs ?? Math.min(1000, Math.max(50, Math.floor(Math.min(options.graceMs, options.completeGraceMs ?? 200) / 4)));
 
   const consumer = options.bus.createConsumer({
@@ -75,20 +81,37 @@ export function createAssembler(options: AssemblerOptions): Component & { openTr
 
   async function publishReady(force: boolean): Promise<void> {
     const ready = buffer.takeReady(now(), force);
-    const units: Array<{ trace: TraceParts & { reason: string }; unit: Unit }> = [];
+    const units: Array<{ trace: TraceParts & { reason: string }; unit: Unit; value: string }> = [];
+    // A trace is built in steps, and traces ready at once one after another, with yields in
+    // between: the collector and the API keep answering while a large trace or a burst closes.
+    let sliceStart = performance.now();
+    const pause = async (): Promise<void> => {
+      if (performance.now() - sliceStart < YIELD_AFTER_MS) return;
+      await yieldToEventLoop();
+      sliceStart = performance.now();
+    };
     for (const trace of ready) {
       try {
-        units.push({ trace, unit: assemble(trace, now()) });
+        let unit: Unit;
+        if (options.assemble) unit = options.assemble(trace, now());
+        else {
+          const steps = assembleTraceInSteps(trace, now());
+          let step = steps.next();
+          for (; !step.done; step = steps.next()) await pause();
+          unit = step.value;
+        }
+        units.push({ trace, unit, value: JSON.stringify(unit) });
       } catch (err) {
         // A trace that cannot be assembled never will be: retrying would hold the commit forever.
         await deadLetter(trace, err);
       }
+      await pause();
     }
     // Every unit ready at this tick goes out in one produce (one broker round trip, not one each).
     for (let i = 0; i < units.length; i += PUBLISH_BATCH) {
       const batch = units.slice(i, i + PUBLISH_BATCH);
       try {
-        await producer.send(options.unitsTopic, batch.map(({ unit }) => ({ key: unit.unit_id, value: JSON.stringify(unit) })));
+        await producer.send(options.unitsTopic, batch.map(({ unit, value }) => ({ key: unit.unit_id, value })));
         for (const { trace, unit } of batch) {
           options.metrics?.unitsAssembled.inc();
           buffer.confirm(trace.traceId, now());

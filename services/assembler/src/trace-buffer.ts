@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { LogRecordEnvelope, SpanEnvelope, SpanRecord } from '../../../shared/schemas/index.ts';
 import type { TraceParts } from './assemble-trace.ts';
 import { isEntrySpan } from './entry-span.ts';
@@ -26,11 +27,28 @@ export interface TraceBufferOptions {
   maxClosedTraces?: number;
   /** Ids of dropped closed traces remembered, so a very late span is not taken for a whole trace. Default 200,000. */
   maxEvictedIds?: number;
+  /**
+   * Spans kept per trace (the first to arrive, plus the root whenever it comes); later ones are
+   * counted and left out, and the unit is flagged truncated. Log records: ten times as many.
+   * Default DEFAULT_MAX_SPANS_PER_TRACE.
+   */
+  maxSpansPerTrace?: number;
 }
+
+export const DEFAULT_MAX_SPANS_PER_TRACE = 10_000;
+/** Log records (legacy message events, one per message) per span kept, on average, at most. */
+const LOGS_PER_SPAN = 10;
 
 interface OpenTrace {
   traceId: string;
+  /** The first copy of every span id. */
   spans: Map<string, SpanRecord>;
+  /** Later spans with an id already taken and different contents: kept, and flagged on the unit. */
+  copies: SpanRecord[];
+  /** Fingerprints of the copies of each span id that arrived more than once (see `addSpan`). */
+  fingerprints: Map<string, Set<string>>;
+  droppedSpans: number;
+  droppedLogs: number;
   logs: Map<string, LogRecordEnvelope>;
   /** Lowest bus offset holding one of this trace's records, per partition. */
   firstOffsets: Map<number, bigint>;
@@ -43,22 +61,32 @@ interface OpenTrace {
   entrySeen: boolean;
   /** Taken for emission but not yet confirmed: still holds back the commit. */
   emitting: boolean;
+  /** Records added so far, and when it was taken for emission: one that came in between is not in the unit. */
+  records: number;
+  recordsWhenTaken: number;
   /** Set when the trace was published and dropped before this span came: its unit is a fragment. */
   unitId?: string;
 }
 
 export interface ReadyTrace extends TraceParts {
-  reason: 'root-ended' | 'max-open' | 'shutdown';
+  reason: 'root-ended' | 'span-limit' | 'max-open' | 'shutdown';
 }
 
 function logKey(l: LogRecordEnvelope): string {
   return `${l.span_id ?? ''}|${l.event_name}|${l.time_unix_nano}|${l.sequence}`;
 }
 
+/** A span's contents without the time it reached the collector (an exporter's retry differs only there). */
+function fingerprint(s: SpanRecord): string {
+  return createHash('sha256').update(JSON.stringify({ ...s, received_at_ms: 0 })).digest('base64');
+}
+
 /**
- * Open traces in memory, keyed by trace id. Records are de-duplicated by span id (an exporter that
- * retries after a lost answer sends the same span twice). It also reports, per partition, the
- * lowest offset still needed, so the consumer commits only what has been turned into units.
+ * Open traces in memory, keyed by trace id. A span sent again with the same contents (an exporter
+ * that retries after a lost answer) is kept once; another span with an id already taken is kept
+ * too, as a copy the unit flags. At most `maxSpansPerTrace` spans are kept per trace. It also
+ * reports, per partition, the lowest offset still needed, so the consumer commits only what has
+ * been turned into units.
  */
 export function createTraceBuffer(options: TraceBufferOptions) {
   const open = new Map<string, OpenTrace>();
@@ -69,19 +97,74 @@ export function createTraceBuffer(options: TraceBufferOptions) {
   const byLastSeen = new Map<string, OpenTrace>();
   const heaps = new Map<number, ReturnType<typeof createOffsetHeap>>();
   let lastFullScanMs = 0;
+  const maxSpans = options.maxSpansPerTrace ?? DEFAULT_MAX_SPANS_PER_TRACE;
+  const maxLogs = maxSpans * LOGS_PER_SPAN;
+
+  /** Whether `s` is an exact re-send of a span already kept under its id. */
+  function isResend(t: OpenTrace, first: SpanRecord, s: SpanRecord): boolean {
+    let seen = t.fingerprints.get(s.span_id);
+    if (!seen) t.fingerprints.set(s.span_id, (seen = new Set([fingerprint(first)])));
+    const fp = fingerprint(s);
+    if (seen.has(fp)) return true;
+    seen.add(fp);
+    return false;
+  }
+
+  /** `capped` false: spans kept before (a closed trace re-opened) are all taken back. */
+  function addSpan(t: OpenTrace, s: SpanRecord, capped = true): void {
+    const first = t.spans.get(s.span_id);
+    if (first && isResend(t, first, s)) return;
+    const isRoot = !s.parent_span_id;
+    // Past the cap a span is only counted, except the trace's first root: it names the run, and a
+    // root ends last, so it is usually the last span to arrive.
+    if (capped && t.spans.size + t.copies.length >= maxSpans && !(isRoot && !t.rootSeen)) {
+      t.droppedSpans++;
+      t.missingParents.delete(s.span_id);
+      if (!isRoot && isEntrySpan(s)) t.entrySeen = true;
+      return;
+    }
+    if (first) t.copies.push(s);
+    else t.spans.set(s.span_id, s);
+    t.missingParents.delete(s.span_id);
+    if (s.parent_span_id && !t.spans.has(s.parent_span_id)) t.missingParents.add(s.parent_span_id);
+    if (isRoot) t.rootSeen = true;
+    else if (isEntrySpan(s)) t.entrySeen = true;
+  }
+
+  function addLog(t: OpenTrace, l: LogRecordEnvelope): void {
+    const key = logKey(l);
+    if (!t.logs.has(key) && t.logs.size >= maxLogs) t.droppedLogs++;
+    else t.logs.set(key, l);
+  }
 
   function add(envelope: SpanEnvelope, partition: number, offset: bigint, nowMs: number): void {
     let t = open.get(envelope.trace_id);
     if (!t) {
-      t = { traceId: envelope.trace_id, spans: new Map(), logs: new Map(), firstOffsets: new Map(), firstSeenMs: nowMs, lastSeenMs: nowMs, rootSeen: false, missingParents: new Set(), entrySeen: false, emitting: false };
+      t = {
+        traceId: envelope.trace_id,
+        spans: new Map(),
+        copies: [],
+        fingerprints: new Map(),
+        droppedSpans: 0,
+        droppedLogs: 0,
+        logs: new Map(),
+        firstOffsets: new Map(),
+        firstSeenMs: nowMs,
+        lastSeenMs: nowMs,
+        rootSeen: false,
+        missingParents: new Set(),
+        entrySeen: false,
+        emitting: false,
+        records: 0,
+        recordsWhenTaken: 0,
+      };
       const before = closed.get(envelope.trace_id);
       if (before) {
         // A late span: the trace is assembled again, whole, and its unit replaced.
-        for (const s of before.parts.spans) t.spans.set(s.span_id, s);
-        for (const s of before.parts.spans) if (s.parent_span_id && !t.spans.has(s.parent_span_id)) t.missingParents.add(s.parent_span_id);
+        for (const s of before.parts.spans) addSpan(t, s, false);
         for (const l of before.parts.logs) t.logs.set(logKey(l), l);
-        t.rootSeen = before.parts.spans.some((s) => !s.parent_span_id);
-        t.entrySeen = before.parts.spans.some(isEntrySpan);
+        t.droppedSpans = before.parts.dropped?.spans ?? 0;
+        t.droppedLogs = before.parts.dropped?.logs ?? 0;
         closed.delete(envelope.trace_id);
       } else if (evicted.has(envelope.trace_id)) {
         // Its unit was published and its spans are gone: this span must not replace that unit.
@@ -91,15 +174,9 @@ export function createTraceBuffer(options: TraceBufferOptions) {
       }
       open.set(envelope.trace_id, t);
     }
-    if (envelope.kind === 'span') {
-      t.spans.set(envelope.span_id, envelope);
-      t.missingParents.delete(envelope.span_id);
-      if (envelope.parent_span_id && !t.spans.has(envelope.parent_span_id)) t.missingParents.add(envelope.parent_span_id);
-      if (!envelope.parent_span_id) t.rootSeen = true;
-      else if (isEntrySpan(envelope)) t.entrySeen = true;
-    } else {
-      t.logs.set(logKey(envelope), envelope);
-    }
+    if (envelope.kind === 'span') addSpan(t, envelope);
+    else addLog(t, envelope);
+    t.records++;
     t.lastSeenMs = nowMs;
     // Re-inserted on every record, so `byLastSeen` runs from the quietest trace to the busiest.
     byLastSeen.delete(t.traceId);
@@ -114,7 +191,13 @@ export function createTraceBuffer(options: TraceBufferOptions) {
   }
 
   function parts(t: OpenTrace): TraceParts {
-    return { traceId: t.traceId, spans: [...t.spans.values()], logs: [...t.logs.values()], ...(t.unitId ? { unitId: t.unitId } : {}) };
+    return {
+      traceId: t.traceId,
+      spans: [...t.spans.values()].concat(t.copies),
+      logs: [...t.logs.values()],
+      ...(t.unitId ? { unitId: t.unitId } : {}),
+      ...(t.droppedSpans + t.droppedLogs > 0 ? { dropped: { spans: t.droppedSpans, logs: t.droppedLogs, maxSpans } } : {}),
+    };
   }
 
   function readiness(t: OpenTrace, nowMs: number, force: boolean): ReadyTrace['reason'] | null {
@@ -122,6 +205,10 @@ export function createTraceBuffer(options: TraceBufferOptions) {
     if (t.rootSeen && force) return 'shutdown';
     if (t.rootSeen && quietMs >= (t.missingParents.size === 0 ? completeGraceMs : options.graceMs)) return 'root-ended';
     if (t.entrySeen && !force && quietMs >= entryGraceMs) return 'root-ended';
+    // A trace at the cap gains nothing by waiting: it closes once quiet, so that its records are
+    // committed (the in-process bus refuses new spans past its backlog, and a root that comes last
+    // could never arrive). A later span, its root included, re-opens it like any late span.
+    if (!force && t.spans.size + t.copies.length >= maxSpans && quietMs >= completeGraceMs) return 'span-limit';
     if (nowMs - t.firstSeenMs >= options.maxOpenMs) return 'max-open';
     return null;
   }
@@ -142,15 +229,23 @@ export function createTraceBuffer(options: TraceBufferOptions) {
       const reason = readiness(t, nowMs, force);
       if (!reason) continue;
       t.emitting = true;
+      t.recordsWhenTaken = t.records;
       ready.push({ ...parts(t), reason });
     }
     return ready;
   }
 
-  /** The unit of this trace is durably published. */
+  /**
+   * The unit of this trace is durably published. A record that came while it was built is not in
+   * it: the trace then stays open (and holds back the commit) to be published again.
+   */
   function confirm(traceId: string, nowMs: number): void {
     const t = open.get(traceId);
     if (!t) return;
+    if (t.records !== t.recordsWhenTaken) {
+      t.emitting = false;
+      return;
+    }
     open.delete(traceId);
     byLastSeen.delete(traceId);
     if (t.unitId) return; // a fragment is not re-opened; a later span makes another one

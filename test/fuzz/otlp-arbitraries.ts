@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { anyValue, encodeTraceRequest, type JsonAnyValue } from '../../services/collector/src/testing/otlp-builders.ts';
+import { anyValue, encodeLogsRequest, encodeTraceRequest, type JsonAnyValue } from '../../services/collector/src/testing/otlp-builders.ts';
 
 // Generators of OTLP trace exports as instrumentation libraries send them (every GenAI convention
 // family the collector reads), and mutations of them (JSON values swapped, bytes flipped).
@@ -40,12 +40,16 @@ export const hostileText: fc.Arbitrary<string> = fc.oneof(
   { weight: 1, arbitrary: fc.constantFrom('', ' ', 'null', '{}', '[]', 'x'.repeat(5_000)) },
 );
 
-/** Numbers an exporter may send where a count is expected: negative, fractional, past 2^53. */
-const oddNumber = fc.oneof(
+/**
+ * Numbers an exporter may send where a count is expected: negative, fractional, past 2^53, and
+ * int64 extremes (bigints, sent as intValue; JSON.stringify never sees them).
+ */
+const oddJsonNumber: fc.Arbitrary<number> = fc.oneof(
   fc.integer({ min: -1_000, max: 1_000_000 }),
   fc.constantFrom(0, -1, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER, 1e300, -1e300, 0.5, -0),
   fc.double({ noNaN: true, noDefaultInfinity: true }),
 );
+const oddNumber: fc.Arbitrary<number | bigint> = fc.oneof({ weight: 4, arbitrary: oddJsonNumber }, { weight: 1, arbitrary: fc.constantFrom(2n ** 63n - 1n, -(2n ** 63n), 2n ** 53n + 1n) });
 
 /** Plain attribute values (anyValue turns them into AnyValue), nested at most MAX_VALUE_DEPTH. */
 const attributeValue: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown }>((tie) => ({
@@ -78,7 +82,9 @@ const partsMessage = fc.record({
   ),
 });
 
-const jsonText = (v: fc.Arbitrary<unknown>): fc.Arbitrary<string> => fc.oneof({ weight: 4, arbitrary: v.map((x) => JSON.stringify(x)) }, { weight: 1, arbitrary: hostileText });
+// Inside a JSON text an int64 extreme is a plain (inexact) number, as a JS exporter would write it.
+const jsonText = (v: fc.Arbitrary<unknown>): fc.Arbitrary<string> =>
+  fc.oneof({ weight: 4, arbitrary: v.map((x) => JSON.stringify(x, (_, y: unknown) => (typeof y === 'bigint' ? Number(y) : y))) }, { weight: 1, arbitrary: hostileText });
 
 /** Attributes of one span in one of the convention families the collector reads (or none). */
 const genaiAttributes: fc.Arbitrary<Record<string, unknown>> = fc.oneof(
@@ -183,6 +189,7 @@ const spanShape: fc.Arbitrary<SpanShape> = fc.record({
 
 /** AnyValue of a value whose integers may not fit int64 in protobuf: those go as doubles. */
 function safeAnyValue(v: unknown): JsonAnyValue {
+  if (typeof v === 'bigint') return { intValue: v.toString() };
   if (typeof v === 'number' && !Number.isSafeInteger(v)) return { doubleValue: v };
   if (Array.isArray(v)) return { arrayValue: { values: v.map(safeAnyValue) } };
   if (typeof v === 'object' && v !== null) return { kvlistValue: { values: Object.entries(v).map(([key, value]) => ({ key, value: safeAnyValue(value) })) } };
@@ -230,7 +237,48 @@ export const traceRequest: fc.Arbitrary<Record<string, unknown>> = fc
     })),
   }));
 
-export { encodeTraceRequest };
+export { encodeLogsRequest, encodeTraceRequest };
+
+const EVENT_NAMES = ['gen_ai.user.message', 'gen_ai.system.message', 'gen_ai.assistant.message', 'gen_ai.tool.message', 'gen_ai.choice', 'gen_ai.client.inference.operation.details', 'other', ''];
+
+/**
+ * A trace export and a logs export whose records belong to its spans (legacy GenAI message events
+ * and operation-details events), some to unknown spans or traces.
+ */
+export const traceAndLogsRequests: fc.Arbitrary<{ traces: Record<string, unknown>; logs: Record<string, unknown> }> = traceRequest.chain((traces) => {
+  const spans = (traces.resourceSpans as Array<{ scopeSpans: Array<{ spans: Array<{ traceId: string; spanId: string }> }> }>).flatMap((rs) => rs.scopeSpans.flatMap((ss) => ss.spans));
+  const owner = fc.oneof({ weight: 5, arbitrary: fc.constantFrom(...spans).map((s) => ({ traceId: s.traceId, spanId: s.spanId })) }, { weight: 1, arbitrary: fc.record({ traceId: hex(16), spanId: fc.oneof(hex(8), fc.constant('')) }) });
+  const record = fc.record({
+    owner,
+    eventName: fc.constantFrom(...EVENT_NAMES),
+    time: nanos,
+    body: fc.option(fc.oneof(attributeValue, fc.record({ content: hostileText, role: role }), fc.record({ message: fc.record({ role, content: hostileText }), index: fc.nat(3) })), { nil: undefined }),
+    attributes: fc.oneof(genaiAttributes, fc.dictionary(fc.constantFrom('event.name', 'gen_ai.system', 'content'), attributeValue, { maxKeys: 2 })),
+  });
+  return fc.array(record, { maxLength: 6 }).map((records) => ({
+    traces,
+    logs: {
+      resourceLogs: [
+        {
+          resource: { attributes: keyValues({ 'service.name': 'fuzz' }) },
+          scopeLogs: [
+            {
+              scope: { name: 'fuzz-logs' },
+              logRecords: records.map((r) => ({
+                timeUnixNano: r.time.toString(),
+                traceId: r.owner.traceId,
+                ...(r.owner.spanId ? { spanId: r.owner.spanId } : {}),
+                ...(r.eventName ? { eventName: r.eventName } : {}),
+                ...(r.body !== undefined ? { body: safeAnyValue(r.body) } : {}),
+                attributes: keyValues(r.attributes),
+              })),
+            },
+          ],
+        },
+      ],
+    },
+  }));
+});
 
 type Json = Record<string, unknown> | unknown[];
 
@@ -246,7 +294,7 @@ export const jsonMutation: fc.Arbitrary<JsonMutation> = fc.record({
   kind: fc.constantFrom('replace', 'delete', 'number', 'string', 'nest'),
   value: fc.oneof(
     fc.jsonValue({ maxDepth: 3 }),
-    oddNumber,
+    oddJsonNumber,
     fc.constantFrom('9223372036854775807', '18446744073709551616', '-1', '1e400', 'NaN', 'Infinity', '0x10', '', 'ZZZZ'),
   ),
 });

@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { assembleTrace, createTraceBuffer, parseSpanEnvelope } from '../../services/assembler/src/index.ts';
-import { decodeTraceRequestJson, decodeTraceRequestProtobuf, traceRequestToMessages, type DecodedTraceRequest } from '../../services/collector/src/index.ts';
+import { decodeLogsRequestJson, decodeLogsRequestProtobuf, decodeTraceRequestJson, decodeTraceRequestProtobuf, logsRequestToMessages, traceRequestToMessages, type DecodedLogsRequest, type DecodedTraceRequest } from '../../services/collector/src/index.ts';
 import { DecodeError } from '../../services/collector/src/otlp/types.ts';
 import { UnitSchema, parseRecord } from '../../shared/schemas/index.ts';
-import { byteMutation, encodeTraceRequest, jsonMutation, mutateBytes, mutateJson, traceRequest } from './otlp-arbitraries.ts';
+import { byteMutation, encodeLogsRequest, encodeTraceRequest, jsonMutation, mutateBytes, mutateJson, traceAndLogsRequests, traceRequest } from './otlp-arbitraries.ts';
 
 // Property-based fuzzing of decode → normalize → assemble over generated and mutated OTLP exports
 // (generators and their temporary constraints: otlp-arbitraries.ts). Fixed seeds and bounded runs
@@ -14,7 +14,8 @@ import { byteMutation, encodeTraceRequest, jsonMutation, mutateBytes, mutateJson
 // Properties, for any body:
 // 1. Decoding either succeeds or throws the collector's documented rejection (DecodeError → 400).
 // 2. Every span of a decoded export is accepted or reported rejected (partialSuccess), never lost.
-// 3. Every accepted record parses as a span envelope (as the assembler reads it from the bus).
+// 3. Every accepted record (span or log record) parses as an envelope, as the assembler reads it
+//    from the bus.
 // 4. Every accepted span ends up in exactly one assembled unit of its trace: each trace becomes a
 //    unit whose span_count is the number of distinct spans accepted for it, the unit survives the
 //    bus as the scorer reads it (UnitSchema), and nothing is held back once units are published.
@@ -39,7 +40,13 @@ function wellFormed(v: unknown): unknown {
   return v;
 }
 
-function decodeOrRejection(decode: () => DecodedTraceRequest): DecodedTraceRequest | null {
+function countLogRecords(req: DecodedLogsRequest): number {
+  let n = 0;
+  for (const rl of req.resourceLogs) for (const sl of rl.scopeLogs) n += sl.logRecords.length;
+  return n;
+}
+
+function decodeOrRejection<T>(decode: () => T): T | null {
   try {
     return decode();
   } catch (err) {
@@ -48,8 +55,8 @@ function decodeOrRejection(decode: () => DecodedTraceRequest): DecodedTraceReque
   }
 }
 
-/** Runs one body through the pipeline's pure stages and checks properties 2–4. */
-function checkPipeline(req: DecodedTraceRequest): void {
+/** Runs one decoded export (and its log records) through the pipeline's pure stages; checks properties 2–4. */
+function checkPipeline(req: DecodedTraceRequest, logsReq: DecodedLogsRequest | null = null): void {
   const total = countSpans(req);
   const conversion = traceRequestToMessages(req, { maxAttributeBytes: 64 * 1024, maxRecordBytes: 256 * 1024, receivedAtMs: RECEIVED_AT_MS });
   expect(conversion.accepted + conversion.rejected).toBe(total);
@@ -67,6 +74,19 @@ function checkPipeline(req: DecodedTraceRequest): void {
     ids.add(envelope.span_id);
     accepted.set(envelope.trace_id, ids);
   });
+
+  if (logsReq) {
+    const logs = logsRequestToMessages(logsReq, { maxAttributeBytes: 64 * 1024, maxRecordBytes: 256 * 1024, receivedAtMs: RECEIVED_AT_MS });
+    expect(logs.accepted + logs.rejected).toBe(countLogRecords(logsReq));
+    logs.messages.forEach((m, i) => {
+      const offset = conversion.messages.length + i;
+      const envelope = parseSpanEnvelope({ topic: 'spans', partition: 0, offset: String(offset), key: m.key, value: m.value, headers: {}, timestampMs: RECEIVED_AT_MS });
+      expect(envelope.kind).toBe('log');
+      buffer.add(envelope, 0, BigInt(offset), 0);
+      // A record of a trace with no span here still makes a unit (of zero spans), never vanishes.
+      if (!accepted.has(envelope.trace_id)) accepted.set(envelope.trace_id, new Set());
+    });
+  }
 
   const ready = buffer.takeReady(FAR_LATER_MS);
   expect(ready.map((t) => t.traceId).sort()).toEqual([...accepted.keys()].sort());
@@ -103,6 +123,30 @@ describe('fuzz: OTLP decode → normalize → assemble', () => {
         checkPipeline(req!);
       }),
       { numRuns: 150, seed: 1102 },
+    );
+  });
+
+  it('exports with log records of their spans (JSON and protobuf): every record an envelope, every span in its unit', () => {
+    fc.assert(
+      fc.property(traceAndLogsRequests, fc.boolean(), ({ traces, logs }, protobuf) => {
+        const req = protobuf ? decodeTraceRequestProtobuf(encodeTraceRequest(traces)) : decodeTraceRequestJson(JSON.stringify(traces));
+        const logsReq = protobuf ? decodeLogsRequestProtobuf(encodeLogsRequest(logs)) : decodeLogsRequestJson(JSON.stringify(logs));
+        checkPipeline(req, logsReq);
+      }),
+      { numRuns: 150, seed: 1110 },
+    );
+  });
+
+  it('log exports mutated (JSON fields replaced, protobuf bytes damaged): a DecodeError or every record an envelope', () => {
+    fc.assert(
+      fc.property(traceAndLogsRequests, fc.array(jsonMutation, { minLength: 1, maxLength: 4 }), byteMutation, ({ traces, logs }, mutations, damage) => {
+        const req = decodeTraceRequestJson(JSON.stringify(traces));
+        const fromPb = decodeOrRejection(() => decodeLogsRequestProtobuf(mutateBytes(encodeLogsRequest(logs), damage)));
+        if (fromPb) checkPipeline(req, fromPb);
+        const fromJson = decodeOrRejection(() => decodeLogsRequestJson(JSON.stringify(mutateJson(logs, mutations))));
+        if (fromJson) checkPipeline(req, fromJson);
+      }),
+      { numRuns: 200, seed: 1111, endOnFailure: true },
     );
   });
 

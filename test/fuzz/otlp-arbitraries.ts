@@ -161,7 +161,7 @@ const legacyEvents = fc.array(
 
 interface SpanShape {
   spanId: string;
-  /** Index of an earlier span, -1 for a root, -2 for a parent that is never exported. */
+  /** Index of another span of the trace, -1 for a root, -2 (or out of range) for a parent that is never exported. */
   parent: number;
   missingParentId: string;
   name: string;
@@ -203,7 +203,8 @@ function spansOfTrace(traceId: string, shapes: SpanShape[]): Record<string, unkn
   const seen = new Set<string>();
   const unique = shapes.filter((s) => (seen.has(s.spanId) ? false : (seen.add(s.spanId), true)));
   return unique.map((s, i) => {
-    const parentSpanId = s.parent === -1 ? undefined : s.parent === -2 || s.parent >= i ? s.missingParentId : unique[s.parent].spanId;
+    // A parent may come later in the export, or make a cycle (A under B under A).
+    const parentSpanId = s.parent === -1 ? undefined : s.parent === -2 || s.parent >= unique.length || s.parent === i ? s.missingParentId : unique[s.parent].spanId;
     const end = s.start + s.durationNanos < 0n ? 0n : s.start + s.durationNanos;
     return {
       traceId,

@@ -66,6 +66,9 @@ const attributeValue: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown }>((tie
 const hex = (bytes: number): fc.Arbitrary<string> => fc.uint8Array({ minLength: bytes, maxLength: bytes }).map((b) => Buffer.from(b).toString('hex'));
 const nanos = fc.bigInt({ min: 0n, max: SPAN_NANOS }).map((d) => MIN_NANOS + d);
 
+// A few shared ids, so that traces of one export meet in a session.
+const conversationId = fc.constantFrom('conv-1', 'conv-2');
+
 const role = fc.constantFrom('system', 'user', 'assistant', 'tool', 'developer', 'model', '', 'ROBOT');
 
 /** A GenAI message in the current semantic conventions' parts shape (sometimes malformed). */
@@ -95,7 +98,7 @@ const genaiAttributes: fc.Arbitrary<Record<string, unknown>> = fc.oneof(
     'gen_ai.output.messages': jsonText(fc.array(partsMessage, { maxLength: 2 })),
     'gen_ai.usage.input_tokens': oddNumber,
     'gen_ai.usage.output_tokens': oddNumber,
-    'gen_ai.conversation.id': hostileText,
+    'gen_ai.conversation.id': fc.oneof(conversationId, hostileText),
     'gen_ai.agent.name': hostileText,
   }, { requiredKeys: ['gen_ai.operation.name'] }),
   fc.record({
@@ -146,7 +149,7 @@ const genaiAttributes: fc.Arbitrary<Record<string, unknown>> = fc.oneof(
     'tracecheck.scenario.result': hostileText,
     'tracecheck.session.end': fc.oneof(fc.boolean(), hostileText),
     'tracecheck.simulation.id': hostileText,
-    'session.id': hostileText,
+    'session.id': fc.oneof(conversationId, hostileText),
   }),
   fc.dictionary(fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('gen_ai.input.messages', 'gen_ai.tool.name', 'llm.input_messages', 'ai.prompt', 'gen_ai.prompt')), attributeValue, { maxKeys: 4 }),
 );

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { assembleTrace, createTraceBuffer, parseSpanEnvelope } from '../../services/assembler/src/index.ts';
+import { assembleSession, assembleTrace, createTraceBuffer, parseSpanEnvelope } from '../../services/assembler/src/index.ts';
 import { decodeLogsRequestJson, decodeLogsRequestProtobuf, decodeTraceRequestJson, decodeTraceRequestProtobuf, logsRequestToMessages, traceRequestToMessages, type DecodedLogsRequest, type DecodedTraceRequest } from '../../services/collector/src/index.ts';
 import { DecodeError } from '../../services/collector/src/otlp/types.ts';
-import { UnitSchema, parseRecord } from '../../shared/schemas/index.ts';
+import { UnitSchema, parseRecord, type Unit } from '../../shared/schemas/index.ts';
 import { byteMutation, encodeLogsRequest, encodeTraceRequest, jsonMutation, mutateBytes, mutateJson, traceAndLogsRequests, traceRequest } from './otlp-arbitraries.ts';
 
 // Property-based fuzzing of decode → normalize → assemble over generated and mutated OTLP exports
@@ -18,7 +18,8 @@ import { byteMutation, encodeLogsRequest, encodeTraceRequest, jsonMutation, muta
 //    from the bus.
 // 4. Every accepted span ends up in exactly one assembled unit of its trace: each trace becomes a
 //    unit whose span_count is the number of distinct spans accepted for it, the unit survives the
-//    bus as the scorer reads it (UnitSchema), and nothing is held back once units are published.
+//    bus as the scorer reads it (UnitSchema), and nothing is held back once units are published;
+//    traces that share a conversation id assemble into one session unit that holds them all.
 
 const RECEIVED_AT_MS = 1_700_000_000_000;
 const FAR_LATER_MS = 10_000_000; // past every grace and max-open
@@ -90,15 +91,22 @@ function checkPipeline(req: DecodedTraceRequest, logsReq: DecodedLogsRequest | n
 
   const ready = buffer.takeReady(FAR_LATER_MS);
   expect(ready.map((t) => t.traceId).sort()).toEqual([...accepted.keys()].sort());
+  const byConversation = new Map<string, Unit[]>();
   for (const trace of ready) {
     const unit = assembleTrace(trace, FAR_LATER_MS);
     const onTheBus = parseRecord(UnitSchema, JSON.stringify(unit), 'a unit v1');
     expect(onTheBus.unit_id).toBe(trace.traceId);
     expect(onTheBus.span_count).toBe(accepted.get(trace.traceId)!.size);
     buffer.confirm(trace.traceId, FAR_LATER_MS);
+    if (onTheBus.conversation_id) byConversation.set(onTheBus.conversation_id, [...(byConversation.get(onTheBus.conversation_id) ?? []), onTheBus]);
   }
   expect(buffer.openCount()).toBe(0);
   expect(buffer.lowWaterMark(0)).toBeNull();
+  // Traces that share a conversation id become one session unit holding every one of them.
+  for (const [conversationId, units] of byConversation) {
+    const session = parseRecord(UnitSchema, JSON.stringify(assembleSession(null, units, conversationId, FAR_LATER_MS)), 'a unit v1');
+    expect([...session.trace_ids].sort()).toEqual(units.map((u) => u.unit_id).sort());
+  }
 }
 
 describe('fuzz: OTLP decode → normalize → assemble', () => {

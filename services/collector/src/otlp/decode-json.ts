@@ -56,26 +56,13 @@ const SPAN_KINDS: Record<string, number> = {
 const STATUS_CODES: Record<string, number> = { STATUS_CODE_UNSET: 0, STATUS_CODE_OK: 1, STATUS_CODE_ERROR: 2 };
 
 function enumValue(v: unknown, names: Record<string, number>): number {
-  return typeof v === 'string' && v in names ? names[v] : int32(v);
+  return typeof v === 'string' && v in names ? names[v] : int(v);
 }
 
-function integer(v: unknown): number {
+function int(v: unknown): number {
   if (typeof v === 'number' && Number.isFinite(v)) return Math.trunc(v);
   if (typeof v === 'string' && /^-?\d+$/.test(v)) return Number(v);
   return 0;
-}
-
-// The proto fields are int32 (enums) and uint32 (dropped counts): a value outside the type is
-// read as 0, as protobuf never yields one; kept as-is it would fail the span envelope's schema
-// downstream and cost an acknowledged span.
-function int32(v: unknown): number {
-  const n = integer(v);
-  return n >= -0x80000000 && n <= 0x7fffffff ? n : 0;
-}
-
-function uint32(v: unknown): number {
-  const n = integer(v);
-  return n >= 0 && n <= 0xffffffff ? n : 0;
 }
 
 function i64(v: unknown): number | string {
@@ -113,7 +100,7 @@ export function attributesFromJson(kvs: unknown): Attributes {
 
 function resourceFromJson(v: unknown): DecodedResource {
   const r = obj(v, 'resource');
-  return { attributes: attributesFromJson(r.attributes), droppedAttributesCount: uint32(r.droppedAttributesCount) };
+  return { attributes: attributesFromJson(r.attributes), droppedAttributesCount: int(r.droppedAttributesCount) };
 }
 
 function scopeFromJson(v: unknown): DecodedScope {
@@ -133,7 +120,7 @@ function spanFromJson(v: unknown): DecodedSpan {
     startTimeUnixNano: u64(s.startTimeUnixNano),
     endTimeUnixNano: u64(s.endTimeUnixNano),
     attributes: attributesFromJson(s.attributes),
-    droppedAttributesCount: uint32(s.droppedAttributesCount),
+    droppedAttributesCount: int(s.droppedAttributesCount),
     events: arr(s.events, 'events').map((e) => {
       const ev = obj(e, 'event');
       return { name: str(ev.name), timeUnixNano: u64(ev.timeUnixNano), attributes: attributesFromJson(ev.attributes) };
@@ -205,7 +192,7 @@ export function decodeLogsRequestJson(body: Uint8Array | string): DecodedLogsReq
                 eventName: str(lr.eventName),
                 body: 'body' in lr ? anyValueFromJson(lr.body) : null,
                 attributes: attributesFromJson(lr.attributes),
-                droppedAttributesCount: uint32(lr.droppedAttributesCount),
+                droppedAttributesCount: int(lr.droppedAttributesCount),
                 traceId: hexId(lr.traceId),
                 spanId: hexId(lr.spanId),
               };

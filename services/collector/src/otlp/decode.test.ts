@@ -82,18 +82,6 @@ describe('decoding ExportTraceServiceRequest', () => {
     expect(req.resourceSpans[0].scopeSpans[0].scope).toEqual({ name: '', version: '' });
   });
 
-  it('reads JSON enums and counts outside their proto types (int32, uint32) as 0, as protobuf never yields them', () => {
-    // Found by test/fuzz: kept as-is, 1e308 or -3 failed the span envelope schema in the assembler
-    // (dead-lettered after the collector had acknowledged the span).
-    const span = (fields: Record<string, unknown>) =>
-      decodeTraceRequestJson(JSON.stringify({ resourceSpans: [{ resource: { droppedAttributesCount: -1 }, scopeSpans: [{ spans: [{ traceId: 'ab', ...fields }] }] }] })).resourceSpans[0];
-    const odd = span({ kind: 1e308, status: { code: -2147483649 }, droppedAttributesCount: -3 });
-    expect([odd.scopeSpans[0].spans[0].kind, odd.scopeSpans[0].spans[0].status.code, odd.scopeSpans[0].spans[0].droppedAttributesCount, odd.resource.droppedAttributesCount]).toEqual([0, 0, 0, 0]);
-    const edge = span({ kind: '2147483647', status: { code: -2147483648 }, droppedAttributesCount: 4294967295 });
-    expect([edge.scopeSpans[0].spans[0].kind, edge.scopeSpans[0].spans[0].status.code, edge.scopeSpans[0].spans[0].droppedAttributesCount]).toEqual([2147483647, -2147483648, 4294967295]);
-    expect(span({ droppedAttributesCount: 4294967296 }).scopeSpans[0].spans[0].droppedAttributesCount).toBe(0);
-  });
-
   it('treats an empty body as an empty request', () => {
     expect(decodeTraceRequestJson('')).toEqual({ resourceSpans: [] });
     expect(decodeTraceRequestProtobuf(new Uint8Array())).toEqual({ resourceSpans: [] });

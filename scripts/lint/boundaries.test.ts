@@ -41,6 +41,11 @@ describe('the boundaries lint rule', () => {
     ]);
   });
 
+  it('lets tests beside shared/checks use fast-check, and the checks themselves not', () => {
+    expect(lint('shared/checks/x.test.ts', "import fc from 'fast-check';")).toEqual([]);
+    expect(lint('shared/checks/x.ts', "import fc from 'fast-check';")).toEqual(['shared/checks is pure: package "fast-check" is not on its allow-list: "fast-check"']);
+  });
+
   it('leaves the cli free to compose', () => {
     expect(lint('cli/commands/x.ts', "import { a } from '../../tools/eval/src/index.ts'; import { b } from '../../services/api/src/index.ts';")).toEqual([]);
   });

@@ -1,5 +1,6 @@
-import type { ChatMessage, ToolDefinition, UnitToolCall } from '../schemas/index.ts';
+import type { ToolDefinition } from '../schemas/index.ts';
 import type { CheckInput } from './contract.ts';
+import { encodeJudgeData } from './judge-data.ts';
 
 /** Template variable → the CheckInput field it reads. Aliases are Okareo's names. */
 export const TEMPLATE_VARIABLES: Readonly<Record<string, keyof CheckInput>> = {
@@ -83,30 +84,14 @@ export function isMissing(value: unknown): boolean {
   return false;
 }
 
-function messageLine(m: ChatMessage, i: number): string {
-  const who = m.name ? `${m.role} (${m.name})` : m.role;
-  const lines = [`[${i}] ${who}: ${m.content ?? ''}`];
-  for (const tc of m.tool_calls ?? []) lines.push(`    -> calls ${tc.function.name}(${tc.function.arguments}) id=${tc.id}`);
-  if (m.tool_call_id) lines[0] = `[${i}] ${who} result for ${m.tool_call_id}: ${m.content ?? ''}`;
-  return lines.join('\n');
-}
-
-/** Text a judge reads for one field: transcripts as numbered lines, structures as JSON. */
+/**
+ * What a judge reads for one field: JSON encoded by `encodeJudgeData` (a list one item per line),
+ * so that no trace text can pass for a turn, a fence or an answer.
+ */
 export function renderField(field: keyof CheckInput, input: CheckInput): string {
   const value = input[field];
   if (isMissing(value)) return '(not provided)';
-  switch (field) {
-    case 'model_input':
-    case 'message_history':
-    case 'simulation_message_history':
-      return (value as ChatMessage[]).map(messageLine).join('\n');
-    case 'tool_calls':
-      return (value as UnitToolCall[])
-        .map((c, i) => `#${i + 1} ${c.name}(${c.arguments}) -> ${c.error !== null ? `ERROR ${c.error}` : (c.result ?? '(no result)')}`)
-        .join('\n');
-    case 'tools':
-      return (value as ToolDefinition[]).map((t) => JSON.stringify(t.function)).join('\n');
-    default:
-      return typeof value === 'string' ? value : JSON.stringify(value);
-  }
+  // A tool definition's outer `{type: "function"}` says nothing to a judge.
+  if (field === 'tools') return encodeJudgeData((value as ToolDefinition[]).map((t) => t.function));
+  return encodeJudgeData(value);
 }

@@ -26,7 +26,7 @@ describe('function_call_validator', () => {
       explanation: 'sequence (judge): the reservation was looked up as asked; schema: all 1 calls match their JSON Schemas',
     });
     expect(judge.requests[0].system).toContain('called the right tools, in the right sequence');
-    expect(judge.requests[0].user).toContain('#1 get_reservation({"reservation_id":"ABC123"}) -> {}');
+    expect(judge.requests[0].user).toContain('\n{"id":"c1","name":"get_reservation","arguments":"{\\"reservation_id\\":\\"ABC123\\"}","result":"{}","error":null}\n');
     expect(await validator.run(valid, ctxWith({ judge: scriptedJudge('[[False]] ((wrong order))') }))).toMatchObject({ passed: false, explanation: 'sequence (judge): wrong order; schema: all 1 calls match their JSON Schemas' });
   });
 

@@ -23,7 +23,7 @@ describe('task_completed', () => {
     expect(req.system).toContain('# Steps\n1. ');
     expect(req.system).not.toContain('cancel ABC123');
     expect(req.system).toContain('Only the latest user request counts');
-    expect(req.user).toMatch(/^<<<DATA-([0-9a-f]{24}) message_history>>>\n\[0\] user: cancel ABC123\n\[1\] assistant: Cancelled ABC123\.\n<<<END-DATA-\1>>>/);
+    expect(req.user).toMatch(/^<<<DATA-([0-9a-f]{24}) message_history>>>\n\[\n\{"role":"user","content":"cancel ABC123"\},\n\{"role":"assistant","content":"Cancelled ABC123\."\}\n\]\n<<<END-DATA-\1>>>/);
     expect(req.user).not.toContain('# Task');
   });
 

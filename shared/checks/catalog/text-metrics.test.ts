@@ -35,7 +35,7 @@ describe('text metrics', () => {
     });
     const req = judge.requests[0];
     expect(req.system).toContain('Rate how unique the AI output is');
-    expect(req.user).toMatch(/<<<DATA-(\w+) model_output>>>\nThe weather is sunny today\.\n<<<END-DATA-\1>>>\n\n<<<DATA-\1 other_outputs>>>\n"The weather is sunny today!"\n"Completely different words here\."\n<<<END-DATA-\1>>>$/);
+    expect(req.user).toMatch(/<<<DATA-(\w+) model_output>>>\n"The weather is sunny today\."\n<<<END-DATA-\1>>>\n\n<<<DATA-\1 other_outputs>>>\n\[\n"The weather is sunny today!",\n"Completely different words here\."\n\]\n<<<END-DATA-\1>>>$/);
     expect(await check.run(a, ctxWith({ judge }))).toEqual({ status: 'not_run', method: 'model', error: 'no other outputs in this evaluation to compare with' });
     expect(await check.run(a, ctxWith({ batch: [a, b] }))).toEqual({ status: 'not_run', method: 'model', error: 'no judge in this test' });
   });

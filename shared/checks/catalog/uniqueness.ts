@@ -1,6 +1,6 @@
 import { builtinEntry } from '../builtin-check.ts';
 import { askJudge } from '../lib/ask-judge.ts';
-import { buildJudgePrompt, neutralize } from '../judge-prompt.ts';
+import { buildJudgePrompt } from '../judge-prompt.ts';
 import { notRun, valueOutcome } from '../outcome.ts';
 
 // Other outputs sent to the judge at most; beyond this the rubric says how many were left out.
@@ -17,7 +17,7 @@ Rate how unique the AI output is compared with the other outputs of the same eva
 
 # Steps
 1. Read the output.
-2. Compare it with each of the other outputs (the data block "other_outputs", one JSON string per line).
+2. Compare it with each of the other outputs (the data block "other_outputs", a JSON list with one output per line).
 3. Rate from 1 (a duplicate of another output) to 5 (unlike every other output).
 
 # Example
@@ -46,10 +46,10 @@ export const uniqueness = builtinEntry(
     if (!input.model_output) return notRun('model', 'the unit has no final output (model_output)');
     const others = (ctx.batch ?? []).filter((row) => row.id !== input.id && row.model_output).map((row) => row.model_output!.slice(0, MAX_CHARS_EACH));
     if (others.length === 0) return notRun('model', 'no other outputs in this evaluation to compare with');
-    const prompt = buildJudgePrompt(RUBRIC, input);
     const shown = others.slice(0, MAX_OTHERS);
-    const block = `<<<DATA-${prompt.nonce} other_outputs>>>\n${neutralize(shown.map((o) => JSON.stringify(o)).join('\n'))}${others.length > shown.length ? `\n(${others.length - shown.length} more not shown)` : ''}\n<<<END-DATA-${prompt.nonce}>>>`;
-    const verdict = await askJudge(ctx, { ...prompt, user: `${prompt.user}\n\n${block}` }, 'score', [1, 5], 'model');
+    const note = others.length > shown.length ? `(${others.length - shown.length} more not shown)` : undefined;
+    const prompt = buildJudgePrompt(RUBRIC, input, { extraBlocks: [{ name: 'other_outputs', value: shown, ...(note ? { note } : {}) }] });
+    const verdict = await askJudge(ctx, prompt, 'score', [1, 5], 'model');
     if (!verdict.ok) return verdict.outcome;
     return { ...valueOutcome(def, verdict.value, 'model', `${verdict.explanation} (compared with ${others.length} other outputs)`), ...verdict.usage };
   },

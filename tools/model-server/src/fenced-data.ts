@@ -16,6 +16,12 @@ export function isWholeJson(block: string): boolean {
   return tryParse(block.trim()) !== undefined;
 }
 
+/** A block that is one JSON string, decoded; any other text as it is. */
+export function jsonStringOrText(block: string): string {
+  const v = tryParse(block.trim());
+  return typeof v === 'string' ? v : block;
+}
+
 /** Every JSON value that a block holds: the whole block, or JSON objects/arrays on its own lines. */
 export function jsonValues(block: string): unknown[] {
   const whole = tryParse(block.trim());
@@ -30,8 +36,10 @@ export function jsonValues(block: string): unknown[] {
   return values;
 }
 
+// A JSON string block (tracecheck encodes every text that way) is one value: its content is never
+// read as transcript lines, so a text that writes a fake turn stays a text.
 function tryParse(text: string): unknown {
-  if (!text.startsWith('[') && !text.startsWith('{')) return undefined;
+  if (!text.startsWith('[') && !text.startsWith('{') && !text.startsWith('"')) return undefined;
   try {
     return JSON.parse(text) as unknown;
   } catch {

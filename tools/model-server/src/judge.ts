@@ -1,5 +1,5 @@
 import { traceFacts } from './trace-facts.ts';
-import { fencedBlocks } from './fenced-data.ts';
+import { fencedBlocks, jsonStringOrText } from './fenced-data.ts';
 import { textReply, type Reply } from './reply.ts';
 
 /** A system prompt that asks for the verdict in double brackets. */
@@ -41,7 +41,8 @@ export function detectRubric(system: string): Rubric {
 
 // Quoted data may hold brackets; a parser must find our closing `))`, not one inside the quote.
 function explanation(text: string): string {
-  const safe = text.replace(/\(\(/g, '( (').replace(/\)\)/g, ') )').replace(/\[\[/g, '[ [').replace(/\]\]/g, '] ]');
+  // Every adjacent pair is split, so a run of three or more cannot leave a pair behind.
+  const safe = text.replace(/([[\]()])(?=\1)/g, '$1 ');
   return /[.!?]$/.test(safe) ? safe : `${safe}.`;
 }
 
@@ -79,7 +80,7 @@ function stripFence(text: string): string {
 export function pairwiseParts(user: string): { a: string | null; b: string | null; reference: string | null } {
   const tag = (names: string): string | null => {
     const m = new RegExp(`<(${names})>([\\s\\S]*?)</\\1>`, 'i').exec(user);
-    return m ? m[2].trim() : null;
+    return m ? jsonStringOrText(m[2].trim()).trim() : null;
   };
   const a = tag('output_a|output-a|response_a|response-a|answer_a|candidate_a|a');
   const b = tag('output_b|output-b|response_b|response-b|answer_b|candidate_b|b');

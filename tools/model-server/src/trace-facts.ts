@@ -102,7 +102,7 @@ function mostRepeated(keys: string[]): { what: string; times: number } | null {
 }
 
 /**
- * Plain-text transcripts, as tracecheck renders them for judges and as people write them:
+ * Plain-text transcripts, as people write them (tracecheck itself sends JSON):
  *   `[3] tool result for call_1: …` / `tool: …` lines are results,
  *   `    -> calls get_weather({"city":"Oslo"}) id=…` and `#2 get_weather(…) -> result|ERROR …` are calls,
  *   `[4] assistant: …` / `assistant: …` lines are assistant texts.

@@ -131,6 +131,8 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
         },
         costUsd: (model, input, output) => costUsd(prices, model, input, output),
         maxConcurrentUnits: config.scorerConcurrency,
+        // Embedded mode: a unit stored without its scores by a crash is scored at the next start.
+        sweepUnscored: store!.kind === 'duckdb',
         nowMs: Date.now,
         metrics,
         log,

@@ -34,6 +34,8 @@ interface OpenTrace {
   logs: Map<string, LogRecordEnvelope>;
   /** Lowest bus offset holding one of this trace's records, per partition. */
   firstOffsets: Map<number, bigint>;
+  /** Highest such offset, per partition. */
+  lastOffsets: Map<number, bigint>;
   firstSeenMs: number;
   lastSeenMs: number;
   rootSeen: boolean;
@@ -68,12 +70,18 @@ export function createTraceBuffer(options: TraceBufferOptions) {
   const completeGraceMs = options.completeGraceMs ?? Math.min(options.graceMs, 200);
   const byLastSeen = new Map<string, OpenTrace>();
   const heaps = new Map<number, ReturnType<typeof createOffsetHeap>>();
+  /**
+   * Offset spans [first, last] of published traces, per partition, sorted by first: a commit point
+   * must never fall inside one, or a replay after a crash would re-read only the trace's tail and
+   * publish that fragment in place of the whole unit.
+   */
+  const published = new Map<number, Array<{ first: bigint; last: bigint }>>();
   let lastFullScanMs = 0;
 
   function add(envelope: SpanEnvelope, partition: number, offset: bigint, nowMs: number): void {
     let t = open.get(envelope.trace_id);
     if (!t) {
-      t = { traceId: envelope.trace_id, spans: new Map(), logs: new Map(), firstOffsets: new Map(), firstSeenMs: nowMs, lastSeenMs: nowMs, rootSeen: false, missingParents: new Set(), entrySeen: false, emitting: false };
+      t = { traceId: envelope.trace_id, spans: new Map(), logs: new Map(), firstOffsets: new Map(), lastOffsets: new Map(), firstSeenMs: nowMs, lastSeenMs: nowMs, rootSeen: false, missingParents: new Set(), entrySeen: false, emitting: false };
       const before = closed.get(envelope.trace_id);
       if (before) {
         // A late span: the trace is assembled again, whole, and its unit replaced.
@@ -104,6 +112,8 @@ export function createTraceBuffer(options: TraceBufferOptions) {
     // Re-inserted on every record, so `byLastSeen` runs from the quietest trace to the busiest.
     byLastSeen.delete(t.traceId);
     byLastSeen.set(t.traceId, t);
+    const last = t.lastOffsets.get(partition);
+    if (last === undefined || offset > last) t.lastOffsets.set(partition, offset);
     const first = t.firstOffsets.get(partition);
     if (first === undefined || offset < first) {
       t.firstOffsets.set(partition, offset);
@@ -153,6 +163,10 @@ export function createTraceBuffer(options: TraceBufferOptions) {
     if (!t) return;
     open.delete(traceId);
     byLastSeen.delete(traceId);
+    for (const [partition, first] of t.firstOffsets) {
+      const last = t.lastOffsets.get(partition) ?? first;
+      if (last > first) insertSpan(partition, first, last);
+    }
     if (t.unitId) return; // a fragment is not re-opened; a later span makes another one
     closed.set(traceId, { parts: parts(t), closedAtMs: nowMs });
     evicted.delete(traceId);
@@ -175,11 +189,36 @@ export function createTraceBuffer(options: TraceBufferOptions) {
     if (t) t.emitting = false;
   }
 
-  /** Lowest offset in `partition` still needed by an open trace, or null when none is. */
+  function insertSpan(partition: number, first: bigint, last: bigint): void {
+    let list = published.get(partition);
+    if (!list) published.set(partition, (list = []));
+    let at = list.length;
+    while (at > 0 && list[at - 1].first > first) at -= 1;
+    list.splice(at, 0, { first, last });
+  }
+
+  /**
+   * Lowest offset in `partition` still needed: the first record of the oldest open trace, moved
+   * down to the first record of any published trace that spans it (and so on), so that every trace
+   * is either wholly below the commit or wholly re-read. Null when no trace is open.
+   */
   function lowWaterMark(partition: number): bigint | null {
     const heap = heaps.get(partition);
-    if (!heap) return null;
-    return heap.min((offset, traceId) => open.get(traceId)?.firstOffsets.get(partition) === offset);
+    const list = published.get(partition);
+    const openMin = heap ? heap.min((offset, traceId) => open.get(traceId)?.firstOffsets.get(partition) === offset) : null;
+    if (openMin === null) {
+      // Everything handled is committed: no published trace can straddle the commit.
+      published.delete(partition);
+      return null;
+    }
+    if (!list) return openMin;
+    let mark = openMin;
+    let end = list.length;
+    while (end > 0 && list[end - 1].first >= openMin) end -= 1;
+    for (let i = end - 1; i >= 0; i--) if (list[i].last >= mark && list[i].first < mark) mark = list[i].first;
+    // Spans wholly below the mark never matter again: the mark only moves up.
+    if (list.length > 0 && list[0].last < mark) published.set(partition, list.filter((r) => r.last >= mark));
+    return mark;
   }
 
   return {

@@ -213,8 +213,14 @@ export function createTraceBuffer(options: TraceBufferOptions) {
     }
     if (!list) return openMin;
     let mark = openMin;
+    // Only spans that start below the oldest open trace can hold the mark lower (binary search).
+    let lo = 0;
     let end = list.length;
-    while (end > 0 && list[end - 1].first >= openMin) end -= 1;
+    while (lo < end) {
+      const mid = (lo + end) >> 1;
+      if (list[mid].first < openMin) lo = mid + 1;
+      else end = mid;
+    }
     for (let i = end - 1; i >= 0; i--) if (list[i].last >= mark && list[i].first < mark) mark = list[i].first;
     // Spans wholly below the mark never matter again: the mark only moves up.
     if (list.length > 0 && list[0].last < mark) published.set(partition, list.filter((r) => r.last >= mark));

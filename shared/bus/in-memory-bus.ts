@@ -63,8 +63,10 @@ interface Topic {
 /**
  * The Kafka contract inside one process, for the embedded mode and tests: same partitioning by key,
  * per-partition order, consumer groups with committed offsets, retries and `<topic>.dlq`.
- * Records live in memory only; a record is dropped once every group reading its topic committed
- * it, and a topic whose readers fall too far behind refuses sends (BusFullError) until they catch up.
+ * Records are held in memory for the consumers, and with `durable` also written to a log on disk
+ * first (see bus-storage.ts); a record is dropped from memory once every group reading its topic
+ * committed it (from disk with its whole segment), and a topic whose readers fall too far behind
+ * refuses sends (BusFullError) until they catch up.
  */
 export function createInMemoryBus(options: InMemoryBusOptions): InMemoryBus {
   const partitionCount = options.partitions ?? 1;

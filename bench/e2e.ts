@@ -4,7 +4,8 @@
 //  - rate: runs sent at a fixed span rate for a while; latency from a sampled run's export to its
 //    scores being queryable through the API (p50/p95/p99).
 //  - max: N runs sent as fast as the exporter goes; accepted and *scored* spans per second.
-// `npm run bench:e2e [-- embedded|kafka]` (kafka = Kafka + ClickHouse from scripts/infra.sh).
+// `npm run bench:e2e [-- embedded|kafka] [--max-only]` (kafka = Kafka + ClickHouse from scripts/infra.sh);
+// TRACECHECK_BUS_FSYNC=false in the environment measures the embedded bus without its fsync.
 // Results are appended to bench/results/e2e.md.
 import { appendFileSync, existsSync, mkdirSync } from 'node:fs';
 import { cpus, hostname } from 'node:os';
@@ -15,13 +16,14 @@ import { testClickHouseUrl, testKafkaBrokers, uniqueName } from '../test/helpers
 import { startPipeline } from '../test/helpers/pipeline-harness.ts';
 
 const mode = process.argv[2] === 'kafka' ? 'kafka' : 'embedded';
-const RATES = [500, 2_000];
+const RATES = process.argv.includes('--max-only') ? [] : [500, 2_000];
+const busFsync = process.env.TRACECHECK_BUS_FSYNC ?? 'true';
 const RATE_SECONDS = 20;
 const MAX_RUNS = 3_000;
 const CHECKS = 2;
 const database = uniqueName('bench_e2e');
 const env: Record<string, string> =
-  mode === 'kafka' ? { TRACECHECK_KAFKA_BROKERS: testKafkaBrokers().join(','), TRACECHECK_CLICKHOUSE_URL: testClickHouseUrl(), TRACECHECK_CLICKHOUSE_DATABASE: database } : {};
+  mode === 'kafka' ? { TRACECHECK_KAFKA_BROKERS: testKafkaBrokers().join(','), TRACECHECK_CLICKHOUSE_URL: testClickHouseUrl(), TRACECHECK_CLICKHOUSE_DATABASE: database } : { TRACECHECK_BUS_FSYNC: busFsync };
 const h = await startPipeline({ ...env, TRACECHECK_CHECKS: 'loop_guard,function_result_present', TRACECHECK_TRACE_GRACE_MS: '2000' });
 const collectorUrl = h.pipeline.collectorUrl();
 const api = h.pipeline.apiUrl();
@@ -109,7 +111,7 @@ await h.stop();
 if (mode === 'kafka') await fetch(`${testClickHouseUrl()}/?query=${encodeURIComponent(`DROP DATABASE IF EXISTS ${database}`)}`, { method: 'POST' }).catch(() => undefined);
 
 const table = [
-  `## ${new Date().toISOString()} – ${mode === 'kafka' ? 'Kafka + ClickHouse' : 'embedded (in-process bus + DuckDB)'}, ${hostname()}, ${cpus()[0]?.model ?? 'cpu'} (${cpus().length} cores), Node ${process.version}`,
+  `## ${new Date().toISOString()} – ${mode === 'kafka' ? 'Kafka + ClickHouse' : `embedded (in-process bus on disk, fsync ${busFsync === 'false' ? 'off' : 'on'}, + DuckDB)`}, ${hostname()}, ${cpus()[0]?.model ?? 'cpu'} (${cpus().length} cores), Node ${process.version}`,
   '',
   'Load generator, collector, assembler, scorer and API in one process (the load generator takes its share of the 2 cores); trace grace 2 s.',
   '',

@@ -26,6 +26,11 @@ const BENCHMARKS: Benchmark[] = [
       'monitoring over 1,000,000 generated scores: GET /api/v1/series and /api/v1/compare through the API app (p50/p95 of 50 queries) on DuckDB and on ClickHouse (skipped when it does not answer), and one alerter pass over 100 rules; appended to bench/results/monitoring.md',
   },
   {
+    name: 'bus',
+    measures:
+      'the embedded bus alone: records/s acknowledged and send latency (p50/p99) with 1 and 16 concurrent senders of 100-record batches, in memory, on disk without fsync and on disk with fsync (group commit); appended to bench/results/embedded-bus.md',
+  },
+  {
     name: 'e2e',
     measures:
       'the whole pipeline in embedded mode under load: agent runs through the real OTel SDK at 500 and 2,000 spans/s (accepted, all scored or not, export → scores queryable p50/p95/p99), then 3,000 runs at once (accepted and scored spans/s); `npm run bench:e2e -- kafka` does the same on Kafka + ClickHouse; appended to bench/results/e2e.md',

@@ -9,10 +9,16 @@ import type { Logger } from '../shared/logging/index.ts';
 import type { Store } from '../shared/store/index.ts';
 import { createClickHouseStore, createDuckDbStore } from '../shared/store/index.ts';
 
-/** Kafka when brokers are configured, else the in-process bus (embedded mode). */
-export function createBus(config: Config, log: Logger): Bus {
-  if (config.kafka) return createKafkaBus({ brokers: config.kafka.brokers, clientId: config.kafka.clientId, lagIntervalMs: config.kafka.lagIntervalMs, log: log.child({ component: 'kafka' }) });
-  return createInMemoryBus({ log: log.child({ component: 'bus' }) });
+/**
+ * Kafka when brokers are configured, else the in-process bus (embedded mode) with its log on disk
+ * under `config.bus.dir`; `close` (a no-op for Kafka) writes the bus's offsets and closes its files.
+ */
+export function createBus(config: Config, log: Logger): { bus: Bus; close: () => Promise<void> } {
+  if (config.kafka) {
+    return { bus: createKafkaBus({ brokers: config.kafka.brokers, clientId: config.kafka.clientId, lagIntervalMs: config.kafka.lagIntervalMs, log: log.child({ component: 'kafka' }) }), close: () => Promise.resolve() };
+  }
+  const bus = createInMemoryBus({ log: log.child({ component: 'bus' }), durable: { dir: resolve(config.bus.dir), fsync: config.bus.fsync, segmentBytes: config.bus.segmentBytes } });
+  return { bus, close: () => bus.close() };
 }
 
 /** ClickHouse when a URL is configured, else a DuckDB file under the data dir (embedded mode). */

@@ -69,7 +69,7 @@ function openAsDefault(auth: AuthResult): Awaited<ReturnType<Authorize>> {
 export function buildPipeline(config: Config, log: Logger, services: ReadonlySet<ServiceName>, overrides: PipelineOverrides = {}): Pipeline {
   const topics: TopicNames = { ...topicsFor(config.kafkaPrefix), ...overrides.topics };
   const groupOf = (name: 'assembler' | 'scorer' | 'sessions'): string => overrides.groups?.[name] ?? `${config.kafkaPrefix}-${name}`;
-  const bus = createBus(config, log);
+  const { bus, close: closeBus } = createBus(config, log);
   // The collector reads API keys from the store: ClickHouse when configured, or the embedded store
   // it shares with the other stages. A collector alone on Kafka without ClickHouse has none to read.
   const collectorReadsKeys = services.has('collector') && (config.clickhouse !== null || !config.kafka);
@@ -79,7 +79,8 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
   const store = needsStore ? createStore(config, log) : null;
   const keyring = store ? createKeyring({ store, log: log.child({ component: 'keys' }) }) : null;
   if (services.has('collector') && !collectorReadsKeys) log.warn('collector without a ClickHouse store: API keys are not enforced on ingest');
-  const components: Component[] = [];
+  // First in, so stopped last: every producer and consumer is done with the bus when it closes.
+  const components: Component[] = [{ name: 'bus', start: () => Promise.resolve(), shutdown: closeBus }];
   if (store) components.push(store);
   const metrics = createMetrics();
   const lag = createConsumerLagReporter({ metrics, log, nowMs: Date.now, behindRecords: config.lagBehindRecords });
@@ -136,6 +137,8 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
         },
         costUsd: (model, input, output) => costUsd(prices, model, input, output),
         maxConcurrentUnits: config.scorerConcurrency,
+        // Embedded mode: a unit stored without its scores by a crash is scored at the next start.
+        sweepUnscored: store!.kind === 'duckdb',
         nowMs: Date.now,
         metrics,
         onLag,

@@ -5,6 +5,9 @@ import { nextCommitOffset } from './commit-offset.ts';
 import type { Bus, BusMessage, Consumer, ConsumerOptions, OutgoingMessage, Producer } from './contract.ts';
 import { deadLetterRecord, deadLetterTopic } from './dead-letter.ts';
 import { deliver } from './deliver.ts';
+import { createBusStorage, type BusStorageOptions } from './bus-storage.ts';
+import type { CommittedOffsets } from './offset-file.ts';
+import type { PartitionLog } from './partition-log.ts';
 
 export interface InMemoryBusOptions {
   log: Logger;
@@ -20,6 +23,22 @@ export interface InMemoryBusOptions {
   maxRetainedRecords?: number;
   /** Records kept of a topic that no group reads (nobody will ask for them). Default 1,000. */
   retainUnread?: number;
+  /**
+   * Keeps the records and the groups' committed offsets on disk under `dir`: a send resolves only
+   * once its records are fsync'd, and a new bus on the same directory replays what no group
+   * committed. Without it, records live in memory only.
+   */
+  durable?: Omit<BusStorageOptions, 'log'> & {
+    /** How often committed offsets are written and fully committed segments deleted. Default 200 ms. */
+    offsetFlushMs?: number;
+  };
+  /** How often an idle consumer asks `committableOffset` again (handlers that finish later). Default 250 ms. */
+  recommitMs?: number;
+}
+
+/** The in-process bus; `close()` writes the committed offsets and closes its log files. */
+export interface InMemoryBus extends Bus {
+  close(): Promise<void>;
 }
 
 /** The in-process bus is full: its consumers are behind. Retriable: retry after they catch up. */
@@ -29,6 +48,10 @@ interface Partition {
   /** Offset of records[0]: records below it were committed by every group and dropped. */
   base: number;
   records: BusMessage[];
+  /** The partition's log on disk (durable bus only). */
+  log: PartitionLog | null;
+  /** Records being written to disk: counted against the limit, not yet readable. */
+  pending: number;
 }
 
 interface Topic {
@@ -40,35 +63,60 @@ interface Topic {
 /**
  * The Kafka contract inside one process, for the embedded mode and tests: same partitioning by key,
  * per-partition order, consumer groups with committed offsets, retries and `<topic>.dlq`.
- * Records live in memory only; a record is dropped once every group reading its topic committed
- * it, and a topic whose readers fall too far behind refuses sends (BusFullError) until they catch up.
+ * Records are held in memory for the consumers, and with `durable` also written to a log on disk
+ * first (see bus-storage.ts); a record is dropped from memory once every group reading its topic
+ * committed it (from disk with its whole segment), and a topic whose readers fall too far behind
+ * refuses sends (BusFullError) until they catch up.
  */
 /** Longest run of record handling in one consumer before it lets the event loop serve others. */
 const YIELD_AFTER_MS = 10;
-/** How often a consumer commits what became committable since its last record. */
-const COMMIT_INTERVAL_MS = 200;
 
-export function createInMemoryBus(options: InMemoryBusOptions): Bus {
+export function createInMemoryBus(options: InMemoryBusOptions): InMemoryBus {
   const partitionCount = options.partitions ?? 1;
   if (!Number.isInteger(partitionCount) || partitionCount < 1) throw new PermanentError(`partitions must be a positive integer, got ${partitionCount}`);
   const backoff = options.retryBackoff ?? DEFAULT_BACKOFF;
   const log = options.log;
   const topics = new Map<string, Topic>();
   /** group → topic → partition → committed offset (the next one to read, as in Kafka). */
-  const committed = new Map<string, Map<string, Map<number, string>>>();
+  const storage = options.durable ? createBusStorage({ ...options.durable, log }) : null;
+  const committed: CommittedOffsets = storage ? storage.readOffsets() : new Map<string, Map<string, Map<number, string>>>();
   const activeMembers = new Set<string>();
 
   const maxRetained = options.maxRetainedRecords ?? 100_000;
   const retainUnread = options.retainUnread ?? 1_000;
+  const recommitMs = options.recommitMs ?? 250;
+
+  /** Where a partition must keep records from: the slowest reading group, or the newest few when none reads it. */
+  const keepFromFor = (offsets: CommittedOffsets, topic: string, partition: number, end: number): number => {
+    const readers = [...offsets.values()].map((byTopic) => byTopic.get(topic)).filter((c) => c !== undefined);
+    if (readers.length === 0) return end - retainUnread;
+    return Math.min(...readers.map((c) => Number(c.get(partition) ?? 0)));
+  };
 
   const topicOf = (name: string): Topic => {
     let t = topics.get(name);
     if (!t) {
-      t = { partitions: Array.from({ length: partitionCount }, () => ({ base: 0, records: [] })), waiters: new Set() };
+      t = {
+        partitions: Array.from({ length: partitionCount }, (_, p) => {
+          if (!storage) return { base: 0, records: [], log: null, pending: 0 };
+          const opened = storage.openPartition(name, p, (_start, end) => keepFromFor(committed, name, p, end));
+          const records = opened.records.map((r, i): BusMessage => ({ topic: name, partition: p, offset: String(opened.base + i), ...r }));
+          // A commit past the end can only follow a log written without fsync and cut by a power loss.
+          for (const byTopic of committed.values()) {
+            const c = byTopic.get(name);
+            const at = c?.get(p);
+            if (c && at !== undefined && Number(at) > opened.log.endOffset()) c.set(p, String(opened.log.endOffset()));
+          }
+          return { base: opened.base, records, log: opened.log, pending: 0 };
+        }),
+        waiters: new Set(),
+      };
       topics.set(name, t);
     }
     return t;
   };
+  // Topics on disk are opened now, so that their unread records count against the limit at once.
+  if (storage) for (const name of storage.storedTopics()) topicOf(name);
 
   /** Groups that read a topic: those with a commit or a running consumer on it. */
   const readersOf = (topic: string): Map<number, string>[] => {
@@ -98,30 +146,48 @@ export function createInMemoryBus(options: InMemoryBusOptions): Bus {
     }
   };
 
-  const retained = (t: Topic): number => t.partitions.reduce((n, p) => n + p.records.length, 0);
+  const retained = (t: Topic): number => t.partitions.reduce((n, p) => n + p.records.length + p.pending, 0);
 
-  const append = (topic: string, messages: readonly OutgoingMessage[]): void => {
+  const wakeReaders = (t: Topic): void => {
+    const waiters = [...t.waiters];
+    t.waiters.clear();
+    for (const wake of waiters) wake();
+  };
+
+  const pushRecord = (topic: string, part: Partition, partition: number, m: OutgoingMessage, timestampMs: number): void => {
+    part.records.push({ topic, partition, offset: String(part.base + part.records.length), key: m.key, value: m.value, headers: { ...m.headers }, timestampMs });
+  };
+
+  /** Adds records; with a durable bus they become readable (and the promise resolves) once fsync'd. */
+  const append = (topic: string, messages: readonly OutgoingMessage[]): Promise<void> => {
     const t = topicOf(topic);
     trim(topic, t);
     if (retained(t) + messages.length > maxRetained && readersOf(topic).length > 0) {
       throw new BusFullError(`the in-process bus holds ${retained(t)} records of ${topic} that its consumers have not finished (limit ${maxRetained}); retry later`);
     }
-    for (const m of messages) {
+    const timestampMs = Date.now();
+    if (!storage) {
+      for (const m of messages) {
+        const partition = partitionForKey(m.key, partitionCount);
+        pushRecord(topic, t.partitions[partition], partition, m, timestampMs);
+      }
+      wakeReaders(t);
+      return Promise.resolve();
+    }
+    const items = messages.map((m) => {
       const partition = partitionForKey(m.key, partitionCount);
       const part = t.partitions[partition];
-      part.records.push({
-        topic,
-        partition,
-        offset: String(part.base + part.records.length),
-        key: m.key,
-        value: m.value,
-        headers: { ...m.headers },
-        timestampMs: Date.now(),
-      });
-    }
-    const waiters = [...t.waiters];
-    t.waiters.clear();
-    for (const wake of waiters) wake();
+      part.pending += 1;
+      return {
+        log: part.log!,
+        record: { key: m.key, value: m.value, headers: { ...m.headers }, timestampMs },
+        onDurable: () => pushRecord(topic, part, partition, m, timestampMs),
+      };
+    });
+    return storage.append(items).finally(() => {
+      for (const i of items) t.partitions[partitionForKey(i.record.key, partitionCount)].pending -= 1;
+      wakeReaders(t);
+    });
   };
 
   const committedFor = (groupId: string, topic: string): Map<number, string> => {
@@ -149,11 +215,10 @@ export function createInMemoryBus(options: InMemoryBusOptions): Bus {
       send(topic, messages) {
         if (state !== 'started') return Promise.reject(new PermanentError(`producer is ${state === 'new' ? 'not started' : 'shut down'}`));
         try {
-          append(topic, messages);
+          return append(topic, messages);
         } catch (err) {
           return Promise.reject(err instanceof Error ? err : new Error(String(err)));
         }
-        return Promise.resolve();
       },
       shutdown() {
         state = 'stopped';
@@ -169,16 +234,6 @@ export function createInMemoryBus(options: InMemoryBusOptions): Bus {
     const abort = new AbortController();
     let loop: Promise<void> | null = null;
     let stopping: Promise<void> | null = null;
-    /** Last handled offset per partition, for commits that become possible after the fact. */
-    const lastHandled = new Map<number, string>();
-    let commitTimer: NodeJS.Timeout | null = null;
-
-    const commitHandled = (partition: number, offset: string): void => {
-      const commits = committedFor(groupId, topic);
-      const allowed = consumerOptions.committableOffset ? consumerOptions.committableOffset(partition, offset) : offset;
-      const commit = nextCommitOffset(offset, allowed, commits.get(partition) ?? null);
-      if (commit !== null) commits.set(partition, commit);
-    };
 
     const run = async (): Promise<void> => {
       const t = topicOf(topic);
@@ -190,6 +245,12 @@ export function createInMemoryBus(options: InMemoryBusOptions): Bus {
       t.partitions.forEach((_, p) => {
         if (!commits.has(p)) commits.set(p, String(positions[p]));
       });
+      const lastHandled = new Map<number, string>();
+      const commit = (partition: number, handled: string): void => {
+        const allowed = consumerOptions.committableOffset ? consumerOptions.committableOffset(partition, handled) : handled;
+        const next = nextCommitOffset(handled, allowed, commits.get(partition) ?? null);
+        if (next !== null) commits.set(partition, next);
+      };
       let next = 0;
       let sliceStart = performance.now();
       while (!abort.signal.aborted) {
@@ -201,12 +262,16 @@ export function createInMemoryBus(options: InMemoryBusOptions): Bus {
         }
         const partition = nextReadyPartition(t, positions, next);
         if (partition === null) {
+          // A handler may finish its work after it returned (the scorer's window): ask again while idle.
+          for (const [p, handled] of lastHandled) commit(p, handled);
           await new Promise<void>((resolve) => {
             const wake = (): void => {
+              clearTimeout(timer);
               abort.signal.removeEventListener('abort', wake);
               t.waiters.delete(wake);
               resolve();
             };
+            const timer = setTimeout(wake, recommitMs);
             t.waiters.add(wake);
             abort.signal.addEventListener('abort', wake, { once: true });
           });
@@ -222,10 +287,7 @@ export function createInMemoryBus(options: InMemoryBusOptions): Bus {
         const outcome = await deliver({
           message,
           handle: (m) => consumerOptions.handle(m),
-          deadLetter: (m, err) => {
-            append(deadLetterTopic(topic), [deadLetterRecord(m, err)]);
-            return Promise.resolve();
-          },
+          deadLetter: (m, err) => append(deadLetterTopic(topic), [deadLetterRecord(m, err)]),
           backoff,
           signal: abort.signal,
           log: clog,
@@ -233,8 +295,9 @@ export function createInMemoryBus(options: InMemoryBusOptions): Bus {
         if (outcome === 'stopped') break;
         positions[partition] = positions[partition] + 1;
         lastHandled.set(partition, message.offset);
-        commitHandled(partition, message.offset);
+        commit(partition, message.offset);
       }
+      for (const [p, handled] of lastHandled) commit(p, handled);
     };
 
     return {
@@ -245,13 +308,6 @@ export function createInMemoryBus(options: InMemoryBusOptions): Bus {
           return Promise.reject(new PermanentError(`the in-memory bus runs one consumer per group and topic; group ${groupId} already consumes ${topic}`));
         }
         activeMembers.add(memberKey);
-        // A handler may finish its work after it returned (the assembler publishes a trace later):
-        // commit what became committable even when no new record arrives, or a full backlog that
-        // waits on that commit would refuse the very records that could move it.
-        commitTimer = setInterval(() => {
-          for (const [partition, offset] of lastHandled) commitHandled(partition, offset);
-        }, COMMIT_INTERVAL_MS);
-        commitTimer.unref();
         loop = run().catch((err: unknown) => {
           clog.error({ err }, 'consumer stopped on an error');
         });
@@ -259,16 +315,44 @@ export function createInMemoryBus(options: InMemoryBusOptions): Bus {
       },
       shutdown() {
         if (!stopping) {
-          if (commitTimer) clearInterval(commitTimer);
           abort.abort();
-          stopping = (loop ?? Promise.resolve()).finally(() => {
-            if (loop) activeMembers.delete(memberKey);
-          });
+          stopping = (loop ?? Promise.resolve())
+            .finally(() => {
+              if (loop) activeMembers.delete(memberKey);
+            })
+            .then(() => persistOffsets());
         }
         return stopping;
       },
     };
   };
+
+  /**
+   * Writes the committed offsets, then deletes the segments every reading group has committed past
+   * (by the offsets just written, so a restart never looks for a deleted record it still needs).
+   */
+  const persistOffsets = async (): Promise<void> => {
+    if (!storage) return;
+    const snapshot: CommittedOffsets = new Map([...committed].map(([g, byTopic]) => [g, new Map([...byTopic].map(([topic, c]) => [topic, new Map(c)]))]));
+    await storage.writeOffsets(snapshot);
+    for (const [name, t] of topics) {
+      for (const [p, part] of t.partitions.entries()) {
+        const end = part.base + part.records.length;
+        await part.log?.deleteBelow(keepFromFor(snapshot, name, p, end));
+      }
+      trim(name, t);
+    }
+  };
+  let lastPersisted = '';
+  const offsetTimer = storage
+    ? setInterval(() => {
+        const state = JSON.stringify([...committed].map(([g, byTopic]) => [g, [...byTopic].map(([topic, c]) => [topic, [...c]])]));
+        if (state === lastPersisted) return;
+        lastPersisted = state;
+        persistOffsets().catch((err: unknown) => log.error({ err }, 'could not persist the bus offsets'));
+      }, options.durable?.offsetFlushMs ?? 200)
+    : null;
+  offsetTimer?.unref();
 
   return {
     kind: 'memory',
@@ -276,6 +360,13 @@ export function createInMemoryBus(options: InMemoryBusOptions): Bus {
     createConsumer,
     ensureTopics() {
       return Promise.resolve();
+    },
+    async close() {
+      if (offsetTimer) clearInterval(offsetTimer);
+      if (!storage) return;
+      await storage.idle();
+      await persistOffsets();
+      for (const t of topics.values()) for (const part of t.partitions) await part.log?.close();
     },
   };
 }

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { z } from 'zod';
 
 const port = z.coerce.number().int().min(0).max(65_535);
@@ -20,6 +21,9 @@ export const ConfigSchema = z
     TRACECHECK_CLICKHOUSE_USER: z.string().default('default'),
     TRACECHECK_CLICKHOUSE_PASSWORD: z.string().default(''),
     TRACECHECK_DATA_DIR: z.string().default('./data'),
+    TRACECHECK_BUS_DIR: z.preprocess(emptyAsUndefined, z.string().optional()),
+    TRACECHECK_BUS_FSYNC: z.stringbool().default(true),
+    TRACECHECK_BUS_SEGMENT_BYTES: z.coerce.number().int().min(4096).default(16 * 1024 * 1024),
     OPENAI_BASE_URL: z.preprocess(emptyAsUndefined, z.url().optional()),
     OPENAI_API_KEY: z.preprocess(emptyAsUndefined, z.string().optional()),
     TRACECHECK_JUDGE_MODEL: z.preprocess(emptyAsUndefined, z.string().optional()),
@@ -83,6 +87,11 @@ export interface Config {
   lagBehindRecords: number;
   clickhouse: { url: string; database: string; user: string; password: string } | null;
   dataDir: string;
+  /**
+   * The embedded (in-process) bus's log: `dir` defaults to `<data dir>/bus`; `fsync` off trades
+   * the survival of acknowledged records on power loss for throughput; segments are deleted whole.
+   */
+  bus: { dir: string; fsync: boolean; segmentBytes: number };
   judge: { baseUrl: string | undefined; apiKey: string; model: string; timeoutMs: number; concurrency: number } | null;
   /** How every judge call is run (pool, rate, timeout, deadline, breaker, cache), judge configured or not. */
   judgeOps: { concurrency: number; ratePerMinute: number; timeoutMs: number; deadlineMs: number; breakerFailures: number; breakerCooldownMs: number; cacheEntries: number };
@@ -142,6 +151,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       ? { url: c.TRACECHECK_CLICKHOUSE_URL, database: c.TRACECHECK_CLICKHOUSE_DATABASE, user: c.TRACECHECK_CLICKHOUSE_USER, password: c.TRACECHECK_CLICKHOUSE_PASSWORD }
       : null,
     dataDir: c.TRACECHECK_DATA_DIR,
+    bus: { dir: c.TRACECHECK_BUS_DIR ?? join(c.TRACECHECK_DATA_DIR, 'bus'), fsync: c.TRACECHECK_BUS_FSYNC, segmentBytes: c.TRACECHECK_BUS_SEGMENT_BYTES },
     judge: judgeConfigured
       ? {
           baseUrl: c.OPENAI_BASE_URL,

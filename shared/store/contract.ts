@@ -31,6 +31,12 @@ export interface Store extends Component, QueryStore {
   getUnit(unitId: string, project?: string): Promise<Unit | null>;
   /** Newest first by `created_at_ms`, one row per (unit_id, check, check_version). */
   queryScores(query: ScoreQuery): Promise<Score[]>;
+  /**
+   * Ids of trace and session units stored with no score at all, in id order after `afterId`, at
+   * most `limit`: what a crash between a unit's write and its scores' leaves. Embedded store only
+   * (the scorer's start-up sweep); on ClickHouse such a scan is too costly to run at every start.
+   */
+  unscoredUnitIds?(afterId: string, limit: number): Promise<string[]>;
 }
 
 /** Who a score or unit belongs to, and which ones a query selects. Every field is optional; all given must match. */

@@ -296,6 +296,19 @@ export function createDuckDbStore(options: DuckDbStoreOptions): Store {
       await serialized('writeScores', (c) => moveThroughStaging(c, SCORES_STAGING, SCORE_FIELDS, rows, SCORE_INSERT, log));
     },
 
+    async unscoredUnitIds(afterId: string, limit: number) {
+      await ensureMigrated();
+      const rows = await serialized('unscoredUnitIds', async (c) =>
+        (
+          await c.runAndReadAll(
+            `SELECT u.unit_id FROM units u WHERE u.kind IN ('trace', 'session') AND u.unit_id > $1 AND NOT EXISTS (SELECT 1 FROM scores s WHERE s.unit_id = u.unit_id) ORDER BY u.unit_id LIMIT $2`,
+            [text(afterId), Math.max(1, Math.floor(limit))],
+          )
+        ).getRowObjectsJS(),
+      );
+      return rows.map((r) => r.unit_id).filter((id): id is string => typeof id === 'string');
+    },
+
     async getUnit(unitId: string, project?: string) {
       if (typeof unitId !== 'string') throw new PermanentError('unitId must be a string');
       await ensureMigrated();

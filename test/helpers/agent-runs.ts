@@ -32,15 +32,22 @@ export function runsOf(agent: string, version: string, n: number, failing: numbe
   return Array.from({ length: n }, (_, i) => ({ agent, version, loops: Math.floor(((i + 1) * failing) / n) !== Math.floor((i * failing) / n) }));
 }
 
+/**
+ * Called with each export batch and whether the collector acknowledged it (after the exporter's own
+ * retries). With it, a failed export is reported here instead of failing the whole call.
+ */
+export type OnExport = (spans: readonly ReadableSpan[], acknowledged: boolean) => void;
+
 /** A provider exporting through the real OTLP/protobuf exporter; `fn` records, then everything is flushed. */
-async function withTracer<T>(options: SendRunsOptions, fn: (tracer: Tracer) => Promise<T>): Promise<T> {
+async function withTracer<T>(options: SendRunsOptions & { onExport?: OnExport }, fn: (tracer: Tracer) => Promise<T>): Promise<T> {
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   const failures: unknown[] = [];
   const exporter = new OTLPTraceExporter({ url: `${options.collectorUrl}/v1/traces`, headers: options.headers ?? {}, timeoutMillis: 30_000 });
   const recording: SpanExporter = {
     export(spans: ReadableSpan[], done: (r: ExportResult) => void) {
       exporter.export(spans, (r) => {
-        if (r.code !== ExportResultCode.SUCCESS) failures.push(r.error ?? new Error('export failed'));
+        if (options.onExport) options.onExport(spans, r.code === ExportResultCode.SUCCESS);
+        else if (r.code !== ExportResultCode.SUCCESS) failures.push(r.error ?? new Error('export failed'));
         done(r);
       });
     },
@@ -97,29 +104,47 @@ export async function sendTurns(conversationId: string | undefined, turns: reado
 export async function sendRuns(runs: readonly RunSpec[], options: SendRunsOptions): Promise<string[]> {
   return withTracer(options, async (tracer) => {
     const traceIds: string[] = [];
-    for (const run of runs) {
-      const agent = createAgentTracer({ tracer, agentName: run.agent, agentVersion: run.version, conversationId: randomUUID() });
-      const question = run.question ?? 'Book a table for two on December 1st.';
-      await agent.runAgent(run.agent, question, async () => {
-        traceIds.push(trace.getActiveSpan()!.spanContext().traceId);
-        const messages: Array<Record<string, unknown>> = [{ role: 'user', content: question }];
-        for (let i = 0; i < (run.loops ? 4 : 1); i++) {
-          const id = `call_${i}`;
-          const call = { id, type: 'function' as const, function: { name: 'check_availability', arguments: '{"date":"2026-12-01","people":2}' } };
-          await agent.recordModelCall({ model: 'booking-model', inputMessages: messages as never }, (h) => {
-            h.setOutput({ messages: [{ role: 'assistant', content: null, tool_calls: [call] }], finishReasons: ['tool_calls'] });
-          });
-          messages.push({ role: 'assistant', content: null, tool_calls: [call] });
-          const result = await agent.recordToolCall({ name: 'check_availability', callId: id, arguments: call.function.arguments }, () => ({ available: run.loops ? false : true }));
-          messages.push({ role: 'tool', tool_call_id: id, content: JSON.stringify(result) });
-        }
-        const answer = run.loops ? 'I could not find a table.' : 'Booked: a table for two on December 1st.';
-        await agent.recordModelCall({ model: 'booking-model', inputMessages: messages as never }, (h) => {
-          h.setOutput({ messages: [{ role: 'assistant', content: answer }], finishReasons: ['stop'] });
-        });
-        return answer;
-      });
+    for (const run of runs) await recordRun(tracer, run, traceIds);
+    return traceIds;
+  });
+}
+
+/**
+ * Runs of `next(i)` one after another, `paceMs` apart, until `next` returns null, then flushes.
+ * Every export batch and its outcome goes to `onExport` (failures do not throw): for tests that
+ * count what the collector acknowledged while it is being killed.
+ */
+export async function streamRuns(next: (i: number) => RunSpec | null, options: SendRunsOptions & { onExport: OnExport; paceMs: number }): Promise<string[]> {
+  return withTracer(options, async (tracer) => {
+    const traceIds: string[] = [];
+    for (let i = 0, run = next(0); run !== null; run = next(++i)) {
+      await recordRun(tracer, run, traceIds);
+      await new Promise((r) => setTimeout(r, options.paceMs));
     }
     return traceIds;
+  });
+}
+
+async function recordRun(tracer: Tracer, run: RunSpec, traceIds: string[]): Promise<void> {
+  const agent = createAgentTracer({ tracer, agentName: run.agent, agentVersion: run.version, conversationId: randomUUID() });
+  const question = run.question ?? 'Book a table for two on December 1st.';
+  await agent.runAgent(run.agent, question, async () => {
+    traceIds.push(trace.getActiveSpan()!.spanContext().traceId);
+    const messages: Array<Record<string, unknown>> = [{ role: 'user', content: question }];
+    for (let i = 0; i < (run.loops ? 4 : 1); i++) {
+      const id = `call_${i}`;
+      const call = { id, type: 'function' as const, function: { name: 'check_availability', arguments: '{"date":"2026-12-01","people":2}' } };
+      await agent.recordModelCall({ model: 'booking-model', inputMessages: messages as never }, (h) => {
+        h.setOutput({ messages: [{ role: 'assistant', content: null, tool_calls: [call] }], finishReasons: ['tool_calls'] });
+      });
+      messages.push({ role: 'assistant', content: null, tool_calls: [call] });
+      const result = await agent.recordToolCall({ name: 'check_availability', callId: id, arguments: call.function.arguments }, () => ({ available: run.loops ? false : true }));
+      messages.push({ role: 'tool', tool_call_id: id, content: JSON.stringify(result) });
+    }
+    const answer = run.loops ? 'I could not find a table.' : 'Booked: a table for two on December 1st.';
+    await agent.recordModelCall({ model: 'booking-model', inputMessages: messages as never }, (h) => {
+      h.setOutput({ messages: [{ role: 'assistant', content: answer }], finishReasons: ['stop'] });
+    });
+    return answer;
   });
 }

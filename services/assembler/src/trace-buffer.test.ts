@@ -23,6 +23,9 @@ describe('trace buffer', () => {
   });
 
   it('keeps the low-water mark exact through many traces closing out of order', () => {
+    // Every trace's records are at 2i and (1000 or 2000)+i: published, trace 0 spans every other
+    // trace's first record, so the mark stays at 0 until no trace is open; a replay from any later
+    // offset would re-read published traces' roots without their first spans.
     const buf = createTraceBuffer({ graceMs: 0, maxOpenMs: 60_000, retainClosedMs: 60_000 });
     const ids = Array.from({ length: 50 }, (_, i) => i.toString(16).padStart(32, '0'));
     ids.forEach((id, i) => buf.add(createTestSpan({ trace_id: id, parent_span_id: ROOT }), 0, BigInt(i * 2), 0));
@@ -37,7 +40,7 @@ describe('trace buffer', () => {
     for (let i = 0; i < 50; i += 2) {
       buf.add(createTestSpan({ trace_id: ids[i], span_id: ROOT }), 0, 2000n + BigInt(i), 2);
       for (const t of buf.takeReady(2)) buf.confirm(t.traceId, 2);
-      expect(buf.lowWaterMark(0)).toBe(i + 2 < 50 ? BigInt((i + 2) * 2) : null);
+      expect(buf.lowWaterMark(0)).toBe(i + 2 < 50 ? 0n : null);
     }
   });
 
@@ -69,6 +72,26 @@ describe('trace buffer', () => {
     expect(buf.takeReady(3).map((r) => r.traceId)).toEqual([A]);
     buf.confirm(A, 3);
     expect(buf.lowWaterMark(0)).toBeNull();
+  });
+
+  it('never puts the commit inside a published trace: a replay re-reads it whole or not at all', () => {
+    const buf = createTraceBuffer({ graceMs: 0, maxOpenMs: 10_000, retainClosedMs: 10_000 });
+    const C = 'c'.repeat(32);
+    const D = 'd'.repeat(32);
+    // C's child at 3, D's first record at 8, C's root at 12: C closes while D stays open.
+    buf.add(createTestSpan({ trace_id: C, parent_span_id: ROOT }), 0, 3n, 0);
+    buf.add(createTestSpan({ trace_id: A, span_id: ROOT }), 0, 5n, 0);
+    buf.add(createTestSpan({ trace_id: D, parent_span_id: ROOT }), 0, 8n, 0);
+    buf.add(createTestSpan({ trace_id: C, span_id: ROOT }), 0, 12n, 0);
+    for (const t of buf.takeReady(1)) buf.confirm(t.traceId, 1);
+    expect(buf.openCount()).toBe(1);
+    // Not 8: committing there would replay C's root alone after a crash.
+    expect(buf.lowWaterMark(0)).toBe(3n);
+    buf.add(createTestSpan({ trace_id: D, span_id: ROOT }), 0, 20n, 2);
+    buf.add(createTestSpan({ trace_id: B, parent_span_id: ROOT }), 0, 21n, 2);
+    for (const t of buf.takeReady(3)) buf.confirm(t.traceId, 3);
+    // D is published; B (open at 21) is past every published trace's last record.
+    expect(buf.lowWaterMark(0)).toBe(21n);
   });
 
   it('de-duplicates a span sent twice and closes a rootless trace after the max open time', () => {

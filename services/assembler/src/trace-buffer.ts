@@ -52,6 +52,8 @@ interface OpenTrace {
   logs: Map<string, LogRecordEnvelope>;
   /** Lowest bus offset holding one of this trace's records, per partition. */
   firstOffsets: Map<number, bigint>;
+  /** Highest such offset, per partition. */
+  lastOffsets: Map<number, bigint>;
   firstSeenMs: number;
   lastSeenMs: number;
   rootSeen: boolean;
@@ -81,6 +83,9 @@ function fingerprint(s: SpanRecord): string {
   return createHash('sha256').update(JSON.stringify({ ...s, received_at_ms: 0 })).digest('base64');
 }
 
+/** How long a published trace's offset range holds the commit point below it (see `published`). */
+const PUBLISHED_RETAIN_MS = 60_000;
+
 /**
  * Open traces in memory, keyed by trace id. A span sent again with the same contents (an exporter
  * that retries after a lost answer) is kept once; another span with an id already taken is kept
@@ -96,6 +101,16 @@ export function createTraceBuffer(options: TraceBufferOptions) {
   const completeGraceMs = options.completeGraceMs ?? Math.min(options.graceMs, 200);
   const byLastSeen = new Map<string, OpenTrace>();
   const heaps = new Map<number, ReturnType<typeof createOffsetHeap>>();
+  /**
+   * Offset spans [first, last] of published traces, per partition, sorted by first: a commit point
+   * must never fall inside one, or a replay after a crash would re-read only the trace's tail and
+   * publish that fragment in place of the whole unit. Each is kept for PUBLISHED_RETAIN_MS only:
+   * under steady load traces overlap without a gap, and a chain of them reaching back for ever
+   * would stop the commit (and, in embedded mode, fill the bus). Only a trace open for longer than
+   * that can still be straddled by a commit point and replayed as a fragment after a crash.
+   */
+  const published = new Map<number, Array<{ first: bigint; last: bigint; atMs: number }>>();
+  let lastPruneMs = 0;
   let lastFullScanMs = 0;
   const maxSpans = options.maxSpansPerTrace ?? DEFAULT_MAX_SPANS_PER_TRACE;
   const maxLogs = maxSpans * LOGS_PER_SPAN;
@@ -149,6 +164,7 @@ export function createTraceBuffer(options: TraceBufferOptions) {
         droppedLogs: 0,
         logs: new Map(),
         firstOffsets: new Map(),
+        lastOffsets: new Map(),
         firstSeenMs: nowMs,
         lastSeenMs: nowMs,
         rootSeen: false,
@@ -181,6 +197,8 @@ export function createTraceBuffer(options: TraceBufferOptions) {
     // Re-inserted on every record, so `byLastSeen` runs from the quietest trace to the busiest.
     byLastSeen.delete(t.traceId);
     byLastSeen.set(t.traceId, t);
+    const last = t.lastOffsets.get(partition);
+    if (last === undefined || offset > last) t.lastOffsets.set(partition, offset);
     const first = t.firstOffsets.get(partition);
     if (first === undefined || offset < first) {
       t.firstOffsets.set(partition, offset);
@@ -248,6 +266,10 @@ export function createTraceBuffer(options: TraceBufferOptions) {
     }
     open.delete(traceId);
     byLastSeen.delete(traceId);
+    for (const [partition, first] of t.firstOffsets) {
+      const last = t.lastOffsets.get(partition) ?? first;
+      if (last > first) insertSpan(partition, first, last, nowMs);
+    }
     if (t.unitId) return; // a fragment is not re-opened; a later span makes another one
     closed.set(traceId, { parts: parts(t), closedAtMs: nowMs });
     evicted.delete(traceId);
@@ -270,11 +292,46 @@ export function createTraceBuffer(options: TraceBufferOptions) {
     if (t) t.emitting = false;
   }
 
-  /** Lowest offset in `partition` still needed by an open trace, or null when none is. */
+  function insertSpan(partition: number, first: bigint, last: bigint, nowMs: number): void {
+    if (nowMs - lastPruneMs >= 1000) {
+      lastPruneMs = nowMs;
+      for (const [p, l] of published) published.set(p, l.filter((r) => nowMs - r.atMs < PUBLISHED_RETAIN_MS));
+    }
+    let list = published.get(partition);
+    if (!list) published.set(partition, (list = []));
+    let at = list.length;
+    while (at > 0 && list[at - 1].first > first) at -= 1;
+    list.splice(at, 0, { first, last, atMs: nowMs });
+  }
+
+  /**
+   * Lowest offset in `partition` still needed: the first record of the oldest open trace, moved
+   * down to the first record of any published trace that spans it (and so on), so that every trace
+   * is either wholly below the commit or wholly re-read. Null when no trace is open.
+   */
   function lowWaterMark(partition: number): bigint | null {
     const heap = heaps.get(partition);
-    if (!heap) return null;
-    return heap.min((offset, traceId) => open.get(traceId)?.firstOffsets.get(partition) === offset);
+    const list = published.get(partition);
+    const openMin = heap ? heap.min((offset, traceId) => open.get(traceId)?.firstOffsets.get(partition) === offset) : null;
+    if (openMin === null) {
+      // Everything handled is committed: no published trace can straddle the commit.
+      published.delete(partition);
+      return null;
+    }
+    if (!list) return openMin;
+    let mark = openMin;
+    // Only spans that start below the oldest open trace can hold the mark lower (binary search).
+    let lo = 0;
+    let end = list.length;
+    while (lo < end) {
+      const mid = (lo + end) >> 1;
+      if (list[mid].first < openMin) lo = mid + 1;
+      else end = mid;
+    }
+    for (let i = end - 1; i >= 0; i--) if (list[i].last >= mark && list[i].first < mark) mark = list[i].first;
+    // Spans wholly below the mark never matter again: the mark only moves up.
+    if (list.length > 0 && list[0].last < mark) published.set(partition, list.filter((r) => r.last >= mark));
+    return mark;
   }
 
   return {

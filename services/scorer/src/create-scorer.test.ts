@@ -82,6 +82,40 @@ describe('scorer', () => {
     expect(scores.every((s) => s.status === 'ok' && s.passed === true)).toBe(true);
   });
 
+  it('at start, scores every stored unit that has no score (a crash between the two writes), and no other', async () => {
+    const bus = createInMemoryBus({ log });
+    const store = createDuckDbStore({ path: ':memory:', log });
+    await store.start();
+    cleanups.push(() => store.shutdown());
+    const registry = createCheckRegistry();
+    const checks = [registry.get('function_result_present')!, registry.get('task_completed')!];
+    // 600 units were stored before a crash (more than one page of the sweep); unit 0 has its scores.
+    await store.writeUnits(Array.from({ length: 600 }, (_, i) => unit(i)));
+    const judge = quorumJudge(1);
+    const first = createScorer({ bus, store, unitsTopic: 'units', scoresTopic: 'scores', groupId: 'g', log, nowMs: Date.now, checks, judge, judgeUnavailableReason: null });
+    await first.start();
+    const producer = bus.createProducer();
+    await producer.start();
+    await producer.send('units', [{ key: unit(0).unit_id, value: JSON.stringify(unit(0)) }]);
+    await waitUntil(async () => (await store.queryScores({ unitId: unit(0).unit_id })).length === 2, 5_000, 'unit 0 scored');
+    await first.shutdown();
+    expect(await store.unscoredUnitIds!('', 1000)).toHaveLength(599);
+    const callsBefore = judge.calls();
+
+    const second = createScorer({ bus, store, unitsTopic: 'units', scoresTopic: 'scores', groupId: 'g', log, nowMs: Date.now, checks, judge, judgeUnavailableReason: null, sweepUnscored: true });
+    await second.start();
+    cleanups.push(() => second.shutdown());
+    await waitUntil(async () => (await store.unscoredUnitIds!('', 1000)).length === 0, 20_000, 'no unit without scores');
+    const scores = await store.queryScores({ limit: 10_000 });
+    expect(scores).toHaveLength(1200);
+    const perUnit = new Map<string, string[]>();
+    for (const sc of scores) perUnit.set(sc.unit_id, [...(perUnit.get(sc.unit_id) ?? []), sc.check].sort());
+    expect(perUnit.size).toBe(600);
+    expect([...perUnit.values()].every((c) => c.join() === 'function_result_present,task_completed')).toBe(true);
+    // Unit 0 was not scored again: one judge call per swept unit.
+    expect(judge.calls() - callsBefore).toBe(599);
+  });
+
   it('after a stop with units in flight, a restarted scorer in the same group scores every unit', async () => {
     const bus = createInMemoryBus({ log });
     const store = createDuckDbStore({ path: ':memory:', log });

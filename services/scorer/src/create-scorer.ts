@@ -28,7 +28,15 @@ export interface ScorerOptions extends ScoreUnitDeps {
   storeSimulationRecord?: (unit: Unit) => Promise<void>;
   /** Receives the units consumer's lag (see ConsumerOptions.onLag). */
   onLag?: (lag: ConsumerLag) => void;
+  /**
+   * At start, score every stored unit that has no score (a crash between the two writes, or units
+   * from before the bus kept its records): needs a store with `unscoredUnitIds` (the embedded one).
+   */
+  sweepUnscored?: boolean;
 }
+
+/** Units the start-up sweep scores at once. */
+const SWEEP_CONCURRENCY = 16;
 
 export function parseUnit(message: BusMessage): Unit {
   return parseRecord(UnitSchema, message.value, 'a unit v1');
@@ -110,6 +118,31 @@ export function createScorer(options: ScorerOptions): Component & { unitsInFligh
     }
   }
 
+  /** Scores stored units that have none, a page at a time, until none is left or the scorer stops. */
+  async function sweepUnscored(): Promise<void> {
+    const store = options.store;
+    if (!store.unscoredUnitIds) return;
+    let after = '';
+    let swept = 0;
+    while (!stopping.signal.aborted) {
+      const ids = await store.unscoredUnitIds(after, 500);
+      if (ids.length === 0) break;
+      after = ids[ids.length - 1];
+      for (let i = 0; i < ids.length && !stopping.signal.aborted; i += SWEEP_CONCURRENCY) {
+        await Promise.all(
+          ids.slice(i, i + SWEEP_CONCURRENCY).map(async (id) => {
+            const unit = await store.getUnit(id);
+            if (!unit) return;
+            const message: BusMessage = { topic: options.unitsTopic, partition: -1, offset: '-1', key: id, value: JSON.stringify(unit), headers: { source: 'unscored-sweep' }, timestampMs: options.nowMs() };
+            if ((await scoreWithRetry(unit, message)) === 'done') swept += 1;
+          }),
+        );
+      }
+    }
+    if (swept > 0) log.warn({ units: swept }, 'scored stored units that had no scores (left by a crash)');
+  }
+  let sweep: Promise<void> = Promise.resolve();
+
   const consumer = options.bus.createConsumer({
     topic: options.unitsTopic,
     groupId: options.groupId,
@@ -134,11 +167,15 @@ export function createScorer(options: ScorerOptions): Component & { unitsInFligh
         await options.bus.ensureTopics([options.unitsTopic, options.scoresTopic]);
         await producer.start();
         await consumer.start();
+        if (options.sweepUnscored) {
+          sweep = sweepUnscored().catch((err: unknown) => log.error({ err }, 'the sweep for unscored units failed; they are scored at the next start'));
+        }
         log.info({ unitsTopic: options.unitsTopic, checks: options.selectChecks ? 'by monitor' : options.checks.map((c) => c.name), judge: options.judge ? 'configured' : 'none' }, 'scorer started');
       },
       stop: async () => {
         await consumer.shutdown();
         stopping.abort();
+        await sweep;
         await window.drained();
         await storeWrites.idle();
         await publishes.idle();

@@ -1,0 +1,206 @@
+import { appendFileSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { waitFor } from '../../test/helpers/infra.ts';
+import { createSilentLogger } from '../logging/index.ts';
+import type { BusMessage, OutgoingMessage } from './contract.ts';
+import { BusFullError, createInMemoryBus, type InMemoryBusOptions } from './in-memory-bus.ts';
+import { describeBusContract } from './testing/bus-contract-suite.ts';
+
+const dirs: string[] = [];
+const freshDir = (): string => {
+  const dir = mkdtempSync(join(tmpdir(), 'tracecheck-bus-'));
+  dirs.push(dir);
+  return dir;
+};
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+const durableBus = (dir: string, extra: Partial<InMemoryBusOptions> = {}) =>
+  createInMemoryBus({ log: createSilentLogger(), retryBackoff: { initialDelayMs: 5, maxDelayMs: 20 }, durable: { dir, offsetFlushMs: 20, ...extra.durable }, ...extra });
+
+describeBusContract('in-memory on disk, 1 partition', {
+  create: () => {
+    const bus = durableBus(freshDir());
+    return Promise.resolve({ bus, close: () => bus.close() });
+  },
+  waitTimeoutMs: 5_000,
+});
+
+describeBusContract('in-memory on disk, 4 partitions', {
+  create: () => {
+    const bus = durableBus(freshDir(), { partitions: 4 });
+    return Promise.resolve({ bus, close: () => bus.close() });
+  },
+  waitTimeoutMs: 5_000,
+});
+
+const headersOf = (i: number): Record<string, string> => (i % 2 ? { h: `x${i}` } : {});
+const records = (n: number, from = 0): OutgoingMessage[] => Array.from({ length: n }, (_, i) => ({ key: `k${(from + i) % 7}`, value: `v${from + i}`, headers: headersOf(from + i) }));
+
+async function send(bus: ReturnType<typeof durableBus>, topic: string, messages: OutgoingMessage[]): Promise<void> {
+  const producer = bus.createProducer();
+  await producer.start();
+  await producer.send(topic, messages);
+  await producer.shutdown();
+}
+
+/** Consumes until `until` holds, then stops the consumer (which writes the group's offsets). */
+async function consume(bus: ReturnType<typeof durableBus>, topic: string, until: (seen: BusMessage[]) => boolean, handle?: (m: BusMessage) => Promise<void>): Promise<BusMessage[]> {
+  const seen: BusMessage[] = [];
+  const consumer = bus.createConsumer({
+    topic,
+    groupId: 'g',
+    handle: async (m) => {
+      await handle?.(m);
+      seen.push(m);
+    },
+  });
+  await consumer.start();
+  await waitFor(() => until(seen) || undefined, { timeoutMs: 5_000, description: 'records consumed' });
+  await consumer.shutdown();
+  return seen;
+}
+
+describe('in-process bus on disk', () => {
+  it('replays after a restart exactly the records no group committed', async () => {
+    const dir = freshDir();
+    const first = durableBus(dir);
+    await send(first, 't', records(10));
+    const seen: string[] = [];
+    const stuck = first.createConsumer({
+      topic: 't',
+      groupId: 'g',
+      // Record 4 is never finished: the process "dies" while handling it (no shutdown, no close).
+      handle: (m) => (Number(m.offset) >= 4 ? new Promise(() => undefined) : Promise.resolve(void seen.push(m.value))),
+    });
+    await stuck.start();
+    await waitFor(() => seen.length === 4 || undefined, { timeoutMs: 5_000, description: 'four records' });
+    await new Promise((r) => setTimeout(r, 100)); // offsets are written every 20 ms
+    expect(seen).toEqual(['v0', 'v1', 'v2', 'v3']);
+    const second = durableBus(dir);
+    const replayed = await consume(second, 't', (s) => s.length === 6);
+    expect(replayed.map((m) => [m.offset, m.value, m.headers])).toEqual(
+      [4, 5, 6, 7, 8, 9].map((i) => [String(i), `v${i}`, headersOf(i)]),
+    );
+    await second.close();
+  });
+
+  it('drops a torn record at the end of the log and appends after the last whole one', async () => {
+    const dir = freshDir();
+    const first = durableBus(dir);
+    await send(first, 't', records(3));
+    await first.close();
+    const segmentDir = join(dir, 'topics', 't', '0');
+    const [segment] = readdirSync(segmentDir);
+    const intact = statSync(join(segmentDir, segment)).size;
+    // A frame cut by a crash: a length and a CRC, then half a payload.
+    appendFileSync(join(segmentDir, segment), Buffer.from([0, 0, 0, 40, 1, 2, 3, 4, 9, 9, 9]));
+    const second = durableBus(dir);
+    expect(statSync(join(segmentDir, segment)).size).toBe(intact);
+    await send(second, 't', [{ key: 'k', value: 'after' }]);
+    await second.close();
+    const third = durableBus(dir);
+    const seen = await consume(third, 't', (s) => s.length === 4);
+    expect(seen.map((m) => [m.offset, m.value])).toEqual([['0', 'v0'], ['1', 'v1'], ['2', 'v2'], ['3', 'after']]);
+    await third.close();
+  });
+
+  it('drops a record whose bytes were damaged (CRC) and everything after it in the last segment', async () => {
+    const dir = freshDir();
+    const first = durableBus(dir);
+    await send(first, 't', records(2));
+    await first.close();
+    const segmentDir = join(dir, 'topics', 't', '0');
+    const path = join(segmentDir, readdirSync(segmentDir)[0]);
+    const size = statSync(path).size;
+    // Flip the last byte of the second record.
+    const { openSync, readSync, writeSync, closeSync } = await import('node:fs');
+    const fd = openSync(path, 'r+');
+    const b = Buffer.alloc(1);
+    readSync(fd, b, 0, 1, size - 1);
+    writeSync(fd, Buffer.from([b[0] ^ 0xff]), 0, 1, size - 1);
+    closeSync(fd);
+    const second = durableBus(dir);
+    const seen = await consume(second, 't', (s) => s.length === 1);
+    expect(seen.map((m) => m.value)).toEqual(['v0']);
+    await send(second, 't', [{ key: 'k', value: 'next' }]);
+    await second.close();
+    const third = durableBus(dir);
+    const rest = await consume(third, 't', (s) => s.length === 1);
+    expect(rest.map((m) => [m.offset, m.value])).toEqual([['1', 'next']]);
+    await third.close();
+  });
+
+  it('deletes segments once every reading group has committed past them, so disk stays bounded', async () => {
+    const dir = freshDir();
+    const bus = durableBus(dir, { durable: { dir, segmentBytes: 4096, offsetFlushMs: 20 } });
+    const segmentDir = join(dir, 'topics', 'steady', '0');
+    const consumer = bus.createConsumer({ topic: 'steady', groupId: 'g', handle: () => Promise.resolve() });
+    await consumer.start();
+    const value = 'x'.repeat(200);
+    // 4 × 200 records of ~230 bytes (~45 segments of 4 KiB); after each burst the disk shrinks back.
+    for (let burst = 0; burst < 4; burst++) {
+      for (let round = 0; round < 10; round++) await send(bus, 'steady', Array.from({ length: 20 }, (_, i) => ({ key: `k${i}`, value })));
+      await waitFor(() => readdirSync(segmentDir).length <= 2 || undefined, { timeoutMs: 5_000, description: 'committed segments deleted' });
+    }
+    await consumer.shutdown();
+    await bus.close();
+  });
+
+  it('keeps a segment a slow group still needs, and replays it after a restart', async () => {
+    const dir = freshDir();
+    const bus = durableBus(dir, { durable: { dir, segmentBytes: 4096, offsetFlushMs: 20 } });
+    const fast = bus.createConsumer({ topic: 't', groupId: 'fast', handle: () => Promise.resolve() });
+    let slowHandled = 0;
+    const slow = bus.createConsumer({
+      topic: 't',
+      groupId: 'slow',
+      handle: async () => {
+        if (slowHandled === 5) await new Promise(() => undefined);
+        slowHandled += 1;
+      },
+    });
+    await fast.start();
+    await slow.start();
+    for (let batch = 0; batch < 20; batch++) await send(bus, 't', Array.from({ length: 10 }, (_, i) => ({ key: 'k', value: `${batch * 10 + i}:${'y'.repeat(100)}` })));
+    await new Promise((r) => setTimeout(r, 200));
+    expect(readdirSync(join(dir, 'topics', 't', '0')).length).toBeGreaterThanOrEqual(4);
+    await fast.shutdown();
+    // Crash: the slow group resumes at record 5.
+    const again = durableBus(dir);
+    const seen: string[] = [];
+    const resumed = again.createConsumer({ topic: 't', groupId: 'slow', handle: (m) => Promise.resolve(void seen.push(m.value.split(':')[0])) });
+    await resumed.start();
+    await waitFor(() => seen.length === 195 || undefined, { timeoutMs: 5_000, description: '195 records' });
+    expect(seen[0]).toBe('5');
+    expect(seen[194]).toBe('199');
+    await resumed.shutdown();
+    await again.close();
+  });
+
+  it('still refuses sends while its readers are too far behind', async () => {
+    const dir = freshDir();
+    const bus = durableBus(dir, { maxRetainedRecords: 50 });
+    const consumer = bus.createConsumer({ topic: 't', groupId: 'g', handle: () => new Promise(() => undefined) });
+    await consumer.start();
+    await send(bus, 't', records(50));
+    await expect(send(bus, 't', records(1))).rejects.toBeInstanceOf(BusFullError);
+    await bus.close();
+  });
+
+  it('answers concurrent sends from one shared write, in the order they were sent', async () => {
+    const dir = freshDir();
+    const bus = durableBus(dir);
+    const producer = bus.createProducer();
+    await producer.start();
+    await Promise.all(Array.from({ length: 50 }, (_, i) => producer.send('t', [{ key: 'k', value: String(i) }])));
+    await bus.close();
+    const again = durableBus(dir);
+    const seen = await consume(again, 't', (s) => s.length === 50);
+    expect(seen.map((m) => m.value)).toEqual(Array.from({ length: 50 }, (_, i) => String(i)));
+    await again.close();
+  });
+});

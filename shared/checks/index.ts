@@ -26,7 +26,7 @@ export { parseEvalRecord, recordToCheckInput, toolCallsFromMessages, unitToCheck
 export { parseTemplate, TEMPLATE_VARIABLES, templateProblems } from './template.ts';
 export { buildJudgePrompt, neutralize } from './judge-prompt.ts';
 export { parseJudgeAnswer } from './judge-answer.ts';
-export { codeCheckArgs, codeCheckProblems, coerceCodeValue, createCodeCheck } from './code-check.ts';
+export { codeCheckArgs, codeCheckProblems, coerceCodeValue, createCodeCheck, MAX_CODE_CHECK_TIMEOUT_MS } from './code-check.ts';
 export { createModelCheck } from './model-check.ts';
 export type { GenerateCheckRequest } from './authoring.ts';
 export { generateCodeCheck, SAMPLE_INPUTS, verifyCodeCheck } from './authoring.ts';

@@ -122,7 +122,7 @@ async function upload(flags: Map<string, string | true>, io: CliIo): Promise<num
   }
   const language = /\.py$/.test(file) ? 'python' : /\.[cm]?js$/.test(file) ? 'javascript' : 'typescript';
   const def: CodeCheckDefinition = { kind: 'code', ...common, description: common.description || `code check from ${file}`, source: await readFile(file, 'utf8'), language };
-  const sandbox = createCodeSandbox();
+  const sandbox = createCodeSandbox(loadConfig(io.env).sandbox);
   try {
     save(await verifyCodeCheck(def, sandbox), flags, io);
     return 0;
@@ -144,7 +144,7 @@ async function generate(flags: Map<string, string | true>, io: CliIo): Promise<n
     io.stderr.write('tracecheck checks generate: needs a model: set OPENAI_BASE_URL (or OPENAI_API_KEY) and TRACECHECK_JUDGE_MODEL\n');
     return 2;
   }
-  const sandbox = createCodeSandbox();
+  const sandbox = createCodeSandbox(loadConfig(io.env).sandbox);
   try {
     save(await generateCodeCheck({ ...common, needsScenario: flags.get('needs-scenario') === true }, { judge, codeRunner: sandbox }), flags, io);
     return 0;

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { CodeRunner, CodeRunRequest, CodeRunResult } from '../checks/index.ts';
+import { MAX_CODE_CHECK_TIMEOUT_MS } from '../checks/index.ts';
 import type { PythonSandbox, PythonSandboxOptions } from '../python-sandbox/index.ts';
 import { createPythonSandbox } from '../python-sandbox/index.ts';
 import type { PoolOutcome, ProcessPool } from '../sandbox-pool/index.ts';
@@ -16,7 +17,7 @@ export interface CodeSandboxOptions {
    * Buffers and WebAssembly memories together. The V8 heap alone gets half of it.
    */
   memoryMb?: number;
-  /** Sandbox processes, each running one evaluation at a time (default 2). */
+  /** Sandbox processes, each running one evaluation at a time (default 2); also the Python pool's size unless `python` sets it. */
   processes?: number;
   log?: Logger;
   /** Options of the Python interpreters, started on the first Python call. */
@@ -63,7 +64,8 @@ export function createCodeSandbox(options: CodeSandboxOptions = {}): CodeSandbox
   const heapMb = Math.max(16, Math.floor(memoryMb / 2));
   let python: PythonSandbox | null = null;
   let closed = false;
-  const pythonSandbox = (): PythonSandbox => (python ??= createPythonSandbox({ ...(options.log ? { log: options.log } : {}), ...options.python }));
+  const pythonSandbox = (): PythonSandbox =>
+    (python ??= createPythonSandbox({ ...(options.processes ? { poolSize: options.processes } : {}), ...(options.log ? { log: options.log } : {}), ...options.python }));
   const pool: ProcessPool = createProcessPool({
     name: 'code sandbox',
     args: ['--experimental-permission', '--disallow-code-generation-from-strings', `--max-old-space-size=${heapMb}`, '--no-warnings', '-e', WORKER_SOURCE],
@@ -103,7 +105,8 @@ export function createCodeSandbox(options: CodeSandboxOptions = {}): CodeSandbox
       } catch (err) {
         return { ok: false, error: `arguments are not JSON: ${err instanceof Error ? err.message : String(err)}` };
       }
-      const timeoutMs = req.timeoutMs ?? defaultTimeoutMs;
+      // Definitions are validated to this bound; a caller past it is held to it all the same.
+      const timeoutMs = Math.min(req.timeoutMs ?? defaultTimeoutMs, MAX_CODE_CHECK_TIMEOUT_MS);
       const key = createHash('sha256').update(compiled.code).digest('hex');
       const outcome = await pool.run({ key, request: JSON.stringify({ code: compiled.code, args, timeoutMs }), timeoutMs });
       return toResult(outcome, timeoutMs);

@@ -24,6 +24,6 @@ export function spawnLimited(args: readonly string[], limits: ProcessLimits): Ch
   if (process.platform === 'win32') return spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'], env: {} });
   const dataKb = Math.floor(limits.memoryMb * 1024);
   const cpu = Math.max(1, Math.floor(limits.cpuSeconds));
-  const script = `ulimit -c 0 && ulimit -d ${dataKb} && ulimit -t ${cpu} && exec "$0" "$@"`;
+  const script = `ulimit -c 0 && ulimit -d ${dataKb} && ulimit -t ${cpu} && unset PWD OLDPWD && exec "$0" "$@"`;
   return spawn('/bin/sh', ['-c', script, process.execPath, ...args], { stdio: ['pipe', 'pipe', 'pipe'], env: {} });
 }

@@ -52,7 +52,7 @@ export interface PythonSandbox extends CodeRunner {
   close(): Promise<void>;
 }
 
-type Reply = { ok: true; value?: unknown; values?: Record<string, unknown> } | { ok: false; error: string; memory?: boolean };
+type Reply = { ok: true; value?: unknown; values?: Record<string, unknown> } | { ok: false; error: string; memory?: 'cap' | 'os' };
 
 /** The installed `pyodide` package folder: resolved from node_modules, so a built dist finds it too. */
 export function pyodideDir(): string {
@@ -113,7 +113,9 @@ export function createPythonSandbox(options: PythonSandboxOptions = {}): PythonS
         } catch {
           return { ok: false, error: 'the interpreter sent an unreadable reply' };
         }
-        return !reply.ok && reply.memory ? { ok: false, error: `ran out of memory (limit ${memoryMb} MB)` } : reply;
+        if (!reply.ok && reply.memory === 'cap') return { ok: false, error: `ran out of memory (limit ${memoryMb} MB)` };
+        if (!reply.ok && reply.memory === 'os') return { ok: false, error: `ran out of memory (limit ${processMemoryMb} MB for the process)` };
+        return reply;
       }
       case 'timeout':
         return { ok: false, error: `timed out after ${timeoutMs} ms` };

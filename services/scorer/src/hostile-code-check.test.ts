@@ -18,7 +18,7 @@ describe('scorer with a user code check that never answers', () => {
     await sandbox.close();
   });
 
-  it('scores all 20 units within 30 s (before: about 60 s): the other check passes on each, the hanging one times out 3 times, then is paused with error scores saying why', async () => {
+  it('scores all 20 units within 30 s (before: about 50 s): the other check passes on each, the hanging one times out 3 times, then is paused with error scores saying why', async () => {
     await store.start();
     const hang = createCodeCheck({ kind: 'code', name: 'hang', description: '', outputType: 'pass_fail', language: 'typescript', source: 'export function evaluate() { return new Promise(() => {}); }', timeoutMs: 1_500 });
     const answered = createCodeCheck({ kind: 'code', name: 'answered', description: '', outputType: 'pass_fail', language: 'typescript', source: 'export function evaluate(a: { model_output: string | null }) { return (a.model_output ?? "").length > 0; }' });
@@ -30,7 +30,7 @@ describe('scorer with a user code check that never answers', () => {
     const units = Array.from({ length: 20 }, (_, i) => createTestUnit(i));
     await producer.send('units', units.map((u) => ({ key: u.unit_id, value: JSON.stringify(u) })));
     // Before: one process ran one evaluation at a time, so each unit waited for the hanging check of
-    // every unit before it (about 60 s for 20); now the paused check answers at once.
+    // every unit before it (about 50 s for 20); now the paused check answers at once.
     const scores = await waitFor(async () => {
       const all = await store.queryScores({ limit: 100 });
       return all.length === 40 && all;

@@ -34,7 +34,7 @@ describe('tracecheck checks upload: hostile code checks are refused before they 
 
   it('a timeout past 10 s, or not a whole positive number of milliseconds', async () => {
     const ok = file('ok.ts', 'export function evaluate(): boolean { return true; }');
-    for (const [value, shown] of [['2000000000', '2000000000'], ['0', '0'], ['1.5', '1.5'], ['soon', 'null']]) {
+    for (const [value, shown] of [['2000000000', '2000000000'], ['0', '0'], ['1.5', '1.5'], ['soon', 'NaN']]) {
       const r = await run(['checks', 'upload', '--file', ok, '--name', 'quick', '--timeout-ms', value, '--out', defs]);
       expect(r).toEqual({ code: 1, stdout: '', stderr: `tracecheck checks upload: invalid check definition: timeoutMs must be a whole number of milliseconds from 1 to 10000 (got ${shown})\n` });
     }

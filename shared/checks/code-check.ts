@@ -14,7 +14,7 @@ export function codeCheckProblems(def: CodeCheckDefinition): string[] {
   else if (def.source.length > MAX_CODE_CHECK_SOURCE_CHARS) problems.push(`source is ${def.source.length} characters; at most ${MAX_CODE_CHECK_SOURCE_CHARS} are allowed`);
   else if (!/\bevaluate\b/.test(def.source)) problems.push('source does not define evaluate');
   if (def.timeoutMs !== undefined && (typeof def.timeoutMs !== 'number' || !Number.isInteger(def.timeoutMs) || def.timeoutMs < 1 || def.timeoutMs > MAX_CODE_CHECK_TIMEOUT_MS)) {
-    problems.push(`timeoutMs must be a whole number of milliseconds from 1 to ${MAX_CODE_CHECK_TIMEOUT_MS} (got ${JSON.stringify(def.timeoutMs)})`);
+    problems.push(`timeoutMs must be a whole number of milliseconds from 1 to ${MAX_CODE_CHECK_TIMEOUT_MS} (got ${typeof def.timeoutMs === 'number' ? String(def.timeoutMs) : JSON.stringify(def.timeoutMs)})`);
   }
   if (def.language !== 'typescript' && def.language !== 'javascript' && def.language !== 'python') problems.push('language must be typescript, javascript or python');
   return problems;

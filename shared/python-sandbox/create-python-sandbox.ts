@@ -41,7 +41,7 @@ export type PythonSnippetResult = { ok: true; values: Record<string, unknown> } 
 /** `starts`: interpreters started so far (a timeout or a memory overrun replaces one); `startMs`: loading Pyodide and the runner, as each measured it. */
 export type PythonSandboxStats = ProcessPoolStats;
 
-/** What Pyodide's process takes beyond its WebAssembly memory and V8 heap (measured: about 150 MB). */
+/** Room beyond the WebAssembly cap and V8 heap: an idle interpreter process maps about 240 MB of data (measured), part of it its first WebAssembly memory. */
 const PYODIDE_OVERHEAD_MB = 256;
 
 export interface PythonSandbox extends CodeRunner {

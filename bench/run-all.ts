@@ -35,6 +35,10 @@ const BENCHMARKS: Benchmark[] = [
     measures:
       'the whole pipeline in embedded mode under load: agent runs through the real OTel SDK at 500 and 2,000 spans/s (accepted, all scored or not, export → scores queryable p50/p95/p99), then 3,000 runs at once (accepted and scored spans/s); `npm run bench:e2e -- kafka` does the same on Kafka + ClickHouse; appended to bench/results/e2e.md',
   },
+  {
+    name: 'sandbox',
+    measures: 'the code sandbox under hostile checks: peak memory of its processes while a check allocates 4 x 1 GB typed arrays, and the time for 20 units when one of their two code checks never settles',
+  },
 ];
 
 const root = join(import.meta.dirname, '..');

@@ -62,7 +62,7 @@ export function selectChecks(registry: CheckRegistry, spec: string): { checks: R
 }
 
 export function contextFor(config: Config, needsSandbox: boolean): { ctx: CheckContext; sandbox: CodeSandbox | null } {
-  const sandbox = needsSandbox ? createCodeSandbox() : null;
+  const sandbox = needsSandbox ? createCodeSandbox(config.sandbox) : null;
   const ctx: CheckContext = {
     judge: createJudge(config),
     ...(config.judgeUnavailableReason ? { judgeUnavailableReason: config.judgeUnavailableReason } : {}),

@@ -99,8 +99,8 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
     scorerJudge = baseJudge;
     // Counted once, beneath every monitor's budget wrapper, so every judge call shows in /metrics.
     const judge = baseJudge ? withJudgeMetrics(baseJudge, metrics) : null;
-    // One sandbox process for users' code checks, started on first use and closed at shutdown.
-    const sandbox = createCodeSandbox({ log: log.child({ component: 'code-sandbox' }) });
+    // Users' code checks run in a pool of sandbox processes, started on first use and killed at shutdown.
+    const sandbox = createCodeSandbox({ ...config.sandbox, log: log.child({ component: 'code-sandbox' }) });
     components.push({ name: 'code-sandbox', start: () => Promise.resolve(), shutdown: () => sandbox.close() });
     const checks = resolveChecks(config);
     checkNames = checks.map((c) => c.name);

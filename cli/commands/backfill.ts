@@ -65,7 +65,7 @@ export async function backfill(argv: string[], io: CliIo, signal?: AbortSignal):
   const project = values.project ?? 'default';
   const store = createStore(config, log);
   await store.start();
-  const sandbox = createCodeSandbox({ log: log.child({ component: 'code-sandbox' }) });
+  const sandbox = createCodeSandbox({ ...config.sandbox, log: log.child({ component: 'code-sandbox' }) });
   const stop = new AbortController();
   const onSigint = (): void => stop.abort();
   process.once('SIGINT', onSigint);

@@ -15,7 +15,12 @@ function definitionsFile(flags: Map<string, string | true>, io: CliIo): string |
 }
 
 function list(flags: Map<string, string | true>, io: CliIo): number {
-  const store = openUserChecks(definitionsFile(flags, io));
+  let store: ReturnType<typeof openUserChecks>;
+  try {
+    store = openUserChecks(definitionsFile(flags, io));
+  } catch (err) {
+    return failed('list', err, io);
+  }
   const rows = [
     ...catalogEntries.map((e) => ({
       name: e.definition.name,
@@ -121,8 +126,16 @@ async function upload(flags: Map<string, string | true>, io: CliIo): Promise<num
     return 2;
   }
   const language = /\.py$/.test(file) ? 'python' : /\.[cm]?js$/.test(file) ? 'javascript' : 'typescript';
-  const def: CodeCheckDefinition = { kind: 'code', ...common, description: common.description || `code check from ${file}`, source: await readFile(file, 'utf8'), language };
-  const sandbox = createCodeSandbox();
+  const timeout = flags.get('timeout-ms');
+  const def: CodeCheckDefinition = {
+    kind: 'code',
+    ...common,
+    description: common.description || `code check from ${file}`,
+    source: await readFile(file, 'utf8'),
+    language,
+    ...(typeof timeout === 'string' ? { timeoutMs: Number(timeout) } : {}),
+  };
+  const sandbox = createCodeSandbox(loadConfig(io.env).sandbox);
   try {
     save(await verifyCodeCheck(def, sandbox), flags, io);
     return 0;
@@ -144,7 +157,7 @@ async function generate(flags: Map<string, string | true>, io: CliIo): Promise<n
     io.stderr.write('tracecheck checks generate: needs a model: set OPENAI_BASE_URL (or OPENAI_API_KEY) and TRACECHECK_JUDGE_MODEL\n');
     return 2;
   }
-  const sandbox = createCodeSandbox();
+  const sandbox = createCodeSandbox(loadConfig(io.env).sandbox);
   try {
     save(await generateCodeCheck({ ...common, needsScenario: flags.get('needs-scenario') === true }, { judge, codeRunner: sandbox }), flags, io);
     return 0;
@@ -161,7 +174,7 @@ export const checksCommand: CliCommand = {
   usage: `usage:
   tracecheck checks list [--json] [--definitions defs.jsonl]
   tracecheck checks create --name NAME --prompt-file rubric.txt --type pass_fail|score [--description TEXT] [--range MIN,MAX] [--threshold X] [--out defs.jsonl]
-  tracecheck checks upload --file check.py|check.ts|check.js --name NAME [--type pass_fail|score] [--range MIN,MAX] [--threshold X] [--description TEXT] [--out defs.jsonl]
+  tracecheck checks upload --file check.py|check.ts|check.js --name NAME [--type pass_fail|score] [--range MIN,MAX] [--threshold X] [--timeout-ms MS] [--description TEXT] [--out defs.jsonl]
   tracecheck checks generate --name NAME --description TEXT [--type pass_fail|score] [--range MIN,MAX] [--needs-scenario] [--out defs.jsonl]
 
 Your checks live in a JSON Lines file: --out / --definitions, else TRACECHECK_CHECK_DEFINITIONS (what
@@ -173,7 +186,8 @@ create registers a model check: the prompt file is the judge's rubric with templ
 {message_history}, {tool_calls}, {tools}, …; an unknown {name} is refused, naming it). upload
 verifies a code check in the sandbox on a sample unit: a Python file as Okareo documents it
 (class Check(CodeBasedCheck) with evaluate(model_output, scenario_input, scenario_result)), or a
-TypeScript/JavaScript module exporting evaluate(args). generate asks the configured model to write
+TypeScript/JavaScript module exporting evaluate(args), within --timeout-ms per unit (default 2000,
+at most 10000) and the sandbox's memory limit (TRACECHECK_SANDBOX_MEMORY_MB). generate asks the configured model to write
 one and verifies it the same way before saving it.`,
   async run(argv, io) {
     const [sub, ...rest] = argv;

@@ -3,10 +3,19 @@ import type { CodeCheckDefinition } from './definition.ts';
 import { CheckDefinitionError, definitionVersion, effectiveRange, validateCommon } from './definition.ts';
 import { errorOutcome, notRun, valueOutcome } from './outcome.ts';
 
+/** The longest a code check may run per unit: its process is killed then, and others wait at most this. */
+export const MAX_CODE_CHECK_TIMEOUT_MS = 10_000;
+/** Sources past this are refused (a check is a small module; a huge one is a way to fill memory). */
+export const MAX_CODE_CHECK_SOURCE_CHARS = 1_000_000;
+
 export function codeCheckProblems(def: CodeCheckDefinition): string[] {
   const problems = validateCommon(def);
   if (typeof def.source !== 'string' || def.source.trim() === '') problems.push('source is empty');
+  else if (def.source.length > MAX_CODE_CHECK_SOURCE_CHARS) problems.push(`source is ${def.source.length} characters; at most ${MAX_CODE_CHECK_SOURCE_CHARS} are allowed`);
   else if (!/\bevaluate\b/.test(def.source)) problems.push('source does not define evaluate');
+  if (def.timeoutMs !== undefined && (typeof def.timeoutMs !== 'number' || !Number.isInteger(def.timeoutMs) || def.timeoutMs < 1 || def.timeoutMs > MAX_CODE_CHECK_TIMEOUT_MS)) {
+    problems.push(`timeoutMs must be a whole number of milliseconds from 1 to ${MAX_CODE_CHECK_TIMEOUT_MS} (got ${typeof def.timeoutMs === 'number' ? String(def.timeoutMs) : JSON.stringify(def.timeoutMs)})`);
+  }
   if (def.language !== 'typescript' && def.language !== 'javascript' && def.language !== 'python') problems.push('language must be typescript, javascript or python');
   return problems;
 }

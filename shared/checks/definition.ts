@@ -56,16 +56,20 @@ export class CheckDefinitionError extends Error {
 }
 
 const NAME_RE = /^[a-z][a-z0-9_]{0,99}$/;
+const MAX_DESCRIPTION_CHARS = 10_000;
 
 /** Problems common to every kind; kind-specific validation lives with each kind. */
 export function validateCommon(def: CheckDefinition): string[] {
   const problems: string[] = [];
-  if (!NAME_RE.test(def.name)) problems.push(`name "${def.name}" must match ${NAME_RE.source}`);
+  // Definitions arrive as JSON from files and requests: every field is checked for its type too.
+  if (typeof def.name !== 'string' || !NAME_RE.test(def.name)) problems.push(`name ${JSON.stringify(def.name)} must match ${NAME_RE.source}`);
   if (!(['model', 'code', 'builtin'] satisfies CheckKind[] as string[]).includes(def.kind)) problems.push(`unknown kind "${String(def.kind)}"`);
   if (def.outputType !== 'pass_fail' && def.outputType !== 'score') problems.push(`outputType must be pass_fail or score`);
-  if (def.range) {
-    const [lo, hi] = def.range;
-    if (!Number.isFinite(lo) || !Number.isFinite(hi) || lo >= hi) problems.push(`range must be [min, max] with min < max`);
+  if (def.description !== undefined && (typeof def.description !== 'string' || def.description.length > MAX_DESCRIPTION_CHARS)) problems.push(`description must be text of at most ${MAX_DESCRIPTION_CHARS} characters`);
+  if (def.range !== undefined) {
+    const range: unknown = def.range;
+    const ok = Array.isArray(range) && range.length === 2 && Number.isFinite(range[0]) && Number.isFinite(range[1]) && (range[0] as number) < (range[1] as number);
+    if (!ok) problems.push(`range must be [min, max] with min < max`);
   }
   if (def.threshold !== undefined && !Number.isFinite(def.threshold)) problems.push('threshold must be a finite number');
   return problems;

@@ -27,7 +27,7 @@ export { parseTemplate, TEMPLATE_VARIABLES, templateProblems } from './template.
 export { buildJudgePrompt } from './judge-prompt.ts';
 export { encodeJudgeData } from './judge-data.ts';
 export { parseJudgeAnswer } from './judge-answer.ts';
-export { codeCheckArgs, codeCheckProblems, coerceCodeValue, createCodeCheck } from './code-check.ts';
+export { codeCheckArgs, codeCheckProblems, coerceCodeValue, createCodeCheck, MAX_CODE_CHECK_TIMEOUT_MS } from './code-check.ts';
 export { createModelCheck } from './model-check.ts';
 export type { GenerateCheckRequest } from './authoring.ts';
 export { generateCodeCheck, SAMPLE_INPUTS, verifyCodeCheck } from './authoring.ts';

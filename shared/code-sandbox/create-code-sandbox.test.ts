@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createCodeSandbox } from './create-code-sandbox.ts';
 
-const sandbox = createCodeSandbox({ timeoutMs: 300, memoryMb: 32 });
+const sandbox = createCodeSandbox({ timeoutMs: 300, memoryMb: 128 });
 afterAll(() => sandbox.close());
 const ts = (source: string, args: Record<string, unknown> = {}, timeoutMs?: number) =>
   sandbox.evaluate({ source, language: 'typescript', args, ...(timeoutMs ? { timeoutMs } : {}) });
@@ -36,7 +36,7 @@ describe('code sandbox', () => {
 
   it('turns running out of memory into an error', async () => {
     const res = await ts('export function evaluate() { const a: string[] = []; for (;;) a.push("x".repeat(1024) + a.length); }', {}, 20_000);
-    expect(res).toEqual({ ok: false, error: 'ran out of memory (limit 32 MB)' });
+    expect(res).toEqual({ ok: false, error: 'ran out of memory (limit 128 MB)' });
   });
 
   it('reaches no host object: no process, require, fetch, and no constructor escape', async () => {

@@ -1,6 +1,12 @@
 /**
  * The sandbox process's program, run with `node -e` so the process needs no file read at all.
- * One request per stdin line: `{id, code, args, timeoutMs}`; one reply per stdout line.
+ * The pool's line protocol (shared/sandbox-pool): `{"ready": true}` once, then one stdin line
+ * `{id, request}` per evaluation (request: JSON text of `{code, args, timeoutMs}`) and one stdout
+ * line `{id, ok, value | error, memory?, exiting?}`.
+ *
+ * A failed allocation (the OS data limit reached by an ArrayBuffer, a Buffer or a WebAssembly
+ * memory) is reported as `memory` and the process then exits, so the next evaluation gets a clean
+ * one; so does a process that has used a minute of CPU, well before its RLIMIT_CPU.
  *
  * Inside, each evaluation gets a fresh `node:vm` context with only the JavaScript builtins: no
  * `require`, `process`, `fetch`, timers or any host object. Arguments enter as a JSON string parsed
@@ -27,14 +33,25 @@ function scriptFor(code) {
   }
   return s;
 }
+// Text leaving the process is bounded, so a check cannot make the scorer read a huge line.
+const MAX_TEXT = 2000;
 function describe(err) {
   try {
-    if (err && typeof err === 'object' && typeof err.message === 'string') return String(err.name || 'Error') + ': ' + err.message;
-    return 'threw ' + String(err);
+    if (err && typeof err === 'object' && typeof err.message === 'string') return (String(err.name || 'Error') + ': ' + err.message).slice(0, MAX_TEXT);
+    return ('threw ' + String(err)).slice(0, MAX_TEXT);
   } catch { return 'threw a value that cannot be described'; }
 }
-function reply(msg) { out.write(JSON.stringify(msg) + '\n'); }
-async function handle(req) {
+const MEMORY_ERROR = /allocation failed|could not allocate memory|Unable to grow instance memory|out of memory/i;
+// The context's own RangeError, so matched by name: user code may throw one too, and only restarts its process by it.
+const isMemoryError = (msg) => msg.startsWith('RangeError: ') && MEMORY_ERROR.test(msg);
+const RECYCLE_CPU_MICROS = 60e6;
+let exiting = false;
+function reply(msg) {
+  const cpu = process.cpuUsage();
+  if (msg.memory || cpu.user + cpu.system > RECYCLE_CPU_MICROS) exiting = true;
+  out.write(JSON.stringify(exiting ? { ...msg, exiting: true } : msg) + '\n', () => { if (exiting) process.exit(0); });
+}
+async function handle(id, req) {
   const context = vm.createContext(Object.create(null), { codeGeneration: { strings: false, wasm: false }, microtaskMode: undefined });
   context.__tracecheck_args = req.args;
   let value;
@@ -43,14 +60,21 @@ async function handle(req) {
     if (value && (typeof value === 'object' || typeof value === 'function') && typeof value.then === 'function') value = await value;
   } catch (err) {
     const msg = describe(err);
-    return reply({ id: req.id, ok: false, error: /Script execution timed out/.test(msg) ? 'timed out after ' + req.timeoutMs + ' ms' : 'evaluate threw: ' + msg });
+    if (/Script execution timed out/.test(msg)) return reply({ id, ok: false, error: 'timed out after ' + req.timeoutMs + ' ms' });
+    if (isMemoryError(msg)) return reply({ id, ok: false, error: msg, memory: true });
+    return reply({ id, ok: false, error: 'evaluate threw: ' + msg });
   }
   const t = typeof value;
-  if (t === 'boolean' || t === 'number') return reply({ id: req.id, ok: true, value: Number.isFinite(value) || t === 'boolean' ? value : String(value) });
-  return reply({ id: req.id, ok: true, value: value === null ? null : t === 'string' ? value : { unsupported: t === 'object' ? (Array.isArray(value) ? 'array' : 'object') : t } });
+  if (t === 'boolean' || t === 'number') return reply({ id, ok: true, value: Number.isFinite(value) || t === 'boolean' ? value : String(value) });
+  return reply({ id, ok: true, value: value === null ? null : t === 'string' ? value.slice(0, MAX_TEXT) : { unsupported: t === 'object' ? (Array.isArray(value) ? 'array' : 'object') : t } });
 }
 const rl = readline.createInterface({ input: process.stdin });
 let chain = Promise.resolve();
-rl.on('line', (line) => { chain = chain.then(() => handle(JSON.parse(line))).catch((err) => reply({ id: null, ok: false, error: describe(err) })); });
+rl.on('line', (line) => {
+  if (exiting) return;
+  const { id, request } = JSON.parse(line);
+  chain = chain.then(() => handle(id, JSON.parse(request))).catch((err) => reply({ id, ok: false, error: describe(err), memory: isMemoryError(describe(err)) }));
+});
 rl.on('close', () => process.exit(0));
+out.write(JSON.stringify({ ready: true, startMs: Math.round(performance.now()) }) + '\n');
 `;

@@ -25,6 +25,14 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ TRACECHECK_ALERT_INTERVAL_MS: '50' })).toThrow(/TRACECHECK_ALERT_INTERVAL_MS: Too small/);
   });
 
+  it('reads the code sandbox: 2 processes of 256 MB by default, bounded', () => {
+    expect(loadConfig({}).sandbox).toEqual({ processes: 2, memoryMb: 256 });
+    expect(loadConfig({ TRACECHECK_SANDBOX_PROCESSES: '4', TRACECHECK_SANDBOX_MEMORY_MB: '512' }).sandbox).toEqual({ processes: 4, memoryMb: 512 });
+    expect(() => loadConfig({ TRACECHECK_SANDBOX_PROCESSES: '0' })).toThrow(/TRACECHECK_SANDBOX_PROCESSES: Too small/);
+    expect(() => loadConfig({ TRACECHECK_SANDBOX_MEMORY_MB: '64' })).toThrow(/TRACECHECK_SANDBOX_MEMORY_MB: Too small/);
+    expect(() => loadConfig({ TRACECHECK_SANDBOX_MEMORY_MB: '100000' })).toThrow(/TRACECHECK_SANDBOX_MEMORY_MB: Too big/);
+  });
+
   it('reads Kafka, ClickHouse and the judge', () => {
     const c = loadConfig({
       TRACECHECK_KAFKA_BROKERS: 'a:9092, b:9092',

@@ -70,6 +70,8 @@ export const ConfigSchema = z
     TRACECHECK_MAX_SPANS_PER_TRACE: positiveInt.default(10_000),
     TRACECHECK_CHECKS: z.string().default('function_result_present,task_completed'),
     TRACECHECK_CHECK_DEFINITIONS: z.preprocess(emptyAsUndefined, z.string().optional()),
+    TRACECHECK_SANDBOX_PROCESSES: z.coerce.number().int().min(1).max(64).default(2),
+    TRACECHECK_SANDBOX_MEMORY_MB: z.coerce.number().int().min(128).max(8192).default(256),
     TRACECHECK_ALERT_INTERVAL_MS: z.coerce.number().int().min(100).default(60_000),
     TRACECHECK_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })
@@ -119,6 +121,11 @@ export interface Config {
   simulationWaitMs: number;
   /** JSON Lines of user check definitions (as `tracecheck checks upload --out` writes them). */
   checkDefinitionsFile: string | null;
+  /**
+   * Users' code checks: processes per language (TypeScript/JavaScript, Python), each running one
+   * evaluation at a time, and the OS data limit of each TypeScript/JavaScript one.
+   */
+  sandbox: { processes: number; memoryMb: number };
   /** Units one scorer scores at once. */
   scorerConcurrency: number;
   /** How often the alerter evaluates its rules. */
@@ -189,6 +196,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     configPollMs: c.TRACECHECK_CONFIG_POLL_MS,
     simulationWaitMs: c.TRACECHECK_SIMULATION_WAIT_MS,
     checkDefinitionsFile: c.TRACECHECK_CHECK_DEFINITIONS ?? null,
+    sandbox: { processes: c.TRACECHECK_SANDBOX_PROCESSES, memoryMb: c.TRACECHECK_SANDBOX_MEMORY_MB },
     scorerConcurrency: c.TRACECHECK_SCORER_CONCURRENCY,
     alerter: { intervalMs: c.TRACECHECK_ALERT_INTERVAL_MS },
     logLevel: c.TRACECHECK_LOG_LEVEL,

@@ -107,3 +107,20 @@ describe('escapes are refused', () => {
     expect(await sandbox.evaluate({ language: 'python', source: 'def evaluate():\n    return 8\n', args: {}, timeoutMs: START_BOUND_MS })).toEqual({ ok: true, value: 8 });
   }, START_BOUND_MS * 3);
 });
+
+describe.runIf(process.platform === 'linux')('the OS data limit of the interpreter processes', () => {
+  // The interpreter's own cap (2 GB here) is above the process's OS limit, so the OS limit is what refuses.
+  const limited = createPythonSandbox({ timeoutMs: 10_000, memoryMb: 2048, processMemoryMb: 700, poolSize: 2 });
+  afterAll(() => limited.close());
+
+  it('applies RLIMIT_DATA to each interpreter, refuses an allocation past it, and serves the next call from a fresh one', async () => {
+    expect(await limited.evaluate({ language: 'python', source: 'def evaluate():\n    return 1\n', args: {} })).toEqual({ ok: true, value: 1 });
+    const [pid] = limited.pids();
+    const dataLine = readFileSync(`/proc/${pid}/limits`, 'utf8').split('\n').find((l) => l.startsWith('Max data size'));
+    expect(dataLine?.split(/\s{2,}/).slice(0, 3)).toEqual(['Max data size', String(700 * 1024 * 1024), String(700 * 1024 * 1024)]);
+    expect(await limited.evaluate({ language: 'python', source: 'def evaluate():\n    return len(bytearray(1200 * 10**6))\n', args: {} })).toEqual({
+      ok: false, error: 'ran out of memory (limit 700 MB for the process)',
+    });
+    expect(await limited.evaluate({ language: 'python', source: 'def evaluate():\n    return 9\n', args: {} })).toEqual({ ok: true, value: 9 });
+  }, START_BOUND_MS * 2);
+});

@@ -9,9 +9,10 @@
  * reply.
  *
  * Layers, outermost first:
- * - the parent starts this process with the Node permission model and no allow flag but a read of
- *   the Pyodide folder: no other file read, no write, no child process, no worker, no addon; an
- *   empty environment; SIGKILL at the deadline;
+ * - the parent starts this process under OS limits (RLIMIT_DATA over everything it allocates,
+ *   RLIMIT_CPU, no core files: shared/sandbox-pool) and the Node permission model with no allow
+ *   flag but a read of the Pyodide folder: no other file read, no write, no child process, no
+ *   worker, no addon; an empty environment; SIGKILL at the deadline;
  * - here, before any Python runs: the host's network entry points (fetch, WebSocket, …) and
  *   `process.binding` are removed, and Pyodide gets an empty object as its JavaScript globals, so
  *   even a reached bridge finds no host object;
@@ -27,7 +28,8 @@ import { pathToFileURL } from 'node:url';
 const [pyodideDir, wasmMbText, runnerSource] = process.argv.slice(1);
 const wasmCapBytes = Number(wasmMbText) * 1024 * 1024;
 const started = performance.now();
-let memoryRefused = false;
+// Which limit refused memory: the interpreter's cap ('cap') or the process's OS data limit ('os').
+let memoryRefused = null;
 
 // Pyodide's NODEFS setup reads fs flag constants through process.binding, which the permission model forbids.
 process.binding = (name) => {
@@ -37,10 +39,16 @@ process.binding = (name) => {
 const grow = WebAssembly.Memory.prototype.grow;
 WebAssembly.Memory.prototype.grow = function (pages) {
   if (this.buffer.byteLength + pages * 65536 > wasmCapBytes) {
-    memoryRefused = true;
+    memoryRefused = 'cap';
     throw new RangeError('memory limit reached');
   }
-  return grow.call(this, pages);
+  try {
+    return grow.call(this, pages);
+  } catch (err) {
+    // Under the cap but past the process's OS data limit: the same outcome.
+    memoryRefused = 'os';
+    throw err;
+  }
 };
 
 const { loadPyodide } = await import(pathToFileURL(pyodideDir + '/pyodide.mjs').href);
@@ -66,9 +74,11 @@ createInterface({ input: process.stdin }).on('line', (line) => {
     fatal = true;
     reply = JSON.stringify({ ok: false, error: 'refused by the sandbox: ' + String(err && err.message ? err.message : err).split('\n').slice(-2).join(' ').trim() });
   }
-  if (memoryRefused) reply = JSON.stringify({ ok: false, error: 'memory', memory: true });
+  if (memoryRefused) reply = JSON.stringify({ ok: false, error: 'memory', memory: memoryRefused });
   // After a refused allocation or a fault the state is suspect: exit once the reply is out; the pool starts a fresh interpreter.
-  const exiting = memoryRefused || fatal;
+  // Recycled after five minutes of CPU, long before RLIMIT_CPU (ten) would kill it mid-call.
+  const cpu = process.cpuUsage();
+  const exiting = memoryRefused !== null || fatal || cpu.user + cpu.system > 300e6;
   process.stdout.write(JSON.stringify({ id, reply, exiting }) + '\n', () => {
     if (exiting) process.exit(0);
   });

@@ -47,7 +47,7 @@ export async function runEval(options: RunEvalOptions): Promise<EvalRun> {
     nowMs: () => Date.now(),
   };
   // The sandbox process starts on first use, so suites without code checks never pay for it.
-  const sandbox = options.codeRunner ? null : createCodeSandbox({ log: options.log.child({ component: 'eval.code-sandbox' }) });
+  const sandbox = options.codeRunner ? null : createCodeSandbox({ ...config.sandbox, log: options.log.child({ component: 'eval.code-sandbox' }) });
   checkContext.codeRunner = options.codeRunner ?? sandbox!;
   // Python (llmeval metric, roll-up and prompt code) runs in the sandbox's Python pool, started on first use.
   const snippets: SnippetRunner | null = options.snippets ?? (sandbox ? { runSnippet: (req) => sandbox.python().runSnippet(req) } : null);

@@ -1,0 +1,55 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough, Readable } from 'node:stream';
+import { afterAll, describe, expect, it } from 'vitest';
+import { main } from '../main.ts';
+
+async function run(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const out = new PassThrough();
+  const err = new PassThrough();
+  let stdout = '';
+  let stderr = '';
+  out.on('data', (d: Buffer) => (stdout += d.toString()));
+  err.on('data', (d: Buffer) => (stderr += d.toString()));
+  const code = await main(argv, { stdin: Readable.from(['']), stdout: out, stderr: err, env: {} });
+  return { code, stdout, stderr };
+}
+
+describe('tracecheck checks upload: hostile code checks are refused before they are saved', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tracecheck-upload-'));
+  const defs = join(dir, 'defs.jsonl');
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const file = (name: string, source: string): string => {
+    writeFileSync(join(dir, name), source);
+    return join(dir, name);
+  };
+
+  it.runIf(process.platform === 'linux')('a check filling a 1 GB Uint8Array: refused for memory, not for time (before: it ran, with 1 GB)', async () => {
+    const bomb = file('bomb.ts', 'export function evaluate(): boolean { return new Uint8Array(1024 ** 3).fill(1).length > 0; }');
+    const r = await run(['checks', 'upload', '--file', bomb, '--name', 'bomb', '--out', defs]);
+    expect(r).toEqual({ code: 1, stdout: '', stderr: 'tracecheck checks upload: invalid check definition: on sample sample-1: ran out of memory (limit 256 MB)\n' });
+    expect(existsSync(defs)).toBe(false);
+  }, 30_000);
+
+  it('a timeout past 10 s, or not a whole positive number of milliseconds', async () => {
+    const ok = file('ok.ts', 'export function evaluate(): boolean { return true; }');
+    for (const [value, shown] of [['2000000000', '2000000000'], ['0', '0'], ['1.5', '1.5'], ['soon', 'NaN']]) {
+      const r = await run(['checks', 'upload', '--file', ok, '--name', 'quick', '--timeout-ms', value, '--out', defs]);
+      expect(r).toEqual({ code: 1, stdout: '', stderr: `tracecheck checks upload: invalid check definition: timeoutMs must be a whole number of milliseconds from 1 to 10000 (got ${shown})\n` });
+    }
+    expect(existsSync(defs)).toBe(false);
+    const saved = await run(['checks', 'upload', '--file', ok, '--name', 'quick', '--timeout-ms', '10000', '--out', defs]);
+    expect(saved.code).toBe(0);
+    expect(JSON.parse(readFileSync(defs, 'utf8').trim()) as unknown).toMatchObject({ name: 'quick', timeoutMs: 10_000 });
+  }, 30_000);
+
+  it('a definitions file written by hand with an unbounded timeout is refused when loaded, naming the line', async () => {
+    const bad = join(dir, 'bad.jsonl');
+    const def = { kind: 'code', name: 'hang', description: '', outputType: 'pass_fail', language: 'typescript', source: 'export function evaluate() { return new Promise(() => {}); }', timeoutMs: 2_000_000_000 };
+    writeFileSync(bad, `${JSON.stringify(def)}\n`);
+    expect(await run(['checks', 'list', '--definitions', bad])).toEqual({
+      code: 1, stdout: '', stderr: `tracecheck checks list: ${bad}:1: invalid check definition: timeoutMs must be a whole number of milliseconds from 1 to 10000 (got 2000000000)\n`,
+    });
+  });
+});

@@ -5,6 +5,7 @@ import { classifyClickHouseError, createClickHouseStore, type Store } from '../.
 import { CLICKHOUSE_URL, REQUEST_TIMEOUT_MS, createAdminClient, randomDatabaseName } from './clickhouse-test-server.ts';
 import { uniqueName } from '../../helpers/infra.ts';
 import { describeMonitoringContract } from './monitoring-contract.ts';
+import { describeRevisionContract } from './revision-contract.ts';
 import { describeStoreContract } from './store-contract.ts';
 import { makeScore, makeUnit } from './store-fixtures.ts';
 
@@ -23,6 +24,7 @@ const harness = {
 };
 describeStoreContract('clickhouse', harness);
 describeMonitoringContract('clickhouse', harness);
+describeRevisionContract('clickhouse', harness);
 
 describe('clickhouse store specifics', () => {
   it('keeps one row per key after the server merges (ReplacingMergeTree) and before', async () => {
@@ -47,12 +49,15 @@ describe('clickhouse store specifics', () => {
     expect(await raw()).toBe(1);
     expect(await store.queryScores({ check })).toEqual([second]);
 
+    // A later revision stays the unit after merges, even when it was assembled earlier (a skewed clock).
     const unit = makeUnit({ model_output: 'old' });
-    const newer = { ...unit, assembled_at_ms: unit.assembled_at_ms + 1, model_output: 'new' };
-    await store.writeUnits([newer]);
-    await store.writeUnits([unit]);
+    const earlier = { ...unit, assembled_at_ms: unit.assembled_at_ms - 1, model_output: 'new' };
+    expect(await store.writeUnits([unit])).toEqual([{ unit_id: unit.unit_id, revision: 1, fresh: true, latest: true }]);
+    expect(await store.writeUnits([earlier])).toEqual([{ unit_id: unit.unit_id, revision: 2, fresh: true, latest: true }]);
     await admin.command({ query: `OPTIMIZE TABLE ${database}.units FINAL` });
-    expect(await store.getUnit(unit.unit_id)).toEqual(newer);
+    expect(await store.getUnit(unit.unit_id)).toEqual(earlier);
+    expect((await store.listUnits({ agent: unit.agent_name! })).filter((u) => u.unit_id === unit.unit_id)).toHaveLength(1);
+    expect((await store.getUnitRevision(unit.unit_id, undefined, 1))?.unit).toEqual(unit);
     await store.shutdown();
   });
 
@@ -82,7 +87,9 @@ describe('clickhouse store specifics', () => {
     const tables = await rs.json<Record<string, string>>();
     expect(tables.map((t) => [t.name, t.engine])).toEqual([
       ['docs', 'ReplacingMergeTree'],
+      ['score_revisions', 'ReplacingMergeTree'],
       ['scores', 'ReplacingMergeTree'],
+      ['unit_revisions', 'ReplacingMergeTree'],
       ['units', 'ReplacingMergeTree'],
     ]);
   });

@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createSilentLogger } from '../../../shared/logging/index.ts';
 import { createDuckDbStore, type Store } from '../../../shared/store/index.ts';
 import { describeMonitoringContract } from './monitoring-contract.ts';
+import { describeRevisionContract } from './revision-contract.ts';
 import { describeStoreContract } from './store-contract.ts';
 import { makeScore, makeUnit } from './store-fixtures.ts';
 
@@ -15,6 +16,7 @@ const harness = {
 };
 describeStoreContract('duckdb (:memory:)', harness);
 describeMonitoringContract('duckdb (:memory:)', harness);
+describeRevisionContract('duckdb (:memory:)', harness);
 
 describe('duckdb store on a file', () => {
   const dirs: string[] = [];

@@ -1,3 +1,4 @@
+import { PermanentError } from '../../../shared/errors/index.ts';
 import type { LogRecordEnvelope, SpanEnvelope, SpanRecord } from '../../../shared/schemas/index.ts';
 import type { TraceParts } from './assemble-trace.ts';
 import { isEntrySpan } from './entry-span.ts';
@@ -71,6 +72,7 @@ export function createTraceBuffer(options: TraceBufferOptions) {
   let lastFullScanMs = 0;
 
   function add(envelope: SpanEnvelope, partition: number, offset: bigint, nowMs: number): void {
+    refuseAnotherProject(envelope);
     let t = open.get(envelope.trace_id);
     if (!t) {
       t = { traceId: envelope.trace_id, spans: new Map(), logs: new Map(), firstOffsets: new Map(), firstSeenMs: nowMs, lastSeenMs: nowMs, rootSeen: false, missingParents: new Set(), entrySeen: false, emitting: false };
@@ -110,6 +112,24 @@ export function createTraceBuffer(options: TraceBufferOptions) {
       let heap = heaps.get(partition);
       if (!heap) heaps.set(partition, (heap = createOffsetHeap()));
       heap.push(offset, t.traceId);
+    }
+  }
+
+  /**
+   * A trace belongs to the project whose key sent its first record: a record of another project
+   * with its trace id never joins it (that would change the owner's unit). It is refused here while
+   * the trace is remembered, and by the store (which refuses another project's unit with an
+   * existing id) after. Thrown as permanent: the record goes to the dead-letter topic with the reason.
+   */
+  function refuseAnotherProject(envelope: SpanEnvelope): void {
+    const before = open.get(envelope.trace_id) ?? closed.get(envelope.trace_id)?.parts;
+    if (!before) return;
+    const first: SpanEnvelope | undefined = before.spans.values().next().value ?? before.logs.values().next().value;
+    if (!first) return;
+    const owner = first.project ?? 'default';
+    const project = envelope.project ?? 'default';
+    if (owner !== project) {
+      throw new PermanentError(`trace ${envelope.trace_id} belongs to project "${owner}"; a record sent with a key of project "${project}" is refused`);
     }
   }
 

@@ -132,9 +132,9 @@ ORDER BY (kind, project, id)`;
  * Every revision of every unit, one row per (unit_id, revision) once merged (a replay writes the
  * same content again). `units` keeps the latest revision of each; this keeps them all.
  */
-export function unitRevisionsTableSql(opts: SchemaOptions): string {
+export function unitRevisionsTableSql(opts: SchemaOptions, table = 'unit_revisions'): string {
   const db = quoteIdentifier(opts.database);
-  return `CREATE TABLE IF NOT EXISTS ${db}.unit_revisions (
+  return `CREATE TABLE IF NOT EXISTS ${db}.${quoteIdentifier(table)} (
   unit_id String,
   project String,
   revision UInt32,
@@ -155,10 +155,10 @@ ORDER BY (unit_id, revision)`;
  * The scores of every revision, one row per (unit_id, unit_revision, check, check_version) once
  * merged; `scores` keeps those of each unit's latest revision. Same columns as `scores`.
  */
-export function scoreRevisionsTableSql(features: ClickHouseFeatures, opts: SchemaOptions): string {
+export function scoreRevisionsTableSql(features: ClickHouseFeatures, opts: SchemaOptions, table = 'score_revisions'): string {
   const create = scoresTableSql(features, opts);
   return create
-    .replace(/\.scores \(/, '.score_revisions (')
+    .replace(/\.scores \(/, `.${quoteIdentifier(table)} (`)
     .replace(/ORDER BY \(`check`, unit_id, check_version\)/, 'ORDER BY (unit_id, unit_revision, `check`, check_version)');
 }
 

@@ -183,16 +183,32 @@ export function createClickHouseStore(options: ClickHouseStoreOptions): Store {
       if (cols.length === 0) await command(`add ${added.column} to ${added.table}`, addColumnSql(schema, added));
     }
     const history = await select('tables', sql`SELECT name FROM system.tables WHERE database = ${options.database} AND name = 'unit_revisions'`);
+    if (history.length === 0) await copyToRevisions(f, schema);
     await command('create unit revisions table', unitRevisionsTableSql(schema));
     await command('create score revisions table', scoreRevisionsTableSql(f, schema));
-    if (history.length === 0) {
-      // A database from before revisions: what it holds becomes revision 1 (two processes migrating at
-      // once copy it twice; the copies share their keys and versions, so reads and merges keep one).
-      const scoreCols = SCORE_FIELDS.map(col).join(', ');
-      await command('copy units to revisions', `INSERT INTO ${database}.unit_revisions (${UNIT_REVISION_INSERT_COLUMNS.join(', ')}) SELECT write_seq, unit_id, project, 1, '', '', '', span_count, assembled_at_ms, assembled_at_ms, unit_json FROM ${database}.units FINAL`);
-      await command('copy scores to revisions', `INSERT INTO ${database}.score_revisions (write_seq, ${scoreCols}) SELECT write_seq, ${scoreCols} FROM ${database}.scores FINAL`);
-    }
     log.info({ version: f.version, modern: f.modern, database }, 'clickhouse schema ready');
+  }
+
+  /**
+   * A database from before revisions: what it holds becomes revision 1. Copied into tables under
+   * another name and renamed at the end, so a start that dies half-way copies again next time
+   * rather than leaving a history without some units. Two processes migrating at once copy twice
+   * (the copies share keys and versions: reads and merges keep one), and the second rename fails
+   * harmlessly on the table the first put in place.
+   */
+  async function copyToRevisions(f: ClickHouseFeatures, schema: { database: string; ttlDays: number | undefined }): Promise<void> {
+    const scoreCols = SCORE_FIELDS.map(col).join(', ');
+    await command('create unit revisions copy', unitRevisionsTableSql(schema, 'unit_revisions_migrating'));
+    await command('create score revisions copy', scoreRevisionsTableSql(f, schema, 'score_revisions_migrating'));
+    await command('copy units to revisions', `INSERT INTO ${database}.unit_revisions_migrating (${UNIT_REVISION_INSERT_COLUMNS.join(', ')}) SELECT write_seq, unit_id, project, 1, '', '', '', span_count, assembled_at_ms, assembled_at_ms, unit_json FROM ${database}.units FINAL`);
+    await command('copy scores to revisions', `INSERT INTO ${database}.score_revisions_migrating (write_seq, ${scoreCols}) SELECT write_seq, ${scoreCols} FROM ${database}.scores FINAL`);
+    try {
+      await command('put revisions in place', `RENAME TABLE ${database}.unit_revisions_migrating TO ${database}.unit_revisions, ${database}.score_revisions_migrating TO ${database}.score_revisions`);
+    } catch (err) {
+      const placed = await select('tables', sql`SELECT name FROM system.tables WHERE database = ${options.database} AND name = 'unit_revisions'`);
+      if (placed.length === 0) throw err;
+      log.info({ database }, 'another process put the revision tables in place first');
+    }
   }
 
   function migrate(): Promise<void> {

@@ -268,10 +268,9 @@ export function createClickHouseStore(options: ClickHouseStoreOptions): Store {
       passed: r.passed === null ? null : r.passed ? 1 : 0,
       write_seq: nextWriteSeq(),
     }));
-    await insert('writeScores', 'score_revisions', SCORE_INSERT_COLUMNS, stamped);
     // Only scores of a unit's latest revision are its scores; a replayed older revision stays in the history.
     const current = stamped.filter((r) => r.unit_revision >= (latest.get(String(r.unit_id)) ?? 0));
-    if (current.length > 0) await insert('writeScores', 'scores', SCORE_INSERT_COLUMNS, current);
+    await Promise.all([insert('writeScores', 'score_revisions', SCORE_INSERT_COLUMNS, stamped), current.length > 0 ? insert('writeScores', 'scores', SCORE_INSERT_COLUMNS, current) : null]);
   }
 
   async function writeScoredUnits(items: readonly ScoredUnit[]): Promise<UnitWriteResult[]> {
@@ -302,11 +301,14 @@ export function createClickHouseStore(options: ClickHouseStoreOptions): Store {
       if (d.latest) unitRows.push({ ...row, assembled_at_ms: version, revision: d.revision, truncated: row.truncated ? 1 : 0, write_seq: nextWriteSeq() });
     });
     for (const k of known) latest.set(k.unit_id, Math.max(latest.get(k.unit_id) ?? 0, k.revision));
-    // History first: a crash in between leaves a revision without being the unit yet, and the replay
-    // (the same content) finds it and finishes the write.
-    if (revisionRows.length > 0) await insert('writeUnitRevisions', 'unit_revisions', UNIT_REVISION_INSERT_COLUMNS, revisionRows);
-    if (unitRows.length > 0) await insert('writeUnits', 'units', UNIT_INSERT_COLUMNS, unitRows);
-    await writeScores(scoresOfRevisions(items, decisions), latest);
+    // The four inserts run at once (one round trip's wait, not four). Any of them failing fails the
+    // write, and its retry (the same content) decides the same revisions again: a revision already in
+    // the history is found by its hash, one that is not gets the same next number.
+    await Promise.all([
+      revisionRows.length > 0 ? insert('writeUnitRevisions', 'unit_revisions', UNIT_REVISION_INSERT_COLUMNS, revisionRows) : null,
+      unitRows.length > 0 ? insert('writeUnits', 'units', UNIT_INSERT_COLUMNS, unitRows) : null,
+      writeScores(scoresOfRevisions(items, decisions), latest),
+    ]);
     return decisions.map(toWriteResult);
   }
 

@@ -42,5 +42,7 @@ export const ScoreSchema = z.object({
   created_at_ms: z.number(),
   /** The project (API key scope) the unit was ingested under; absent means `default`. */
   project: z.string().min(1).max(200).optional(),
+  /** The revision of the unit this score is of (a unit changed by late spans is re-scored as revision 2, …); absent: the unit's latest. */
+  unit_revision: z.number().int().positive().optional(),
 });
 export type Score = z.infer<typeof ScoreSchema>;

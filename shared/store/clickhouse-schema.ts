@@ -72,6 +72,7 @@ export function scoresTableSql(features: ClickHouseFeatures, opts: SchemaOptions
   created_at_ms UInt64,
   write_seq UInt64,
   project String DEFAULT 'default',
+  unit_revision UInt32 DEFAULT 1,
   created_at DateTime MATERIALIZED toDateTime(intDiv(created_at_ms, 1000)),
   unit_end DateTime MATERIALIZED toDateTime(intDiv(toUInt64(greatest(unit_end_time_ms, 0)), 1000))
 )
@@ -100,6 +101,7 @@ export function unitsTableSql(features: ClickHouseFeatures, opts: SchemaOptions)
   write_seq UInt64,
   unit_json String,
   project String DEFAULT 'default',
+  revision UInt32 DEFAULT 1,
   assembled_at DateTime MATERIALIZED toDateTime(intDiv(assembled_at_ms, 1000))
 )
 ENGINE = ReplacingMergeTree(assembled_at_ms)
@@ -126,7 +128,49 @@ ENGINE = ReplacingMergeTree(write_seq)
 ORDER BY (kind, project, id)`;
 }
 
-/** Tables created before projects existed get the column (18.16 has no ADD COLUMN IF NOT EXISTS). */
-export function addProjectColumnSql(opts: SchemaOptions, table: 'scores' | 'units'): string {
-  return `ALTER TABLE ${quoteIdentifier(opts.database)}.${table} ADD COLUMN project String DEFAULT 'default'`;
+/**
+ * Every revision of every unit, one row per (unit_id, revision) once merged (a replay writes the
+ * same content again). `units` keeps the latest revision of each; this keeps them all.
+ */
+export function unitRevisionsTableSql(opts: SchemaOptions, table = 'unit_revisions'): string {
+  const db = quoteIdentifier(opts.database);
+  return `CREATE TABLE IF NOT EXISTS ${db}.${quoteIdentifier(table)} (
+  unit_id String,
+  project String,
+  revision UInt32,
+  content_hash String,
+  model_output_hash String,
+  messages_hash String,
+  span_count UInt64,
+  assembled_at_ms UInt64,
+  stored_at_ms UInt64,
+  unit_json String,
+  write_seq UInt64
+)
+ENGINE = ReplacingMergeTree(write_seq)
+ORDER BY (unit_id, revision)`;
+}
+
+/**
+ * The scores of every revision, one row per (unit_id, unit_revision, check, check_version) once
+ * merged; `scores` keeps those of each unit's latest revision. Same columns as `scores`.
+ */
+export function scoreRevisionsTableSql(features: ClickHouseFeatures, opts: SchemaOptions, table = 'score_revisions'): string {
+  const create = scoresTableSql(features, opts);
+  return create
+    .replace(/\.scores \(/, `.${quoteIdentifier(table)} (`)
+    .replace(/ORDER BY \(`check`, unit_id, check_version\)/, 'ORDER BY (unit_id, unit_revision, `check`, check_version)');
+}
+
+/** Columns added after a table was first released (18.16 has no ADD COLUMN IF NOT EXISTS: the caller checks system.columns). */
+export const ADDED_COLUMNS: readonly { table: 'scores' | 'units'; column: string; type: string }[] = [
+  { table: 'scores', column: 'project', type: "String DEFAULT 'default'" },
+  { table: 'units', column: 'project', type: "String DEFAULT 'default'" },
+  // What a table from before revisions holds is revision 1.
+  { table: 'scores', column: 'unit_revision', type: 'UInt32 DEFAULT 1' },
+  { table: 'units', column: 'revision', type: 'UInt32 DEFAULT 1' },
+];
+
+export function addColumnSql(opts: SchemaOptions, added: (typeof ADDED_COLUMNS)[number]): string {
+  return `ALTER TABLE ${quoteIdentifier(opts.database)}.${added.table} ADD COLUMN ${quoteIdentifier(added.column)} ${added.type}`;
 }

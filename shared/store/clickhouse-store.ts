@@ -2,30 +2,36 @@ import { createClient, type ClickHouseClient, type ClickHouseSettings } from '@c
 import { PermanentError } from '../errors/index.ts';
 import type { Logger } from '../logging/index.ts';
 import type { Score, Unit } from '../schemas/index.ts';
-import type { AggregateQuery, DocQuery, ScoreQuery, Store, StoredDoc, UnitQuery } from './contract.ts';
-import { normalizeAggregateQuery, normalizeUnitQuery, type Condition } from './conditions.ts';
+import type { AggregateQuery, DocQuery, ScoreQuery, ScoredUnit, Store, StoredDoc, UnitQuery, UnitRevision, UnitWriteResult } from './contract.ts';
+import { normalizeAggregateQuery, normalizeUnitQuery, revisionConditions, type Condition } from './conditions.ts';
 import { UNIT_SUMMARY_COLUMNS, docLimit, docToRow, finiteNumber, rowToAggregate, rowToDoc, rowToUnitSummary, rowToValueCount, text } from './monitoring-rows.ts';
 import { clientLoggerClass } from './clickhouse-client-logger.ts';
 import { classifyClickHouseError } from './clickhouse-errors.ts';
 import {
+  ADDED_COLUMNS,
+  addColumnSql,
   createDatabaseSql,
   parseClickHouseVersion,
-  addProjectColumnSql,
   docsTableSql,
+  scoreRevisionsTableSql,
   scoresTableSql,
+  unitRevisionsTableSql,
   unitsTableSql,
   type ClickHouseFeatures,
 } from './clickhouse-schema.ts';
+import { SCORE_FIELDS, UNIT_COLUMNS, createWriteSequence, jsonToUnit, normalizeScoreQuery, rowsToScores, scoreToRow } from './rows.ts';
 import {
-  SCORE_FIELDS,
-  UNIT_COLUMNS,
-  createWriteSequence,
-  jsonToUnit,
-  normalizeScoreQuery,
-  rowsToScores,
-  scoreToRow,
-  unitToRow,
-} from './rows.ts';
+  UNIT_REVISION_COLUMNS,
+  chunks,
+  decideRevisions,
+  isRefused,
+  prepareUnits,
+  rowToUnitRevision,
+  scoresOfRevisions,
+  throwIfRefused,
+  toWriteResult,
+  unitRevisionRow,
+} from './revisions.ts';
 import { joinSql, quoteIdentifier, sql, sqlIdentifier, type SqlFragment } from './sql-quote.ts';
 
 export interface ClickHouseStoreOptions {
@@ -48,7 +54,12 @@ const READ_SETTINGS: ClickHouseSettings = { output_format_json_quote_64bit_integ
 // `check` is a keyword (CHECK TABLE); quoting it everywhere keeps the SQL unambiguous.
 const col = (name: string): string => (name === 'check' ? '`check`' : name);
 const SCORE_INSERT_COLUMNS: [string, ...string[]] = ['write_seq', ...SCORE_FIELDS.map(col)];
-const UNIT_INSERT_COLUMNS: [string, ...string[]] = ['write_seq', ...UNIT_COLUMNS.map(col)];
+const UNIT_INSERT_COLUMNS: [string, ...string[]] = ['write_seq', 'revision', ...UNIT_COLUMNS.map(col)];
+const UNIT_REVISION_INSERT_COLUMNS: [string, ...string[]] = ['write_seq', ...UNIT_REVISION_COLUMNS];
+// Rows migrated from before revisions carry no hashes: their JSON is read to compute them.
+const REVISION_SELECT = sql`unit_id, project, revision, content_hash, model_output_hash, messages_hash, span_count, assembled_at_ms, stored_at_ms, if(content_hash = '', unit_json, '') AS legacy_json`;
+/** Unit ids per IN list: the query text stays far below ClickHouse's 256 KiB default. */
+const IDS_PER_QUERY = 1000;
 const SCORE_SELECT: SqlFragment = joinSql(SCORE_FIELDS.map((f) => (f === 'check' ? sql`\`check\`` : sqlIdentifier(f))), ', ');
 const UNIT_SUMMARY_SELECT: SqlFragment = joinSql(UNIT_SUMMARY_COLUMNS.map((f) => sqlIdentifier(f)), ', ');
 const DOC_COLUMNS: [string, ...string[]] = ['kind', 'project', 'id', 'body', 'updated_at_ms', 'deleted', 'write_seq'];
@@ -81,7 +92,7 @@ const sqlOperator = (op: keyof typeof OPERATORS): SqlFragment => OPERATORS[op];
 // on them keeps or drops all versions of a key together and may run before FINAL's merge, as
 // PREWHERE: only the matching rows are then read and merged. Everything a re-score can change
 // (status, passed, value, created_at_ms) stays in WHERE, after the merge.
-const UNIT_COLUMNS_OF_SCORES = new Set(['check', 'check_version', 'unit_id', 'project', 'agent_name', 'agent_version', 'environment', 'service', 'unit_kind', 'unit_end_time_ms']);
+const UNIT_COLUMNS_OF_SCORES = new Set(['check', 'check_version', 'unit_id', 'unit_revision', 'project', 'agent_name', 'agent_version', 'environment', 'service', 'unit_kind', 'unit_end_time_ms']);
 
 function columnsOf(cond: Condition): string[] {
   return 'parts' in cond ? cond.parts.flatMap(columnsOf) : [cond.column];
@@ -167,11 +178,37 @@ export function createClickHouseStore(options: ClickHouseStoreOptions): Store {
     await command('create units table', unitsTableSql(f, schema));
     await command('create scores table', scoresTableSql(f, schema));
     await command('create docs table', docsTableSql(schema));
-    for (const table of ['scores', 'units'] as const) {
-      const cols = await select('columns', sql`SELECT name FROM system.columns WHERE database = ${options.database} AND table = ${table} AND name = 'project'`);
-      if (cols.length === 0) await command(`add project to ${table}`, addProjectColumnSql(schema, table));
+    for (const added of ADDED_COLUMNS) {
+      const cols = await select('columns', sql`SELECT name FROM system.columns WHERE database = ${options.database} AND table = ${added.table} AND name = ${added.column}`);
+      if (cols.length === 0) await command(`add ${added.column} to ${added.table}`, addColumnSql(schema, added));
     }
+    const history = await select('tables', sql`SELECT name FROM system.tables WHERE database = ${options.database} AND name = 'unit_revisions'`);
+    if (history.length === 0) await copyToRevisions(f, schema);
+    await command('create unit revisions table', unitRevisionsTableSql(schema));
+    await command('create score revisions table', scoreRevisionsTableSql(f, schema));
     log.info({ version: f.version, modern: f.modern, database }, 'clickhouse schema ready');
+  }
+
+  /**
+   * A database from before revisions: what it holds becomes revision 1. Copied into tables under
+   * another name and renamed at the end, so a start that dies half-way copies again next time
+   * rather than leaving a history without some units. Two processes migrating at once copy twice
+   * (the copies share keys and versions: reads and merges keep one), and the second rename fails
+   * harmlessly on the table the first put in place.
+   */
+  async function copyToRevisions(f: ClickHouseFeatures, schema: { database: string; ttlDays: number | undefined }): Promise<void> {
+    const scoreCols = SCORE_FIELDS.map(col).join(', ');
+    await command('create unit revisions copy', unitRevisionsTableSql(schema, 'unit_revisions_migrating'));
+    await command('create score revisions copy', scoreRevisionsTableSql(f, schema, 'score_revisions_migrating'));
+    await command('copy units to revisions', `INSERT INTO ${database}.unit_revisions_migrating (${UNIT_REVISION_INSERT_COLUMNS.join(', ')}) SELECT write_seq, unit_id, project, 1, '', '', '', span_count, assembled_at_ms, assembled_at_ms, unit_json FROM ${database}.units FINAL`);
+    await command('copy scores to revisions', `INSERT INTO ${database}.score_revisions_migrating (write_seq, ${scoreCols}) SELECT write_seq, ${scoreCols} FROM ${database}.scores FINAL`);
+    try {
+      await command('put revisions in place', `RENAME TABLE ${database}.unit_revisions_migrating TO ${database}.unit_revisions, ${database}.score_revisions_migrating TO ${database}.score_revisions`);
+    } catch (err) {
+      const placed = await select('tables', sql`SELECT name FROM system.tables WHERE database = ${options.database} AND name = 'unit_revisions'`);
+      if (placed.length === 0) throw err;
+      log.info({ database }, 'another process put the revision tables in place first');
+    }
   }
 
   function migrate(): Promise<void> {
@@ -198,6 +235,83 @@ export function createClickHouseStore(options: ClickHouseStoreOptions): Store {
     return rows.map(rowToDoc);
   }
 
+  // Revisions are decided from what is stored, so two writes of this process never decide at once.
+  // (Across processes they do not meet: units are keyed by unit id on the bus, so one scorer at a
+  // time handles a unit.)
+  let writing: Promise<unknown> = Promise.resolve();
+  function exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = writing.then(fn);
+    writing = run.catch(() => undefined);
+    return run;
+  }
+
+  async function knownRevisions(unitIds: readonly string[]): Promise<UnitRevision[]> {
+    const out: UnitRevision[] = [];
+    for (const part of chunks([...new Set(unitIds)], IDS_PER_QUERY)) {
+      const rows = await select('knownRevisions', sql`SELECT ${REVISION_SELECT} FROM ${db}.unit_revisions WHERE unit_id IN (${joinSql(part.map((id) => sql`${id}`), ', ')})`);
+      out.push(...rows.map((r) => rowToUnitRevision(r, log)));
+    }
+    return out;
+  }
+
+  /** `latest`: the latest revision of units already known (from this write); the others are read. */
+  async function writeScores(scores: readonly Score[], latest: Map<string, number>): Promise<void> {
+    if (scores.length === 0) return;
+    const rows = scores.map(scoreToRow);
+    await migrate();
+    const unknown = rows.map((r) => String(r.unit_id)).filter((id) => !latest.has(id));
+    if (unknown.length > 0) for (const k of await knownRevisions(unknown)) latest.set(k.unit_id, Math.max(latest.get(k.unit_id) ?? 0, k.revision));
+    // Sequence numbers in batch order: a later element for the same key wins on read and merge.
+    const stamped = rows.map((r) => ({
+      ...r,
+      unit_revision: Number(r.unit_revision ?? latest.get(String(r.unit_id)) ?? 1),
+      passed: r.passed === null ? null : r.passed ? 1 : 0,
+      write_seq: nextWriteSeq(),
+    }));
+    // Only scores of a unit's latest revision are its scores; a replayed older revision stays in the history.
+    const current = stamped.filter((r) => r.unit_revision >= (latest.get(String(r.unit_id)) ?? 0));
+    await Promise.all([insert('writeScores', 'score_revisions', SCORE_INSERT_COLUMNS, stamped), current.length > 0 ? insert('writeScores', 'scores', SCORE_INSERT_COLUMNS, current) : null]);
+  }
+
+  async function writeScoredUnits(items: readonly ScoredUnit[]): Promise<UnitWriteResult[]> {
+    if (items.length === 0) return [];
+    const prepared = prepareUnits(items.map((i) => i.unit));
+    await migrate();
+    const known = await knownRevisions(prepared.map((p) => String(p.row.unit_id)));
+    const decisions = decideRevisions(
+      prepared.map((p) => ({ unit_id: String(p.row.unit_id), project: String(p.row.project), content_hash: p.fingerprint.content_hash })),
+      known,
+    );
+    const storedAtMs = Date.now();
+    const revisionRows: Record<string, unknown>[] = [];
+    const unitRows: Record<string, unknown>[] = [];
+    const latest = new Map<string, number>();
+    const assembledBefore = new Map<string, number>();
+    for (const k of known) assembledBefore.set(k.unit_id, Math.max(assembledBefore.get(k.unit_id) ?? 0, k.assembled_at_ms));
+    decisions.forEach((d, i) => {
+      if (isRefused(d)) return;
+      const { row, fingerprint } = prepared[i];
+      latest.set(d.unit_id, Math.max(latest.get(d.unit_id) ?? 0, d.revision));
+      if (d.fresh) revisionRows.push({ ...unitRevisionRow(row, fingerprint, d.revision, storedAtMs), write_seq: nextWriteSeq() });
+      // The units table keeps, once merged, the row with the highest assembled_at_ms (its engine's
+      // version): a newer revision's row carries one above every earlier revision's, even when it was
+      // assembled earlier (another assembler, a skewed clock). The unit's own time stays in its JSON.
+      const version = Math.max(Number(row.assembled_at_ms), (assembledBefore.get(d.unit_id) ?? -1) + 1);
+      assembledBefore.set(d.unit_id, Math.max(assembledBefore.get(d.unit_id) ?? 0, version));
+      if (d.latest) unitRows.push({ ...row, assembled_at_ms: version, revision: d.revision, truncated: row.truncated ? 1 : 0, write_seq: nextWriteSeq() });
+    });
+    for (const k of known) latest.set(k.unit_id, Math.max(latest.get(k.unit_id) ?? 0, k.revision));
+    // The four inserts run at once (one round trip's wait, not four). Any of them failing fails the
+    // write, and its retry (the same content) decides the same revisions again: a revision already in
+    // the history is found by its hash, one that is not gets the same next number.
+    await Promise.all([
+      revisionRows.length > 0 ? insert('writeUnitRevisions', 'unit_revisions', UNIT_REVISION_INSERT_COLUMNS, revisionRows) : null,
+      unitRows.length > 0 ? insert('writeUnits', 'units', UNIT_INSERT_COLUMNS, unitRows) : null,
+      writeScores(scoresOfRevisions(items, decisions), latest),
+    ]);
+    return decisions.map(toWriteResult);
+  }
+
   const store: Store = {
     kind: 'clickhouse',
     name: 'store.clickhouse',
@@ -213,35 +327,44 @@ export function createClickHouseStore(options: ClickHouseStoreOptions): Store {
     },
     migrate,
 
+    writeScoredUnits: (items) => exclusive(() => writeScoredUnits(items)),
+
     async writeUnits(units: readonly Unit[]) {
-      if (units.length === 0) return;
-      const rows = units.map((u) => {
-        const r = unitToRow(u);
-        return { ...r, truncated: r.truncated ? 1 : 0, write_seq: nextWriteSeq() };
-      });
-      await migrate();
-      await insert('writeUnits', 'units', UNIT_INSERT_COLUMNS, rows);
+      return throwIfRefused(await store.writeScoredUnits(units.map((unit) => ({ unit, scores: [] }))));
     },
 
-    async writeScores(scores: readonly Score[]) {
-      if (scores.length === 0) return;
-      // Sequence numbers in batch order: a later element for the same key wins on read and merge.
-      const rows = scores.map((s) => {
-        const r = scoreToRow(s);
-        return { ...r, passed: r.passed === null ? null : r.passed ? 1 : 0, write_seq: nextWriteSeq() };
-      });
+    writeScores: (scores) => exclusive(() => writeScores(scores, new Map())),
+
+    async getUnitRevision(unitId: string, project?: string, revision?: number) {
       await migrate();
-      await insert('writeScores', 'scores', SCORE_INSERT_COLUMNS, rows);
+      const rows = await select(
+        'getUnitRevision',
+        sql`SELECT ${REVISION_SELECT}, unit_json FROM ${db}.unit_revisions${where(revisionConditions(unitId, project, revision))} ORDER BY revision DESC, write_seq DESC LIMIT 1`,
+      );
+      const first = rows[0];
+      if (!first) return null;
+      const unit = jsonToUnit(first.unit_json, log);
+      return unit ? { ...rowToUnitRevision(first, log), unit } : null;
+    },
+
+    async listUnitRevisions(unitId: string, project?: string) {
+      await migrate();
+      const rows = await select(
+        'listUnitRevisions',
+        sql`SELECT ${REVISION_SELECT} FROM ${db}.unit_revisions FINAL${where(revisionConditions(unitId, project, undefined))} ORDER BY revision`,
+      );
+      return rows.map((r) => rowToUnitRevision(r, log));
     },
 
     async getUnit(unitId: string, project?: string) {
       if (typeof unitId !== 'string') throw new PermanentError('unitId must be a string');
       await migrate();
       const inProject = project === undefined ? sql`` : sql` AND project = ${text(project)}`;
-      // Newest assembly wins; write_seq breaks a tie. Works before and after background merges.
+      // The latest revision (rows from before revisions are all revision 1: the newest assembly wins);
+      // write_seq breaks a tie. Works before and after background merges.
       const rows = await select(
         'getUnit',
-        sql`SELECT unit_json FROM ${db}.units WHERE unit_id = ${unitId}${inProject} ORDER BY assembled_at_ms DESC, write_seq DESC LIMIT 1`,
+        sql`SELECT unit_json FROM ${db}.units WHERE unit_id = ${unitId}${inProject} ORDER BY revision DESC, assembled_at_ms DESC, write_seq DESC LIMIT 1`,
       );
       const first = rows[0];
       return first ? jsonToUnit(first.unit_json, log) : null;
@@ -254,9 +377,10 @@ export function createClickHouseStore(options: ClickHouseStoreOptions): Store {
       // FINAL merges each key to its latest row before WHERE applies (PREWHERE, before it, holds only
       // filters every version of a key shares: see scoreFilters), so a
       // superseded version never stands in for a winner that the filters exclude.
+      const table = nq.history ? sql`score_revisions` : sql`scores`;
       const rows = await select(
         'queryScores',
-        sql`SELECT ${SCORE_SELECT} FROM ${db}.scores FINAL${scoreFilters(nq.conditions)} ORDER BY created_at_ms DESC, unit_id, \`check\`, check_version LIMIT ${nq.limit}`,
+        sql`SELECT ${SCORE_SELECT} FROM ${db}.${table} FINAL${scoreFilters(nq.conditions)} ORDER BY created_at_ms DESC, unit_id, \`check\`, check_version LIMIT ${nq.limit}`,
       );
       return rowsToScores(rows, log);
     },

@@ -33,6 +33,17 @@ function textOrNull(column: string, name: string, v: unknown): Condition {
   return s === '' ? { kind: 'null', column } : eq(column, s);
 }
 
+/** One unit's revisions (one revision when given), within a project when given. */
+export function revisionConditions(unitId: unknown, project: string | undefined, revision: number | undefined): Condition[] {
+  const out: Condition[] = [eq('unit_id', text('unitId', unitId))];
+  if (project !== undefined) out.push(eq('project', text('project', project)));
+  if (revision !== undefined) {
+    if (!Number.isSafeInteger(revision) || revision < 1) throw new PermanentError('revision must be a positive integer');
+    out.push(eq('revision', revision));
+  }
+  return out;
+}
+
 /** Conditions of the score filters; every given field must match. */
 export function scoreFilterConditions(f: ScoreFilters): Condition[] {
   const out: Condition[] = [];

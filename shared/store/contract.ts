@@ -3,6 +3,8 @@ import type { Component } from '../lifecycle/index.ts';
 
 export interface ScoreQuery extends ScoreFilters {
   unitId?: string;
+  /** The scores of this revision of the unit (from the history of revisions); unset: the latest scores. */
+  unitRevision?: number;
   /** Inclusive lower bound on `created_at_ms`. */
   fromMs?: number;
   /** Exclusive upper bound on `created_at_ms`. */
@@ -18,17 +20,37 @@ export interface ScoreQuery extends ScoreFilters {
 
 /**
  * Where units and scores are kept: ClickHouse in production, DuckDB in embedded mode.
- * Writes are idempotent: a unit by `unit_id` (last assembled wins), a score by
- * (unit_id, check, check_version) (last written wins), so a replay leaves one row, not two.
+ *
+ * Revisions, not rewrites: every distinct content of a unit is kept as a revision (1, 2, … in the
+ * order the store receives them), with the scores of each; writing a content already stored is that
+ * revision again (a replay leaves one row, not two). Reads of "the unit" and of scores (listings,
+ * aggregates) see the latest revision only: one unit and one score per (unit_id, check,
+ * check_version). A unit id belongs to the project that stored it first; another project's unit
+ * with that id is refused (see `writeScoredUnits`).
  */
 export interface Store extends Component, QueryStore {
   readonly kind: 'clickhouse' | 'duckdb';
   /** Creates the database and tables if missing. Called by `start()`. */
   migrate(): Promise<void>;
-  writeUnits(units: readonly Unit[]): Promise<void>;
+  /**
+   * Units with their scores, in order (a later item of the same unit is a later revision). Each
+   * item's scores are stored as scores of the revision its unit became. Never throws for a refused
+   * item: its result says why, and nothing of it is written.
+   */
+  writeScoredUnits(items: readonly ScoredUnit[]): Promise<UnitWriteResult[]>;
+  /** `writeScoredUnits` without scores; throws a PermanentError naming the first refused unit (the others are written). */
+  writeUnits(units: readonly Unit[]): Promise<UnitWriteResult[]>;
+  /**
+   * Scores of stored (or unstored: eval) units. A score without `unit_revision` belongs to the
+   * unit's latest revision; one of an older revision is kept in the history only.
+   */
   writeScores(scores: readonly Score[]): Promise<void>;
-  /** With `project`, a unit of another project is not found. */
+  /** The latest revision. With `project`, a unit of another project is not found. */
   getUnit(unitId: string, project?: string): Promise<Unit | null>;
+  /** One revision (the latest when `revision` is unset) with what the history knows of it. */
+  getUnitRevision(unitId: string, project?: string, revision?: number): Promise<StoredUnitRevision | null>;
+  /** Every revision of a unit, oldest first (empty when the unit is unknown in `project`). */
+  listUnitRevisions(unitId: string, project?: string): Promise<UnitRevision[]>;
   /** Newest first by `created_at_ms`, one row per (unit_id, check, check_version). */
   queryScores(query: ScoreQuery): Promise<Score[]>;
   /**
@@ -37,6 +59,42 @@ export interface Store extends Component, QueryStore {
    * (the scorer's start-up sweep); on ClickHouse such a scan is too costly to run at every start.
    */
   unscoredUnitIds?(afterId: string, limit: number): Promise<string[]>;
+}
+
+export interface ScoredUnit {
+  unit: Unit;
+  scores: readonly Score[];
+}
+
+/** What became of a written unit: the revision it is, or why it was refused. */
+export type UnitWriteResult =
+  | {
+      unit_id: string;
+      revision: number;
+      /** A content not stored before. */
+      fresh: boolean;
+      /** It is (still) the latest revision. */
+      latest: boolean;
+    }
+  | { unit_id: string; refused: string };
+
+/** One stored revision of a unit. */
+export interface UnitRevision {
+  unit_id: string;
+  project: string;
+  revision: number;
+  /** When the assembler built it, and when the store first received it (epoch ms). */
+  assembled_at_ms: number;
+  stored_at_ms: number;
+  span_count: number;
+  /** SHA-256 (hex) of the whole content, of `model_output` (as JSON) and of `message_history`. */
+  content_hash: string;
+  model_output_hash: string;
+  messages_hash: string;
+}
+
+export interface StoredUnitRevision extends UnitRevision {
+  unit: Unit;
 }
 
 /** Who a score or unit belongs to, and which ones a query selects. Every field is optional; all given must match. */

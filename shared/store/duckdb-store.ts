@@ -4,20 +4,20 @@ import { DuckDBInstance, type DuckDBConnection, type DuckDBValue } from '@duckdb
 import { PermanentError, RetriableError } from '../errors/index.ts';
 import type { Logger } from '../logging/index.ts';
 import type { Score, Unit } from '../schemas/index.ts';
-import type { AggregateQuery, DocQuery, ScoreQuery, Store, StoredDoc, UnitQuery } from './contract.ts';
-import { DEFAULT_PROJECT, normalizeAggregateQuery, normalizeUnitQuery, type Condition } from './conditions.ts';
+import type { AggregateQuery, DocQuery, ScoreQuery, ScoredUnit, Store, StoredDoc, UnitQuery, UnitWriteResult } from './contract.ts';
+import { DEFAULT_PROJECT, normalizeAggregateQuery, normalizeUnitQuery, revisionConditions, type Condition } from './conditions.ts';
 import { UNIT_SUMMARY_COLUMNS, docLimit, docToRow, finiteNumber, rowToAggregate, rowToDoc, rowToUnitSummary, rowToValueCount, text } from './monitoring-rows.ts';
+import { SCORE_FIELDS, UNIT_COLUMNS, jsonToUnit, lastPerScoreKey, normalizeScoreQuery, rowsToScores, scoreToRow, type ScoreRow } from './rows.ts';
 import {
-  SCORE_FIELDS,
-  UNIT_COLUMNS,
-  jsonToUnit,
-  lastPerScoreKey,
-  lastPerUnit,
-  normalizeScoreQuery,
-  rowsToScores,
-  scoreToRow,
-  unitToRow,
-} from './rows.ts';
+  decideRevisions,
+  isRefused,
+  prepareUnits,
+  rowToUnitRevision,
+  scoresOfRevisions,
+  throwIfRefused,
+  toWriteResult,
+  type KnownRevision,
+} from './revisions.ts';
 
 export interface DuckDbStoreOptions {
   /** A file path (its directory is created if missing) or `:memory:`. */
@@ -61,6 +61,7 @@ const SCORE_COLUMNS: readonly Column[] = [
   c('unit_end_time_ms', 'DOUBLE'),
   c('created_at_ms', 'BIGINT'),
   c('project', 'VARCHAR'),
+  c('unit_revision', 'INTEGER'),
 ];
 
 const UNIT_COLUMN_TYPES: readonly Column[] = [
@@ -87,15 +88,37 @@ if (SCORE_COLUMNS.map((x) => x.name).join() !== SCORE_FIELDS.join() || UNIT_COLU
 
 const columnDefs = (cols: readonly Column[]): string => cols.map((x) => `  ${q(x.name)} ${x.type}${x.nullable ? '' : ' NOT NULL'}`).join(',\n');
 
+// `scores` and `units` hold the latest revision of every unit (what every read but the history
+// sees); `score_revisions` and `unit_revisions` keep every revision.
 const SCORES_DDL = `CREATE TABLE IF NOT EXISTS scores (
 ${columnDefs(SCORE_COLUMNS)},
   created_at TIMESTAMP NOT NULL,
   PRIMARY KEY (unit_id, "check", check_version)
 )`;
 
+const SCORE_REVISIONS_DDL = `CREATE TABLE IF NOT EXISTS score_revisions (
+${columnDefs(SCORE_COLUMNS)},
+  PRIMARY KEY (unit_id, unit_revision, "check", check_version)
+)`;
+
 const UNITS_DDL = `CREATE TABLE IF NOT EXISTS units (
 ${columnDefs(UNIT_COLUMN_TYPES)},
+  revision INTEGER DEFAULT 1,
   PRIMARY KEY (unit_id)
+)`;
+
+const UNIT_REVISIONS_DDL = `CREATE TABLE IF NOT EXISTS unit_revisions (
+  unit_id VARCHAR NOT NULL,
+  project VARCHAR NOT NULL,
+  revision INTEGER NOT NULL,
+  content_hash VARCHAR NOT NULL,
+  model_output_hash VARCHAR NOT NULL,
+  messages_hash VARCHAR NOT NULL,
+  span_count BIGINT NOT NULL,
+  assembled_at_ms BIGINT NOT NULL,
+  stored_at_ms BIGINT NOT NULL,
+  unit_json VARCHAR NOT NULL,
+  PRIMARY KEY (unit_id, revision)
 )`;
 
 const DOCS_DDL = `CREATE TABLE IF NOT EXISTS docs (
@@ -111,6 +134,16 @@ const DOCS_DDL = `CREATE TABLE IF NOT EXISTS docs (
 const ADD_PROJECT_COLUMNS = [
   `ALTER TABLE scores ADD COLUMN IF NOT EXISTS project VARCHAR DEFAULT '${DEFAULT_PROJECT}'`,
   `ALTER TABLE units ADD COLUMN IF NOT EXISTS project VARCHAR DEFAULT '${DEFAULT_PROJECT}'`,
+  // Files written before revisions: what they hold is revision 1.
+  `ALTER TABLE scores ADD COLUMN IF NOT EXISTS unit_revision INTEGER DEFAULT 1`,
+  `ALTER TABLE units ADD COLUMN IF NOT EXISTS revision INTEGER DEFAULT 1`,
+];
+
+// Run once, when the history tables are created in a file that already holds units and scores:
+// they become revision 1 (their hashes are computed from the JSON when first needed).
+const COPY_LEGACY = [
+  `INSERT OR IGNORE INTO unit_revisions SELECT unit_id, project, 1, '', '', '', span_count, assembled_at_ms, assembled_at_ms, unit_json FROM units`,
+  `INSERT OR IGNORE INTO score_revisions (${SCORE_FIELDS.map(q).join(', ')}) SELECT ${SCORE_FIELDS.map(q).join(', ')} FROM scores`,
 ];
 
 
@@ -123,19 +156,45 @@ const stagingDdl = (table: string, cols: readonly Column[]): string =>
 const SCORES_STAGING = 'scores_staging';
 const UNITS_STAGING = 'units_staging';
 
-const SCORE_INSERT = (() => {
-  const cols = SCORE_FIELDS.map(q).join(', ');
-  return `INSERT OR REPLACE INTO scores (${cols}, created_at) SELECT ${cols}, epoch_ms(CAST(created_at_ms AS BIGINT)) FROM ${SCORES_STAGING}`;
-})();
+// A staged unit: its row, its revision and hashes, and whether it is the unit's latest revision.
+const UNIT_STAGING_COLUMNS: readonly Column[] = [
+  ...UNIT_COLUMN_TYPES,
+  c('revision', 'INTEGER'),
+  c('content_hash', 'VARCHAR'),
+  c('model_output_hash', 'VARCHAR'),
+  c('messages_hash', 'VARCHAR'),
+  c('stored_at_ms', 'BIGINT'),
+  c('is_latest', 'BOOLEAN'),
+];
+type UnitStagingRow = Record<(typeof UNIT_STAGING_COLUMNS)[number]['name'], DuckDBValue>;
 
-// A unit replaces the stored one unless the stored one was assembled later (a tie: later write wins).
-const UNIT_INSERT = (() => {
+const LATEST_REVISION = (alias: string): string => `(SELECT max(r.revision) FROM unit_revisions r WHERE r.unit_id = ${alias}.unit_id)`;
+
+// Scores without a revision are of the unit's latest; every score goes to the history, and to
+// `scores` only when it is of the unit's latest revision (a replay of an older one stays in history).
+// (Each statement costs milliseconds: the revision lookup runs only when some score lacks one.)
+const SCORE_WRITES = (rows: readonly ScoreRow[]): string[] => {
+  const cols = SCORE_FIELDS.map(q).join(', ');
+  return [
+    ...(rows.some((r) => r.unit_revision === null) ? [`UPDATE ${SCORES_STAGING} SET unit_revision = coalesce(${LATEST_REVISION(SCORES_STAGING)}, 1) WHERE unit_revision IS NULL`] : []),
+    `INSERT OR REPLACE INTO score_revisions (${cols}) SELECT ${cols} FROM ${SCORES_STAGING}`,
+    `INSERT OR REPLACE INTO scores (${cols}, created_at) SELECT ${cols}, epoch_ms(CAST(created_at_ms AS BIGINT)) FROM ${SCORES_STAGING} s WHERE s.unit_revision >= coalesce(${LATEST_REVISION('s')}, 0)`,
+  ];
+};
+
+// New revisions join the history; the latest one of each unit becomes the unit.
+const UNIT_WRITES = (() => {
   const cols = UNIT_COLUMNS.map(q).join(', ');
-  const updates = UNIT_COLUMNS.filter((x) => x !== 'unit_id')
+  const updates = [...UNIT_COLUMNS.filter((x) => x !== 'unit_id'), 'revision']
     .map((x) => `${q(x)} = excluded.${q(x)}`)
     .join(', ');
-  return `INSERT INTO units (${cols}) SELECT ${cols} FROM ${UNITS_STAGING} ON CONFLICT (unit_id) DO UPDATE SET ${updates} WHERE excluded.assembled_at_ms >= units.assembled_at_ms`;
+  return [
+    `INSERT OR IGNORE INTO unit_revisions SELECT unit_id, project, revision, content_hash, model_output_hash, messages_hash, span_count, assembled_at_ms, stored_at_ms, unit_json FROM ${UNITS_STAGING}`,
+    `INSERT INTO units (${cols}, revision) SELECT ${cols}, revision FROM ${UNITS_STAGING} WHERE is_latest ON CONFLICT (unit_id) DO UPDATE SET ${updates} WHERE excluded.revision >= units.revision`,
+  ];
 })();
+
+const REVISION_SELECT = `unit_id, project, revision, content_hash, model_output_hash, messages_hash, span_count, assembled_at_ms, stored_at_ms, CASE WHEN content_hash = '' THEN unit_json ELSE '' END AS legacy_json`;
 
 const SCORE_SELECT_COLUMNS = SCORE_FIELDS.map(q).join(', ');
 
@@ -175,34 +234,34 @@ function classify(err: unknown, action: string): Error {
   return new PermanentError(`duckdb ${action} failed: ${message}`, { cause: err });
 }
 
-async function moveThroughStaging<K extends string>(
-  c: DuckDBConnection,
-  staging: string,
-  columns: readonly K[],
-  rows: readonly Record<K, DuckDBValue>[],
-  insert: string,
-  log: Logger,
-): Promise<void> {
+async function inTransaction<T>(c: DuckDBConnection, log: Logger, fn: () => Promise<T>): Promise<T> {
   await c.run('BEGIN TRANSACTION');
   try {
-    await c.run(`DELETE FROM ${staging}`);
-    const appender = await c.createAppender(staging, 'main', 'temp');
-    try {
-      for (const row of rows) {
-        for (const col of columns) appender.appendValue(row[col]);
-        appender.endRow();
-      }
-      appender.flushSync();
-    } finally {
-      appender.closeSync();
-    }
-    await c.run(insert);
-    await c.run(`DELETE FROM ${staging}`);
+    const out = await fn();
     await c.run('COMMIT');
+    return out;
   } catch (err) {
     await c.run('ROLLBACK').catch((rollbackErr: unknown) => log.error({ err: rollbackErr }, 'duckdb rollback failed'));
     throw err;
   }
+}
+
+/** Appends rows to a staging table, runs the statements that move them, and empties it. Inside a transaction. */
+async function moveThroughStaging<K extends string>(c: DuckDBConnection, staging: string, columns: readonly K[], rows: readonly Record<K, DuckDBValue>[], statements: readonly string[]): Promise<void> {
+  if (rows.length === 0) return;
+  await c.run(`DELETE FROM ${staging}`);
+  const appender = await c.createAppender(staging, 'main', 'temp');
+  try {
+    for (const row of rows) {
+      for (const col of columns) appender.appendValue(row[col]);
+      appender.endRow();
+    }
+    appender.flushSync();
+  } finally {
+    appender.closeSync();
+  }
+  for (const statement of statements) await c.run(statement);
+  await c.run(`DELETE FROM ${staging}`);
 }
 
 /** The embedded store: one DuckDB file (or memory), one connection, one operation at a time. */
@@ -250,7 +309,17 @@ export function createDuckDbStore(options: DuckDbStoreOptions): Store {
       await c.run(SCORES_DDL);
       await c.run(DOCS_DDL);
       for (const statement of ADD_PROJECT_COLUMNS) await c.run(statement);
-      await c.run(stagingDdl(UNITS_STAGING, UNIT_COLUMN_TYPES));
+      const history = (await c.runAndReadAll(`SELECT count(*) AS n FROM duckdb_tables() WHERE table_name = 'unit_revisions' AND NOT temporary`)).getRowObjectsJS();
+      const copyLegacy = Number(history[0]?.n ?? 0) === 0;
+      await inTransaction(c, log, async () => {
+        await c.run(UNIT_REVISIONS_DDL);
+        await c.run(SCORE_REVISIONS_DDL);
+        if (copyLegacy) for (const statement of COPY_LEGACY) await c.run(statement);
+      });
+      // Staging tables of earlier versions (temporary, so only within this connection) are rebuilt.
+      await c.run(`DROP TABLE IF EXISTS temp.${UNITS_STAGING}`);
+      await c.run(`DROP TABLE IF EXISTS temp.${SCORES_STAGING}`);
+      await c.run(stagingDdl(UNITS_STAGING, UNIT_STAGING_COLUMNS));
       await c.run(stagingDdl(SCORES_STAGING, SCORE_COLUMNS));
     });
     migrated = true;
@@ -258,6 +327,40 @@ export function createDuckDbStore(options: DuckDbStoreOptions): Store {
 
   async function ensureMigrated(): Promise<void> {
     if (!migrated) await migrate();
+  }
+
+  /** Revisions are decided and written in one transaction, with every other write queued behind it. */
+  async function writeScoredUnits(items: readonly ScoredUnit[]): Promise<UnitWriteResult[]> {
+    if (items.length === 0) return [];
+    const prepared = prepareUnits(items.map((i) => i.unit));
+    await ensureMigrated();
+    return serialized('writeScoredUnits', (c) =>
+      inTransaction(c, log, async () => {
+        const ids = [...new Set(prepared.map((p) => String(p.row.unit_id)))];
+        const known: KnownRevision[] = [];
+        for (let i = 0; i < ids.length; i += 1000) {
+          const part = ids.slice(i, i + 1000);
+          const rows = (await c.runAndReadAll(`SELECT ${REVISION_SELECT} FROM unit_revisions WHERE unit_id IN (${part.map((_, j) => `$${j + 1}`).join(', ')})`, part)).getRowObjectsJS();
+          known.push(...rows.map((r) => rowToUnitRevision(r, log)));
+        }
+        const decisions = decideRevisions(
+          prepared.map((p) => ({ unit_id: String(p.row.unit_id), project: String(p.row.project), content_hash: p.fingerprint.content_hash })),
+          known,
+        );
+        const storedAtMs = Date.now();
+        // One staged row per (unit, revision): the last item of a revision carries its latest form.
+        const staged = new Map<string, UnitStagingRow>();
+        decisions.forEach((d, i) => {
+          if (isRefused(d)) return;
+          const { row, fingerprint } = prepared[i];
+          staged.set(JSON.stringify([d.unit_id, d.revision]), { ...row, revision: d.revision, ...fingerprint, stored_at_ms: storedAtMs, is_latest: d.latest });
+        });
+        await moveThroughStaging(c, UNITS_STAGING, UNIT_STAGING_COLUMNS.map((x) => x.name), [...staged.values()], UNIT_WRITES);
+        const scoreRows: ScoreRow[] = lastPerScoreKey(scoresOfRevisions(items, decisions).map(scoreToRow));
+        await moveThroughStaging(c, SCORES_STAGING, SCORE_FIELDS, scoreRows, SCORE_WRITES(scoreRows));
+        return decisions.map(toWriteResult);
+      }),
+    );
   }
 
   const store: Store = {
@@ -282,18 +385,39 @@ export function createDuckDbStore(options: DuckDbStoreOptions): Store {
     },
     migrate,
 
+    writeScoredUnits,
+
     async writeUnits(units: readonly Unit[]) {
-      if (units.length === 0) return;
-      const rows = lastPerUnit(units.map(unitToRow));
-      await ensureMigrated();
-      await serialized('writeUnits', (c) => moveThroughStaging(c, UNITS_STAGING, UNIT_COLUMNS, rows, UNIT_INSERT, log));
+      return throwIfRefused(await writeScoredUnits(units.map((unit) => ({ unit, scores: [] }))));
     },
 
     async writeScores(scores: readonly Score[]) {
       if (scores.length === 0) return;
       const rows = lastPerScoreKey(scores.map(scoreToRow));
       await ensureMigrated();
-      await serialized('writeScores', (c) => moveThroughStaging(c, SCORES_STAGING, SCORE_FIELDS, rows, SCORE_INSERT, log));
+      await serialized('writeScores', (c) => inTransaction(c, log, () => moveThroughStaging(c, SCORES_STAGING, SCORE_FIELDS, rows, SCORE_WRITES(rows))));
+    },
+
+    async getUnitRevision(unitId: string, project?: string, revision?: number) {
+      if (typeof unitId !== 'string') throw new PermanentError('unitId must be a string');
+      const conditions = revisionConditions(unitId, project, revision);
+      const w = whereClause(conditions);
+      await ensureMigrated();
+      const rows = await serialized('getUnitRevision', async (c) =>
+        (await c.runAndReadAll(`SELECT ${REVISION_SELECT}, unit_json FROM unit_revisions${w.sql} ORDER BY revision DESC LIMIT 1`, w.values)).getRowObjectsJS(),
+      );
+      const first = rows[0];
+      if (!first) return null;
+      const unit = jsonToUnit(first.unit_json, log);
+      return unit ? { ...rowToUnitRevision(first, log), unit } : null;
+    },
+
+    async listUnitRevisions(unitId: string, project?: string) {
+      if (typeof unitId !== 'string') throw new PermanentError('unitId must be a string');
+      const w = whereClause(revisionConditions(unitId, project, undefined));
+      await ensureMigrated();
+      const rows = await serialized('listUnitRevisions', async (c) => (await c.runAndReadAll(`SELECT ${REVISION_SELECT} FROM unit_revisions${w.sql} ORDER BY revision`, w.values)).getRowObjectsJS());
+      return rows.map((r) => rowToUnitRevision(r, log));
     },
 
     async unscoredUnitIds(afterId: string, limit: number) {
@@ -328,7 +452,8 @@ export function createDuckDbStore(options: DuckDbStoreOptions): Store {
       const nq = normalizeScoreQuery(query);
       if (nq.empty) return [];
       const w = whereClause(nq.conditions);
-      const sqlText = `SELECT ${SCORE_SELECT_COLUMNS} FROM scores${w.sql} ORDER BY created_at_ms DESC, unit_id, "check", check_version LIMIT ${w.bind(nq.limit)}`;
+      const table = nq.history ? 'score_revisions' : 'scores';
+      const sqlText = `SELECT ${SCORE_SELECT_COLUMNS} FROM ${table}${w.sql} ORDER BY created_at_ms DESC, unit_id, "check", check_version LIMIT ${w.bind(nq.limit)}`;
       await ensureMigrated();
       const rows = await serialized('queryScores', async (c) => (await c.runAndReadAll(sqlText, w.values)).getRowObjectsJS());
       return rowsToScores(rows, log);

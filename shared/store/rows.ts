@@ -37,6 +37,8 @@ export interface NormalizedScoreQuery {
   /** True when the bounds exclude every possible row (no query needed). */
   empty: boolean;
   limit: number;
+  /** Read the history of revisions (a revision was asked for), not the latest scores. */
+  history: boolean;
 }
 
 /** Validates a query; a limit above the maximum is clamped, a non-positive or fractional one refused. */
@@ -51,8 +53,12 @@ export function normalizeScoreQuery(q: ScoreQuery): NormalizedScoreQuery {
     if (typeof q.unitId !== 'string') throw new PermanentError('unitId must be a string');
     conditions.push({ kind: 'cmp', column: 'unit_id', op: '=', value: toWellFormed(q.unitId) });
   }
+  if (q.unitRevision !== undefined) {
+    if (!Number.isSafeInteger(q.unitRevision) || q.unitRevision < 1) throw new PermanentError('unitRevision must be a positive integer');
+    conditions.push({ kind: 'cmp', column: 'unit_revision', op: '=', value: q.unitRevision });
+  }
   if (q.after !== undefined) conditions.push(scoreCursorCondition(q.after));
-  return { conditions, empty: bounds.empty || endBounds.empty, limit };
+  return { conditions, empty: bounds.empty || endBounds.empty, limit, history: q.unitRevision !== undefined };
 }
 
 function issuesText(error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] }): string {
@@ -84,6 +90,8 @@ export function scoreToRow(input: Score): ScoreRow {
     row[f] = typeof v === 'string' ? toWellFormed(v) : (v ?? null);
   }
   row.project = s.project === undefined ? DEFAULT_PROJECT : toWellFormed(s.project);
+  // Unset: the store gives it the unit's latest revision.
+  row.unit_revision = s.unit_revision ?? null;
   return row;
 }
 
@@ -118,11 +126,11 @@ export function unitToRow(input: Unit): UnitRow {
   };
 }
 
-/** Keeps the last score per (unit_id, check, check_version): later in the batch wins. */
+/** Keeps the last score per (unit_id, unit_revision, check, check_version): later in the batch wins. */
 export function lastPerScoreKey(rows: readonly ScoreRow[]): ScoreRow[] {
   const byKey = new Map<string, ScoreRow>();
   for (const r of rows) {
-    const key = JSON.stringify([r.unit_id, r.check, r.check_version]);
+    const key = JSON.stringify([r.unit_id, r.unit_revision, r.check, r.check_version]);
     byKey.delete(key);
     byKey.set(key, r);
   }

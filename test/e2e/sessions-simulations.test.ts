@@ -8,7 +8,7 @@ import { startPipeline, type Harness } from '../helpers/pipeline-harness.ts';
 // Conversations and simulations end to end, in both modes, with agents on the real OTel SDK:
 // three traces of one conversation (each re-sending the history) become one session unit with the
 // dialog once and in order, scored by the session checks; a fourth trace after the session closed
-// re-opens it and replaces its scores. Simulation records posted before, after and never: the
+// re-opens it as revision 2 (revision 1 kept with its scores). Simulation records posted before, after and never: the
 // consistency check scores the first two and gives the third an error saying the record never came.
 
 const MODES = [
@@ -54,7 +54,7 @@ for (const mode of MODES) {
       return (await res.json()) as T;
     };
 
-    it('three traces of one conversation → one session unit, dialog once and in order, scored; a fourth trace re-opens it and replaces the scores', async () => {
+    it('three traces of one conversation → one session unit, dialog once and in order, scored; a fourth trace re-opens it as a new revision', async () => {
       const conversation = `conv-${randomUUID()}`;
       const opts = { collectorUrl: h.pipeline.collectorUrl() };
       const traceIds = await sendTurns(conversation, TURNS, opts);
@@ -86,6 +86,16 @@ for (const mode of MODES) {
       expect(second.scores.map((s) => [s.check, s.status]).sort()).toEqual([['response_loop', 'ok'], ['task_completed', 'ok']]);
       // Exactly one session unit for the conversation.
       expect((await json<{ units: unknown[] }>(`/api/v1/units?kind=session&conversation_id=${conversation}`)).units).toHaveLength(1);
+      // Re-opened, not rewritten: the session of three traces is revision 1, kept with its scores.
+      const history = await json<{ revisions: Array<{ revision: number; latest: boolean; changed: string[] | null; scores: Array<{ check: string; unit_revision: number }> }> }>(
+        `/api/v1/units/${encodeURIComponent(`session:${conversation}`)}/revisions`,
+      );
+      expect(history.revisions.map((r) => [r.revision, r.latest, r.changed, r.scores.map((sc) => [sc.check, sc.unit_revision]).sort()])).toEqual([
+        [1, false, null, [['response_loop', 1], ['task_completed', 1]]],
+        [2, true, ['model_output', 'messages', 'span_count'], [['response_loop', 2], ['task_completed', 2]]],
+      ]);
+      const earlier = await json<{ unit: Unit; revision: number }>(`/api/v1/units/${encodeURIComponent(`session:${conversation}`)}?revision=1`);
+      expect([earlier.revision, earlier.unit.trace_ids]).toEqual([1, traceIds]);
     });
 
     it('a simulation record posted before, after, and never: scored, scored, an error score saying why', async () => {

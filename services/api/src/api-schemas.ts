@@ -4,11 +4,35 @@ import { ChatMessageSchema, ScoreSchema, UnitSchema } from '../../../shared/sche
 // Answer shapes of the API, as zod schemas: the OpenAPI document is generated from them and the
 // tests check real answers against them.
 
-export const ScoreOutSchema = ScoreSchema.extend({ project: z.string(), created_at: z.string(), unit_end_time: z.string() });
+export const ScoreOutSchema = ScoreSchema.extend({ project: z.string(), unit_revision: z.number().int(), created_at: z.string(), unit_end_time: z.string() });
 export const UnitOutSchema = UnitSchema.extend({ messages: z.array(ChatMessageSchema) });
 
 export const ScoresPageSchema = z.object({ scores: z.array(ScoreOutSchema), count: z.number().int(), next_cursor: z.string().nullable() });
-export const UnitWithScoresSchema = z.object({ unit: UnitOutSchema, scores: z.array(ScoreOutSchema) });
+export const UnitWithScoresSchema = z.object({
+  unit: UnitOutSchema,
+  scores: z.array(ScoreOutSchema).describe('the scores of this revision of the unit'),
+  revision: z.number().int().describe('which revision of the unit this is (1, 2, …; a unit changed by late spans is a new revision)'),
+  latest_revision: z.number().int(),
+});
+
+export const UnitRevisionOutSchema = z.object({
+  revision: z.number().int(),
+  latest: z.boolean(),
+  assembled_at_ms: z.number().describe('when the assembler built it'),
+  assembled_at: z.string(),
+  stored_at_ms: z.number().describe('when the store first received it'),
+  stored_at: z.string(),
+  span_count: z.number().int(),
+  content_hash: z.string().describe('SHA-256 of the whole unit but its assembly time'),
+  model_output_hash: z.string().describe('SHA-256 of model_output as JSON'),
+  messages_hash: z.string().describe('SHA-256 of the dialog (message_history)'),
+  changed: z
+    .array(z.enum(['model_output', 'messages', 'span_count', 'other']))
+    .nullable()
+    .describe('what differs from the revision before (null for revision 1); `other`: the content changed elsewhere (usage, errors, tool calls, agent fields)'),
+  scores: z.array(ScoreOutSchema),
+});
+export const UnitRevisionsSchema = z.object({ unit_id: z.string(), revisions: z.array(UnitRevisionOutSchema) });
 
 export const UnitSummaryOutSchema = z.object({
   unit_id: z.string(),

@@ -52,6 +52,50 @@ describe('GET /api/v1/units/:unitId', () => {
   });
 });
 
+describe('revisions of a unit', () => {
+  // A store of its own: these scores stay out of the listings tested below.
+  const revStore = createDuckDbStore({ path: ':memory:', log });
+  const revApp = createApp({ store: revStore, log });
+  const ID = '1'.repeat(32);
+  const v1: Unit = { ...unit, unit_id: ID, trace_ids: [ID], model_output: 'first answer', assembled_at_ms: Date.UTC(2026, 0, 1) };
+  const v2: Unit = { ...v1, model_output: 'changed by a late span', span_count: 2, assembled_at_ms: Date.UTC(2026, 0, 2) };
+  const scoreOf = (passed: boolean): Score => ({ ...score('alpha', Date.UTC(2026, 0, 3)), unit_id: ID, passed, value: passed ? 1 : 0 });
+  type Body = { unit: Unit; scores: Array<Score & { unit_revision: number }>; revision: number; latest_revision: number };
+  type Revisions = { unit_id: string; revisions: Array<{ revision: number; latest: boolean; span_count: number; changed: string[] | null; assembled_at: string; scores: Array<Score & { unit_revision: number }> }> };
+
+  beforeAll(async () => {
+    await revStore.start();
+    await revStore.writeScoredUnits([{ unit: v1, scores: [scoreOf(true)] }]);
+    await revStore.writeScoredUnits([{ unit: v2, scores: [scoreOf(false)] }]);
+  });
+  afterAll(() => revStore.shutdown());
+
+  it('shows the latest revision by default and an earlier one when asked, each with its own scores', async () => {
+    const latest = (await (await revApp.request(`/api/v1/units/${ID}`)).json()) as Body;
+    expect([latest.revision, latest.latest_revision, latest.unit.model_output]).toEqual([2, 2, 'changed by a late span']);
+    expect(latest.scores.map((s) => [s.check, s.unit_revision, s.passed])).toEqual([['alpha', 2, false]]);
+    const first = (await (await revApp.request(`/api/v1/units/${ID}?revision=1`)).json()) as Body;
+    expect([first.revision, first.latest_revision, first.unit.model_output]).toEqual([1, 2, 'first answer']);
+    expect(first.scores.map((s) => [s.check, s.unit_revision, s.passed])).toEqual([['alpha', 1, true]]);
+    const missing = await revApp.request(`/api/v1/units/${ID}?revision=3`);
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toEqual({ error: `unit "${ID}" has no revision 3 (its latest is 2)` });
+    expect((await revApp.request(`/api/v1/units/${ID}?revision=0`)).status).toBe(400);
+  });
+
+  it('lists every revision with what changed and its scores', async () => {
+    const res = await revApp.request(`/api/v1/units/${ID}/revisions`);
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as Revisions;
+    expect(body.unit_id).toBe(ID);
+    expect(body.revisions.map((r) => [r.revision, r.latest, r.span_count, r.changed, r.assembled_at, r.scores.map((s) => [s.unit_revision, s.passed])])).toEqual([
+      [1, false, 1, null, '2026-01-01T00:00:00.000Z', [[1, true]]],
+      [2, true, 2, ['model_output', 'span_count'], '2026-01-02T00:00:00.000Z', [[2, false]]],
+    ]);
+    expect((await revApp.request(`/api/v1/units/${'2'.repeat(32)}/revisions`)).status).toBe(404);
+  });
+});
+
 describe('GET /api/v1/scores', () => {
   it('filters by check, time range (from inclusive, to exclusive) and limit', async () => {
     const get = async (q: string) => ((await (await app.request(`/api/v1/scores?${q}`)).json()) as { scores: Score[] }).scores.map((s) => s.check);

@@ -172,6 +172,7 @@ describe('projects and the document', () => {
       '/api/v1/simulations/{id}',
       '/api/v1/units',
       '/api/v1/units/{unitId}',
+      '/api/v1/units/{unitId}/revisions',
     ]);
   });
 });

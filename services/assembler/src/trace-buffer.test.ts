@@ -152,4 +152,21 @@ describe('trace buffer', () => {
     expect(buf.takeReady(3_050)).toEqual([]);
     expect(buf.takeReady(3_100).map((r) => r.spans.length)).toEqual([2]);
   });
+
+  it("refuses a span of another project for a trace it holds, open or closed, and keeps the owner's trace as it was", () => {
+    const buf = createTraceBuffer({ graceMs: 0, completeGraceMs: 0, maxOpenMs: 60_000, retainClosedMs: 60_000 });
+    buf.add(createTestSpan({ trace_id: A, span_id: ROOT, project: 'shop' }), 0, 1n, 0);
+    const intruder = createTestSpan({ trace_id: A, span_id: '9'.repeat(16), parent_span_id: ROOT, project: 'bank' });
+    const reason = `trace ${A} belongs to project "shop"; a record sent with a key of project "bank" is refused`;
+    expect(() => buf.add(intruder, 0, 2n, 0)).toThrow(reason);
+    const [ready] = buf.takeReady(1);
+    expect(ready.spans.map((s) => s.span_id)).toEqual([ROOT]);
+    buf.confirm(A, 1);
+    // Closed and remembered for re-opening: still refused, and not re-opened by the attempt.
+    expect(() => buf.add(intruder, 0, 3n, 2)).toThrow(reason);
+    expect(buf.openCount()).toBe(0);
+    // Open mode (no project) is the project `default`: another default span re-opens it as before.
+    buf.add(createTestSpan({ trace_id: B, span_id: ROOT }), 0, 4n, 2);
+    expect(() => buf.add(createTestSpan({ trace_id: B, span_id: '8'.repeat(16), parent_span_id: ROOT, project: 'default' }), 0, 5n, 2)).not.toThrow();
+  });
 });

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { PermanentError } from '../../../shared/errors/index.ts';
 import type { LogRecordEnvelope, SpanEnvelope, SpanRecord } from '../../../shared/schemas/index.ts';
 import type { TraceParts } from './assemble-trace.ts';
 import { isEntrySpan } from './entry-span.ts';
@@ -153,6 +154,7 @@ export function createTraceBuffer(options: TraceBufferOptions) {
   }
 
   function add(envelope: SpanEnvelope, partition: number, offset: bigint, nowMs: number): void {
+    refuseAnotherProject(envelope);
     let t = open.get(envelope.trace_id);
     if (!t) {
       t = {
@@ -205,6 +207,24 @@ export function createTraceBuffer(options: TraceBufferOptions) {
       let heap = heaps.get(partition);
       if (!heap) heaps.set(partition, (heap = createOffsetHeap()));
       heap.push(offset, t.traceId);
+    }
+  }
+
+  /**
+   * A trace belongs to the project whose key sent its first record: a record of another project
+   * with its trace id never joins it (that would change the owner's unit). It is refused here while
+   * the trace is remembered, and by the store (which refuses another project's unit with an
+   * existing id) after. Thrown as permanent: the record goes to the dead-letter topic with the reason.
+   */
+  function refuseAnotherProject(envelope: SpanEnvelope): void {
+    const before = open.get(envelope.trace_id) ?? closed.get(envelope.trace_id)?.parts;
+    if (!before) return;
+    const first: SpanEnvelope | undefined = before.spans.values().next().value ?? before.logs.values().next().value;
+    if (!first) return;
+    const owner = first.project ?? 'default';
+    const project = envelope.project ?? 'default';
+    if (owner !== project) {
+      throw new PermanentError(`trace ${envelope.trace_id} belongs to project "${owner}"; a record sent with a key of project "${project}" is refused`);
     }
   }
 

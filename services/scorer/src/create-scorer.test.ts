@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createInMemoryBus, type Bus, type BusMessage } from '../../../shared/bus/index.ts';
 import { PermanentError, RetriableError } from '../../../shared/errors/index.ts';
-import type { JudgeClient } from '../../../shared/checks/contract.ts';
+import type { JudgeClient, RunnableCheck } from '../../../shared/checks/contract.ts';
 import { createCheckRegistry } from '../../../shared/checks/index.ts';
 import { createSilentLogger } from '../../../shared/logging/index.ts';
-import type { Unit } from '../../../shared/schemas/index.ts';
+import type { Score, Unit } from '../../../shared/schemas/index.ts';
 import { createDuckDbStore, type Store } from '../../../shared/store/index.ts';
 import { createScorer } from './create-scorer.ts';
 
@@ -157,7 +157,7 @@ describe('scorer', () => {
     await real.start();
     cleanups.push(() => real.shutdown());
     const poison = unit(0).unit_id;
-    const store: Store = { ...real, writeUnits: (units) => (units.some((u) => u.unit_id === poison) ? Promise.reject(new PermanentError('invalid unit')) : real.writeUnits(units)) };
+    const store: Store = { ...real, writeScoredUnits: (items) => (items.some((i) => i.unit.unit_id === poison) ? Promise.reject(new PermanentError('invalid unit')) : real.writeScoredUnits(items)) };
     const checks = [createCheckRegistry().get('function_result_present')!];
     const options = { bus, store, unitsTopic: 'units', scoresTopic: 'scores', groupId: 'g', log, nowMs: Date.now, checks, judge: null, judgeUnavailableReason: 'none', retryBackoff: { initialDelayMs: 5, maxDelayMs: 20 } };
     const producer = bus.createProducer();
@@ -183,5 +183,61 @@ describe('scorer', () => {
     expect(dead[0].key).toBe(poison);
     expect(dead[0].headers).toMatchObject({ error: 'invalid unit', 'error-name': 'PermanentError', 'original-topic': 'units', 'original-partition': '0', 'original-offset': '0' });
     expect((await real.queryScores({ check: 'function_result_present' })).map((s) => s.unit_id).sort()).toEqual([unit(1).unit_id, unit(2).unit_id]);
+  });
+
+  it('stores two versions of one unit in flight at once as revisions 1 and 2 in publish order, and publishes each score with its revision', async () => {
+    const bus = createInMemoryBus({ log });
+    const store = createDuckDbStore({ path: ':memory:', log });
+    await store.start();
+    cleanups.push(() => store.shutdown());
+    // The first version is judged slowly: without ordering per unit, the second would be stored first.
+    const slowFirst: RunnableCheck = {
+      name: 'slow_first', version: '1', kind: 'builtin', outputType: 'pass_fail', description: 'slow on the first version',
+      run: async (input) => {
+        if (input.model_output === 'answer 7') await new Promise((r) => setTimeout(r, 300));
+        return { status: 'ok', method: 'deterministic', value: input.model_output === 'answer 7' ? 1 : 0, passed: input.model_output === 'answer 7', explanation: '' };
+      },
+    };
+    const first = unit(7);
+    const second = { ...first, model_output: 'changed by a late span', span_count: 2, assembled_at_ms: 5 };
+    const published: Score[] = [];
+    const scoresReader = bus.createConsumer({ topic: 'scores', groupId: 'reader', handle: (m) => Promise.resolve(void published.push(JSON.parse(String(m.value)) as Score)) });
+    const scorer = createScorer({ bus, store, unitsTopic: 'units', scoresTopic: 'scores', groupId: 'g', log, nowMs: Date.now, checks: [slowFirst], judge: null, judgeUnavailableReason: 'none' });
+    await scorer.start();
+    await scoresReader.start();
+    cleanups.push(() => scorer.shutdown(), () => scoresReader.shutdown());
+    const producer = bus.createProducer();
+    await producer.start();
+    await producer.send('units', [first, second].map((u) => ({ key: u.unit_id, value: JSON.stringify(u) })));
+
+    await waitUntil(() => published.length === 2, 10_000, 'both versions scored');
+    expect(published.map((s) => [s.unit_revision, s.passed])).toEqual([[1, true], [2, false]]);
+    expect((await store.listUnitRevisions(first.unit_id)).map((r) => [r.revision, r.span_count])).toEqual([[1, 1], [2, 2]]);
+    expect((await store.getUnit(first.unit_id))?.model_output).toBe('changed by a late span');
+    expect((await store.queryScores({ unitId: first.unit_id })).map((s) => [s.unit_revision, s.passed])).toEqual([[2, false]]);
+    expect((await store.queryScores({ unitId: first.unit_id, unitRevision: 1 })).map((s) => s.passed)).toEqual([true]);
+  });
+
+  it("sends a unit whose id another project owns to the dead-letter topic with the reason, and leaves the owner's unit", async () => {
+    const bus = createInMemoryBus({ log });
+    const store = createDuckDbStore({ path: ':memory:', log });
+    await store.start();
+    cleanups.push(() => store.shutdown());
+    const owned = { ...unit(9), project: 'shop' };
+    await store.writeUnits([owned]);
+    const dead: BusMessage[] = [];
+    const dlq = bus.createConsumer({ topic: 'units.dlq', groupId: 'dlq-reader', handle: (m) => Promise.resolve(void dead.push(m)) });
+    const scorer = createScorer({ bus, store, unitsTopic: 'units', scoresTopic: 'scores', groupId: 'g', log, nowMs: Date.now, checks: [createCheckRegistry().get('function_result_present')!], judge: null, judgeUnavailableReason: 'none' });
+    await dlq.start();
+    await scorer.start();
+    cleanups.push(() => scorer.shutdown(), () => dlq.shutdown());
+    const producer = bus.createProducer();
+    await producer.start();
+    await producer.send('units', [{ key: owned.unit_id, value: JSON.stringify({ ...owned, project: 'bank', model_output: 'rewritten' }) }]);
+
+    await waitUntil(() => dead.length === 1, 10_000, 'the refused unit in the dead-letter topic');
+    expect(dead[0].headers).toMatchObject({ error: `unit ${owned.unit_id} belongs to project "shop"; a change sent with a key of project "bank" is refused`, 'error-name': 'PermanentError' });
+    expect(await store.getUnit(owned.unit_id)).toEqual(owned);
+    expect(await store.queryScores({ unitId: owned.unit_id })).toEqual([]);
   });
 });

@@ -1,11 +1,11 @@
 import { DEFAULT_BACKOFF, backoffDelayMs, deadLetterRecord, deadLetterTopic, sleepUnlessAborted, type BackoffPolicy, type Bus, type BusMessage, type ConsumerLag } from '../../../shared/bus/index.ts';
-import { isRetriable } from '../../../shared/errors/index.ts';
+import { PermanentError, isRetriable } from '../../../shared/errors/index.ts';
 import type { Metrics } from '../../../shared/metrics/index.ts';
 import { createComponent, type Component } from '../../../shared/lifecycle/index.ts';
 import type { Logger } from '../../../shared/logging/index.ts';
 import { createGroupCommit } from '../../../shared/batching/index.ts';
 import { UnitSchema, parseRecord, type Score, type Unit } from '../../../shared/schemas/index.ts';
-import type { Store } from '../../../shared/store/index.ts';
+import type { Store, UnitWriteResult } from '../../../shared/store/index.ts';
 import { createInFlightWindow } from './in-flight-window.ts';
 import { scoreUnit, type ScoreUnitDeps } from './score-unit.ts';
 
@@ -38,6 +38,12 @@ export interface ScorerOptions extends ScoreUnitDeps {
 /** Units the start-up sweep scores at once. */
 const SWEEP_CONCURRENCY = 16;
 
+interface StoreWrite {
+  unit: Unit;
+  scores: Score[];
+  result?: UnitWriteResult;
+}
+
 export function parseUnit(message: BusMessage): Unit {
   return parseRecord(UnitSchema, message.value, 'a unit v1');
 }
@@ -59,22 +65,34 @@ export function createScorer(options: ScorerOptions): Component & { unitsInFligh
   // A unit and its scores are written together, in batches shared by the units scored at the same
   // time (one store round trip per batch, not two per unit), so a unit is never stored without
   // its scores; scores are then published, batched the same way.
-  const storeWrites = createGroupCommit<{ unit: Unit; scores: Score[] }>(
+  // The store decides which revision each unit is (a changed unit is a new one, a replay the same);
+  // the answer comes back on the item, and a unit another project owns comes back refused.
+  const storeWrites = createGroupCommit<StoreWrite>(
     async (items) => {
-      await options.store.writeUnits(items.map((i) => i.unit));
-      await options.store.writeScores(items.flatMap((i) => i.scores));
+      const results = await options.store.writeScoredUnits(items);
+      items.forEach((item, i) => (item.result = results[i]));
     },
     { maxItems: options.maxBatchUnits ?? 500, isolateFailures: true },
   );
   const publishes = createGroupCommit<{ key: string; value: string }>((records) => producer.send(options.scoresTopic, records), { maxItems: 10_000, isolateFailures: true });
 
+  async function stored(item: StoreWrite): Promise<{ revision: number }> {
+    await storeWrites.write([item]);
+    const result = item.result;
+    if (!result) throw new Error('the store answered no result for a unit');
+    // Permanent: the unit goes to the dead-letter topic with the reason, never over the owner's unit.
+    if ('refused' in result) throw new PermanentError(result.refused);
+    return result;
+  }
+
   async function storeAndPublish(unit: Unit): Promise<void> {
     if (unit.simulation_record && options.storeSimulationRecord) await options.storeSimulationRecord(unit);
     // A unit of a simulation may wait for the simulation's own record before it is scored: it is
     // stored first, so that it can be seen (and its record posted) while it waits.
-    if (unit.simulation_id) await storeWrites.write([{ unit, scores: [] }]);
-    const scores = await scoreUnit(unit, options);
-    await storeWrites.write([{ unit, scores }]);
+    if (unit.simulation_id) await stored({ unit, scores: [] });
+    const scored = await scoreUnit(unit, options);
+    const result = await stored({ unit, scores: scored });
+    const scores = scored.map((s) => ({ ...s, unit_revision: result.revision }));
     if (options.metrics) {
       for (const s of scores) options.metrics.scoresWritten.inc({ check: s.check, status: s.status });
       options.metrics.scoringLagSeconds.set(Math.max(0, (options.nowMs() - unit.end_time_ms) / 1000));
@@ -118,6 +136,21 @@ export function createScorer(options: ScorerOptions): Component & { unitsInFligh
     }
   }
 
+  // Two versions of one unit in flight at once (a late span re-opened its trace while the first was
+  // still being judged) are stored in the order they were published, so the later is the later
+  // revision; different units still run side by side.
+  const unitChains = new Map<string, Promise<unknown>>();
+  function inUnitOrder<T>(unit: Unit, fn: () => Promise<T>): Promise<T> {
+    const key = `${unit.project ?? 'default'}\u0000${unit.unit_id}`;
+    const run = (unitChains.get(key) ?? Promise.resolve()).then(fn);
+    const settled = run.catch(() => undefined);
+    unitChains.set(key, settled);
+    void settled.then(() => {
+      if (unitChains.get(key) === settled) unitChains.delete(key);
+    });
+    return run;
+  }
+
   /** Scores stored units that have none, a page at a time, until none is left or the scorer stops. */
   async function sweepUnscored(): Promise<void> {
     const store = options.store;
@@ -134,7 +167,7 @@ export function createScorer(options: ScorerOptions): Component & { unitsInFligh
             const unit = await store.getUnit(id);
             if (!unit) return;
             const message: BusMessage = { topic: options.unitsTopic, partition: -1, offset: '-1', key: id, value: JSON.stringify(unit), headers: { source: 'unscored-sweep' }, timestampMs: options.nowMs() };
-            if ((await scoreWithRetry(unit, message)) === 'done') swept += 1;
+            if ((await inUnitOrder(unit, () => scoreWithRetry(unit, message))) === 'done') swept += 1;
           }),
         );
       }
@@ -151,7 +184,7 @@ export function createScorer(options: ScorerOptions): Component & { unitsInFligh
       await window.room();
       const offset = BigInt(message.offset);
       window.add(message.partition, offset);
-      void scoreWithRetry(unit, message).then((outcome) => {
+      void inUnitOrder(unit, () => scoreWithRetry(unit, message)).then((outcome) => {
         // Stopped: the consumer is already shut down, so nothing commits past this unit.
         if (outcome === 'done') window.remove(message.partition, offset);
         else window.abandon(message.partition, offset);

@@ -3,8 +3,10 @@ import { PermanentError, RetriableError } from '../../../shared/errors/index.ts'
 import { createSilentLogger } from '../../../shared/logging/index.ts';
 import { classifyClickHouseError, createClickHouseStore, type Store } from '../../../shared/store/index.ts';
 import { CLICKHOUSE_URL, REQUEST_TIMEOUT_MS, createAdminClient, randomDatabaseName } from './clickhouse-test-server.ts';
+import { unitFingerprint } from '../../../shared/store/revisions.ts';
 import { uniqueName } from '../../helpers/infra.ts';
 import { describeMonitoringContract } from './monitoring-contract.ts';
+import { describeRevisionContract } from './revision-contract.ts';
 import { describeStoreContract } from './store-contract.ts';
 import { makeScore, makeUnit } from './store-fixtures.ts';
 
@@ -23,6 +25,7 @@ const harness = {
 };
 describeStoreContract('clickhouse', harness);
 describeMonitoringContract('clickhouse', harness);
+describeRevisionContract('clickhouse', harness);
 
 describe('clickhouse store specifics', () => {
   it('keeps one row per key after the server merges (ReplacingMergeTree) and before', async () => {
@@ -47,12 +50,15 @@ describe('clickhouse store specifics', () => {
     expect(await raw()).toBe(1);
     expect(await store.queryScores({ check })).toEqual([second]);
 
+    // A later revision stays the unit after merges, even when it was assembled earlier (a skewed clock).
     const unit = makeUnit({ model_output: 'old' });
-    const newer = { ...unit, assembled_at_ms: unit.assembled_at_ms + 1, model_output: 'new' };
-    await store.writeUnits([newer]);
-    await store.writeUnits([unit]);
+    const earlier = { ...unit, assembled_at_ms: unit.assembled_at_ms - 1, model_output: 'new' };
+    expect(await store.writeUnits([unit])).toEqual([{ unit_id: unit.unit_id, revision: 1, fresh: true, latest: true }]);
+    expect(await store.writeUnits([earlier])).toEqual([{ unit_id: unit.unit_id, revision: 2, fresh: true, latest: true }]);
     await admin.command({ query: `OPTIMIZE TABLE ${database}.units FINAL` });
-    expect(await store.getUnit(unit.unit_id)).toEqual(newer);
+    expect(await store.getUnit(unit.unit_id)).toEqual(earlier);
+    expect((await store.listUnits({ agent: unit.agent_name! })).filter((u) => u.unit_id === unit.unit_id)).toHaveLength(1);
+    expect((await store.getUnitRevision(unit.unit_id, undefined, 1))?.unit).toEqual(unit);
     await store.shutdown();
   });
 
@@ -74,6 +80,41 @@ describe('clickhouse store specifics', () => {
     await store.shutdown();
   });
 
+  it('makes what a database from before revisions holds revision 1, with its scores, and revises from there', async () => {
+    const legacy = randomDatabaseName('tc_legacy');
+    const make = () => createClickHouseStore({ url: CLICKHOUSE_URL, database: legacy, log: createSilentLogger(), requestTimeoutMs: REQUEST_TIMEOUT_MS });
+    try {
+      const unit = makeUnit();
+      const score = makeScore({ unit_id: unit.unit_id });
+      const first = make();
+      await first.start();
+      await first.writeUnits([unit]);
+      await first.writeScores([score]);
+      await first.shutdown();
+      // What an earlier release left: no history tables, no revision columns.
+      for (const query of [`DROP TABLE ${legacy}.unit_revisions`, `DROP TABLE ${legacy}.score_revisions`, `ALTER TABLE ${legacy}.units DROP COLUMN revision`, `ALTER TABLE ${legacy}.scores DROP COLUMN unit_revision`]) {
+        await admin.command({ query });
+      }
+      const second = make();
+      await second.start();
+      expect((await second.listUnitRevisions(unit.unit_id)).map((r) => [r.revision, r.content_hash, r.model_output_hash])).toEqual([[1, unitFingerprint(unit).content_hash, unitFingerprint(unit).model_output_hash]]);
+      expect(await second.queryScores({ unitId: unit.unit_id, unitRevision: 1 })).toEqual([score]);
+      expect(await second.queryScores({ unitId: unit.unit_id })).toEqual([score]);
+      expect(await second.writeUnits([unit])).toEqual([{ unit_id: unit.unit_id, revision: 1, fresh: false, latest: true }]);
+      expect(await second.writeUnits([{ ...unit, model_output: 'changed' }])).toEqual([{ unit_id: unit.unit_id, revision: 2, fresh: true, latest: true }]);
+      expect((await second.getUnit(unit.unit_id))?.model_output).toBe('changed');
+      // A second start copies nothing again.
+      await second.migrate();
+      await second.shutdown();
+      const third = make();
+      await third.start();
+      expect((await third.listUnitRevisions(unit.unit_id)).map((r) => r.revision)).toEqual([1, 2]);
+      await third.shutdown();
+    } finally {
+      await admin.command({ query: `DROP DATABASE IF EXISTS ${legacy}` });
+    }
+  });
+
   it('creates the tables that the documented DDL describes', async () => {
     const rs = await admin.query({
       query: `SELECT name, engine, sorting_key, partition_key FROM system.tables WHERE database = '${database}' ORDER BY name`,
@@ -82,7 +123,9 @@ describe('clickhouse store specifics', () => {
     const tables = await rs.json<Record<string, string>>();
     expect(tables.map((t) => [t.name, t.engine])).toEqual([
       ['docs', 'ReplacingMergeTree'],
+      ['score_revisions', 'ReplacingMergeTree'],
       ['scores', 'ReplacingMergeTree'],
+      ['unit_revisions', 'ReplacingMergeTree'],
       ['units', 'ReplacingMergeTree'],
     ]);
   });

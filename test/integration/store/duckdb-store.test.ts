@@ -4,8 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createSilentLogger } from '../../../shared/logging/index.ts';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { createDuckDbStore, type Store } from '../../../shared/store/index.ts';
+import { unitFingerprint } from '../../../shared/store/revisions.ts';
 import { describeMonitoringContract } from './monitoring-contract.ts';
+import { describeRevisionContract } from './revision-contract.ts';
 import { describeStoreContract } from './store-contract.ts';
 import { makeScore, makeUnit } from './store-fixtures.ts';
 
@@ -15,6 +18,7 @@ const harness = {
 };
 describeStoreContract('duckdb (:memory:)', harness);
 describeMonitoringContract('duckdb (:memory:)', harness);
+describeRevisionContract('duckdb (:memory:)', harness);
 
 describe('duckdb store on a file', () => {
   const dirs: string[] = [];
@@ -41,6 +45,35 @@ describe('duckdb store on a file', () => {
     await second.start();
     expect(await second.getUnit(unit.unit_id)).toEqual(unit);
     expect(await second.queryScores({ unitId: unit.unit_id })).toEqual([score]);
+    await second.shutdown();
+  });
+
+  it('makes what a file from before revisions holds revision 1, with its scores, and revises from there', async () => {
+    const base = await mkdtemp(join(tmpdir(), 'tracecheck-duckdb-'));
+    dirs.push(base);
+    const path = join(base, 'legacy.duckdb');
+    const unit = makeUnit();
+    const score = makeScore({ unit_id: unit.unit_id });
+    const first = createDuckDbStore({ path, log: createSilentLogger() });
+    await first.start();
+    await first.writeUnits([unit]);
+    await first.writeScores([score]);
+    await first.shutdown();
+    // What an earlier release left: no history tables, no revision columns.
+    const instance = await DuckDBInstance.create(path);
+    const c = await instance.connect();
+    for (const statement of ['DROP TABLE unit_revisions', 'DROP TABLE score_revisions', 'ALTER TABLE units DROP COLUMN revision', 'ALTER TABLE scores DROP COLUMN unit_revision']) await c.run(statement);
+    c.closeSync();
+    instance.closeSync();
+
+    const second = createDuckDbStore({ path, log: createSilentLogger() });
+    await second.start();
+    expect((await second.listUnitRevisions(unit.unit_id)).map((r) => [r.revision, r.content_hash, r.model_output_hash])).toEqual([[1, unitFingerprint(unit).content_hash, unitFingerprint(unit).model_output_hash]]);
+    expect(await second.queryScores({ unitId: unit.unit_id, unitRevision: 1 })).toEqual([score]);
+    expect(await second.queryScores({ unitId: unit.unit_id })).toEqual([score]);
+    expect(await second.writeUnits([unit])).toEqual([{ unit_id: unit.unit_id, revision: 1, fresh: false, latest: true }]);
+    expect(await second.writeUnits([{ ...unit, model_output: 'changed' }])).toEqual([{ unit_id: unit.unit_id, revision: 2, fresh: true, latest: true }]);
+    expect((await second.getUnit(unit.unit_id))?.model_output).toBe('changed');
     await second.shutdown();
   });
 

@@ -75,6 +75,7 @@ export function makeScore(overrides: Partial<Score> = {}): Score {
     service: 'support-api',
     unit_end_time_ms: T0 - 1_000,
     created_at_ms: T0,
+    unit_revision: 1,
     ...overrides,
   };
 }

@@ -61,9 +61,11 @@ export async function unitPage(c: Context<ApiEnv>, deps: PageDeps): Promise<Resp
   const raw = c.req.param('id') ?? '';
   const id = /^[0-9A-F]{32}$/.test(raw) ? raw.toLowerCase() : raw;
   const project = c.get('project');
-  const unit = await deps.store.getUnit(id, project);
-  if (!unit) return problemPage(c, 404, 'No such unit', `No unit with id "${id}" in project ${project}.`);
-  const scores = (await deps.store.queryScores({ unitId: id, project, limit: MAX_SCORES })).sort((a, b) => Number(a.passed ?? 2) - Number(b.passed ?? 2) || a.check.localeCompare(b.check));
+  // The latest revision and its own scores (a unit changed by late spans keeps earlier revisions: /revisions in the API).
+  const shown = await deps.store.getUnitRevision(id, project);
+  if (!shown) return problemPage(c, 404, 'No such unit', `No unit with id "${id}" in project ${project}.`);
+  const unit = shown.unit;
+  const scores = (await deps.store.queryScores({ unitId: id, project, unitRevision: shown.revision, limit: MAX_SCORES })).sort((a, b) => Number(a.passed ?? 2) - Number(b.passed ?? 2) || a.check.localeCompare(b.check));
   const meta: Array<[string, string | null]> = [
     ['agent', unit.agent_name],
     ['version', unit.agent_version],
@@ -74,6 +76,7 @@ export async function unitPage(c: Context<ApiEnv>, deps: PageDeps): Promise<Resp
     ['started', utc(unit.start_time_ms)],
     ['duration', `${((unit.end_time_ms - unit.start_time_ms) / 1000).toFixed(2)} s`],
     ['spans', String(unit.span_count)],
+    ['revision', String(shown.revision)],
   ];
   const failed = scores.filter((s) => s.status === 'ok' && s.passed === false).length;
   const body = h`<p class="muted"><a href="/">Overview</a> › unit</p>

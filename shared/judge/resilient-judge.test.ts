@@ -81,6 +81,21 @@ describe('resilient judge', () => {
     expect(retries).toBe(retriesBefore);
   });
 
+  it('a trial call ended by its request deadline frees the half-open circuit for the next call', async () => {
+    const raw = scripted();
+    const judge = createResilientJudge(raw.client, { ...OPS, cacheEntries: 0, timeoutMs: 5_000, deadlineMs: 300, breakerFailures: 1, breakerCooldownMs: 50 }, { defaultModel: 'm' });
+    raw.set('429');
+    await expect(judge.complete(req('a'))).rejects.toThrow(/deadline/);
+    expect(judge.stats().circuitOpened).toBeGreaterThanOrEqual(1);
+    await new Promise((r) => setTimeout(r, 60));
+    raw.set('hang');
+    // Admitted as the half-open trial; hangs until the request's own deadline aborts it.
+    await expect(judge.complete(req('b'))).rejects.toThrow(/within its 300 ms deadline/);
+    raw.set('ok');
+    await expect(judge.complete(req('c'))).resolves.toEqual(ok);
+    expect(judge.stats().circuit).toBe('closed');
+  });
+
   it('a request waiting for a rate-limit token past its deadline fails saying so', async () => {
     const raw = scripted();
     const judge = createResilientJudge(raw.client, { ...OPS, ratePerMinute: 1, deadlineMs: 300 }, { defaultModel: 'm' });

@@ -98,7 +98,13 @@ export function createResilientJudge(raw: JudgeClient, ops: JudgeOperations, dep
               breaker.success();
               return answer;
             } catch (err) {
-              if (controller.signal.aborted) throw deadlineError(started, attempts, last);
+              if (controller.signal.aborted) {
+                // Its deadline ended the call (waiting for a slot, or at the judge): the outcome is
+                // unknown, and a half-open circuit's trial slot must be freed, or every later call
+                // would be refused as "a trial call is in flight" for good.
+                breaker.release();
+                throw deadlineError(started, attempts, last);
+              }
               if (!isRetriable(err)) {
                 breaker.release();
                 throw err;

@@ -33,7 +33,9 @@ export async function startAll(components: readonly Component[], log: Logger): P
   const stopAll = async (): Promise<void> => {
     for (const c of [...started].reverse()) {
       try {
+        log.debug({ component: c.name }, 'stopping');
         await c.shutdown();
+        log.debug({ component: c.name }, 'stopped');
       } catch (err) {
         log.error({ err, component: c.name }, 'shutdown failed');
       }

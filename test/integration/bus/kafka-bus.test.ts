@@ -22,6 +22,7 @@ describeBusContract('kafka', {
         retryBackoff: { initialDelayMs: 20, maxDelayMs: 100 },
         heartbeatIntervalMs: 1_000,
         sessionTimeoutMs: 10_000,
+        commitIntervalMs: 200,
         ...bounded,
       }),
       close: () => Promise.resolve(),

@@ -34,6 +34,20 @@ export interface Producer extends Component {
   send(topic: string, messages: readonly OutgoingMessage[]): Promise<void>;
 }
 
+/**
+ * Work a handler leaves to finish after it returned (the scorer judges many units at once). The bus
+ * runs it at once, retries a retriable failure with its backoff, dead-letters a permanent one in
+ * its one format (retrying that send until it lands), and commits a partition only below its
+ * oldest record whose work is neither done nor dead-lettered. On shutdown, work in hand is awaited,
+ * retry waits end, and what is unfinished stays uncommitted, to be read again.
+ */
+export interface DeferredWork {
+  /** One attempt; called again on a retriable failure. */
+  run(): Promise<void>;
+  /** Called once when the bus is done with the record: finished, dead-lettered, or left uncommitted on shutdown. */
+  settled?(): void;
+}
+
 export interface ConsumerOptions {
   topic: string;
   groupId: string;
@@ -43,8 +57,15 @@ export interface ConsumerOptions {
    * Handles one record; records of a partition arrive in offset order, one at a time.
    * Throwing a PermanentError (or a non-retriable error) sends the record to `<topic>.dlq`
    * with the error and moves on; a retriable error is retried with backoff and never skipped.
+   * Returning DeferredWork hands the rest of the record to the bus (see there) and frees the
+   * handler for the next record.
    */
-  handle(message: BusMessage): Promise<void>;
+  handle(message: BusMessage): Promise<void | DeferredWork>;
+  /**
+   * Records whose DeferredWork may be unfinished at once; while that many are, the consumer takes
+   * no new record (backpressure: Kafka fetches nothing more). Default 256.
+   */
+  maxInFlight?: number;
   /**
    * The highest offset that may be committed for a partition, given the last handled one; null
    * commits nothing new. Default: the last handled offset. The assembler returns its low-water

@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../../test/helpers/infra.ts';
 import { createSilentLogger } from '../logging/index.ts';
-import type { BusMessage, OutgoingMessage } from './contract.ts';
+import type { Bus, BusMessage, OutgoingMessage } from './contract.ts';
 import { BusFullError, createInMemoryBus, type InMemoryBusOptions } from './in-memory-bus.ts';
-import { describeBusContract } from './testing/bus-contract-suite.ts';
+import { blockInMemoryDeadLetters, describeBusContract } from './testing/bus-contract-suite.ts';
 
 const dirs: string[] = [];
 const freshDir = (): string => {
@@ -21,20 +21,25 @@ afterAll(() => {
 const durableBus = (dir: string, extra: Partial<InMemoryBusOptions> = {}) =>
   createInMemoryBus({ log: createSilentLogger(), retryBackoff: { initialDelayMs: 5, maxDelayMs: 20 }, durable: { dir, offsetFlushMs: 20, ...extra.durable }, ...extra });
 
+// A small limit, so that the contract's dead-letter outage is a topic full of records (BusFullError).
+const CONTRACT_LIMIT = 500;
+
 describeBusContract('in-memory on disk, 1 partition', {
   create: () => {
-    const bus = durableBus(freshDir());
+    const bus = durableBus(freshDir(), { maxRetainedRecords: CONTRACT_LIMIT });
     return Promise.resolve({ bus, close: () => bus.close() });
   },
   waitTimeoutMs: 5_000,
+  blockDeadLetters: (bus: Bus, topic: string) => blockInMemoryDeadLetters(bus, topic, CONTRACT_LIMIT),
 });
 
 describeBusContract('in-memory on disk, 4 partitions', {
   create: () => {
-    const bus = durableBus(freshDir(), { partitions: 4 });
+    const bus = durableBus(freshDir(), { partitions: 4, maxRetainedRecords: CONTRACT_LIMIT });
     return Promise.resolve({ bus, close: () => bus.close() });
   },
   waitTimeoutMs: 5_000,
+  blockDeadLetters: (bus: Bus, topic: string) => blockInMemoryDeadLetters(bus, topic, CONTRACT_LIMIT),
 });
 
 const headersOf = (i: number): Record<string, string> => (i % 2 ? { h: `x${i}` } : {});

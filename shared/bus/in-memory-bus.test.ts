@@ -2,18 +2,22 @@ import { describe, expect, it } from 'vitest';
 import { waitFor } from '../../test/helpers/infra.ts';
 import { createSilentLogger } from '../logging/index.ts';
 import { BusFullError, createInMemoryBus, partitionForKey } from './in-memory-bus.ts';
-import { describeBusContract } from './testing/bus-contract-suite.ts';
+import type { Bus } from './contract.ts';
+import { blockInMemoryDeadLetters, describeBusContract } from './testing/bus-contract-suite.ts';
 
-describeBusContract('in-memory, 1 partition', {
-  create: () => Promise.resolve({ bus: createInMemoryBus({ log: createSilentLogger(), retryBackoff: { initialDelayMs: 5, maxDelayMs: 20 } }), close: () => Promise.resolve() }),
+// A small limit, so that the contract's dead-letter outage is a topic full of records (BusFullError).
+const CONTRACT_LIMIT = 500;
+const contractHarness = (partitions: number) => ({
+  create: () => {
+    const bus = createInMemoryBus({ log: createSilentLogger(), partitions, maxRetainedRecords: CONTRACT_LIMIT, retryBackoff: { initialDelayMs: 5, maxDelayMs: 20 } });
+    return Promise.resolve({ bus, close: () => Promise.resolve() });
+  },
   waitTimeoutMs: 5_000,
+  blockDeadLetters: (bus: Bus, topic: string) => blockInMemoryDeadLetters(bus, topic, CONTRACT_LIMIT),
 });
 
-describeBusContract('in-memory, 4 partitions', {
-  create: () =>
-    Promise.resolve({ bus: createInMemoryBus({ log: createSilentLogger(), partitions: 4, retryBackoff: { initialDelayMs: 5, maxDelayMs: 20 } }), close: () => Promise.resolve() }),
-  waitTimeoutMs: 5_000,
-});
+describeBusContract('in-memory, 1 partition', contractHarness(1));
+describeBusContract('in-memory, 4 partitions', contractHarness(4));
 
 describe('in-memory bus specifics', () => {
   it('drops what every reading group committed, and refuses sends while its readers are too far behind', async () => {

@@ -2,9 +2,10 @@ import { PermanentError, RetriableError } from '../errors/index.ts';
 import type { Logger } from '../logging/index.ts';
 import { DEFAULT_BACKOFF, type BackoffPolicy } from './backoff.ts';
 import { nextCommitOffset } from './commit-offset.ts';
-import type { Bus, BusMessage, Consumer, ConsumerOptions, OutgoingMessage, Producer } from './contract.ts';
+import type { Bus, BusMessage, Consumer, ConsumerOptions, DeferredWork, OutgoingMessage, Producer } from './contract.ts';
 import { deadLetterRecord, deadLetterTopic } from './dead-letter.ts';
 import { deliver } from './deliver.ts';
+import { createDeferredDelivery, DEFAULT_MAX_IN_FLIGHT } from './deferred-delivery.ts';
 import { createBusStorage, type BusStorageOptions } from './bus-storage.ts';
 import type { CommittedOffsets } from './offset-file.ts';
 import type { PartitionLog } from './partition-log.ts';
@@ -246,8 +247,11 @@ export function createInMemoryBus(options: InMemoryBusOptions): InMemoryBus {
         if (!commits.has(p)) commits.set(p, String(positions[p]));
       });
       const lastHandled = new Map<number, string>();
+      const deadLetter = (m: BusMessage, err: unknown): Promise<void> => append(deadLetterTopic(topic), [deadLetterRecord(m, err)]);
+      const deferred = createDeferredDelivery({ capacity: consumerOptions.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT, deadLetter, backoff, signal: abort.signal, log: clog });
       const commit = (partition: number, handled: string): void => {
-        const allowed = consumerOptions.committableOffset ? consumerOptions.committableOffset(partition, handled) : handled;
+        const own = consumerOptions.committableOffset ? consumerOptions.committableOffset(partition, handled) : handled;
+        const allowed = deferred.committable(partition, handled, own);
         const next = nextCommitOffset(handled, allowed, commits.get(partition) ?? null);
         if (next !== null) commits.set(partition, next);
       };
@@ -261,8 +265,15 @@ export function createInMemoryBus(options: InMemoryBusOptions): InMemoryBus {
           sliceStart = performance.now();
         }
         const partition = nextReadyPartition(t, positions, next);
+        if (partition !== null && deferred.size() >= (consumerOptions.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT)) {
+          // Full of unfinished deferred work: take nothing new until some finishes (or shutdown).
+          for (const [p, handled] of lastHandled) commit(p, handled);
+          await deferred.room();
+          sliceStart = performance.now();
+          continue;
+        }
         if (partition === null) {
-          // A handler may finish its work after it returned (the scorer's window): ask again while idle.
+          // Deferred work (or the committableOffset hook) may allow more after the last record: ask again while idle.
           for (const [p, handled] of lastHandled) commit(p, handled);
           await new Promise<void>((resolve) => {
             const wake = (): void => {
@@ -284,19 +295,25 @@ export function createInMemoryBus(options: InMemoryBusOptions): InMemoryBus {
         // Trimmed below this consumer (only for records no group was reading): start at what is left.
         if (positions[partition] < part.base) positions[partition] = part.base;
         const message = part.records[positions[partition] - part.base];
+        let work: DeferredWork | null = null;
         const outcome = await deliver({
           message,
-          handle: (m) => consumerOptions.handle(m),
-          deadLetter: (m, err) => append(deadLetterTopic(topic), [deadLetterRecord(m, err)]),
+          handle: async (m) => {
+            work = (await consumerOptions.handle(m)) ?? null;
+          },
+          deadLetter,
           backoff,
           signal: abort.signal,
           log: clog,
         });
         if (outcome === 'stopped') break;
+        if (outcome === 'handled' && work) deferred.track(message, work);
         positions[partition] = positions[partition] + 1;
         lastHandled.set(partition, message.offset);
         commit(partition, message.offset);
       }
+      // Work in hand finishes (retry waits end at once); what is unfinished stays uncommitted.
+      await deferred.drained();
       for (const [p, handled] of lastHandled) commit(p, handled);
     };
 

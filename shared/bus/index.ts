@@ -1,5 +1,5 @@
 export { topicsFor } from './contract.ts';
-export type { Bus, BusMessage, TopicNames, Consumer, ConsumerOptions, OutgoingMessage, Producer } from './contract.ts';
+export type { Bus, BusMessage, TopicNames, Consumer, ConsumerOptions, DeferredWork, OutgoingMessage, Producer } from './contract.ts';
 export { BusFullError, createInMemoryBus } from './in-memory-bus.ts';
 export type { InMemoryBusOptions } from './in-memory-bus.ts';
 export { deadLetterRecord, deadLetterTopic } from './dead-letter.ts';

@@ -4,9 +4,10 @@ import type { Logger } from '../logging/index.ts';
 import { DEFAULT_BACKOFF, type BackoffPolicy } from './backoff.ts';
 import { nextCommitOffset } from './commit-offset.ts';
 import { computeConsumerLag, type ConsumerLag } from './consumer-lag.ts';
-import type { Bus, BusMessage, Consumer, ConsumerOptions, OutgoingMessage, Producer } from './contract.ts';
+import type { Bus, BusMessage, Consumer, ConsumerOptions, DeferredWork, OutgoingMessage, Producer } from './contract.ts';
 import { deadLetterRecord, deadLetterTopic } from './dead-letter.ts';
 import { deliver } from './deliver.ts';
+import { createDeferredDelivery, DEFAULT_MAX_IN_FLIGHT } from './deferred-delivery.ts';
 import { toBusError } from './kafka-errors.ts';
 import { createKafkaLogCreator, kafkaLogLevel } from './kafka-log.ts';
 
@@ -203,11 +204,15 @@ function createKafkaConsumer(deps: ConsumerDeps): Consumer {
     lastHandledBy.clear();
     assigned = [...((event.payload.memberAssignment as Record<string, number[] | undefined>)[topic] ?? [])];
   });
+  const maxInFlight = consumerOptions.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
+  const deadLetter = (m: BusMessage, err: unknown): Promise<void> => deps.sendWith(dlqProducer, deadLetterTopic(topic), [deadLetterRecord(m, err)]);
+  const deferred = createDeferredDelivery({ capacity: maxInFlight, deadLetter, backoff: deps.backoff, signal: abort.signal, log });
   const reportLag = consumerOptions.onLag?.bind(consumerOptions);
   const lagMonitor = reportLag ? createLagMonitor({ kafka, topic, groupId, assigned: () => assigned, onLag: reportLag, intervalMs: options.lagIntervalMs ?? 5_000, log }) : null;
 
   const commit = async (partition: number, lastHandled: string): Promise<void> => {
-    const allowed = consumerOptions.committableOffset ? consumerOptions.committableOffset(partition, lastHandled) : lastHandled;
+    const own = consumerOptions.committableOffset ? consumerOptions.committableOffset(partition, lastHandled) : lastHandled;
+    const allowed = deferred.committable(partition, lastHandled, own);
     const offset = nextCommitOffset(lastHandled, allowed, committed.get(partition) ?? null);
     if (offset === null) return;
     try {
@@ -237,17 +242,26 @@ function createKafkaConsumer(deps: ConsumerDeps): Consumer {
     }, Math.max(500, Math.floor((options.heartbeatIntervalMs ?? 3_000) / 2)));
     try {
       for (const raw of batch.messages) {
+        if (deferred.size() >= maxInFlight) {
+          // Full of unfinished deferred work: fetch nothing more until some finishes (heartbeats go on).
+          if (lastHandled !== null) await commit(partition, lastHandled);
+          await deferred.room();
+        }
         if (!payload.isRunning() || payload.isStale() || signal.aborted) break;
         const message = toBusMessage(batch.topic, partition, raw);
+        let work: DeferredWork | null = null;
         const outcome = await deliver({
           message,
-          handle: (m) => consumerOptions.handle(m),
-          deadLetter: (m, err) => deps.sendWith(dlqProducer, deadLetterTopic(topic), [deadLetterRecord(m, err)]),
+          handle: async (m) => {
+            work = (await consumerOptions.handle(m)) ?? null;
+          },
+          deadLetter,
           backoff: deps.backoff,
           signal,
           log,
         });
         if (outcome === 'stopped') break;
+        if (outcome === 'handled' && work) deferred.track(message, work);
         payload.resolveOffset(raw.offset);
         lastHandled = raw.offset;
         lastHandledBy.set(partition, raw.offset);
@@ -307,6 +321,10 @@ function createKafkaConsumer(deps: ConsumerDeps): Consumer {
       stopping = wasStarted
         ? (async () => {
             await lagMonitor?.shutdown();
+            // Deferred work in hand finishes (retry waits end at once) and commits what it allows;
+            // what is unfinished stays uncommitted.
+            await deferred.drained();
+            for (const [partition, last] of lastHandledBy) await commit(partition, last);
             // disconnect() waits for the batch in hand, which commits what it handled.
             await consumer.disconnect().catch((err: unknown) => log.warn({ err }, 'consumer disconnect failed'));
             await dlqProducer.disconnect().catch((err: unknown) => log.warn({ err }, 'dead-letter producer disconnect failed'));

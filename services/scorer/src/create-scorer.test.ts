@@ -144,7 +144,7 @@ describe('scorer', () => {
   });
 
   it('never commits a unit that is neither stored nor dead-lettered, even while the dead-letter send fails', async () => {
-    const inner = createInMemoryBus({ log });
+    const inner = createInMemoryBus({ log, retryBackoff: { initialDelayMs: 5, maxDelayMs: 20 } });
     let dlqDown = true;
     const bus: Bus = {
       ...inner,
@@ -159,7 +159,7 @@ describe('scorer', () => {
     const poison = unit(0).unit_id;
     const store: Store = { ...real, writeScoredUnits: (items) => (items.some((i) => i.unit.unit_id === poison) ? Promise.reject(new PermanentError('invalid unit')) : real.writeScoredUnits(items)) };
     const checks = [createCheckRegistry().get('function_result_present')!];
-    const options = { bus, store, unitsTopic: 'units', scoresTopic: 'scores', groupId: 'g', log, nowMs: Date.now, checks, judge: null, judgeUnavailableReason: 'none', retryBackoff: { initialDelayMs: 5, maxDelayMs: 20 } };
+    const options = { bus, store, unitsTopic: 'units', scoresTopic: 'scores', groupId: 'g', log, nowMs: Date.now, checks, judge: null, judgeUnavailableReason: 'none' };
     const producer = bus.createProducer();
     await producer.start();
     await producer.send('units', [0, 1, 2].map((i) => ({ key: unit(i).unit_id, value: JSON.stringify(unit(i)) })));

@@ -1,12 +1,11 @@
-import { DEFAULT_BACKOFF, backoffDelayMs, deadLetterRecord, deadLetterTopic, sleepUnlessAborted, type BackoffPolicy, type Bus, type BusMessage, type ConsumerLag } from '../../../shared/bus/index.ts';
-import { PermanentError, isRetriable } from '../../../shared/errors/index.ts';
+import type { Bus, BusMessage, ConsumerLag } from '../../../shared/bus/index.ts';
+import { PermanentError } from '../../../shared/errors/index.ts';
 import type { Metrics } from '../../../shared/metrics/index.ts';
 import { createComponent, type Component } from '../../../shared/lifecycle/index.ts';
 import type { Logger } from '../../../shared/logging/index.ts';
 import { createGroupCommit } from '../../../shared/batching/index.ts';
 import { UnitSchema, parseRecord, type Score, type Unit } from '../../../shared/schemas/index.ts';
 import type { Store, UnitWriteResult } from '../../../shared/store/index.ts';
-import { createInFlightWindow } from './in-flight-window.ts';
 import { scoreUnit, type ScoreUnitDeps } from './score-unit.ts';
 
 export interface ScorerOptions extends ScoreUnitDeps {
@@ -22,8 +21,6 @@ export interface ScorerOptions extends ScoreUnitDeps {
   maxBatchUnits?: number;
   /** Counts scores written by check and status, and how far scoring trails the agents. */
   metrics?: Metrics;
-  /** Backoff while the store or the bus is unavailable. */
-  retryBackoff?: BackoffPolicy;
   /** Keeps a simulation's own record (a unit with `simulation_record`) where units that wait for it look. */
   storeSimulationRecord?: (unit: Unit) => Promise<void>;
   /** Receives the units consumer's lag (see ConsumerOptions.onLag). */
@@ -35,7 +32,7 @@ export interface ScorerOptions extends ScoreUnitDeps {
   sweepUnscored?: boolean;
 }
 
-/** Units the start-up sweep scores at once. */
+/** Units the start-up sweep reads from the store at once. */
 const SWEEP_CONCURRENCY = 16;
 
 interface StoreWrite {
@@ -50,17 +47,15 @@ export function parseUnit(message: BusMessage): Unit {
 
 /**
  * Consumes units, stores each, runs the configured checks and stores and publishes the scores.
- * Several units are scored at once; offsets are committed only below the oldest unit not yet
- * stored and published, so a crash re-reads every unit not finished (at least once; score writes
- * are idempotent). Store or bus outages are retried with backoff, never skipped, so a unit ends
- * scored or error-scored.
+ * Several units are scored at once: each unit's scoring is DeferredWork that the bus owns, so the
+ * bus retries store or bus outages with backoff, dead-letters a unit that fails for good, and
+ * commits only below the oldest unit neither finished nor dead-lettered (a crash re-reads every
+ * unit not finished: at least once; score writes are idempotent).
  */
-export function createScorer(options: ScorerOptions): Component & { unitsInFlight(): number } {
+export function createScorer(options: ScorerOptions): Component {
   const log = options.log.child({ component: 'scorer' });
   const producer = options.bus.createProducer();
-  const window = createInFlightWindow(options.maxConcurrentUnits ?? 256);
   const stopping = new AbortController();
-  const backoff = options.retryBackoff ?? DEFAULT_BACKOFF;
 
   // A unit and its scores are written together, in batches shared by the units scored at the same
   // time (one store round trip per batch, not two per unit), so a unit is never stored without
@@ -101,57 +96,27 @@ export function createScorer(options: ScorerOptions): Component & { unitsInFligh
     log.debug({ unitId: unit.unit_id, scores: scores.map((s) => [s.check, s.status, s.value]) }, 'unit scored');
   }
 
-  /**
-   * Until the unit is stored and published, or dead-lettered: a retriable failure (store or bus
-   * down) is retried with backoff, a permanent one sends the unit to `<units topic>.dlq` in the
-   * bus's one dead-letter format, and that send is itself retried until it lands. Only then does the
-   * unit leave the in-flight window, so its offset is never committed while it is neither scored
-   * nor dead-lettered. On stop it stays uncommitted and is read again after the restart.
-   */
-  async function scoreWithRetry(unit: Unit, message: BusMessage): Promise<'done' | 'stopped'> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        await storeAndPublish(unit);
-        return 'done';
-      } catch (err) {
-        if (!isRetriable(err)) {
-          log.error({ err, unitId: unit.unit_id }, 'unit could not be stored; sending it to the dead-letter topic');
-          return deadLetter(unit, message, err);
-        }
-        log.warn({ err, unitId: unit.unit_id, attempt }, 'storing or publishing scores failed; retrying');
-        if (!(await sleepUnlessAborted(backoffDelayMs(attempt, backoff), stopping.signal))) return 'stopped';
-      }
-    }
-  }
-
-  async function deadLetter(unit: Unit, message: BusMessage, cause: unknown): Promise<'done' | 'stopped'> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        await producer.send(deadLetterTopic(options.unitsTopic), [deadLetterRecord(message, cause)]);
-        return 'done';
-      } catch (err) {
-        log.warn({ err, unitId: unit.unit_id, attempt }, 'dead-letter send failed; retrying (the unit stays uncommitted)');
-        if (!(await sleepUnlessAborted(backoffDelayMs(attempt, backoff), stopping.signal))) return 'stopped';
-      }
-    }
-  }
-
   // Two versions of one unit in flight at once (a late span re-opened its trace while the first was
   // still being judged) are stored in the order they were published, so the later is the later
-  // revision; different units still run side by side.
-  const unitChains = new Map<string, Promise<unknown>>();
-  function inUnitOrder<T>(unit: Unit, fn: () => Promise<T>): Promise<T> {
+  // revision; different units still run side by side. A version's turn ends when the bus is done
+  // with it (scored, dead-lettered, or left for a restart), retries included.
+  const unitChains = new Map<string, Promise<void>>();
+  function inUnitOrder(unit: Unit): { ready: Promise<void>; release: () => void } {
     const key = `${unit.project ?? 'default'}\u0000${unit.unit_id}`;
-    const run = (unitChains.get(key) ?? Promise.resolve()).then(fn);
-    const settled = run.catch(() => undefined);
-    unitChains.set(key, settled);
-    void settled.then(() => {
-      if (unitChains.get(key) === settled) unitChains.delete(key);
+    const ready = unitChains.get(key) ?? Promise.resolve();
+    let release: () => void = () => undefined;
+    const mine = new Promise<void>((resolve) => (release = resolve));
+    unitChains.set(key, mine);
+    void mine.then(() => {
+      if (unitChains.get(key) === mine) unitChains.delete(key);
     });
-    return run;
+    return { ready, release };
   }
 
-  /** Scores stored units that have none, a page at a time, until none is left or the scorer stops. */
+  /**
+   * Puts stored units that have no score back on the units topic, a page at a time, until none is
+   * left or the scorer stops; the consumer then scores them like any other unit.
+   */
   async function sweepUnscored(): Promise<void> {
     const store = options.store;
     if (!store.unscoredUnitIds) return;
@@ -161,36 +126,36 @@ export function createScorer(options: ScorerOptions): Component & { unitsInFligh
       const ids = await store.unscoredUnitIds(after, 500);
       if (ids.length === 0) break;
       after = ids[ids.length - 1];
-      for (let i = 0; i < ids.length && !stopping.signal.aborted; i += SWEEP_CONCURRENCY) {
-        await Promise.all(
-          ids.slice(i, i + SWEEP_CONCURRENCY).map(async (id) => {
-            const unit = await store.getUnit(id);
-            if (!unit) return;
-            const message: BusMessage = { topic: options.unitsTopic, partition: -1, offset: '-1', key: id, value: JSON.stringify(unit), headers: { source: 'unscored-sweep' }, timestampMs: options.nowMs() };
-            if ((await inUnitOrder(unit, () => scoreWithRetry(unit, message))) === 'done') swept += 1;
-          }),
-        );
+      const units: Unit[] = [];
+      for (let i = 0; i < ids.length; i += SWEEP_CONCURRENCY) {
+        for (const unit of await Promise.all(ids.slice(i, i + SWEEP_CONCURRENCY).map((id) => store.getUnit(id)))) if (unit) units.push(unit);
       }
+      await producer.send(options.unitsTopic, units.map((unit) => ({ key: unit.unit_id, value: JSON.stringify(unit), headers: { source: 'unscored-sweep' } })));
+      swept += units.length;
     }
-    if (swept > 0) log.warn({ units: swept }, 'scored stored units that had no scores (left by a crash)');
+    if (swept > 0) log.warn({ units: swept }, 'sent stored units that had no scores (left by a crash) to be scored again');
   }
   let sweep: Promise<void> = Promise.resolve();
 
   const consumer = options.bus.createConsumer({
     topic: options.unitsTopic,
     groupId: options.groupId,
-    handle: async (message) => {
-      const unit = parseUnit(message);
-      await window.room();
-      const offset = BigInt(message.offset);
-      window.add(message.partition, offset);
-      void inUnitOrder(unit, () => scoreWithRetry(unit, message)).then((outcome) => {
-        // Stopped: the consumer is already shut down, so nothing commits past this unit.
-        if (outcome === 'done') window.remove(message.partition, offset);
-        else window.abandon(message.partition, offset);
-      });
+    maxInFlight: options.maxConcurrentUnits ?? 256,
+    handle: (message) => {
+      try {
+        const unit = parseUnit(message);
+        const turn = inUnitOrder(unit);
+        return Promise.resolve({
+          run: async () => {
+            await turn.ready;
+            await storeAndPublish(unit);
+          },
+          settled: turn.release,
+        });
+      } catch (err) {
+        return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+      }
     },
-    committableOffset: (partition, lastHandled) => window.committable(partition, lastHandled),
     ...(options.onLag ? { onLag: options.onLag } : {}),
   });
 
@@ -206,15 +171,14 @@ export function createScorer(options: ScorerOptions): Component & { unitsInFligh
         log.info({ unitsTopic: options.unitsTopic, checks: options.selectChecks ? 'by monitor' : options.checks.map((c) => c.name), judge: options.judge ? 'configured' : 'none' }, 'scorer started');
       },
       stop: async () => {
-        await consumer.shutdown();
         stopping.abort();
         await sweep;
-        await window.drained();
+        // Waits for the units in hand; the bus commits below the oldest one left unfinished.
+        await consumer.shutdown();
         await storeWrites.idle();
         await publishes.idle();
         await producer.shutdown();
       },
     }),
-    unitsInFlight: () => window.size(),
   };
 }

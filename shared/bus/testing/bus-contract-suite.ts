@@ -11,7 +11,37 @@ import { deadLetterTopic } from '../dead-letter.ts';
 export interface BusContractHarness {
   /** Builds the bus under test once for the suite; its retry backoff should be short (tens of ms). */
   create(): Promise<{ bus: Bus; close(): Promise<void> }>;
+  /**
+   * Makes every send to `<topic>.dlq` fail with a retriable error, the way the bus really fails,
+   * until the returned function is called. An in-process bus fills the topic (BusFullError); a
+   * one-broker Kafka has no such failure to provoke (min.insync.replicas is capped at the
+   * replication factor), so its harness leaves this out and the test is not defined for it.
+   */
+  blockDeadLetters?(bus: Bus, topic: string): Promise<() => Promise<void>>;
   waitTimeoutMs: number;
+}
+
+/**
+ * For an in-process bus created with `maxRetainedRecords: limit`: a reader that never finishes
+ * plus `limit` filler records leave `<topic>.dlq` full, so the next send is refused (BusFullError).
+ */
+export async function blockInMemoryDeadLetters(bus: Bus, topic: string, limit: number): Promise<() => Promise<void>> {
+  const dlq = deadLetterTopic(topic);
+  let release: () => void = () => undefined;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  let read = 0;
+  const blocker = bus.createConsumer({ topic: dlq, groupId: uniqueName('g_dlq_blocker'), handle: () => gate.then(() => void (read += 1)) });
+  await blocker.start();
+  const producer = bus.createProducer();
+  await producer.start();
+  await producer.send(dlq, Array.from({ length: limit }, (_, i) => ({ key: 'filler', value: `filler-${i}` })));
+  await producer.shutdown();
+  return async () => {
+    release();
+    // Once the reader has committed the fillers, the topic has room again.
+    await waitFor(() => read >= limit || undefined, { timeoutMs: 5_000, description: 'the dead-letter reader caught up' });
+    await blocker.shutdown();
+  };
 }
 
 export function describeBusContract(name: string, harness: BusContractHarness): void {
@@ -59,8 +89,9 @@ export function describeBusContract(name: string, harness: BusContractHarness): 
         bus.createConsumer({
           ...options,
           handle: async (m) => {
-            await handle(m);
+            const work = await handle(m);
             seen.push(m);
+            return work;
           },
         }),
       );
@@ -239,6 +270,197 @@ export function describeBusContract(name: string, harness: BusContractHarness): 
       await stopped;
       expect(events).toEqual(['start slow', 'end slow', 'stopped']);
       expect(values(handled)).toEqual(['slow']);
+    });
+    /** A restarted member of `groupId` reads from the group's commit: the values it sees up to a sentinel. */
+    const reReadAfterCommit = async (topic: string, groupId: string, key: string): Promise<BusMessage[]> => {
+      const again = await consume({ topic, groupId });
+      await produce(topic, [{ key, value: 'sentinel' }]);
+      await until('the sentinel', () => again.some((m) => m.value === 'sentinel'));
+      return again;
+    };
+    const gated = (): { promise: Promise<void>; open(): void } => {
+      let open: () => void = () => undefined;
+      const promise = new Promise<void>((resolve) => (open = resolve));
+      return { promise, open };
+    };
+
+    it('commits deferred work finished out of order only below the oldest record still unfinished', async () => {
+      const topic = await freshTopic('bus_deferred_order');
+      const groupId = uniqueName('g_deferred_order');
+      await produce(topic, ['v0', 'v1', 'v2', 'v3', 'v4'].map((value) => ({ key: 'k', value })));
+
+      const gates = new Map(['v0', 'v2', 'v3', 'v4'].map((v) => [v, gated()]));
+      const finished: string[] = [];
+      const settled: string[] = [];
+      let v1Attempts = 0;
+      await consume({
+        topic,
+        groupId,
+        handle: (m) =>
+          Promise.resolve({
+            run: async () => {
+              if (m.value === 'v1') {
+                v1Attempts += 1;
+                throw new RetriableError('store unavailable');
+              }
+              await gates.get(m.value)!.promise;
+              finished.push(m.value);
+            },
+            settled: () => void settled.push(m.value),
+          }),
+      });
+      // All five taken at once; they finish in the order 4, 3, 0, 2 while 1 keeps failing.
+      for (const v of ['v4', 'v3', 'v0', 'v2']) {
+        gates.get(v)!.open();
+        await until(`${v} finished`, () => finished.includes(v));
+      }
+      await until('v1 retried', () => v1Attempts >= 3);
+      await stop(running[running.length - 1]);
+      expect(finished).toEqual(['v4', 'v3', 'v0', 'v2']);
+      // v1 settles too (left uncommitted), so a service's per-key ordering never waits for it forever.
+      expect([...settled].sort()).toEqual(['v0', 'v1', 'v2', 'v3', 'v4']);
+
+      // Committed exactly up to v1 (offset 1): it and everything after it are read again.
+      const again = await reReadAfterCommit(topic, groupId, 'k');
+      expect(values(again)).toEqual(['v1', 'v2', 'v3', 'v4', 'sentinel']);
+      expect(again[0].offset).toBe('1');
+    });
+
+    it('retries a retriable failure of deferred work with backoff, then commits it', async () => {
+      const topic = await freshTopic('bus_deferred_retry');
+      const groupId = uniqueName('g_deferred_retry');
+      await produce(topic, ['v0', 'flaky', 'v2'].map((value) => ({ key: 'k', value })));
+      let attempts = 0;
+      const done: string[] = [];
+      await consume({
+        topic,
+        groupId,
+        handle: (m) =>
+          Promise.resolve({
+            run: () => {
+              if (m.value === 'flaky' && ++attempts < 3) return Promise.reject(new RetriableError('database unavailable'));
+              done.push(m.value);
+              return Promise.resolve();
+            },
+          }),
+      });
+      await until('3 records done', () => done.length === 3);
+      expect(attempts).toBe(3);
+      expect([...done].sort()).toEqual(['flaky', 'v0', 'v2']);
+      await stop(running[running.length - 1]);
+      expect(values(await reReadAfterCommit(topic, groupId, 'k'))).toEqual(['sentinel']);
+    });
+
+    it('sends deferred work that fails permanently to <topic>.dlq with origin and error, and commits past it', async () => {
+      const topic = await freshTopic('bus_deferred_dlq');
+      const groupId = uniqueName('g_deferred_dlq');
+      await bus.ensureTopics([deadLetterTopic(topic)]);
+      await produce(topic, ['v0', 'poison', 'v2'].map((value) => ({ key: 'k', value, headers: { origin: 'test' } })));
+      const done: string[] = [];
+      const taken = await consume({
+        topic,
+        groupId,
+        handle: (m) =>
+          Promise.resolve({
+            run: () => (m.value === 'poison' ? Promise.reject(new PermanentError('unit refused: wrong project')) : Promise.resolve(void done.push(m.value))),
+          }),
+      });
+      const dead = await consume({ topic: deadLetterTopic(topic), groupId: uniqueName('g_deferred_dlq_reader') });
+      await until('1 dead-lettered record', () => dead.length >= 1);
+      await until('v0 and v2 done', () => done.length === 2);
+      await stop(running[running.length - 2]);
+      expect(dead).toHaveLength(1);
+      expect(dead[0]).toMatchObject({ topic: deadLetterTopic(topic), key: 'k', value: 'poison' });
+      expect(dead[0].headers).toEqual({
+        origin: 'test',
+        error: 'unit refused: wrong project',
+        'error-name': 'PermanentError',
+        'original-topic': topic,
+        'original-partition': String(taken[1].partition),
+        'original-offset': '1',
+      });
+      expect(values(await reReadAfterCommit(topic, groupId, 'k'))).toEqual(['sentinel']);
+    });
+
+    const blockDeadLetters = harness.blockDeadLetters?.bind(harness);
+    if (blockDeadLetters) it('retries a failing dead-letter send until it lands, and commits nothing past the record before', async () => {
+      const topic = await freshTopic('bus_deferred_dlq_down');
+      const groupId = uniqueName('g_deferred_dlq_down');
+      await bus.ensureTopics([deadLetterTopic(topic)]);
+      await produce(topic, ['v0', 'poison', 'v2'].map((value) => ({ key: 'k', value })));
+      const unblock = await blockDeadLetters(bus, topic);
+      // Reading before the outage ends: an in-process bus drops what every reading group has committed.
+      const dead = await consume({ topic: deadLetterTopic(topic), groupId: uniqueName('g_dlq_down_reader') });
+      const ours = (): BusMessage[] => dead.filter((m) => m.value === 'poison');
+      const failing: ConsumerOptions['handle'] = (m) =>
+        Promise.resolve({ run: () => (m.value === 'poison' ? Promise.reject(new PermanentError('invalid unit')) : Promise.resolve()) });
+
+      // 1. The dead-letter topic refuses: v0 and v2 finish, the poison record stays in flight.
+      const first = await consume({ topic, groupId, handle: failing });
+      await until('3 records taken', () => first.length === 3);
+      await new Promise((resolve) => setTimeout(resolve, 500)); // the dead-letter send keeps failing meanwhile
+      await stop(running[running.length - 1]);
+
+      // 2. Committed exactly below the poison record: a new member starts there, and lands it once the topic takes records again.
+      const second = await consume({ topic, groupId, handle: failing });
+      await until('the poison record again', () => second.length >= 1);
+      expect(second[0]).toMatchObject({ value: 'poison', offset: '1' });
+      expect(ours()).toEqual([]);
+      await unblock();
+      await until('the poison record in the dead-letter topic', () => ours().length >= 1);
+      await until('v2 taken again', () => second.length >= 2);
+      await stop(running[running.length - 1]);
+      expect(values(second)).toEqual(['poison', 'v2']);
+      expect(ours()).toHaveLength(1);
+      expect(ours()[0].headers).toMatchObject({ error: 'invalid unit', 'error-name': 'PermanentError', 'original-topic': topic, 'original-offset': '1' });
+
+      // 3. Landed and committed: nothing is read again.
+      expect(values(await reReadAfterCommit(topic, groupId, 'k'))).toEqual(['sentinel']);
+    });
+
+    it('on shutdown waits for deferred work in hand and leaves what is unfinished uncommitted', async () => {
+      const topic = await freshTopic('bus_deferred_stop');
+      const groupId = uniqueName('g_deferred_stop');
+      await produce(topic, ['v0', 'v1', 'v2'].map((value) => ({ key: 'k', value })));
+      const inHand = gated();
+      const events: string[] = [];
+      await consume({
+        topic,
+        groupId,
+        handle: (m) =>
+          Promise.resolve({
+            run: async () => {
+              if (m.value === 'v1') throw new RetriableError('judge unavailable');
+              events.push(`start ${m.value}`);
+              if (m.value === 'v0') await inHand.promise;
+              events.push(`end ${m.value}`);
+            },
+          }),
+      });
+      await until('v0 and v2 started', () => events.includes('start v0') && events.includes('end v2'));
+      const stopped = stop(running[running.length - 1]).then(() => events.push('stopped'));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      inHand.open();
+      await stopped;
+      expect(events.filter((e) => e.endsWith('v0') || e === 'stopped')).toEqual(['start v0', 'end v0', 'stopped']);
+      const again = await reReadAfterCommit(topic, groupId, 'k');
+      expect(values(again)).toEqual(['v1', 'v2', 'sentinel']);
+    });
+
+    it('takes no new record while maxInFlight records have unfinished deferred work', async () => {
+      const topic = await freshTopic('bus_deferred_full');
+      await produce(topic, ['v0', 'v1', 'v2', 'v3'].map((value) => ({ key: 'k', value })));
+      const gates = new Map(['v0', 'v1', 'v2', 'v3'].map((v) => [v, gated()]));
+      const taken = await consume({ topic, groupId: uniqueName('g_deferred_full'), maxInFlight: 2, handle: (m) => Promise.resolve({ run: () => gates.get(m.value)!.promise }) });
+      await until('2 records taken', () => taken.length === 2);
+      await new Promise((resolve) => setTimeout(resolve, 300)); // time enough to take more, were it allowed
+      expect(values(taken)).toEqual(['v0', 'v1']);
+      gates.get('v1')!.open();
+      await until('a third record taken', () => taken.length === 3);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(values(taken)).toEqual(['v0', 'v1', 'v2']);
+      for (const g of gates.values()) g.open();
+      await until('all 4 taken', () => taken.length === 4);
     });
   });
 }

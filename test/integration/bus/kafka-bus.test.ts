@@ -22,6 +22,7 @@ describeBusContract('kafka', {
         retryBackoff: { initialDelayMs: 20, maxDelayMs: 100 },
         heartbeatIntervalMs: 1_000,
         sessionTimeoutMs: 10_000,
+        commitIntervalMs: 200,
         ...bounded,
       }),
       close: () => Promise.resolve(),
@@ -109,6 +110,53 @@ describe('kafka bus specifics', () => {
       await producer.shutdown();
     }
     expect(again).toEqual(['sentinel']);
+  });
+
+  it('commits deferred work exactly below the oldest unfinished record while it runs, then past it once it is done', async () => {
+    const bus = newBus({ commitIntervalMs: 200, retryBackoff: { initialDelayMs: 20, maxDelayMs: 100 } });
+    const topic = uniqueName('bus_deferred_commit');
+    const groupId = uniqueName('g_deferred_commit');
+    await bus.ensureTopics([topic]);
+    const producer = bus.createProducer();
+    await producer.start();
+    await producer.send(topic, ['v0', 'v1', 'v2', 'v3', 'v4'].map((value) => ({ key: 'k', value })));
+    let storeUp = false;
+    const done: string[] = [];
+    let partition = -1;
+    const consumer = bus.createConsumer({
+      topic,
+      groupId,
+      handle: (m) => {
+        partition = m.partition;
+        return Promise.resolve({
+          run: () => {
+            if (m.value === 'v1' && !storeUp) return Promise.reject(new RetriableError('store unavailable'));
+            done.push(m.value);
+            return Promise.resolve();
+          },
+        });
+      },
+    });
+    const admin = new Kafka({ clientId: 'bus-test-offsets', brokers: testKafkaBrokers(), logLevel: logLevel.NOTHING }).admin();
+    await admin.connect();
+    const committed = async (): Promise<string> => {
+      const [offsets] = await admin.fetchOffsets({ groupId, topics: [topic] });
+      return offsets.partitions.filter((p) => p.offset !== '-1').map((p) => `${p.partition}:${p.offset}`).join(',');
+    };
+    await consumer.start();
+    try {
+      await waitFor(() => done.length === 4 || undefined, { timeoutMs: 30_000, description: 'v0, v2, v3, v4 done' });
+      await waitFor(async () => (await committed()) === `${partition}:1` || undefined, { timeoutMs: 10_000, description: 'the commit at v1' });
+      await sleep(1_000); // five commit intervals: the commit must not move while v1 keeps failing
+      expect(await committed()).toBe(`${partition}:1`);
+      storeUp = true;
+      await waitFor(async () => (await committed()) === `${partition}:5` || undefined, { timeoutMs: 10_000, description: 'the commit past v4' });
+      expect([...done].sort()).toEqual(['v0', 'v1', 'v2', 'v3', 'v4']);
+    } finally {
+      await consumer.shutdown();
+      await producer.shutdown();
+      await admin.disconnect();
+    }
   });
 
   it('reports its lag on its assigned partitions: the records not yet committed, then 0 once they are', async () => {

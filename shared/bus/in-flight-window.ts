@@ -1,7 +1,7 @@
 /**
  * Records being worked on after their handler returned, per partition, with a capacity. The
- * consumer may commit only below the oldest of them, so a crash re-reads every unit not yet
- * scored, while several units are scored at once.
+ * consumer may commit only below the oldest of them, so a crash re-reads every record whose work
+ * was not finished, while the work of several records runs at once.
  */
 export function createInFlightWindow(capacity: number) {
   const offsets = new Map<number, Set<bigint>>();

@@ -7,8 +7,11 @@ import type {
   DecodedScope,
   DecodedSpan,
   DecodedTraceRequest,
+  LazyLogsRequest,
+  LazyTraceRequest,
 } from './types.ts';
 import { DecodeError, InvalidItemError } from './types.ts';
+import { materializeLogsRequest, materializeTraceRequest } from './lazy-request.ts';
 import { attributeLabel, MAX_ANY_VALUE_DEPTH, setAttribute, tooDeep } from './any-value.ts';
 
 const pb = opentelemetry.proto;
@@ -187,8 +190,12 @@ function decodeOrThrow<T>(what: string, decode: () => T): T {
   }
 }
 
-/** Decodes a binary ExportTraceServiceRequest. An empty body is an empty (valid) request. */
-export function decodeTraceRequestProtobuf(body: Uint8Array): DecodedTraceRequest {
+/**
+ * A binary ExportTraceServiceRequest decoded by protobufjs (a DecodeError when it cannot be), with
+ * each span turned into plain values (attributes, nested AnyValues) only when asked for. An empty
+ * body is an empty (valid) request.
+ */
+export function decodeTraceRequestProtobufLazy(body: Uint8Array): LazyTraceRequest {
   const req = decodeOrThrow('ExportTraceServiceRequest', () =>
     pb.collector.trace.v1.ExportTraceServiceRequest.decode(body.length ? asBuffer(body) : EMPTY),
   );
@@ -197,7 +204,32 @@ export function decodeTraceRequestProtobuf(body: Uint8Array): DecodedTraceReques
       const { resource, invalid } = resourceFromProto(rs.resource);
       return {
         resource,
-        scopeSpans: (rs.scopeSpans ?? []).map((ss) => ({ scope: scopeFromProto(ss.scope), spans: (ss.spans ?? []).map((s) => spanFromProto(s, invalid)) })),
+        scopeSpans: (rs.scopeSpans ?? []).map((ss) => {
+          const spans = ss.spans ?? [];
+          return { scope: scopeFromProto(ss.scope), count: spans.length, span: (i: number) => spanFromProto(spans[i], invalid) };
+        }),
+      };
+    }),
+  };
+}
+
+/** Decodes a binary ExportTraceServiceRequest. An empty body is an empty (valid) request. */
+export function decodeTraceRequestProtobuf(body: Uint8Array): DecodedTraceRequest {
+  return materializeTraceRequest(decodeTraceRequestProtobufLazy(body));
+}
+
+/** As decodeTraceRequestProtobufLazy, for an ExportLogsServiceRequest. */
+export function decodeLogsRequestProtobufLazy(body: Uint8Array): LazyLogsRequest {
+  const req = decodeOrThrow('ExportLogsServiceRequest', () => pb.collector.logs.v1.ExportLogsServiceRequest.decode(body.length ? asBuffer(body) : EMPTY));
+  return {
+    resourceLogs: (req.resourceLogs ?? []).map((rl) => {
+      const { resource, invalid } = resourceFromProto(rl.resource);
+      return {
+        resource,
+        scopeLogs: (rl.scopeLogs ?? []).map((sl) => {
+          const records = sl.logRecords ?? [];
+          return { scope: scopeFromProto(sl.scope), count: records.length, logRecord: (i: number) => logRecordFromProto(records[i], invalid) };
+        }),
       };
     }),
   };
@@ -205,14 +237,5 @@ export function decodeTraceRequestProtobuf(body: Uint8Array): DecodedTraceReques
 
 /** Decodes a binary ExportLogsServiceRequest. */
 export function decodeLogsRequestProtobuf(body: Uint8Array): DecodedLogsRequest {
-  const req = decodeOrThrow('ExportLogsServiceRequest', () => pb.collector.logs.v1.ExportLogsServiceRequest.decode(body.length ? asBuffer(body) : EMPTY));
-  return {
-    resourceLogs: (req.resourceLogs ?? []).map((rl) => {
-      const { resource, invalid } = resourceFromProto(rl.resource);
-      return {
-        resource,
-        scopeLogs: (rl.scopeLogs ?? []).map((sl) => ({ scope: scopeFromProto(sl.scope), logRecords: (sl.logRecords ?? []).map((lr) => logRecordFromProto(lr, invalid)) })),
-      };
-    }),
-  };
+  return materializeLogsRequest(decodeLogsRequestProtobufLazy(body));
 }

@@ -102,8 +102,8 @@ console.log(`collector blocking bench: ${SPANS} spans per request, JSON ${(jsonT
 const stages: Array<[string, () => unknown]> = [
   ['JSON decode (JSON.parse and every span)', () => decodeTraceRequestJson(jsonText)],
   ['JSON.parse alone (not sliced)', () => JSON.parse(jsonText) as unknown],
-  ['protobuf decode (protobufjs alone, not sliced)', () => opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest.decode(protobuf)],
-  ['protobuf decode to plain values', () => decodeTraceRequestProtobuf(protobuf)],
+  ['protobuf decode, whole message at once (protobufjs)', () => opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest.decode(protobuf)],
+  ['protobuf decode to plain values, at once', () => decodeTraceRequestProtobuf(protobuf)],
   ['protobuf decode and conversion, at once', () => traceRequestToMessages(decodeTraceRequestProtobuf(protobuf), { maxAttributeBytes: 1024 * 1024, receivedAtMs: 0 })],
 ];
 for (const [name, fn] of stages) {

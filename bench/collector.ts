@@ -12,8 +12,8 @@ import type { Bus, OutgoingMessage, Producer } from '../shared/bus/index.ts';
 import { createSilentLogger } from '../shared/logging/index.ts';
 import { createIngest } from '../services/collector/src/ingest.ts';
 import { traceRequestToMessages } from '../services/collector/src/pipeline.ts';
-import { decodeTraceRequestJson } from '../services/collector/src/otlp/decode-json.ts';
-import { decodeTraceRequestProtobuf } from '../services/collector/src/otlp/decode-protobuf.ts';
+import { decodeTraceRequestJsonLazy } from '../services/collector/src/otlp/decode-json.ts';
+import { decodeTraceRequestProtobuf, decodeTraceRequestProtobufLazy } from '../services/collector/src/otlp/decode-protobuf.ts';
 import { opentelemetry } from '../services/collector/src/generated/otlp.js';
 import { encodeTraceRequest, jsonTraceRequest, type SpanSpec } from '../services/collector/src/testing/otlp-builders.ts';
 
@@ -174,8 +174,8 @@ results.push(['JSON.stringify of the envelopes only', await measure('JSON.string
 const memory = memoryProducer();
 await memory.start();
 const memIngest = ingestWith(memory.producer, 'tracecheck.spans');
-results.push(['protobuf: decode+normalize+produce, in-process bus', await measure('protobuf: decode+normalize+produce, in-process', () => memIngest.exportTraces(decodeTraceRequestProtobuf(protobuf)))]);
-results.push(['JSON: decode+normalize+produce, in-process bus', await measure('JSON: decode+normalize+produce, in-process', () => memIngest.exportTraces(decodeTraceRequestJson(jsonBytes)))]);
+results.push(['protobuf: decode+normalize+produce, in-process bus', await measure('protobuf: decode+normalize+produce, in-process', () => memIngest.exportTraces(() => decodeTraceRequestProtobufLazy(protobuf)))]);
+results.push(['JSON: decode+normalize+produce, in-process bus', await measure('JSON: decode+normalize+produce, in-process', () => memIngest.exportTraces(() => decodeTraceRequestJsonLazy(jsonBytes)))]);
 await memory.close();
 
 const brokers = (process.env.TRACECHECK_TEST_KAFKA_BROKERS ?? '127.0.0.1:19092').split(',');
@@ -184,8 +184,8 @@ if (await reachable(brokers[0])) {
   const topic = `bench_collector_${Date.now().toString(36)}`;
   const kafka = await kafkaProducer(brokers, topic);
   const kIngest = ingestWith(kafka.producer, topic);
-  results.push([`protobuf: decode+normalize+produce, Kafka (${kafka.via}, acks=all, 8 in flight)`, await measure('protobuf: decode+normalize+produce, Kafka', () => kIngest.exportTraces(decodeTraceRequestProtobuf(protobuf)), 8)]);
-  results.push([`JSON: decode+normalize+produce, Kafka (${kafka.via}, acks=all, 8 in flight)`, await measure('JSON: decode+normalize+produce, Kafka', () => kIngest.exportTraces(decodeTraceRequestJson(jsonBytes)), 8)]);
+  results.push([`protobuf: decode+normalize+produce, Kafka (${kafka.via}, acks=all, 8 in flight)`, await measure('protobuf: decode+normalize+produce, Kafka', () => kIngest.exportTraces(() => decodeTraceRequestProtobufLazy(protobuf)), 8)]);
+  results.push([`JSON: decode+normalize+produce, Kafka (${kafka.via}, acks=all, 8 in flight)`, await measure('JSON: decode+normalize+produce, Kafka', () => kIngest.exportTraces(() => decodeTraceRequestJsonLazy(jsonBytes)), 8)]);
   await kafka.close();
 } else {
   kafkaNote = `Kafka at ${brokers.join(',')} not reachable: Kafka rows skipped.`;

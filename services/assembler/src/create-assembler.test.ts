@@ -79,9 +79,49 @@ describe('assembler dead-letter path', () => {
     await waitUntil(() => dead.length === 1, 5_000, 'the poison trace in the dead-letter topic');
     expect(dead[0].key).toBe(poison);
     expect(JSON.parse(dead[0].value)).toEqual(poisonSpan);
-    expect(dead[0].headers).toMatchObject({ error: 'cannot assemble this trace' });
+    // The bus's one dead-letter format: the record plus why and where it was read from (one
+    // partition, the poison span sent first).
+    expect(dead[0].headers).toEqual({
+      error: 'cannot assemble this trace',
+      'error-name': 'Error',
+      'original-topic': 'spans',
+      'original-partition': '0',
+      'original-offset': '0',
+    });
     // At least once: the healthy trace after it was read again and published again, never lost.
     await waitUntil(() => units.length === 2, 5_000, 'the healthy trace re-published');
     expect(units).toEqual([healthy, healthy]);
+  });
+
+  it("dead-letters a record of another project's trace in the bus's format and keeps the owner's trace", async () => {
+    const bus = createInMemoryBus({ log });
+    const traceId = '0'.repeat(31) + '3';
+    const dead: BusMessage[] = [];
+    const dlq = bus.createConsumer({ topic: 'spans.dlq', groupId: 'dlq-reader', handle: (m) => Promise.resolve(void dead.push(m)) });
+    const assembler = createAssembler({ bus, spansTopic: 'spans', unitsTopic: 'units', groupId: 'assembler', graceMs: 20, completeGraceMs: 20, maxOpenMs: 60_000, tickMs: 10, log });
+    await dlq.start();
+    await assembler.start();
+    cleanups.push(() => assembler.shutdown(), () => dlq.shutdown());
+    const producer = bus.createProducer();
+    await producer.start();
+    cleanups.push(() => producer.shutdown());
+    const owner = { ...createTestSpan({ trace_id: traceId, span_id: 'aaaaaaaaaaaaaaaa', parent_span_id: 'bbbbbbbbbbbbbbbb' }), project: 'shop' };
+    const intruder = { ...createTestSpan({ trace_id: traceId, span_id: 'cccccccccccccccc', parent_span_id: 'bbbbbbbbbbbbbbbb' }), project: 'bank' };
+    await producer.send('spans', [
+      { key: traceId, value: JSON.stringify(owner) },
+      { key: traceId, value: JSON.stringify(intruder), headers: { sender: 'test' } },
+    ]);
+
+    await waitUntil(() => dead.length === 1, 5_000, 'the refused record in the dead-letter topic');
+    expect(dead[0].key).toBe(traceId);
+    expect(JSON.parse(dead[0].value)).toEqual(intruder);
+    expect(dead[0].headers).toEqual({
+      sender: 'test',
+      error: `trace ${traceId} belongs to project "shop"; a record sent with a key of project "bank" is refused`,
+      'error-name': 'PermanentError',
+      'original-topic': 'spans',
+      'original-partition': '0',
+      'original-offset': '1',
+    });
   });
 });

@@ -1,8 +1,7 @@
-import { committableBelow, type Bus, type BusMessage, type ConsumerLag } from '../../../shared/bus/index.ts';
+import { committableBelow, deadLetterRecord, deadLetterTopic, type Bus, type BusMessage, type ConsumerLag } from '../../../shared/bus/index.ts';
 import type { Metrics } from '../../../shared/metrics/index.ts';
 import { createComponent, type Component } from '../../../shared/lifecycle/index.ts';
 import type { Logger } from '../../../shared/logging/index.ts';
-import { errorMessage } from '../../../shared/errors/index.ts';
 import { SpanEnvelopeSchema, parseRecord, type Unit } from '../../../shared/schemas/index.ts';
 import { assembleTraceInSteps, type TraceParts } from './assemble-trace.ts';
 import { createTraceBuffer } from './trace-buffer.ts';
@@ -63,13 +62,21 @@ export function createAssembler(options: AssemblerOptions): Component & { openTr
   const producer = options.bus.createProducer();
   const tickMs = options.tickMs ?? Math.min(1000, Math.max(50, Math.floor(Math.min(options.graceMs, options.completeGraceMs ?? 200) / 4)));
 
+  // Where each record held in memory was read from, so that a trace that cannot be assembled is
+  // dead-lettered in the bus's one format (origin topic, partition, offset). Weak: an entry lives
+  // exactly as long as the buffer keeps its record.
+  const origins = new WeakMap<object, Omit<BusMessage, 'value'>>();
+
   const consumer = options.bus.createConsumer({
     topic: options.spansTopic,
     groupId: options.groupId,
     // A throw inside the executor (a bad record) rejects, which sends the record to the DLQ.
     handle: (message) =>
       new Promise<void>((resolve) => {
-        buffer.add(parseSpanEnvelope(message), message.partition, BigInt(message.offset), now());
+        const envelope = parseSpanEnvelope(message);
+        buffer.add(envelope, message.partition, BigInt(message.offset), now());
+        const { value: _value, ...origin } = message;
+        origins.set(envelope, origin);
         resolve();
       }),
     committableOffset: (partition, lastHandled) => committableBelow(buffer.lowWaterMark(partition), lastHandled),
@@ -126,9 +133,11 @@ export function createAssembler(options: AssemblerOptions): Component & { openTr
 
   async function deadLetter(trace: TraceParts, err: unknown): Promise<void> {
     log.error({ err, traceId: trace.traceId }, 'trace could not be assembled; its records go to the dead-letter topic');
-    const records = [...trace.spans, ...trace.logs].map((r) => ({ key: trace.traceId, value: JSON.stringify(r), headers: { error: errorMessage(err).slice(0, 1000) } }));
+    // The value is the record as it was parsed (the original text is not kept in memory).
+    const unknownOrigin = { topic: options.spansTopic, partition: -1, offset: '-1', key: trace.traceId, headers: {}, timestampMs: now() };
+    const records = [...trace.spans, ...trace.logs].map((r) => deadLetterRecord({ ...(origins.get(r) ?? unknownOrigin), value: JSON.stringify(r) }, err));
     try {
-      await producer.send(`${options.spansTopic}.dlq`, records);
+      await producer.send(deadLetterTopic(options.spansTopic), records);
       buffer.confirm(trace.traceId, now());
     } catch (sendErr) {
       buffer.release(trace.traceId);

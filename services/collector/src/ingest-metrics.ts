@@ -17,7 +17,23 @@ export function withIngestMetrics(ingest: Ingest, metrics: Metrics): Ingest {
     return result;
   };
   return {
-    exportTraces: async (req, project) => record(countSpans(req), await ingest.exportTraces(req, project)),
-    exportLogs: async (req, project) => record(countLogRecords(req), await ingest.exportLogs(req, project)),
+    async exportTraces(decode, project) {
+      let n = 0;
+      const result = await ingest.exportTraces(() => {
+        const req = decode();
+        n = countSpans(req);
+        return req;
+      }, project);
+      return record(n, result);
+    },
+    async exportLogs(decode, project) {
+      let n = 0;
+      const result = await ingest.exportLogs(() => {
+        const req = decode();
+        n = countLogRecords(req);
+        return req;
+      }, project);
+      return record(n, result);
+    },
   };
 }

@@ -2,8 +2,8 @@ import { BusFullError, type Producer } from '../../../shared/bus/index.ts';
 import { errorMessage, isRetriable } from '../../../shared/errors/index.ts';
 import type { Logger } from '../../../shared/logging/index.ts';
 import type { PartialSuccess } from './otlp/encode-response.ts';
-import type { DecodedLogsRequest, DecodedTraceRequest } from './otlp/types.ts';
-import { countLogRecords, countSpans, logsRequestToMessages, traceRequestToMessages, type Conversion } from './pipeline.ts';
+import type { LazyLogsRequest, LazyTraceRequest } from './otlp/types.ts';
+import { countLogRecords, countSpans, logsRequestToMessagesInSlices, traceRequestToMessagesInSlices, type Conversion } from './pipeline.ts';
 
 /** Outcome of one export, independent of the transport (HTTP status / gRPC code are mapped from it). */
 export type IngestResult =
@@ -30,9 +30,12 @@ export interface IngestOptions {
 }
 
 export interface Ingest {
-  /** `project`: of the sender's ingest key; absent when no keys exist. */
-  exportTraces(req: DecodedTraceRequest, project?: string): Promise<IngestResult>;
-  exportLogs(req: DecodedLogsRequest, project?: string): Promise<IngestResult>;
+  /**
+   * `decode`: decodes the export's body (throwing a DecodeError when it cannot); called in the
+   * export's turn (see createIngest). `project`: of the sender's ingest key; absent when no keys exist.
+   */
+  exportTraces(decode: () => LazyTraceRequest, project?: string): Promise<IngestResult>;
+  exportLogs(decode: () => LazyLogsRequest, project?: string): Promise<IngestResult>;
 }
 
 class ProduceTimeoutError extends Error {
@@ -59,45 +62,84 @@ export function createIngest(options: IngestOptions): Ingest {
     ...(project !== undefined ? { project } : {}),
   });
 
-  async function produce(conversion: Conversion): Promise<IngestResult> {
-    if (conversion.messages.length > 0) {
-      try {
-        await withTimeout(options.producer.send(options.topic, conversion.messages), options.produceTimeoutMs);
-      } catch (err) {
-        if (err instanceof BusFullError) {
-          log.warn({ topic: options.topic }, 'pipeline behind: answering 429');
-          return { kind: 'busy', message: `pipeline behind, retry later: ${err.message}`, retryAfterSeconds: options.retryAfterSeconds };
-        }
-        // Every produce failure is answered 503: the spans were valid, so a bus that does not take
-        // them is downstream trouble from the client's side (a producer that could not even start
-        // reports a PermanentError, yet a retry later is exactly right). Record-level rejections
-        // (too large) are prevented upstream by maxBodyBytes / maxAttributeBytes.
-        const timedOut = err instanceof ProduceTimeoutError;
-        if (timedOut || isRetriable(err)) log.warn({ err, topic: options.topic, count: conversion.messages.length }, 'produce failed, answering unavailable');
-        else log.error({ err, topic: options.topic, count: conversion.messages.length }, 'produce failed with a non-retriable error, answering unavailable');
-        return { kind: 'unavailable', message: `downstream unavailable: ${errorMessage(err)}`, retryAfterSeconds: options.retryAfterSeconds };
+  // Exports are decoded, converted and handed to the producer one at a time, in the order they
+  // arrive: a conversion yields to the event loop between slices of work, and meanwhile the next
+  // export waits for its turn, so records reach the bus in the same order as when conversion was
+  // one synchronous pass, and at most one decoded export is held beside the raw bodies. Only the
+  // acknowledgement is awaited outside the turn, so produce requests still overlap.
+  let turn: Promise<unknown> = Promise.resolve();
+  function inTurn<T>(work: () => Promise<T>): Promise<T> {
+    const mine = turn.then(work);
+    turn = mine.catch(() => undefined);
+    return mine;
+  }
+
+  /** Starts the produce; the promise never rejects (null: acknowledged, else the error). */
+  function startProduce(conversion: Conversion): Promise<unknown> {
+    if (conversion.messages.length === 0) return Promise.resolve(null);
+    let sending: Promise<void>;
+    try {
+      sending = options.producer.send(options.topic, conversion.messages);
+    } catch (err) {
+      sending = Promise.reject(err instanceof Error ? err : new Error(String(err)));
+    }
+    return withTimeout(sending, options.produceTimeoutMs).then(
+      () => null,
+      (err: unknown) => err ?? new Error('produce failed'),
+    );
+  }
+
+  async function answer(conversion: Conversion, produced: Promise<unknown>): Promise<IngestResult> {
+    const err = await produced;
+    if (err !== null) {
+      if (err instanceof BusFullError) {
+        log.warn({ topic: options.topic }, 'pipeline behind: answering 429');
+        return { kind: 'busy', message: `pipeline behind, retry later: ${err.message}`, retryAfterSeconds: options.retryAfterSeconds };
       }
+      // Every produce failure is answered 503: the spans were valid, so a bus that does not take
+      // them is downstream trouble from the client's side (a producer that could not even start
+      // reports a PermanentError, yet a retry later is exactly right). Record-level rejections
+      // (too large) are prevented upstream by maxBodyBytes / maxAttributeBytes.
+      const timedOut = err instanceof ProduceTimeoutError;
+      if (timedOut || isRetriable(err)) log.warn({ err, topic: options.topic, count: conversion.messages.length }, 'produce failed, answering unavailable');
+      else log.error({ err, topic: options.topic, count: conversion.messages.length }, 'produce failed with a non-retriable error, answering unavailable');
+      return { kind: 'unavailable', message: `downstream unavailable: ${errorMessage(err)}`, retryAfterSeconds: options.retryAfterSeconds };
     }
     if (conversion.rejected > 0) return { kind: 'ok', partial: { rejected: conversion.rejected, errorMessage: conversion.errorMessage } };
     return { kind: 'ok' };
   }
 
+  type Turn = { kind: 'refused'; result: IngestResult } | { kind: 'converted'; conversion: Conversion; produced: Promise<unknown> };
+
+  async function run(work: () => Promise<Turn>): Promise<IngestResult> {
+    const done = await inTurn(work);
+    return done.kind === 'refused' ? done.result : answer(done.conversion, done.produced);
+  }
+
   return {
-    exportTraces(req, project) {
-      const n = countSpans(req);
-      if (n > options.maxSpansPerRequest) {
-        return Promise.resolve({ kind: 'too_many_items', message: `${n} spans exceed the limit of ${options.maxSpansPerRequest} per request` });
-      }
-      const conversion = traceRequestToMessages(req, normalizeOptions(project));
-      return produce(conversion);
+    exportTraces(decode, project) {
+      const normalize = normalizeOptions(project);
+      return run(async () => {
+        const req = decode();
+        const n = countSpans(req);
+        if (n > options.maxSpansPerRequest) {
+          return { kind: 'refused', result: { kind: 'too_many_items', message: `${n} spans exceed the limit of ${options.maxSpansPerRequest} per request` } };
+        }
+        const conversion = await traceRequestToMessagesInSlices(req, normalize);
+        return { kind: 'converted', conversion, produced: startProduce(conversion) };
+      });
     },
-    exportLogs(req, project) {
-      const n = countLogRecords(req);
-      if (n > options.maxSpansPerRequest) {
-        return Promise.resolve({ kind: 'too_many_items', message: `${n} log records exceed the limit of ${options.maxSpansPerRequest} per request` });
-      }
-      const conversion = logsRequestToMessages(req, normalizeOptions(project));
-      return produce(conversion);
+    exportLogs(decode, project) {
+      const normalize = normalizeOptions(project);
+      return run(async () => {
+        const req = decode();
+        const n = countLogRecords(req);
+        if (n > options.maxSpansPerRequest) {
+          return { kind: 'refused', result: { kind: 'too_many_items', message: `${n} log records exceed the limit of ${options.maxSpansPerRequest} per request` } };
+        }
+        const conversion = await logsRequestToMessagesInSlices(req, normalize);
+        return { kind: 'converted', conversion, produced: startProduce(conversion) };
+      });
     },
   };
 }

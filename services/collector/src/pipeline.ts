@@ -1,7 +1,8 @@
 import type { OutgoingMessage } from '../../../shared/bus/index.ts';
 import { errorMessage } from '../../../shared/errors/index.ts';
 import { SpanEnvelopeSchema, type SpanGenAi } from '../../../shared/schemas/index.ts';
-import type { DecodedLogsRequest, DecodedSpan, DecodedTraceRequest } from './otlp/types.ts';
+import type { DecodedLogsRequest, DecodedSpan, DecodedTraceRequest, LazyLogsRequest, LazyTraceRequest } from './otlp/types.ts';
+import { lazyLogsRequest, lazyTraceRequest } from './otlp/lazy-request.ts';
 import { normalizeLogRecord } from './normalize/normalize-log.ts';
 import { normalizeSpan, type NormalizeOptions } from './normalize/normalize-span.ts';
 import { fitRecord } from './fit-record.ts';
@@ -78,26 +79,62 @@ function summarize(reasons: string[], rejected: number): string {
   return rejected > 3 ? `${rejected} rejected: ${shown}; …` : `${rejected} rejected: ${shown}`;
 }
 
-export function countSpans(req: DecodedTraceRequest): number {
+export function countSpans(req: LazyTraceRequest): number {
   let n = 0;
-  for (const rs of req.resourceSpans) for (const ss of rs.scopeSpans) n += ss.spans.length;
+  for (const rs of req.resourceSpans) for (const ss of rs.scopeSpans) n += ss.count;
   return n;
 }
 
-export function countLogRecords(req: DecodedLogsRequest): number {
+export function countLogRecords(req: LazyLogsRequest): number {
   let n = 0;
-  for (const rl of req.resourceLogs) for (const sl of rl.scopeLogs) n += sl.logRecords.length;
+  for (const rl of req.resourceLogs) for (const sl of rl.scopeLogs) n += sl.count;
   return n;
+}
+
+/** Work between two yields to the event loop while an export is converted: other requests wait no longer. */
+const YIELD_AFTER_MS = 10;
+
+const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * Runs a conversion's steps with a yield to the event loop after every YIELD_AFTER_MS of work.
+ * The steps and their order are those of the synchronous run: only the time between them differs.
+ */
+async function runInSlices(steps: Generator<void, Conversion>): Promise<Conversion> {
+  let sliceStart = performance.now();
+  for (let step = steps.next(); ; step = steps.next()) {
+    if (step.done) return step.value;
+    if (performance.now() - sliceStart >= YIELD_AFTER_MS) {
+      await yieldToEventLoop();
+      sliceStart = performance.now();
+    }
+  }
+}
+
+function runAtOnce(steps: Generator<void, Conversion>): Conversion {
+  for (let step = steps.next(); ; step = steps.next()) if (step.done) return step.value;
 }
 
 /** Decoded export → bus records keyed by trace id; spans with invalid ids are rejected one by one. */
 export function traceRequestToMessages(req: DecodedTraceRequest, options: NormalizeOptions): Conversion {
+  return runAtOnce(traceConversionSteps(lazyTraceRequest(req), options));
+}
+
+/** As traceRequestToMessages, with each span decoded as it is reached and yields to the event loop between slices of work. */
+export function traceRequestToMessagesInSlices(req: LazyTraceRequest, options: NormalizeOptions): Promise<Conversion> {
+  return runInSlices(traceConversionSteps(req, options));
+}
+
+/** One step per span. */
+function* traceConversionSteps(req: LazyTraceRequest, options: NormalizeOptions): Generator<void, Conversion> {
   const messages: OutgoingMessage[] = [];
   const reasons: string[] = [];
   let rejected = 0;
   for (const rs of req.resourceSpans) {
     for (const ss of rs.scopeSpans) {
-      for (const span of ss.spans) {
+      for (let i = 0; i < ss.count; i++) {
+        yield;
+        const span = ss.span(i);
         const problem = spanProblem(span);
         if (problem) {
           rejected++;
@@ -137,13 +174,25 @@ export function traceRequestToMessages(req: DecodedTraceRequest, options: Normal
  * attaches them to spans); records without a valid trace id are rejected.
  */
 export function logsRequestToMessages(req: DecodedLogsRequest, options: NormalizeOptions): Conversion {
+  return runAtOnce(logsConversionSteps(lazyLogsRequest(req), options));
+}
+
+/** As logsRequestToMessages, in slices (see traceRequestToMessagesInSlices). */
+export function logsRequestToMessagesInSlices(req: LazyLogsRequest, options: NormalizeOptions): Promise<Conversion> {
+  return runInSlices(logsConversionSteps(req, options));
+}
+
+/** One step per log record. */
+function* logsConversionSteps(req: LazyLogsRequest, options: NormalizeOptions): Generator<void, Conversion> {
   const messages: OutgoingMessage[] = [];
   const reasons: string[] = [];
   let rejected = 0;
   let sequence = 0;
   for (const rl of req.resourceLogs) {
     for (const sl of rl.scopeLogs) {
-      for (const record of sl.logRecords) {
+      for (let i = 0; i < sl.count; i++) {
+        yield;
+        const record = sl.logRecord(i);
         const seq = sequence++;
         if (!TRACE_ID.test(record.traceId) || record.traceId === ZERO_TRACE) {
           rejected++;

@@ -181,7 +181,7 @@ describe('scorer', () => {
     cleanups.push(() => second.shutdown());
     await waitUntil(() => dead.length === 1, 10_000, 'the poison unit in the dead-letter topic');
     expect(dead[0].key).toBe(poison);
-    expect(dead[0].headers).toMatchObject({ error: 'invalid unit', 'error-name': 'PermanentError', 'original-topic': 'units', 'original-partition': '0', 'original-offset': '0' });
+    expect(dead[0].headers).toEqual({ error: 'invalid unit', 'error-name': 'PermanentError', 'original-topic': 'units', 'original-partition': '0', 'original-offset': '0' });
     expect((await real.queryScores({ check: 'function_result_present' })).map((s) => s.unit_id).sort()).toEqual([unit(1).unit_id, unit(2).unit_id]);
   });
 
@@ -236,7 +236,13 @@ describe('scorer', () => {
     await producer.send('units', [{ key: owned.unit_id, value: JSON.stringify({ ...owned, project: 'bank', model_output: 'rewritten' }) }]);
 
     await waitUntil(() => dead.length === 1, 10_000, 'the refused unit in the dead-letter topic');
-    expect(dead[0].headers).toMatchObject({ error: `unit ${owned.unit_id} belongs to project "shop"; a change sent with a key of project "bank" is refused`, 'error-name': 'PermanentError' });
+    expect(dead[0].headers).toEqual({
+      error: `unit ${owned.unit_id} belongs to project "shop"; a change sent with a key of project "bank" is refused`,
+      'error-name': 'PermanentError',
+      'original-topic': 'units',
+      'original-partition': '0',
+      'original-offset': '0',
+    });
     expect(await store.getUnit(owned.unit_id)).toEqual(owned);
     expect(await store.queryScores({ unitId: owned.unit_id })).toEqual([]);
   });

@@ -1578,7 +1578,7 @@ export const opentelemetry = $root.opentelemetry = (() => {
                                         break;
                                     if (!(message.spans && message.spans.length))
                                         message.spans = [];
-                                    message.spans.push($root.opentelemetry.proto.trace.v1.Span.decode(reader, reader.size(), $undefined, _depth + 1));
+                                    if ($root.opentelemetry.lazyItems) { let size = reader.size(), itemEnd = reader.pos + size; if (itemEnd > reader.len) throw $RangeError("index out of range"); message.spans.push({ offset: reader.pos, length: size }); reader.pos = itemEnd; } else message.spans.push($root.opentelemetry.proto.trace.v1.Span.decode(reader, reader.size(), $undefined, _depth + 1));
                                     continue;
                                 }
                             case 3: {
@@ -3140,7 +3140,7 @@ export const opentelemetry = $root.opentelemetry = (() => {
                                         break;
                                     if (!(message.logRecords && message.logRecords.length))
                                         message.logRecords = [];
-                                    message.logRecords.push($root.opentelemetry.proto.logs.v1.LogRecord.decode(reader, reader.size(), $undefined, _depth + 1));
+                                    if ($root.opentelemetry.lazyItems) { let size = reader.size(), itemEnd = reader.pos + size; if (itemEnd > reader.len) throw $RangeError("index out of range"); message.logRecords.push({ offset: reader.pos, length: size }); reader.pos = itemEnd; } else message.logRecords.push($root.opentelemetry.proto.logs.v1.LogRecord.decode(reader, reader.size(), $undefined, _depth + 1));
                                     continue;
                                 }
                             case 3: {

@@ -2,7 +2,7 @@ import { Metadata, Server, ServerCredentials, status, type sendUnaryData, type S
 import type { Logger } from '../../../../shared/logging/index.ts';
 import type { Admission } from '../admission.ts';
 import type { Authorize, Ingest, IngestResult } from '../ingest.ts';
-import { decodeLogsRequestProtobuf, decodeTraceRequestProtobuf } from '../otlp/decode-protobuf.ts';
+import { decodeLogsRequestProtobufLazy, decodeTraceRequestProtobufLazy } from '../otlp/decode-protobuf.ts';
 import { encodeLogsResponse, encodeTraceResponse } from '../otlp/encode-response.ts';
 import { DecodeError } from '../otlp/types.ts';
 import { google } from '../generated/otlp.js';
@@ -93,10 +93,10 @@ export function createGrpcReceiver(options: GrpcReceiverOptions): GrpcReceiver {
           project = auth.project;
         }
         if (signal === 'traces') {
-          const result = await ingest.exportTraces(decodeTraceRequestProtobuf(call.request), project);
+          const result = await ingest.exportTraces(() => decodeTraceRequestProtobufLazy(call.request), project);
           reply(callback, result, (p) => encodeTraceResponse('protobuf', p));
         } else {
-          const result = await ingest.exportLogs(decodeLogsRequestProtobuf(call.request), project);
+          const result = await ingest.exportLogs(() => decodeLogsRequestProtobufLazy(call.request), project);
           reply(callback, result, (p) => encodeLogsResponse('protobuf', p));
         }
       };

@@ -5,8 +5,8 @@ import type { Admission } from '../admission.ts';
 import type { Authorize, Ingest, IngestResult } from '../ingest.ts';
 import { acceptedMediaType } from '../../../../shared/http/index.ts';
 import { METRICS_CONTENT_TYPE, renderMetrics, type Metrics } from '../../../../shared/metrics/index.ts';
-import { decodeLogsRequestJson, decodeTraceRequestJson } from '../otlp/decode-json.ts';
-import { decodeLogsRequestProtobuf, decodeTraceRequestProtobuf } from '../otlp/decode-protobuf.ts';
+import { decodeLogsRequestJsonLazy, decodeTraceRequestJsonLazy } from '../otlp/decode-json.ts';
+import { decodeLogsRequestProtobufLazy, decodeTraceRequestProtobufLazy } from '../otlp/decode-protobuf.ts';
 import { encodeLogsResponse, encodeStatus, encodeTraceResponse } from '../otlp/encode-response.ts';
 import { DecodeError, type OtlpEncoding } from '../otlp/types.ts';
 import { readBody } from './read-body.ts';
@@ -100,12 +100,11 @@ export function createHttpReceiver(options: HttpReceiverOptions): HttpReceiver {
     }
     let result: IngestResult;
     try {
+      const bytes = body.body;
       if (signal === 'traces') {
-        const decoded = encoding === 'protobuf' ? decodeTraceRequestProtobuf(body.body) : decodeTraceRequestJson(body.body);
-        result = await ingest.exportTraces(decoded, project);
+        result = await ingest.exportTraces(() => (encoding === 'protobuf' ? decodeTraceRequestProtobufLazy(bytes) : decodeTraceRequestJsonLazy(bytes)), project);
       } else {
-        const decoded = encoding === 'protobuf' ? decodeLogsRequestProtobuf(body.body) : decodeLogsRequestJson(body.body);
-        result = await ingest.exportLogs(decoded, project);
+        result = await ingest.exportLogs(() => (encoding === 'protobuf' ? decodeLogsRequestProtobufLazy(bytes) : decodeLogsRequestJsonLazy(bytes)), project);
       }
     } catch (err) {
       if (err instanceof DecodeError) {

@@ -6,8 +6,11 @@ import type {
   DecodedScope,
   DecodedSpan,
   DecodedTraceRequest,
+  LazyLogsRequest,
+  LazyTraceRequest,
 } from './types.ts';
 import { DecodeError, InvalidItemError } from './types.ts';
+import { materializeLogsRequest, materializeTraceRequest } from './lazy-request.ts';
 import { attributeLabel, MAX_ANY_VALUE_DEPTH, setAttribute, show, tooDeep } from './any-value.ts';
 
 // OTLP/JSON: proto3 JSON mapping with hex ids, integer enums, int64 as string or number,
@@ -335,8 +338,11 @@ function structural<T>(what: string, run: () => T): T {
   }
 }
 
-/** Decodes an OTLP/JSON ExportTraceServiceRequest. */
-export function decodeTraceRequestJson(body: Uint8Array | string): DecodedTraceRequest {
+/**
+ * An OTLP/JSON ExportTraceServiceRequest parsed and its structure checked (a DecodeError when it is
+ * wrong), with each span decoded only when asked for.
+ */
+export function decodeTraceRequestJsonLazy(body: Uint8Array | string): LazyTraceRequest {
   const what = 'ExportTraceServiceRequest';
   const req = parseJson(body, what);
   return structural(what, () => ({
@@ -347,15 +353,21 @@ export function decodeTraceRequestJson(body: Uint8Array | string): DecodedTraceR
         resource,
         scopeSpans: arr(rs.scopeSpans, 'scopeSpans').map((ssv) => {
           const ss = obj(ssv, 'scopeSpans[]');
-          return { scope: scopeFromJson(ss.scope), spans: arr(ss.spans, 'spans').map((s) => spanFromJson(s, invalid)) };
+          const spans = arr(ss.spans, 'spans');
+          return { scope: scopeFromJson(ss.scope), count: spans.length, span: (i: number) => spanFromJson(spans[i], invalid) };
         }),
       };
     }),
   }));
 }
 
-/** Decodes an OTLP/JSON ExportLogsServiceRequest. */
-export function decodeLogsRequestJson(body: Uint8Array | string): DecodedLogsRequest {
+/** Decodes an OTLP/JSON ExportTraceServiceRequest. */
+export function decodeTraceRequestJson(body: Uint8Array | string): DecodedTraceRequest {
+  return materializeTraceRequest(decodeTraceRequestJsonLazy(body));
+}
+
+/** As decodeTraceRequestJsonLazy, for an ExportLogsServiceRequest. */
+export function decodeLogsRequestJsonLazy(body: Uint8Array | string): LazyLogsRequest {
   const what = 'ExportLogsServiceRequest';
   const req = parseJson(body, what);
   return structural(what, () => ({
@@ -366,9 +378,15 @@ export function decodeLogsRequestJson(body: Uint8Array | string): DecodedLogsReq
         resource,
         scopeLogs: arr(rl.scopeLogs, 'scopeLogs').map((slv) => {
           const sl = obj(slv, 'scopeLogs[]');
-          return { scope: scopeFromJson(sl.scope), logRecords: arr(sl.logRecords, 'logRecords').map((lr) => logRecordFromJson(lr, invalid)) };
+          const records = arr(sl.logRecords, 'logRecords');
+          return { scope: scopeFromJson(sl.scope), count: records.length, logRecord: (i: number) => logRecordFromJson(records[i], invalid) };
         }),
       };
     }),
   }));
+}
+
+/** Decodes an OTLP/JSON ExportLogsServiceRequest. */
+export function decodeLogsRequestJson(body: Uint8Array | string): DecodedLogsRequest {
+  return materializeLogsRequest(decodeLogsRequestJsonLazy(body));
 }

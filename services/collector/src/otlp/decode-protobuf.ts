@@ -1,3 +1,4 @@
+import protobuf from 'protobufjs/minimal.js';
 import { opentelemetry } from '../generated/otlp.js';
 import type {
   Attributes,
@@ -7,8 +8,11 @@ import type {
   DecodedScope,
   DecodedSpan,
   DecodedTraceRequest,
+  LazyLogsRequest,
+  LazyTraceRequest,
 } from './types.ts';
 import { DecodeError, InvalidItemError } from './types.ts';
+import { materializeLogsRequest, materializeTraceRequest } from './lazy-request.ts';
 import { attributeLabel, MAX_ANY_VALUE_DEPTH, setAttribute, tooDeep } from './any-value.ts';
 
 const pb = opentelemetry.proto;
@@ -187,17 +191,104 @@ function decodeOrThrow<T>(what: string, decode: () => T): T {
   }
 }
 
-/** Decodes a binary ExportTraceServiceRequest. An empty body is an empty (valid) request. */
-export function decodeTraceRequestProtobuf(body: Uint8Array): DecodedTraceRequest {
-  const req = decodeOrThrow('ExportTraceServiceRequest', () =>
-    pb.collector.trace.v1.ExportTraceServiceRequest.decode(body.length ? asBuffer(body) : EMPTY),
-  );
+/** Where gen-proto.sh's patch leaves a span or log record while `lazyItems` is set. */
+interface ItemPlace {
+  offset: number;
+  length: number;
+}
+
+/** Nesting of a span (or log record) in its export (request, resource, scope): protobufjs counts it against its recursion limit. */
+const ITEM_DEPTH = 3;
+
+const lazyRoot = opentelemetry as unknown as { lazyItems?: boolean };
+
+/**
+ * Decodes an export with its spans (log records) left as places in the buffer. When that fails,
+ * the export is decoded again whole, so that the error is the one a whole decode meets first (it
+ * may lie in a span before the place where the lazy decode failed): the answer does not change.
+ */
+function decodeExport<T>(what: string, decode: () => T): T {
+  try {
+    lazyRoot.lazyItems = true;
+    return decode();
+  } catch {
+    lazyRoot.lazyItems = false;
+    return decodeOrThrow(what, decode);
+  } finally {
+    lazyRoot.lazyItems = false;
+  }
+}
+
+/**
+ * Decodes one span (log record) at its place. The export's structure around it was decoded
+ * without error, so the first item that fails is where a whole decode would have failed: the
+ * export is refused with that error, as before.
+ */
+function decodeItem<T>(what: string, buffer: Uint8Array, place: ItemPlace, decode: (reader: protobuf.Reader, length: number, end: undefined, depth: number) => T): T {
+  return decodeOrThrow(what, () => {
+    const reader = protobuf.Reader.create(buffer);
+    reader.pos = place.offset;
+    return decode(reader, place.length, undefined, ITEM_DEPTH);
+  });
+}
+
+/**
+ * A binary ExportTraceServiceRequest with each span decoded by protobufjs and turned into plain
+ * values only when asked for (a DecodeError when the export, or one of its spans, cannot be
+ * decoded). An empty body is an empty (valid) request.
+ */
+export function decodeTraceRequestProtobufLazy(body: Uint8Array): LazyTraceRequest {
+  const what = 'ExportTraceServiceRequest';
+  const buffer = body.length ? asBuffer(body) : EMPTY;
+  const req = decodeExport(what, () => pb.collector.trace.v1.ExportTraceServiceRequest.decode(buffer));
+  const decodeSpan = pb.trace.v1.Span.decode.bind(pb.trace.v1.Span) as (reader: protobuf.Reader, length: number, end: undefined, depth: number) => opentelemetry.proto.trace.v1.Span;
   return {
     resourceSpans: (req.resourceSpans ?? []).map((rs) => {
       const { resource, invalid } = resourceFromProto(rs.resource);
       return {
         resource,
-        scopeSpans: (rs.scopeSpans ?? []).map((ss) => ({ scope: scopeFromProto(ss.scope), spans: (ss.spans ?? []).map((s) => spanFromProto(s, invalid)) })),
+        scopeSpans: (rs.scopeSpans ?? []).map((ss) => {
+          const spans = (ss.spans ?? []) as unknown as Array<ItemPlace | opentelemetry.proto.trace.v1.ISpan>;
+          const span = (i: number): DecodedSpan => {
+            const s = spans[i];
+            return spanFromProto(isPlace(s) ? decodeItem(what, buffer, s, decodeSpan) : s, invalid);
+          };
+          return { scope: scopeFromProto(ss.scope), count: spans.length, span };
+        }),
+      };
+    }),
+  };
+}
+
+function isPlace(item: object): item is ItemPlace {
+  // A decoded message is an instance of its generated class; a place is a plain object.
+  return Object.getPrototypeOf(item) === Object.prototype;
+}
+
+/** Decodes a binary ExportTraceServiceRequest. An empty body is an empty (valid) request. */
+export function decodeTraceRequestProtobuf(body: Uint8Array): DecodedTraceRequest {
+  return materializeTraceRequest(decodeTraceRequestProtobufLazy(body));
+}
+
+/** As decodeTraceRequestProtobufLazy, for an ExportLogsServiceRequest. */
+export function decodeLogsRequestProtobufLazy(body: Uint8Array): LazyLogsRequest {
+  const what = 'ExportLogsServiceRequest';
+  const buffer = body.length ? asBuffer(body) : EMPTY;
+  const req = decodeExport(what, () => pb.collector.logs.v1.ExportLogsServiceRequest.decode(buffer));
+  const decodeRecord = pb.logs.v1.LogRecord.decode.bind(pb.logs.v1.LogRecord) as (reader: protobuf.Reader, length: number, end: undefined, depth: number) => opentelemetry.proto.logs.v1.LogRecord;
+  return {
+    resourceLogs: (req.resourceLogs ?? []).map((rl) => {
+      const { resource, invalid } = resourceFromProto(rl.resource);
+      return {
+        resource,
+        scopeLogs: (rl.scopeLogs ?? []).map((sl) => {
+          const records = (sl.logRecords ?? []) as unknown as Array<ItemPlace | opentelemetry.proto.logs.v1.ILogRecord>;
+          const logRecord = (i: number): DecodedLogRecord => {
+            const r = records[i];
+            return logRecordFromProto(isPlace(r) ? decodeItem(what, buffer, r, decodeRecord) : r, invalid);
+          };
+          return { scope: scopeFromProto(sl.scope), count: records.length, logRecord };
+        }),
       };
     }),
   };
@@ -205,14 +296,5 @@ export function decodeTraceRequestProtobuf(body: Uint8Array): DecodedTraceReques
 
 /** Decodes a binary ExportLogsServiceRequest. */
 export function decodeLogsRequestProtobuf(body: Uint8Array): DecodedLogsRequest {
-  const req = decodeOrThrow('ExportLogsServiceRequest', () => pb.collector.logs.v1.ExportLogsServiceRequest.decode(body.length ? asBuffer(body) : EMPTY));
-  return {
-    resourceLogs: (req.resourceLogs ?? []).map((rl) => {
-      const { resource, invalid } = resourceFromProto(rl.resource);
-      return {
-        resource,
-        scopeLogs: (rl.scopeLogs ?? []).map((sl) => ({ scope: scopeFromProto(sl.scope), logRecords: (sl.logRecords ?? []).map((lr) => logRecordFromProto(lr, invalid)) })),
-      };
-    }),
-  };
+  return materializeLogsRequest(decodeLogsRequestProtobufLazy(body));
 }

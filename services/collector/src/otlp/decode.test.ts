@@ -265,3 +265,53 @@ describe(`AnyValue nesting: one limit (${MAX_ANY_VALUE_DEPTH}) in both encodings
     expect(decodeTraceRequestJson(events).resourceSpans[0].scopeSpans[0].spans[0].invalid).toBe(`event "exception" attribute "deep": nested deeper than ${MAX_ANY_VALUE_DEPTH} arrays/kvlists`);
   });
 });
+
+describe('protobuf spans decoded one at a time', () => {
+  const spans = Array.from({ length: 6 }, (_, i) => jsonSpan({ spanId: (i + 1).toString(16).padStart(16, '0'), attributes: { i, text: `span ${i}`, kv: { a: [i] } }, events: [{ name: 'e', attributes: { n: i } }] }));
+  const traces = encodeTraceRequest({ resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ scope: { name: 's' }, spans: spans.slice(0, 3) }, { scope: { name: 't' }, spans: spans.slice(3) }] }] });
+  const logs = encodeLogsRequest(jsonLogsRequest(Array.from({ length: 5 }, (_, i) => ({ body: { turn: i }, eventName: `e${i}` }))));
+
+  /** What decoding the whole message at once (protobufjs, every span eagerly) answers: its error message, or null. */
+  function wholeDecodeError(decode: () => unknown): string | null {
+    try {
+      decode();
+      return null;
+    } catch (err) {
+      return err instanceof Error ? err.message : String(err);
+    }
+  }
+
+  // Every single-byte change and every cut of the body: the lazy decode accepts exactly the bodies
+  // the whole decode accepts, and refuses the others with the error the whole decode meets first.
+  const damaged = (body: Uint8Array): Uint8Array[] => {
+    const out: Uint8Array[] = [];
+    for (let i = 0; i < body.length; i++) {
+      for (const value of [0x00, 0x08, 0x0a, 0x7f, 0xff, body[i] ^ 0x01]) {
+        const copy = Uint8Array.from(body);
+        copy[i] = value;
+        out.push(copy);
+      }
+      out.push(body.subarray(0, i));
+    }
+    return out;
+  };
+
+  it('a trace export: the same spans, or the same error, as a whole decode', () => {
+    let refused = 0;
+    for (const body of damaged(traces)) {
+      const whole = wholeDecodeError(() => opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest.decode(Buffer.from(body)));
+      const lazy = wholeDecodeError(() => decodeTraceRequestProtobuf(body));
+      expect(lazy).toBe(whole === null ? null : `invalid protobuf ExportTraceServiceRequest: ${whole}`);
+      if (whole !== null) refused++;
+    }
+    expect(refused).toBeGreaterThan(1000);
+  });
+
+  it('a logs export: the same records, or the same error, as a whole decode', () => {
+    for (const body of damaged(logs)) {
+      const whole = wholeDecodeError(() => opentelemetry.proto.collector.logs.v1.ExportLogsServiceRequest.decode(Buffer.from(body)));
+      const lazy = wholeDecodeError(() => decodeLogsRequestProtobuf(body));
+      expect(lazy).toBe(whole === null ? null : `invalid protobuf ExportLogsServiceRequest: ${whole}`);
+    }
+  });
+});

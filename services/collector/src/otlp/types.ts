@@ -99,3 +99,18 @@ export class DecodeError extends Error {
     this.name = 'DecodeError';
   }
 }
+
+/**
+ * An export whose spans are decoded one at a time, when the conversion reaches them: the
+ * collector converts a large export in slices with yields to the event loop in between. The
+ * export's structure (and everything that fails it as a whole) is checked when it is made, so
+ * decoding a span never throws; a span that cannot be accepted comes back with `invalid`.
+ */
+export interface LazyTraceRequest {
+  resourceSpans: Array<{ resource: DecodedResource; scopeSpans: Array<{ scope: DecodedScope; count: number; span(index: number): DecodedSpan }> }>;
+}
+
+/** As LazyTraceRequest, for log records. */
+export interface LazyLogsRequest {
+  resourceLogs: Array<{ resource: DecodedResource; scopeLogs: Array<{ scope: DecodedScope; count: number; logRecord(index: number): DecodedLogRecord }> }>;
+}

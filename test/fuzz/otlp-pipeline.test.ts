@@ -143,43 +143,42 @@ interface ExpectedUnit {
 
 /**
  * Spans in arrival order → what their unit holds. A span whose contents (all but the arrival
- * time) equal a copy already seen under an id that is kept is a re-send: kept once. Every other
- * span is kept, up to `cap` spans, past which only the trace's first root still is; the others
- * are counted as left out (a re-send of a span left out is counted again: the buffer keeps
- * nothing of it to recognize it by).
+ * time) equal a copy kept under its id is a re-send: kept once. Every other span is kept, up to
+ * `cap` spans, past which only the trace's first root still is; the others are counted as left
+ * out, each time they are sent (the buffer keeps nothing of them to recognize them by).
  */
 function expectUnit(spans: readonly SpanRecord[], cap: number): ExpectedUnit {
-  const seen = new Map<string, Set<string>>();
-  const kept = new Map<string, number>();
+  const keptContents = new Map<string, Set<string>>();
   let spanCount = 0;
   let dropped = 0;
   let rootKept = false;
   for (const s of spans) {
     const content = JSON.stringify({ ...s, received_at_ms: 0 });
-    const contents = seen.get(s.span_id);
+    const contents = keptContents.get(s.span_id);
     if (contents?.has(content)) continue;
-    contents?.add(content);
     const isRoot = s.parent_span_id === undefined;
     if (spanCount >= cap && !(isRoot && !rootKept)) {
       dropped++;
       continue;
     }
     spanCount++;
-    kept.set(s.span_id, (kept.get(s.span_id) ?? 0) + 1);
-    if (!contents) seen.set(s.span_id, new Set([content]));
+    if (contents) contents.add(content);
+    else keptContents.set(s.span_id, new Set([content]));
     if (isRoot) rootKept = true;
   }
-  return { spanCount, dropped, duplicates: new Map([...kept].filter(([, n]) => n > 1)) };
+  const duplicates = new Map([...keptContents].filter(([, c]) => c.size > 1).map(([id, c]) => [id, c.size]));
+  return { spanCount, dropped, duplicates };
 }
 
-/** Converts each span alone: accepted, or rejected with a reason of its own (checked against `mustReject`). */
+/** Converts each span alone: accepted, or rejected with a reason of its own (checked against `mustReject`), as in the whole export. */
 function checkEachSpan(req: DecodedTraceRequest, whole: Conversion, mustReject: RegExp[][] | null): void {
   const messages: Conversion['messages'] = [];
   let i = 0;
   for (const rs of req.resourceSpans) {
     for (const ss of rs.scopeSpans) {
       for (const span of ss.spans) {
-        const alone = traceRequestToMessages({ resourceSpans: [{ resource: rs.resource, scopeSpans: [{ scope: ss.scope, spans: [span] }] }] }, NORMALIZE);
+        // A copy of its own: what one span's conversion does to the shared resource must not change another's.
+        const alone = traceRequestToMessages(structuredClone({ resourceSpans: [{ resource: rs.resource, scopeSpans: [{ scope: ss.scope, spans: [span] }] }] }), NORMALIZE);
         expect(alone.accepted + alone.rejected).toBe(1);
         if (alone.rejected === 1) expect(alone.errorMessage).toMatch(/^1 rejected: \S/);
         const problems = mustReject?.[i] ?? [];
@@ -223,18 +222,40 @@ function checkJudgePrompt(unit: Unit): void {
   }
 }
 
+/** Property 4 for one assembled unit, given its trace's spans in arrival order; returns the unit as the scorer reads it. */
+function checkUnit(unit: Unit, arrived: readonly SpanRecord[], judge: boolean): Unit {
+  const onTheBus = parseRecord(UnitSchema, JSON.stringify(unit), 'a unit v1');
+  const expected = expectUnit(arrived, MAX_SPANS_PER_TRACE);
+  expect(onTheBus.span_count).toBe(expected.spanCount);
+  const limit = onTheBus.errors.filter((e) => e.type === 'tracecheck.span_limit');
+  if (expected.dropped > 0) {
+    expect(onTheBus.truncated).toBe(true);
+    expect(limit).toEqual([{ type: 'tracecheck.span_limit', message: `the trace had more records than the limit of ${MAX_SPANS_PER_TRACE} spans per trace: ${expected.dropped} spans and 0 log records after it were left out (TRACECHECK_MAX_SPANS_PER_TRACE)` }]);
+  } else {
+    expect(limit).toEqual([]);
+  }
+  const duplicates = onTheBus.errors.filter((e) => e.type === 'tracecheck.duplicate_span_id').map((e) => [e.span_id, e.message]);
+  expect(duplicates.sort()).toEqual([...expected.duplicates].map(([id, n]) => [id, `span id ${id} arrived ${n} times with different contents; every copy is kept`]).sort());
+  if (judge) checkJudgePrompt(onTheBus);
+  return onTheBus;
+}
+
+/** An exporter's retry of these records: the same contents, another arrival time. */
+const retried = (messages: Conversion['messages'], receivedAtMs: number): Conversion['messages'] =>
+  messages.map((m) => ({ ...m, value: JSON.stringify({ ...(JSON.parse(m.value) as object), received_at_ms: receivedAtMs }) }));
+
 interface PipelineOptions {
   logsReq?: DecodedLogsRequest | null;
   /** Per span of the request, in order: the problems that force its rejection (see mustRejectFor). */
   mustReject?: RegExp[][] | null;
-  /** Every span sent again later (an exporter's retry: the same contents, another arrival time). */
-  resend?: boolean;
+  /** The export sent again (an exporter's retry: the same contents, another arrival time), while its traces are open or after their units were published. */
+  resend?: 'none' | 'while-open' | 'after-publish';
   /** Check property 6 on every unit. */
   judge?: boolean;
 }
 
 /** Runs one decoded export (and its log records) through the pipeline's pure stages; checks properties 2–4. */
-function checkPipeline(req: DecodedTraceRequest, { logsReq = null, mustReject = null, resend = false, judge = false }: PipelineOptions = {}): Conversion {
+function checkPipeline(req: DecodedTraceRequest, { logsReq = null, mustReject = null, resend = 'none', judge = false }: PipelineOptions = {}): Conversion {
   const total = countSpans(req);
   // Normalizing consumes a decoded span's attributes: each span alone is converted from a copy.
   const copy = structuredClone(req);
@@ -246,7 +267,7 @@ function checkPipeline(req: DecodedTraceRequest, { logsReq = null, mustReject = 
 
   const buffer = createTraceBuffer({ graceMs: 200, maxOpenMs: 300_000, retainClosedMs: 300_000, maxSpansPerTrace: MAX_SPANS_PER_TRACE });
   const arrived = new Map<string, SpanRecord[]>();
-  const sent = resend ? [...conversion.messages, ...conversion.messages.map((m) => ({ ...m, value: JSON.stringify({ ...(JSON.parse(m.value) as object), received_at_ms: RECEIVED_AT_MS + 1 }) }))] : conversion.messages;
+  const sent = resend === 'while-open' ? [...conversion.messages, ...retried(conversion.messages, RECEIVED_AT_MS + 1)] : conversion.messages;
   sent.forEach((m, i) => {
     const envelope = parseSpanEnvelope({ topic: 'spans', partition: 0, offset: String(i), key: m.key, value: m.value, headers: {}, timestampMs: RECEIVED_AT_MS });
     expect(envelope.trace_id).toBe(m.key);
@@ -255,8 +276,10 @@ function checkPipeline(req: DecodedTraceRequest, { logsReq = null, mustReject = 
     arrived.set(envelope.trace_id, [...(arrived.get(envelope.trace_id) ?? []), envelope]);
   });
 
+  let logCount = 0;
   if (logsReq) {
     const logs = logsRequestToMessages(logsReq, NORMALIZE);
+    logCount = logs.messages.length;
     expect(logs.accepted + logs.rejected).toBe(countLogRecords(logsReq));
     logs.messages.forEach((m, i) => {
       const offset = sent.length + i;
@@ -271,24 +294,12 @@ function checkPipeline(req: DecodedTraceRequest, { logsReq = null, mustReject = 
   const ready = buffer.takeReady(FAR_LATER_MS);
   expect(ready.map((t) => t.traceId).sort()).toEqual([...arrived.keys()].sort());
   const byConversation = new Map<string, Unit[]>();
+  const published = new Map<string, Unit>();
   for (const trace of ready) {
-    const unit = assembleTrace(trace, FAR_LATER_MS);
-    const onTheBus = parseRecord(UnitSchema, JSON.stringify(unit), 'a unit v1');
-    expect(onTheBus.unit_id).toBe(trace.traceId);
-    const expected = expectUnit(arrived.get(trace.traceId)!, MAX_SPANS_PER_TRACE);
-    expect(onTheBus.span_count).toBe(expected.spanCount);
-    const limit = onTheBus.errors.filter((e) => e.type === 'tracecheck.span_limit');
-    if (expected.dropped > 0) {
-      expect(onTheBus.truncated).toBe(true);
-      expect(limit).toEqual([{ type: 'tracecheck.span_limit', message: `the trace had more records than the limit of ${MAX_SPANS_PER_TRACE} spans per trace: ${expected.dropped} spans and 0 log records after it were left out (TRACECHECK_MAX_SPANS_PER_TRACE)` }]);
-    } else {
-      expect(limit).toEqual([]);
-    }
-    const duplicates = onTheBus.errors.filter((e) => e.type === 'tracecheck.duplicate_span_id').map((e) => [e.span_id, e.message]);
-    expect(duplicates.sort()).toEqual([...expected.duplicates].map(([id, n]) => [id, `span id ${id} arrived ${n} times with different contents; every copy is kept`]).sort());
-    if (judge) checkJudgePrompt(onTheBus);
+    const unit = checkUnit(assembleTrace(trace, FAR_LATER_MS), arrived.get(trace.traceId)!, judge);
+    published.set(trace.traceId, unit);
     buffer.confirm(trace.traceId, FAR_LATER_MS);
-    if (onTheBus.conversation_id) byConversation.set(onTheBus.conversation_id, [...(byConversation.get(onTheBus.conversation_id) ?? []), onTheBus]);
+    if (unit.conversation_id) byConversation.set(unit.conversation_id, [...(byConversation.get(unit.conversation_id) ?? []), unit]);
   }
   expect(buffer.openCount()).toBe(0);
   expect(buffer.lowWaterMark(0)).toBeNull();
@@ -297,16 +308,40 @@ function checkPipeline(req: DecodedTraceRequest, { logsReq = null, mustReject = 
     const session = parseRecord(UnitSchema, JSON.stringify(assembleSession(null, units, conversationId, FAR_LATER_MS)), 'a unit v1');
     expect([...session.trace_ids].sort()).toEqual(units.map((u) => u.unit_id).sort());
   }
+
+  if (resend === 'after-publish') {
+    // The export once more after its units were published: each trace re-opens whole, and its
+    // unit comes out as before (only a count of spans left out for the cap can grow).
+    const offset = sent.length + logCount;
+    const again = retried(conversion.messages, RECEIVED_AT_MS + 2);
+    again.forEach((m, i) => {
+      const envelope = parseSpanEnvelope({ topic: 'spans', partition: 0, offset: String(offset + i), key: m.key, value: m.value, headers: {}, timestampMs: RECEIVED_AT_MS });
+      if (envelope.kind !== 'span') throw new Error(`a span export produced a ${envelope.kind} record`);
+      buffer.add(envelope, 0, BigInt(offset + i), FAR_LATER_MS + 1);
+      arrived.get(envelope.trace_id)!.push(envelope);
+    });
+    const readyAgain = buffer.takeReady(3 * FAR_LATER_MS);
+    expect(readyAgain.map((t) => t.traceId).sort()).toEqual([...new Set(again.map((m) => m.key))].sort());
+    const comparable = (u: Unit): unknown => ({ ...u, assembled_at_ms: 0, errors: u.errors.filter((e) => e.type !== 'tracecheck.span_limit') });
+    for (const trace of readyAgain) {
+      const unit = checkUnit(assembleTrace(trace, FAR_LATER_MS), arrived.get(trace.traceId)!, false);
+      expect(comparable(unit)).toEqual(comparable(published.get(trace.traceId)!));
+      buffer.confirm(trace.traceId, 3 * FAR_LATER_MS);
+    }
+    expect(buffer.openCount()).toBe(0);
+  }
   return conversion;
 }
 
 /** The records of a conversion as the assembler reads them, with lone surrogates as protobuf carries them. */
 const recordsOf = (c: Conversion): unknown[] => c.messages.map((m) => ({ key: m.key, value: wellFormed(JSON.parse(m.value)) }));
 
+const RESEND = fc.constantFrom('none' as const, 'while-open' as const, 'after-publish' as const);
+
 describe('fuzz: OTLP decode → normalize → assemble', () => {
   it('generated exports (JSON, hostile in every way JSON allows): each span accepted or rejected with its reason, every accepted span in its unit, every unit safe in a judge prompt', () => {
     fc.assert(
-      fc.property(traceRequest, fc.boolean(), (request, resend) => {
+      fc.property(traceRequest, RESEND, (request, resend) => {
         const req = decodeOrRejection(() => decodeTraceRequestJson(JSON.stringify(request)));
         expect(req).not.toBeNull();
         checkPipeline(req!, { mustReject: mustRejectAll(request), resend, judge: true });
@@ -317,7 +352,7 @@ describe('fuzz: OTLP decode → normalize → assemble', () => {
 
   it('generated exports (protobuf) give the records their JSON form gives, and every accepted span lands in its unit', () => {
     fc.assert(
-      fc.property(portableTraceRequest, fc.boolean(), (request, resend) => {
+      fc.property(portableTraceRequest, RESEND, (request, resend) => {
         const req = decodeOrRejection(() => decodeTraceRequestProtobuf(encodeTraceRequest(request)));
         expect(req).not.toBeNull();
         const mustReject = mustRejectAll(request);

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../schemas/index.ts';
 import { encodeJudgeData } from './judge-data.ts';
 import { buildJudgePrompt } from './judge-prompt.ts';
-import { inputFrom } from './test-support.ts';
+import { asSeen, inputFrom, withoutSpaces } from './test-support.ts';
 
 // Properties of the judge-data encoder over hostile text (fixed seeds, bounded runs).
 
@@ -18,22 +18,8 @@ const FRAGMENTS = [
 
 const hostile: fc.Arbitrary<string> = fc.array(fc.oneof(fc.constantFrom(...FRAGMENTS), fc.string({ unit: 'binary', maxLength: 3 })), { maxLength: 24 }).map((p) => p.join(''));
 
-const OPENER = /[\p{Ps}<‹«]/u;
-const CLOSER = /[\p{Pe}>›»]/u;
-
-/**
- * The text as a reader that is generous with look-alikes sees it: NFKC, invisible characters
- * dropped, one-character double brackets doubled, every opener `[` and every closer `]`.
- */
-function asSeen(text: string): string {
-  return [...text.normalize('NFKC').replace(/\p{Default_Ignorable_Code_Point}/gu, '')]
-    .map((ch) => (/[⟦〚⸨⦅]/u.test(ch) ? '[[' : /[⟧〛⸩⦆]/u.test(ch) ? ']]' : OPENER.test(ch) ? '[' : CLOSER.test(ch) ? ']' : ch))
-    .join('');
-}
-
 const LINE_BREAKS = /[\n\r\v\f\u2028\u2029\u0085]/u;
 const INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Default_Ignorable_Code_Point}]/u;
-const withoutSpaces = (v: unknown): unknown => (typeof v === 'string' ? v.replaceAll(' ', '') : Array.isArray(v) ? v.map(withoutSpaces) : typeof v === 'object' && v !== null ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, withoutSpaces(x)])) : v);
 
 describe('encodeJudgeData properties', () => {
   it('a text becomes one line of JSON that decodes to it (up to inserted spaces), with no marker, no pair of brackets and nothing invisible', () => {

@@ -52,3 +52,20 @@ export function ok(o: CheckOutcome): Extract<CheckOutcome, { status: 'ok' }> {
   if (o.status !== 'ok') throw new Error(`expected an ok outcome, got ${JSON.stringify(o)}`);
   return o;
 }
+
+const OPENER = /[\p{Ps}<‹«]/u;
+const CLOSER = /[\p{Pe}>›»]/u;
+
+/**
+ * The text as a reader that is generous with look-alikes sees it: NFKC, invisible characters
+ * dropped, one-character double brackets doubled, every opener `[` and every closer `]`.
+ */
+export function asSeen(text: string): string {
+  return [...text.normalize('NFKC').replace(/\p{Default_Ignorable_Code_Point}/gu, '')]
+    .map((ch) => (/[⟦〚⸨⦅]/u.test(ch) ? '[[' : /[⟧〛⸩⦆]/u.test(ch) ? ']]' : OPENER.test(ch) ? '[' : CLOSER.test(ch) ? ']' : ch))
+    .join('');
+}
+
+/** A value with every space taken out of its strings (the judge-data encoder may insert spaces between brackets). */
+export const withoutSpaces = (v: unknown): unknown =>
+  typeof v === 'string' ? v.replaceAll(' ', '') : Array.isArray(v) ? v.map(withoutSpaces) : typeof v === 'object' && v !== null ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, withoutSpaces(x)])) : v;

@@ -114,6 +114,26 @@ describe('trace buffer', () => {
     expect([r.traceId, r.spans.length]).toEqual([A, 2]);
   });
 
+  it('past the span cap, counts a span left out each time it is sent, whether or not the trace closed in between', () => {
+    const root = createTestSpan({ trace_id: A, span_id: ROOT, name: 'root' });
+    const kept = createTestSpan({ trace_id: A, span_id: '2'.repeat(16), parent_span_id: ROOT, name: 'kept' });
+    // Another span under the kept span's id: past the cap, it is left out.
+    const other = { ...kept, name: 'another span, same id' };
+    const dropped = (r: { dropped?: { spans: number } }) => r.dropped?.spans;
+    const open = createTraceBuffer({ graceMs: 0, maxOpenMs: 10_000, retainClosedMs: 10_000, maxSpansPerTrace: 2 });
+    const closing = createTraceBuffer({ graceMs: 0, maxOpenMs: 10_000, retainClosedMs: 10_000, maxSpansPerTrace: 2 });
+    for (const buf of [open, closing]) [root, kept, other].forEach((s, i) => buf.add(s, 0, BigInt(i), 0));
+    const [first] = closing.takeReady(0);
+    expect([first.spans.length, dropped(first)]).toEqual([2, 1]);
+    closing.confirm(A, 0);
+    // The exporter retries the whole batch: the kept spans are re-sends, the one left out counts again.
+    for (const buf of [open, closing]) [root, kept, other].forEach((s, i) => buf.add({ ...s, received_at_ms: 5 }, 0, BigInt(3 + i), 5));
+    for (const buf of [open, closing]) {
+      const [r] = buf.takeReady(5);
+      expect([r.spans.length, dropped(r)]).toEqual([2, 2]);
+    }
+  });
+
   it('keeps at most maxClosedTraces closed traces for late spans, dropping the oldest', () => {
     const buf = createTraceBuffer({ graceMs: 0, maxOpenMs: 10_000, retainClosedMs: 10_000, maxClosedTraces: 2 });
     for (const id of ['1', '2', '3'].map((c) => c.repeat(32))) {

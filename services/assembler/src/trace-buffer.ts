@@ -116,20 +116,24 @@ export function createTraceBuffer(options: TraceBufferOptions) {
   const maxSpans = options.maxSpansPerTrace ?? DEFAULT_MAX_SPANS_PER_TRACE;
   const maxLogs = maxSpans * LOGS_PER_SPAN;
 
-  /** Whether `s` is an exact re-send of a span already kept under its id. */
-  function isResend(t: OpenTrace, first: SpanRecord, s: SpanRecord): boolean {
+  /**
+   * The fingerprints of the copies kept under `s`'s id, and `s`'s own; null when `s` is an exact
+   * re-send of one of them. Only kept copies are remembered: a span left out for the cap is
+   * counted again when it is sent again, whether or not the trace closed in between (a closed
+   * trace keeps its kept spans only).
+   */
+  function newCopy(t: OpenTrace, first: SpanRecord, s: SpanRecord): { seen: Set<string>; fp: string } | null {
     let seen = t.fingerprints.get(s.span_id);
     if (!seen) t.fingerprints.set(s.span_id, (seen = new Set([fingerprint(first)])));
     const fp = fingerprint(s);
-    if (seen.has(fp)) return true;
-    seen.add(fp);
-    return false;
+    return seen.has(fp) ? null : { seen, fp };
   }
 
   /** `capped` false: spans kept before (a closed trace re-opened) are all taken back. */
   function addSpan(t: OpenTrace, s: SpanRecord, capped = true): void {
     const first = t.spans.get(s.span_id);
-    if (first && isResend(t, first, s)) return;
+    const copy = first ? newCopy(t, first, s) : undefined;
+    if (copy === null) return;
     const isRoot = !s.parent_span_id;
     // Past the cap a span is only counted, except the trace's first root: it names the run, and a
     // root ends last, so it is usually the last span to arrive.
@@ -139,6 +143,7 @@ export function createTraceBuffer(options: TraceBufferOptions) {
       if (!isRoot && isEntrySpan(s)) t.entrySeen = true;
       return;
     }
+    copy?.seen.add(copy.fp);
     if (first) t.copies.push(s);
     else t.spans.set(s.span_id, s);
     t.missingParents.delete(s.span_id);

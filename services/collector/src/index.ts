@@ -6,5 +6,6 @@ export { normalizeLogRecord } from './normalize/normalize-log.ts';
 export { decodeTraceRequestProtobuf, decodeLogsRequestProtobuf } from './otlp/decode-protobuf.ts';
 export { decodeTraceRequestJson, decodeLogsRequestJson } from './otlp/decode-json.ts';
 export { traceRequestToMessages, logsRequestToMessages } from './pipeline.ts';
+export type { Conversion } from './pipeline.ts';
 export type { DecodedTraceRequest, DecodedLogsRequest, DecodedSpan, DecodedLogRecord } from './otlp/types.ts';
 export type { Authorize } from './ingest.ts';

@@ -4,6 +4,7 @@ import type { LogRecordEnvelope, SpanEnvelope, SpanRecord } from '../../../share
 import type { TraceParts } from './assemble-trace.ts';
 import { isEntrySpan } from './entry-span.ts';
 import { createOffsetHeap } from './offset-heap.ts';
+import { packRecord, unpackRecord, type PackedRecord } from './packed-record.ts';
 
 export interface TraceBufferOptions {
   /** Quiet time after the root span (and any span after it) before a trace is closed. */
@@ -40,17 +41,21 @@ export const DEFAULT_MAX_SPANS_PER_TRACE = 10_000;
 /** Log records (legacy message events, one per message) per span kept, on average, at most. */
 const LOGS_PER_SPAN = 10;
 
+// Records are held packed (see packed-record.ts) and parsed back only when the trace is assembled:
+// tens of thousands of traces may be open at once.
 interface OpenTrace {
   traceId: string;
+  /** The project of the key that sent the trace's first record: it owns the trace. */
+  project: string;
   /** The first copy of every span id. */
-  spans: Map<string, SpanRecord>;
+  spans: Map<string, PackedRecord>;
   /** Later spans with an id already taken and different contents: kept, and flagged on the unit. */
-  copies: SpanRecord[];
-  /** Fingerprints of the copies of each span id that arrived more than once (see `addSpan`). */
-  fingerprints: Map<string, Set<string>>;
+  copies: PackedRecord[];
+  /** Fingerprints of the copies of each span id that arrived more than once (see `addSpan`); made on the first such copy. */
+  fingerprints?: Map<string, Set<string>>;
   droppedSpans: number;
   droppedLogs: number;
-  logs: Map<string, LogRecordEnvelope>;
+  logs: Map<string, PackedRecord>;
   /** Lowest bus offset holding one of this trace's records, per partition. */
   firstOffsets: Map<number, bigint>;
   /** Highest such offset, per partition. */
@@ -69,6 +74,15 @@ interface OpenTrace {
   recordsWhenTaken: number;
   /** Set when the trace was published and dropped before this span came: its unit is a fragment. */
   unitId?: string;
+}
+
+/** A published trace kept for a while, so that a late span re-opens it whole. */
+interface ClosedTrace {
+  project: string;
+  spans: PackedRecord[];
+  logs: PackedRecord[];
+  dropped?: TraceParts['dropped'];
+  closedAtMs: number;
 }
 
 export interface ReadyTrace extends TraceParts {
@@ -96,7 +110,7 @@ const PUBLISHED_RETAIN_MS = 60_000;
  */
 export function createTraceBuffer(options: TraceBufferOptions) {
   const open = new Map<string, OpenTrace>();
-  const closed = new Map<string, { parts: TraceParts; closedAtMs: number }>();
+  const closed = new Map<string, ClosedTrace>();
   const evicted = new Set<string>();
   const entryGraceMs = options.entryGraceMs ?? Math.max(options.graceMs, 10_000);
   const completeGraceMs = options.completeGraceMs ?? Math.min(options.graceMs, 200);
@@ -117,9 +131,10 @@ export function createTraceBuffer(options: TraceBufferOptions) {
   const maxLogs = maxSpans * LOGS_PER_SPAN;
 
   /** Whether `s` is an exact re-send of a span already kept under its id. */
-  function isResend(t: OpenTrace, first: SpanRecord, s: SpanRecord): boolean {
+  function isResend(t: OpenTrace, first: PackedRecord, s: SpanRecord): boolean {
+    t.fingerprints ??= new Map();
     let seen = t.fingerprints.get(s.span_id);
-    if (!seen) t.fingerprints.set(s.span_id, (seen = new Set([fingerprint(first)])));
+    if (!seen) t.fingerprints.set(s.span_id, (seen = new Set([fingerprint(unpackRecord<SpanRecord>(first))])));
     const fp = fingerprint(s);
     if (seen.has(fp)) return true;
     seen.add(fp);
@@ -139,8 +154,8 @@ export function createTraceBuffer(options: TraceBufferOptions) {
       if (!isRoot && isEntrySpan(s)) t.entrySeen = true;
       return;
     }
-    if (first) t.copies.push(s);
-    else t.spans.set(s.span_id, s);
+    if (first) t.copies.push(packRecord(s));
+    else t.spans.set(s.span_id, packRecord(s));
     t.missingParents.delete(s.span_id);
     if (s.parent_span_id && !t.spans.has(s.parent_span_id)) t.missingParents.add(s.parent_span_id);
     if (isRoot) t.rootSeen = true;
@@ -150,7 +165,7 @@ export function createTraceBuffer(options: TraceBufferOptions) {
   function addLog(t: OpenTrace, l: LogRecordEnvelope): void {
     const key = logKey(l);
     if (!t.logs.has(key) && t.logs.size >= maxLogs) t.droppedLogs++;
-    else t.logs.set(key, l);
+    else t.logs.set(key, packRecord(l));
   }
 
   function add(envelope: SpanEnvelope, partition: number, offset: bigint, nowMs: number): void {
@@ -159,9 +174,9 @@ export function createTraceBuffer(options: TraceBufferOptions) {
     if (!t) {
       t = {
         traceId: envelope.trace_id,
+        project: envelope.project ?? 'default',
         spans: new Map(),
         copies: [],
-        fingerprints: new Map(),
         droppedSpans: 0,
         droppedLogs: 0,
         logs: new Map(),
@@ -179,10 +194,10 @@ export function createTraceBuffer(options: TraceBufferOptions) {
       const before = closed.get(envelope.trace_id);
       if (before) {
         // A late span: the trace is assembled again, whole, and its unit replaced.
-        for (const s of before.parts.spans) addSpan(t, s, false);
-        for (const l of before.parts.logs) t.logs.set(logKey(l), l);
-        t.droppedSpans = before.parts.dropped?.spans ?? 0;
-        t.droppedLogs = before.parts.dropped?.logs ?? 0;
+        for (const s of before.spans) addSpan(t, unpackRecord<SpanRecord>(s), false);
+        for (const l of before.logs) t.logs.set(logKey(unpackRecord<LogRecordEnvelope>(l)), l);
+        t.droppedSpans = before.dropped?.spans ?? 0;
+        t.droppedLogs = before.dropped?.logs ?? 0;
         closed.delete(envelope.trace_id);
       } else if (evicted.has(envelope.trace_id)) {
         // Its unit was published and its spans are gone: this span must not replace that unit.
@@ -217,11 +232,8 @@ export function createTraceBuffer(options: TraceBufferOptions) {
    * existing id) after. Thrown as permanent: the record goes to the dead-letter topic with the reason.
    */
   function refuseAnotherProject(envelope: SpanEnvelope): void {
-    const before = open.get(envelope.trace_id) ?? closed.get(envelope.trace_id)?.parts;
-    if (!before) return;
-    const first: SpanEnvelope | undefined = before.spans.values().next().value ?? before.logs.values().next().value;
-    if (!first) return;
-    const owner = first.project ?? 'default';
+    const owner = (open.get(envelope.trace_id) ?? closed.get(envelope.trace_id))?.project;
+    if (owner === undefined) return;
     const project = envelope.project ?? 'default';
     if (owner !== project) {
       throw new PermanentError(`trace ${envelope.trace_id} belongs to project "${owner}"; a record sent with a key of project "${project}" is refused`);
@@ -231,8 +243,8 @@ export function createTraceBuffer(options: TraceBufferOptions) {
   function parts(t: OpenTrace): TraceParts {
     return {
       traceId: t.traceId,
-      spans: [...t.spans.values()].concat(t.copies),
-      logs: [...t.logs.values()],
+      spans: [...t.spans.values()].concat(t.copies).map((s) => unpackRecord<SpanRecord>(s)),
+      logs: [...t.logs.values()].map((l) => unpackRecord<LogRecordEnvelope>(l)),
       ...(t.unitId ? { unitId: t.unitId } : {}),
       ...(t.droppedSpans + t.droppedLogs > 0 ? { dropped: { spans: t.droppedSpans, logs: t.droppedLogs, maxSpans } } : {}),
     };
@@ -291,7 +303,8 @@ export function createTraceBuffer(options: TraceBufferOptions) {
       if (last > first) insertSpan(partition, first, last, nowMs);
     }
     if (t.unitId) return; // a fragment is not re-opened; a later span makes another one
-    closed.set(traceId, { parts: parts(t), closedAtMs: nowMs });
+    const dropped = t.droppedSpans + t.droppedLogs > 0 ? { spans: t.droppedSpans, logs: t.droppedLogs, maxSpans } : undefined;
+    closed.set(traceId, { project: t.project, spans: [...t.spans.values()].concat(t.copies), logs: [...t.logs.values()], ...(dropped ? { dropped } : {}), closedAtMs: nowMs });
     evicted.delete(traceId);
     const maxClosed = options.maxClosedTraces ?? 10_000;
     const maxEvicted = options.maxEvictedIds ?? 200_000;

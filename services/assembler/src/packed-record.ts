@@ -1,7 +1,7 @@
 import { deflateSync, inflateSync } from 'node:zlib';
 
 /**
- * A record held in memory while its trace is open, as compact JSON, deflated when it is large.
+ * A record held in memory while its trace (or session) is open, as compact JSON, deflated when it is large.
  * Parsed objects cost about 1.7 times their JSON on the heap; a span with a model call's messages
  * deflates to about 40% of its JSON. Records are parsed back once, when the trace is assembled.
  * The form is private to this process (never stored or sent), so the dictionary may change freely.

@@ -1,4 +1,5 @@
 import type { Unit } from '../../../shared/schemas/index.ts';
+import { createOffsetHeap } from './offset-heap.ts';
 import { packRecord, unpackRecord, type PackedRecord } from './packed-record.ts';
 
 interface OpenSession {
@@ -37,6 +38,8 @@ export function createSessionBuffer(options: { idleMs: number; maxClosed?: numbe
   const open = new Map<string, OpenSession>();
   const closed = new Map<string, PackedRecord>();
   const maxClosed = options.maxClosed ?? 10_000;
+  /** Per partition: the low-water mark without a scan of every open session (one per conversation of the last 15 minutes). */
+  const heaps = new Map<number, ReturnType<typeof createOffsetHeap>>();
 
   function isOpen(key: string): boolean {
     return open.has(key);
@@ -61,7 +64,12 @@ export function createSessionBuffer(options: { idleMs: number; maxClosed?: numbe
     s.lastSeenMs = nowMs;
     if (unit.session_end) s.ended = true;
     const first = s.firstOffsets.get(partition);
-    if (first === undefined || offset < first) s.firstOffsets.set(partition, offset);
+    if (first === undefined || offset < first) {
+      s.firstOffsets.set(partition, offset);
+      let heap = heaps.get(partition);
+      if (!heap) heaps.set(partition, (heap = createOffsetHeap()));
+      heap.push(offset, key);
+    }
   }
 
   function takeReady(nowMs: number): ReadySession[] {
@@ -95,12 +103,8 @@ export function createSessionBuffer(options: { idleMs: number; maxClosed?: numbe
   }
 
   function lowWaterMark(partition: number): bigint | null {
-    let min: bigint | null = null;
-    for (const s of open.values()) {
-      const o = s.firstOffsets.get(partition);
-      if (o !== undefined && (min === null || o < min)) min = o;
-    }
-    return min;
+    const heap = heaps.get(partition);
+    return heap ? heap.min((offset, key) => open.get(key)?.firstOffsets.get(partition) === offset) : null;
   }
 
   return { add, isOpen, closedSession, takeReady, confirm, release, lowWaterMark, openCount: () => open.size };

@@ -6,7 +6,9 @@
 //  - max: N runs sent as fast as the exporter goes; accepted and *scored* spans per second.
 // `npm run bench:e2e [-- embedded|kafka] [--max-only]` (kafka = Kafka + ClickHouse from scripts/infra.sh);
 // TRACECHECK_BUS_FSYNC=false in the environment measures the embedded bus without its fsync.
-// Results are appended to bench/results/e2e.md.
+// Results are appended to bench/results/e2e.md, with the assembler's RSS at 50,000 open traces
+// (bench/assembler-memory.ts, in a child process of its own with --expose-gc; `--no-memory` skips it).
+import { execFileSync } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync } from 'node:fs';
 import { cpus, hostname } from 'node:os';
 import { join } from 'node:path';
@@ -108,6 +110,12 @@ for (const rate of RATES) {
   console.log(rows.at(-1));
 }
 await h.stop();
+if (!process.argv.includes('--no-memory')) {
+  const out = execFileSync(process.execPath, ['--expose-gc', join(import.meta.dirname, '..', 'bin', 'run-ts.mjs'), join(import.meta.dirname, 'assembler-memory.ts')], { encoding: 'utf8' });
+  const rss = /^\| RSS \| (.+) \| (.+) \|$/m.exec(out);
+  rows.push(`| assembler, 50,000 open traces of 9 GenAI spans (bench:assembler-memory) | RSS ${rss?.[1] ?? '?'} | ${rss?.[2] ?? '?'} per open trace | – |`);
+  console.log(rows.at(-1));
+}
 if (mode === 'kafka') await fetch(`${testClickHouseUrl()}/?query=${encodeURIComponent(`DROP DATABASE IF EXISTS ${database}`)}`, { method: 'POST' }).catch(() => undefined);
 
 const table = [

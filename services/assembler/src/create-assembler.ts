@@ -62,11 +62,6 @@ export function createAssembler(options: AssemblerOptions): Component & { openTr
   const producer = options.bus.createProducer();
   const tickMs = options.tickMs ?? Math.min(1000, Math.max(50, Math.floor(Math.min(options.graceMs, options.completeGraceMs ?? 200) / 4)));
 
-  // Where each record held in memory was read from, so that a trace that cannot be assembled is
-  // dead-lettered in the bus's one format (origin topic, partition, offset). Weak: an entry lives
-  // exactly as long as the buffer keeps its record.
-  const origins = new WeakMap<object, Omit<BusMessage, 'value'>>();
-
   const consumer = options.bus.createConsumer({
     topic: options.spansTopic,
     groupId: options.groupId,
@@ -75,8 +70,6 @@ export function createAssembler(options: AssemblerOptions): Component & { openTr
       new Promise<void>((resolve) => {
         const envelope = parseSpanEnvelope(message);
         buffer.add(envelope, message.partition, BigInt(message.offset), now());
-        const { value: _value, ...origin } = message;
-        origins.set(envelope, origin);
         resolve();
       }),
     committableOffset: (partition, lastHandled) => committableBelow(buffer.lowWaterMark(partition), lastHandled),
@@ -135,7 +128,12 @@ export function createAssembler(options: AssemblerOptions): Component & { openTr
     log.error({ err, traceId: trace.traceId }, 'trace could not be assembled; its records go to the dead-letter topic');
     // The value is the record as it was parsed (the original text is not kept in memory).
     const unknownOrigin = { topic: options.spansTopic, partition: -1, offset: '-1', key: trace.traceId, headers: {}, timestampMs: now() };
-    const records = [...trace.spans, ...trace.logs].map((r) => deadLetterRecord({ ...(origins.get(r) ?? unknownOrigin), value: JSON.stringify(r) }, err));
+    // Where each record was read from, so that it is dead-lettered in the bus's one format (origin
+    // topic, partition, offset); a record kept from before a re-open has none any more.
+    const records = [...trace.spans, ...trace.logs].map((r) => {
+      const origin = buffer.originOf(r);
+      return deadLetterRecord({ ...unknownOrigin, ...(origin ?? {}), value: JSON.stringify(r) }, err);
+    });
     try {
       await producer.send(deadLetterTopic(options.spansTopic), records);
       buffer.confirm(trace.traceId, now());

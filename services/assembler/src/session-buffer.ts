@@ -1,12 +1,15 @@
 import type { Unit } from '../../../shared/schemas/index.ts';
+import { createOffsetHeap } from './offset-heap.ts';
+import { packRecord, unpackRecord, type PackedRecord } from './packed-record.ts';
 
 interface OpenSession {
   key: string;
   conversationId: string;
   project: string | undefined;
-  traces: Map<string, Unit>;
+  /** Packed (see packed-record.ts): a session stays open for `idleMs` (15 minutes by default), so many are. */
+  traces: Map<string, PackedRecord>;
   /** The session unit published before, when a later trace re-opened it. */
-  previous: Unit | null;
+  previous: PackedRecord | null;
   firstOffsets: Map<number, bigint>;
   lastSeenMs: number;
   ended: boolean;
@@ -33,15 +36,18 @@ export function sessionKey(project: string | undefined, conversationId: string):
  */
 export function createSessionBuffer(options: { idleMs: number; maxClosed?: number }) {
   const open = new Map<string, OpenSession>();
-  const closed = new Map<string, Unit>();
+  const closed = new Map<string, PackedRecord>();
   const maxClosed = options.maxClosed ?? 10_000;
+  /** Per partition: the low-water mark without a scan of every open session (one per conversation of the last 15 minutes). */
+  const heaps = new Map<number, ReturnType<typeof createOffsetHeap>>();
 
   function isOpen(key: string): boolean {
     return open.has(key);
   }
 
   function closedSession(key: string): Unit | null {
-    return closed.get(key) ?? null;
+    const packed = closed.get(key);
+    return packed === undefined ? null : unpackRecord<Unit>(packed);
   }
 
   /** `previous`: the stored session when neither open nor remembered (after a restart). */
@@ -50,15 +56,20 @@ export function createSessionBuffer(options: { idleMs: number; maxClosed?: numbe
     const key = sessionKey(unit.project, conversationId);
     let s = open.get(key);
     if (!s) {
-      s = { key, conversationId, project: unit.project, traces: new Map(), previous: closed.get(key) ?? previous, firstOffsets: new Map(), lastSeenMs: nowMs, ended: false, emitting: false };
+      s = { key, conversationId, project: unit.project, traces: new Map(), previous: closed.get(key) ?? (previous ? packRecord(previous) : null), firstOffsets: new Map(), lastSeenMs: nowMs, ended: false, emitting: false };
       closed.delete(key);
       open.set(key, s);
     }
-    s.traces.set(unit.unit_id, unit);
+    s.traces.set(unit.unit_id, packRecord(unit));
     s.lastSeenMs = nowMs;
     if (unit.session_end) s.ended = true;
     const first = s.firstOffsets.get(partition);
-    if (first === undefined || offset < first) s.firstOffsets.set(partition, offset);
+    if (first === undefined || offset < first) {
+      s.firstOffsets.set(partition, offset);
+      let heap = heaps.get(partition);
+      if (!heap) heaps.set(partition, (heap = createOffsetHeap()));
+      heap.push(offset, key);
+    }
   }
 
   function takeReady(nowMs: number): ReadySession[] {
@@ -68,7 +79,8 @@ export function createSessionBuffer(options: { idleMs: number; maxClosed?: numbe
       const reason = s.ended ? 'end-marker' : nowMs - s.lastSeenMs >= options.idleMs ? 'idle' : null;
       if (!reason) continue;
       s.emitting = true;
-      ready.push({ key: s.key, conversationId: s.conversationId, previous: s.previous, traces: [...s.traces.values()], reason });
+      const previous = s.previous === null ? null : unpackRecord<Unit>(s.previous);
+      ready.push({ key: s.key, conversationId: s.conversationId, previous, traces: [...s.traces.values()].map((u) => unpackRecord<Unit>(u)), reason });
     }
     return ready;
   }
@@ -78,7 +90,7 @@ export function createSessionBuffer(options: { idleMs: number; maxClosed?: numbe
     const s = open.get(key);
     if (!s) return;
     open.delete(key);
-    closed.set(key, published);
+    closed.set(key, packRecord(published));
     for (const k of closed.keys()) {
       if (closed.size <= maxClosed) break;
       closed.delete(k);
@@ -91,12 +103,8 @@ export function createSessionBuffer(options: { idleMs: number; maxClosed?: numbe
   }
 
   function lowWaterMark(partition: number): bigint | null {
-    let min: bigint | null = null;
-    for (const s of open.values()) {
-      const o = s.firstOffsets.get(partition);
-      if (o !== undefined && (min === null || o < min)) min = o;
-    }
-    return min;
+    const heap = heaps.get(partition);
+    return heap ? heap.min((offset, key) => open.get(key)?.firstOffsets.get(partition) === offset) : null;
   }
 
   return { add, isOpen, closedSession, takeReady, confirm, release, lowWaterMark, openCount: () => open.size };

@@ -44,6 +44,24 @@ describe('trace buffer', () => {
     }
   });
 
+  it('gives back large spans (held deflated) exactly, a re-send once and a differing copy too, also after a late span re-opens the trace', () => {
+    const buf = createTraceBuffer({ graceMs: 0, completeGraceMs: 0, maxOpenMs: 60_000, retainClosedMs: 60_000 });
+    const long = (n: number) => `Your table for ${n} is booked; we hold it for fifteen minutes. `.repeat(40);
+    const child = createTestSpan({ trace_id: A, span_id: '2'.repeat(16), parent_span_id: ROOT, genai: { operation: 'chat', output_messages: [{ role: 'assistant', content: long(2) }] } });
+    const root = createTestSpan({ trace_id: A, span_id: ROOT, genai: { operation: 'invoke_agent', input_messages: [{ role: 'user', content: long(3) }] } });
+    const copy = { ...child, genai: { operation: 'chat', output_messages: [{ role: 'assistant' as const, content: long(4) }] } };
+    buf.add(child, 0, 1n, 0);
+    buf.add({ ...child, received_at_ms: child.received_at_ms + 5 }, 0, 2n, 0);
+    buf.add(copy, 0, 3n, 0);
+    buf.add(root, 0, 4n, 0);
+    const [ready] = buf.takeReady(1);
+    expect(ready.spans).toEqual([child, root, copy]);
+    buf.confirm(A, 1);
+    const late = createTestSpan({ trace_id: A, span_id: '5'.repeat(16), parent_span_id: ROOT });
+    buf.add(late, 0, 5n, 2);
+    expect(buf.takeReady(3)[0].spans).toEqual([child, root, late, copy]);
+  });
+
   it('closes a trace only after its root has ended and a quiet grace period has passed', () => {
     const buf = createTraceBuffer({ graceMs: 100, maxOpenMs: 10_000, retainClosedMs: 10_000 });
     buf.add(createTestSpan({ trace_id: A, parent_span_id: ROOT }), 0, 5n, 0);

@@ -4,6 +4,7 @@ import type { LogRecordEnvelope, SpanEnvelope, SpanRecord } from '../../../share
 import type { TraceParts } from './assemble-trace.ts';
 import { isEntrySpan } from './entry-span.ts';
 import { createOffsetHeap } from './offset-heap.ts';
+import { packRecord, unpackRecord, type PackedRecord } from './packed-record.ts';
 
 export interface TraceBufferOptions {
   /** Quiet time after the root span (and any span after it) before a trace is closed. */
@@ -40,17 +41,23 @@ export const DEFAULT_MAX_SPANS_PER_TRACE = 10_000;
 /** Log records (legacy message events, one per message) per span kept, on average, at most. */
 const LOGS_PER_SPAN = 10;
 
+// Records are held packed (see packed-record.ts) and parsed back only when the trace is assembled:
+// tens of thousands of traces may be open at once.
 interface OpenTrace {
+  /** Where each record kept was read from (partition, offset), by its packed form: for the dead-letter format. */
+  origins?: Map<PackedRecord, RecordOrigin>;
   traceId: string;
+  /** The project of the key that sent the trace's first record: it owns the trace. */
+  project: string;
   /** The first copy of every span id. */
-  spans: Map<string, SpanRecord>;
+  spans: Map<string, PackedRecord>;
   /** Later spans with an id already taken and different contents: kept, and flagged on the unit. */
-  copies: SpanRecord[];
-  /** Fingerprints of the copies of each span id that arrived more than once (see `addSpan`). */
-  fingerprints: Map<string, Set<string>>;
+  copies: PackedRecord[];
+  /** Fingerprints of the copies of each span id that arrived more than once (see `addSpan`); made on the first such copy. */
+  fingerprints?: Map<string, Set<string>>;
   droppedSpans: number;
   droppedLogs: number;
-  logs: Map<string, LogRecordEnvelope>;
+  logs: Map<string, PackedRecord>;
   /** Lowest bus offset holding one of this trace's records, per partition. */
   firstOffsets: Map<number, bigint>;
   /** Highest such offset, per partition. */
@@ -71,6 +78,15 @@ interface OpenTrace {
   unitId?: string;
 }
 
+/** A published trace kept for a while, so that a late span re-opens it whole. */
+interface ClosedTrace {
+  project: string;
+  spans: PackedRecord[];
+  logs: PackedRecord[];
+  dropped?: TraceParts['dropped'];
+  closedAtMs: number;
+}
+
 export interface ReadyTrace extends TraceParts {
   reason: 'root-ended' | 'span-limit' | 'max-open' | 'shutdown';
 }
@@ -82,6 +98,12 @@ function logKey(l: LogRecordEnvelope): string {
 /** A span's contents without the time it reached the collector (an exporter's retry differs only there). */
 function fingerprint(s: SpanRecord): string {
   return createHash('sha256').update(JSON.stringify({ ...s, received_at_ms: 0 })).digest('base64');
+}
+
+/** Where a record was read from: its partition and offset. */
+export interface RecordOrigin {
+  partition: number;
+  offset: string;
 }
 
 /** How long a published trace's offset range holds the commit point below it (see `published`). */
@@ -96,7 +118,7 @@ const PUBLISHED_RETAIN_MS = 60_000;
  */
 export function createTraceBuffer(options: TraceBufferOptions) {
   const open = new Map<string, OpenTrace>();
-  const closed = new Map<string, { parts: TraceParts; closedAtMs: number }>();
+  const closed = new Map<string, ClosedTrace>();
   const evicted = new Set<string>();
   const entryGraceMs = options.entryGraceMs ?? Math.max(options.graceMs, 10_000);
   const completeGraceMs = options.completeGraceMs ?? Math.min(options.graceMs, 200);
@@ -112,6 +134,8 @@ export function createTraceBuffer(options: TraceBufferOptions) {
    */
   const published = new Map<number, Array<{ first: bigint; last: bigint; atMs: number }>>();
   let lastPruneMs = 0;
+  /** Records handed out in a trace's parts, to where they were read from (weak: as long as the caller holds them). */
+  const origins = new WeakMap<object, RecordOrigin>();
   let lastFullScanMs = 0;
   const maxSpans = options.maxSpansPerTrace ?? DEFAULT_MAX_SPANS_PER_TRACE;
   const maxLogs = maxSpans * LOGS_PER_SPAN;
@@ -122,18 +146,19 @@ export function createTraceBuffer(options: TraceBufferOptions) {
    * counted again when it is sent again, whether or not the trace closed in between (a closed
    * trace keeps its kept spans only).
    */
-  function newCopy(t: OpenTrace, first: SpanRecord, s: SpanRecord): { seen: Set<string>; fp: string } | null {
+  function newCopy(t: OpenTrace, first: PackedRecord, s: SpanRecord): { seen: Set<string>; fp: string } | null {
+    t.fingerprints ??= new Map();
     let seen = t.fingerprints.get(s.span_id);
-    if (!seen) t.fingerprints.set(s.span_id, (seen = new Set([fingerprint(first)])));
+    if (!seen) t.fingerprints.set(s.span_id, (seen = new Set([fingerprint(unpackRecord<SpanRecord>(first))])));
     const fp = fingerprint(s);
     return seen.has(fp) ? null : { seen, fp };
   }
 
   /** `capped` false: spans kept before (a closed trace re-opened) are all taken back. */
-  function addSpan(t: OpenTrace, s: SpanRecord, capped = true): void {
+  function addSpan(t: OpenTrace, s: SpanRecord, capped = true): PackedRecord | undefined {
     const first = t.spans.get(s.span_id);
     const copy = first ? newCopy(t, first, s) : undefined;
-    if (copy === null) return;
+    if (copy === null) return undefined;
     const isRoot = !s.parent_span_id;
     // Past the cap a span is only counted, except the trace's first root: it names the run, and a
     // root ends last, so it is usually the last span to arrive.
@@ -141,21 +166,28 @@ export function createTraceBuffer(options: TraceBufferOptions) {
       t.droppedSpans++;
       t.missingParents.delete(s.span_id);
       if (!isRoot && isEntrySpan(s)) t.entrySeen = true;
-      return;
+      return undefined;
     }
     copy?.seen.add(copy.fp);
-    if (first) t.copies.push(s);
-    else t.spans.set(s.span_id, s);
+    const packed = packRecord(s);
+    if (first) t.copies.push(packed);
+    else t.spans.set(s.span_id, packed);
     t.missingParents.delete(s.span_id);
     if (s.parent_span_id && !t.spans.has(s.parent_span_id)) t.missingParents.add(s.parent_span_id);
     if (isRoot) t.rootSeen = true;
     else if (isEntrySpan(s)) t.entrySeen = true;
+    return packed;
   }
 
-  function addLog(t: OpenTrace, l: LogRecordEnvelope): void {
+  function addLog(t: OpenTrace, l: LogRecordEnvelope): PackedRecord | undefined {
     const key = logKey(l);
-    if (!t.logs.has(key) && t.logs.size >= maxLogs) t.droppedLogs++;
-    else t.logs.set(key, l);
+    if (!t.logs.has(key) && t.logs.size >= maxLogs) {
+      t.droppedLogs++;
+      return undefined;
+    }
+    const packed = packRecord(l);
+    t.logs.set(key, packed);
+    return packed;
   }
 
   function add(envelope: SpanEnvelope, partition: number, offset: bigint, nowMs: number): void {
@@ -164,9 +196,9 @@ export function createTraceBuffer(options: TraceBufferOptions) {
     if (!t) {
       t = {
         traceId: envelope.trace_id,
+        project: envelope.project ?? 'default',
         spans: new Map(),
         copies: [],
-        fingerprints: new Map(),
         droppedSpans: 0,
         droppedLogs: 0,
         logs: new Map(),
@@ -184,10 +216,10 @@ export function createTraceBuffer(options: TraceBufferOptions) {
       const before = closed.get(envelope.trace_id);
       if (before) {
         // A late span: the trace is assembled again, whole, and its unit replaced.
-        for (const s of before.parts.spans) addSpan(t, s, false);
-        for (const l of before.parts.logs) t.logs.set(logKey(l), l);
-        t.droppedSpans = before.parts.dropped?.spans ?? 0;
-        t.droppedLogs = before.parts.dropped?.logs ?? 0;
+        for (const s of before.spans) addSpan(t, unpackRecord<SpanRecord>(s), false);
+        for (const l of before.logs) t.logs.set(logKey(unpackRecord<LogRecordEnvelope>(l)), l);
+        t.droppedSpans = before.dropped?.spans ?? 0;
+        t.droppedLogs = before.dropped?.logs ?? 0;
         closed.delete(envelope.trace_id);
       } else if (evicted.has(envelope.trace_id)) {
         // Its unit was published and its spans are gone: this span must not replace that unit.
@@ -197,8 +229,8 @@ export function createTraceBuffer(options: TraceBufferOptions) {
       }
       open.set(envelope.trace_id, t);
     }
-    if (envelope.kind === 'span') addSpan(t, envelope);
-    else addLog(t, envelope);
+    const packed = envelope.kind === 'span' ? addSpan(t, envelope) : addLog(t, envelope);
+    if (packed !== undefined) (t.origins ??= new Map()).set(packed, { partition, offset: String(offset) });
     t.records++;
     t.lastSeenMs = nowMs;
     // Re-inserted on every record, so `byLastSeen` runs from the quietest trace to the busiest.
@@ -222,22 +254,27 @@ export function createTraceBuffer(options: TraceBufferOptions) {
    * existing id) after. Thrown as permanent: the record goes to the dead-letter topic with the reason.
    */
   function refuseAnotherProject(envelope: SpanEnvelope): void {
-    const before = open.get(envelope.trace_id) ?? closed.get(envelope.trace_id)?.parts;
-    if (!before) return;
-    const first: SpanEnvelope | undefined = before.spans.values().next().value ?? before.logs.values().next().value;
-    if (!first) return;
-    const owner = first.project ?? 'default';
+    const owner = (open.get(envelope.trace_id) ?? closed.get(envelope.trace_id))?.project;
+    if (owner === undefined) return;
     const project = envelope.project ?? 'default';
     if (owner !== project) {
       throw new PermanentError(`trace ${envelope.trace_id} belongs to project "${owner}"; a record sent with a key of project "${project}" is refused`);
     }
   }
 
+  /** A record back from its packed form, remembering where it was read from (see originOf). */
+  function unpacked<T extends object>(t: OpenTrace, packed: PackedRecord): T {
+    const record = unpackRecord<T>(packed);
+    const origin = t.origins?.get(packed);
+    if (origin) origins.set(record, origin);
+    return record;
+  }
+
   function parts(t: OpenTrace): TraceParts {
     return {
       traceId: t.traceId,
-      spans: [...t.spans.values()].concat(t.copies),
-      logs: [...t.logs.values()],
+      spans: [...t.spans.values()].concat(t.copies).map((s) => unpacked<SpanRecord>(t, s)),
+      logs: [...t.logs.values()].map((l) => unpacked<LogRecordEnvelope>(t, l)),
       ...(t.unitId ? { unitId: t.unitId } : {}),
       ...(t.droppedSpans + t.droppedLogs > 0 ? { dropped: { spans: t.droppedSpans, logs: t.droppedLogs, maxSpans } } : {}),
     };
@@ -296,7 +333,8 @@ export function createTraceBuffer(options: TraceBufferOptions) {
       if (last > first) insertSpan(partition, first, last, nowMs);
     }
     if (t.unitId) return; // a fragment is not re-opened; a later span makes another one
-    closed.set(traceId, { parts: parts(t), closedAtMs: nowMs });
+    const dropped = t.droppedSpans + t.droppedLogs > 0 ? { spans: t.droppedSpans, logs: t.droppedLogs, maxSpans } : undefined;
+    closed.set(traceId, { project: t.project, spans: [...t.spans.values()].concat(t.copies), logs: [...t.logs.values()], ...(dropped ? { dropped } : {}), closedAtMs: nowMs });
     evicted.delete(traceId);
     const maxClosed = options.maxClosedTraces ?? 10_000;
     const maxEvicted = options.maxEvictedIds ?? 200_000;
@@ -360,6 +398,8 @@ export function createTraceBuffer(options: TraceBufferOptions) {
   }
 
   return {
+    /** Where a record of a trace's parts was read from; undefined for one kept from before a re-open. */
+    originOf: (record: object): RecordOrigin | undefined => origins.get(record),
     add,
     takeReady,
     confirm,

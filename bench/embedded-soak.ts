@@ -1,0 +1,117 @@
+// Embedded `tracecheck up` (the built dist/, its own process) under a steady span rate for a while,
+// its RSS sampled every 10 s: does memory stay flat? The load generator (the real OTel SDK and
+// OTLP/protobuf exporter, as in bench/e2e.ts: 4 spans a run, 10 when it loops, 1 in 10 loops) runs
+// in this process, so the RSS measured is tracecheck's alone.
+// `npm run build && npm run bench:soak [-- --minutes 10 --rate 2000]`; appended to bench/results/embedded-soak.md.
+import { spawn } from 'node:child_process';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpus, hostname, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { runsOf, sendRuns, type RunSpec } from '../test/helpers/agent-runs.ts';
+
+function arg(name: string, fallback: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+}
+const minutes = arg('minutes', 10);
+const rate = arg('rate', 2_000);
+const root = join(import.meta.dirname, '..');
+const dataDir = join(root, '.cache', `soak-${process.pid}`);
+const base = 20_000 + Math.floor(Math.random() * 20_000);
+const ports = { http: base, grpc: base + 1, api: base + 2, metrics: base + 3 };
+mkdirSync(dataDir, { recursive: true });
+
+const child = spawn(process.execPath, [join(root, 'bin', 'tracecheck.mjs'), 'up'], {
+  env: {
+    ...process.env,
+    TRACECHECK_DATA_DIR: dataDir,
+    TRACECHECK_HOST: '127.0.0.1',
+    TRACECHECK_OTLP_HTTP_PORT: String(ports.http),
+    TRACECHECK_OTLP_GRPC_PORT: String(ports.grpc),
+    TRACECHECK_API_PORT: String(ports.api),
+    TRACECHECK_METRICS_PORT: String(ports.metrics),
+    TRACECHECK_CHECKS: 'loop_guard,function_result_present',
+    TRACECHECK_LOG_LEVEL: 'warn',
+  },
+  stdio: ['ignore', 'ignore', 'inherit'],
+});
+// Never leave it running when this script ends early.
+process.on('exit', () => child.kill('SIGKILL'));
+const collectorUrl = `http://127.0.0.1:${ports.http}`;
+const api = `http://127.0.0.1:${ports.api}`;
+
+function rssMb(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : Number.NaN;
+}
+
+/** The JS heap in use, from tracecheck's own metrics (the rest of RSS is heap capacity, DuckDB, buffers). */
+async function heapUsedMb(): Promise<number> {
+  const text = await (await fetch(`${api}/metrics`)).text();
+  const m = /^tracecheck_nodejs_heap_size_used_bytes (\S+)$/m.exec(text);
+  return m ? Number(m[1]) / 2 ** 20 : Number.NaN;
+}
+
+async function scoredUnits(): Promise<number> {
+  const res = await fetch(`${api}/api/v1/checks/summary?from=0`);
+  const body = (await res.json()) as { checks: Array<{ total: number }> };
+  return body.checks.reduce((n, c) => n + c.total, 0) / 2;
+}
+
+for (let i = 0; ; i++) {
+  if (i > 600) throw new Error('tracecheck up did not start within 60 s');
+  const ok = await fetch(`${api}/openapi.json`).then((r) => r.ok, () => false);
+  if (ok) break;
+  await sleep(100);
+}
+
+const samples: Array<{ s: number; rssMb: number; heapMb: number; sentSpans: number; scored: number; load: number }> = [];
+const spansOf = (runs: readonly RunSpec[]): number => runs.reduce((n, r) => n + (r.loops ? 10 : 4), 0);
+const started = Date.now();
+let sent = 0;
+let runs = 0;
+const sampler = (async () => {
+  for (let k = 0; k <= minutes * 6; k++) {
+    const at = started + k * 10_000;
+    if (at > Date.now()) await sleep(at - Date.now());
+    samples.push({ s: k * 10, rssMb: rssMb(child.pid!), heapMb: await heapUsedMb(), sentSpans: sent, scored: await scoredUnits(), load: loadavg()[0] });
+    const last = samples.at(-1)!;
+    console.log(`${last.s} s: RSS ${last.rssMb.toFixed(0)} MB, heap used ${last.heapMb.toFixed(0)} MB, ${last.sentSpans} spans sent, ${last.scored} runs scored, load ${last.load.toFixed(1)}`);
+  }
+})();
+
+// Every 200 ms a batch of runs worth rate/5 spans.
+for (let tick = 1; Date.now() - started < minutes * 60_000; tick++) {
+  const batch = runsOf('soak-agent', 'v1', Math.max(1, Math.round(rate / 5 / 4.6)), 0).map((r, i) => ({ ...r, loops: i % 10 === 0 }));
+  await sendRuns(batch, { collectorUrl });
+  sent += spansOf(batch);
+  runs += batch.length;
+  const wait = started + tick * 200 - Date.now();
+  if (wait > 0) await sleep(wait);
+}
+await sampler;
+const sentFor = (Date.now() - started) / 1000;
+child.kill('SIGTERM');
+await new Promise((r) => child.once('exit', r));
+rmSync(dataDir, { recursive: true, force: true });
+
+const at = (s: number) => samples.find((x) => x.s >= s) ?? samples.at(-1)!;
+const marks = [0, 60, 120, 300, 600].filter((s) => s <= minutes * 60);
+const table = [
+  `## ${new Date().toISOString()} – embedded \`tracecheck up\` (dist/, own process), ${hostname()}, ${cpus()[0]?.model ?? 'cpu'} (${cpus().length} cores), Node ${process.version}`,
+  '',
+  `Offered ${rate.toLocaleString('en-US')} spans/s for ${minutes} min; accepted ${Math.round(sent / sentFor).toLocaleString('en-US')} spans/s (${runs.toLocaleString('en-US')} runs). Load generator in another process on the same cores; 1-min load average ${samples.map((x) => x.load).reduce((a, b) => Math.min(a, b)).toFixed(1)}–${samples.map((x) => x.load).reduce((a, b) => Math.max(a, b)).toFixed(1)} during the run.`,
+  '',
+  '| time | RSS | JS heap used | spans sent | runs scored |',
+  '|---|---:|---:|---:|---:|',
+  ...marks.map((s) => at(s)).map((x) => `| ${x.s / 60} min | ${x.rssMb.toFixed(0)} MB | ${x.heapMb.toFixed(0)} MB | ${x.sentSpans.toLocaleString('en-US')} | ${x.scored.toLocaleString('en-US')} |`),
+  '',
+  `Every 10 s (MB): ${samples.map((x) => x.rssMb.toFixed(0)).join(' ')}`,
+  '',
+].join('\n');
+const out = join(import.meta.dirname, 'results', 'embedded-soak.md');
+if (!existsSync(out)) appendFileSync(out, '# Embedded soak\n\n`tracecheck up` in embedded mode under a steady load: RSS over time.\n\n');
+appendFileSync(out, `${table}\n`);
+console.log(`\n${table}`);
+process.exit(0);

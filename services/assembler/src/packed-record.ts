@@ -1,0 +1,44 @@
+import { deflateSync, inflateSync } from 'node:zlib';
+
+/**
+ * A record held in memory while its trace (or session) is open, as compact JSON, deflated when it is large.
+ * Parsed objects cost about 1.7 times their JSON on the heap; a span with a model call's messages
+ * deflates to about 40% of its JSON. Records are parsed back once, when the trace is assembled.
+ * The form is private to this process (never stored or sent), so the dictionary may change freely.
+ */
+export type PackedRecord = string;
+
+/** Below this many JSON characters a record is kept as is: deflating would gain little and cost a zlib call. */
+const DEFLATE_FROM_CHARS = 768;
+
+/** Strings every span envelope repeats: deflate refers back to them instead of spelling them out. */
+const DICTIONARY = Buffer.from(
+  [
+    '{"schema_version":1,"kind":"span","trace_id":"","span_id":"","parent_span_id":"","name":"","span_kind":1,',
+    '"start_time_unix_nano":"","end_time_unix_nano":"","status":{"code":0},"service_name":"","service_version":"",',
+    '"environment":"","scope":{"name":"","version":""},"attributes":{},"resource_attributes":{"service.name":"",',
+    '"deployment.environment.name":"","telemetry.sdk.language":"","telemetry.sdk.name":"opentelemetry"},"events":[],',
+    '"dropped_attributes_count":0,"genai":{"family":"otel_genai","operation":"chat","input_messages":[{"role":"system",',
+    '"content":""},{"role":"user","content":""}],"output_messages":[{"role":"assistant","content":"","tool_calls":[{"id":"call_",',
+    '"type":"function","function":{"name":"","arguments":""}}]}],"tool_definitions":[],"tool_execution":{"name":"","call_id":"",',
+    '"arguments":"","result":"","error":""},"request_model":"","response_model":"","provider":"","usage":{"input_tokens":,',
+    '"output_tokens":,"total_tokens":},"agent_name":"","agent_version":"","conversation_id":""},"received_at_ms":,',
+    '"project":"","kind":"log","event_name":"gen_ai.","time_unix_nano":"","sequence":,"message":{"role":"tool","content":"",',
+    '"tool_call_id":"call_"},"is_output":false}',
+  ].join(''),
+);
+
+/** A 4 KB window holds the dictionary and a span's reach back; zlib's state per call stays small. */
+const ZLIB = { dictionary: DICTIONARY, windowBits: 12, memLevel: 5 };
+
+/** JSON always starts with `{`; a zlib stream never does (its first byte says deflate, 8, and a window of at most 2^15). */
+export function packRecord(record: object): PackedRecord {
+  const json = JSON.stringify(record);
+  if (json.length < DEFLATE_FROM_CHARS) return json;
+  return deflateSync(json, ZLIB).toString('latin1');
+}
+
+export function unpackRecord<T>(packed: PackedRecord): T {
+  const json = packed.startsWith('{') ? packed : inflateSync(Buffer.from(packed, 'latin1'), ZLIB).toString('utf8');
+  return JSON.parse(json) as T;
+}

@@ -4,7 +4,7 @@ import { createSilentLogger } from '../../../../shared/logging/index.ts';
 import { SpanEnvelopeSchema } from '../../../../shared/schemas/index.ts';
 import { createCollector, type Collector } from '../create-collector.ts';
 import { decodeStatusProtobuf, decodeTraceResponseProtobuf } from '../otlp/encode-response.ts';
-import { encodeLogsRequest, encodeTraceRequest, jsonLogsRequest, jsonTraceRequest, SPAN_ID, TRACE_ID } from '../testing/otlp-builders.ts';
+import { encodeLogsRequest, encodeTraceRequest, jsonLogsRequest, jsonTraceRequest, protobufField, SPAN_ID, TRACE_ID } from '../testing/otlp-builders.ts';
 import { createRecordingProducer } from '../testing/recording-producer.ts';
 
 const MAX_BODY = 1024 * 1024;
@@ -67,27 +67,14 @@ async function gzipBomb(decompressedBytes: number): Promise<Buffer> {
   return Buffer.concat(out);
 }
 
-function varint(n: number): Buffer {
-  const out: number[] = [];
-  while (n > 0x7f) {
-    out.push((n & 0x7f) | 0x80);
-    n >>>= 7;
-  }
-  out.push(n);
-  return Buffer.from(out);
-}
-
-function field(num: number, payload: Buffer): Buffer {
-  return Buffer.concat([varint((num << 3) | 2), varint(payload.length), payload]);
-}
 
 /** ExportTraceServiceRequest with one attribute whose AnyValue nests arrays `depth` deep. */
 function deepProtobuf(depth: number): Buffer {
   let any: Buffer = Buffer.alloc(0);
-  for (let i = 0; i < depth; i++) any = field(5, field(1, any));
-  const kv = Buffer.concat([field(1, Buffer.from('k')), field(2, any)]);
-  const span = Buffer.concat([field(1, Buffer.alloc(16, 1)), field(2, Buffer.alloc(8, 1)), field(9, kv)]);
-  return field(1, field(2, field(2, span)));
+  for (let i = 0; i < depth; i++) any = protobufField(5, protobufField(1, any));
+  const kv = Buffer.concat([protobufField(1, Buffer.from('k')), protobufField(2, any)]);
+  const span = Buffer.concat([protobufField(1, Buffer.alloc(16, 1)), protobufField(2, Buffer.alloc(8, 1)), protobufField(9, kv)]);
+  return protobufField(1, protobufField(2, protobufField(2, span)));
 }
 
 function badTimesJson(): Record<string, unknown> {

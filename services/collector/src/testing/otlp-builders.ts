@@ -165,8 +165,8 @@ function varint(n: number): Buffer {
   return Buffer.from(out);
 }
 
-/** One length-delimited protobuf field. */
-function field(num: number, payload: Uint8Array): Buffer {
+/** One length-delimited protobuf field (hand-built wire bytes, for shapes no encoder makes). */
+export function protobufField(num: number, payload: Uint8Array): Buffer {
   return Buffer.concat([varint((num << 3) | 2), varint(payload.length), payload]);
 }
 
@@ -190,9 +190,9 @@ export function deepAnyValueJson(depth: number): string {
 
 /** Protobuf bytes of `deepValue(depth)` as an AnyValue. */
 export function deepAnyValueProtobuf(depth: number): Buffer {
-  let any = field(1, Buffer.from('leaf'));
+  let any = protobufField(1, Buffer.from('leaf'));
   for (let i = depth - 1; i >= 0; i--) {
-    any = i % 2 === 0 ? field(6, field(1, Buffer.concat([field(1, Buffer.from('k')), field(2, any)]))) : field(5, field(1, any));
+    any = i % 2 === 0 ? protobufField(6, protobufField(1, Buffer.concat([protobufField(1, Buffer.from('k')), protobufField(2, any)]))) : protobufField(5, protobufField(1, any));
   }
   return any;
 }
@@ -215,12 +215,12 @@ export function traceRequestWithRawAttributes(json: Obj, raw: Array<{ span: numb
   }
   const Span = opentelemetry.proto.trace.v1.Span;
   const spanBytes = spans.map((s, i) =>
-    Buffer.concat([Span.encode(pbSpan(s) as never).finish(), ...raw.filter((r) => r.span === i).map((r) => field(9, Buffer.concat([field(1, Buffer.from(r.key)), field(2, r.protobuf)])))]),
+    Buffer.concat([Span.encode(pbSpan(s) as never).finish(), ...raw.filter((r) => r.span === i).map((r) => protobufField(9, Buffer.concat([protobufField(1, Buffer.from(r.key)), protobufField(2, r.protobuf)])))]),
   );
   const scope = opentelemetry.proto.common.v1.InstrumentationScope.encode((ss.scope ?? {})).finish();
   const resource = opentelemetry.proto.resource.v1.Resource.encode(pbResource(rs.resource as Obj)).finish();
-  const scopeSpans = Buffer.concat([field(1, scope), ...spanBytes.map((b) => field(2, b))]);
-  return { json: text, protobuf: field(1, Buffer.concat([field(1, resource), field(2, scopeSpans)])) };
+  const scopeSpans = Buffer.concat([protobufField(1, scope), ...spanBytes.map((b) => protobufField(2, b))]);
+  return { json: text, protobuf: protobufField(1, Buffer.concat([protobufField(1, resource), protobufField(2, scopeSpans)])) };
 }
 
 export function encodeLogsRequest(json: Obj): Uint8Array {

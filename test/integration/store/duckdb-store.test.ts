@@ -6,9 +6,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createSilentLogger } from '../../../shared/logging/index.ts';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { createDuckDbStore, type Store } from '../../../shared/store/index.ts';
-import { unitFingerprint } from '../../../shared/store/revisions.ts';
 import { describeMonitoringContract } from './monitoring-contract.ts';
-import { describeRevisionContract } from './revision-contract.ts';
+import { describeRevisionContract, expectLegacyMigrated } from './revision-contract.ts';
 import { describeStoreContract } from './store-contract.ts';
 import { makeScore, makeUnit } from './store-fixtures.ts';
 
@@ -68,12 +67,7 @@ describe('duckdb store on a file', () => {
 
     const second = createDuckDbStore({ path, log: createSilentLogger() });
     await second.start();
-    expect((await second.listUnitRevisions(unit.unit_id)).map((r) => [r.revision, r.content_hash, r.model_output_hash])).toEqual([[1, unitFingerprint(unit).content_hash, unitFingerprint(unit).model_output_hash]]);
-    expect(await second.queryScores({ unitId: unit.unit_id, unitRevision: 1 })).toEqual([score]);
-    expect(await second.queryScores({ unitId: unit.unit_id })).toEqual([score]);
-    expect(await second.writeUnits([unit])).toEqual([{ unit_id: unit.unit_id, revision: 1, fresh: false, latest: true }]);
-    expect(await second.writeUnits([{ ...unit, model_output: 'changed' }])).toEqual([{ unit_id: unit.unit_id, revision: 2, fresh: true, latest: true }]);
-    expect((await second.getUnit(unit.unit_id))?.model_output).toBe('changed');
+    await expectLegacyMigrated(second, unit, score);
     await second.shutdown();
   });
 

@@ -1,12 +1,26 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PermanentError } from '../../../shared/errors/index.ts';
+import type { Score, Unit } from '../../../shared/schemas/index.ts';
 import type { Store } from '../../../shared/store/index.ts';
 import { unitFingerprint } from '../../../shared/store/revisions.ts';
 import type { StoreHarness } from './store-contract.ts';
 import { T0, makeScore, makeUnit } from './store-fixtures.ts';
 
 // Revisions, not rewrites: the same cases against both stores.
+
+/**
+ * A store started on a database from before revisions (one unit, one score written, then the
+ * history tables and revision columns removed) holds them as revision 1 and revises from there.
+ */
+export async function expectLegacyMigrated(second: Store, unit: Unit, score: Score): Promise<void> {
+  expect((await second.listUnitRevisions(unit.unit_id)).map((r) => [r.revision, r.content_hash, r.model_output_hash])).toEqual([[1, unitFingerprint(unit).content_hash, unitFingerprint(unit).model_output_hash]]);
+  expect(await second.queryScores({ unitId: unit.unit_id, unitRevision: 1 })).toEqual([score]);
+  expect(await second.queryScores({ unitId: unit.unit_id })).toEqual([score]);
+  expect(await second.writeUnits([unit])).toEqual([{ unit_id: unit.unit_id, revision: 1, fresh: false, latest: true }]);
+  expect(await second.writeUnits([{ ...unit, model_output: 'changed' }])).toEqual([{ unit_id: unit.unit_id, revision: 2, fresh: true, latest: true }]);
+  expect((await second.getUnit(unit.unit_id))?.model_output).toBe('changed');
+}
 
 export function describeRevisionContract(label: string, harness: StoreHarness): void {
   describe(`Store revisions: ${label}`, () => {

@@ -1,17 +1,5 @@
-import { PassThrough, Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { main } from './main.ts';
-
-async function run(argv: string[], stdin = ''): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out = new PassThrough();
-  const err = new PassThrough();
-  let stdout = '';
-  let stderr = '';
-  out.on('data', (d: Buffer) => (stdout += d.toString()));
-  err.on('data', (d: Buffer) => (stderr += d.toString()));
-  const code = await main(argv, { stdin: Readable.from([stdin]), stdout: out, stderr: err, env: {} });
-  return { code, stdout, stderr };
-}
+import { runCli as run } from './test-support.ts';
 
 describe('tracecheck', () => {
   it('--help lists every command', async () => {

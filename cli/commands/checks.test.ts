@@ -1,20 +1,8 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough, Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import { main } from '../main.ts';
-
-async function run(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out = new PassThrough();
-  const err = new PassThrough();
-  let stdout = '';
-  let stderr = '';
-  out.on('data', (d: Buffer) => (stdout += d.toString()));
-  err.on('data', (d: Buffer) => (stderr += d.toString()));
-  const code = await main(argv, { stdin: Readable.from(['']), stdout: out, stderr: err, env: {} });
-  return { code, stdout, stderr };
-}
+import { runCli as run } from '../test-support.ts';
 
 describe('tracecheck checks upload: hostile code checks are refused before they are saved', () => {
   const dir = mkdtempSync(join(tmpdir(), 'tracecheck-upload-'));

@@ -153,8 +153,10 @@ describe('very large and duplicated traces (embedded pipeline)', () => {
     expect(health.answered).toBeGreaterThan(0);
     // Blocked for 44.6 s before (quadratic assembly). The wall-clock delay also counts the time
     // this process waited for a core on a shared 2-core machine (load 14 here: 200–450 ms), so
-    // the bound is asserted on CPU time (standalone 40–75 ms: JSON.parse of one body, GC and one
-    // assembly step; 150 leaves room for GC threads counted in it), the wall clock against a stall.
+    // the bound is asserted on CPU time, the wall clock against a stall. Standalone 45-55 ms (one
+    // request's conversion, an unpacking or assembly step, GC); it was 95-140 ms while the closed
+    // trace's 10,000 packed records were unpacked in one go, and once over 150 in a CI run. 150
+    // leaves room for the GC threads the CPU figure counts.
     expect(delay.longestCpuMs).toBeLessThan(150);
     expect(delay.maxMs).toBeLessThan(2_000);
   });

@@ -80,17 +80,20 @@ export function createAssembler(options: AssemblerOptions): Component & { openTr
   let ticking: Promise<void> = Promise.resolve();
 
   async function publishReady(force: boolean): Promise<void> {
-    const ready = buffer.takeReady(now(), force);
+    const taken = buffer.takeReadyInSteps(now(), force);
     const units: Array<{ trace: TraceParts & { reason: string }; unit: Unit; value: string }> = [];
-    // A trace is built in steps, and traces ready at once one after another, with yields in
-    // between: the collector and the API keep answering while a large trace or a burst closes.
+    // A trace is unpacked and built in steps, and traces ready at once one after another, with
+    // yields in between: the collector and the API keep answering while a large trace or a burst closes.
     let sliceStart = performance.now();
     const pause = async (): Promise<void> => {
       if (performance.now() - sliceStart < YIELD_AFTER_MS) return;
       await yieldToEventLoop();
       sliceStart = performance.now();
     };
-    for (const trace of ready) {
+    for (const { reason, parts } of taken) {
+      let loaded = parts.next();
+      for (; !loaded.done; loaded = parts.next()) await pause();
+      const trace = { ...loaded.value, reason };
       try {
         let unit: Unit;
         if (options.assemble) unit = options.assemble(trace, now());

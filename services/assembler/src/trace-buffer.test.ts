@@ -62,6 +62,27 @@ describe('trace buffer', () => {
     expect(buf.takeReady(3)[0].spans).toEqual([child, root, late, copy]);
   });
 
+  it('unpacks a large trace in steps of 200 records, from the records held when it was taken', () => {
+    const buf = createTraceBuffer({ graceMs: 0, completeGraceMs: 0, maxOpenMs: 60_000, retainClosedMs: 60_000 });
+    const children = Array.from({ length: 450 }, (_, i) => createTestSpan({ trace_id: A, span_id: (i + 2).toString(16).padStart(16, '0'), parent_span_id: ROOT }));
+    children.forEach((s, i) => buf.add(s, 0, BigInt(i), 0));
+    const root = createTestSpan({ trace_id: A, span_id: ROOT });
+    buf.add(root, 0, 450n, 0);
+    const [taken] = buf.takeReadyInSteps(1);
+    expect(taken.reason).toBe('root-ended');
+    // A span that comes while the trace is unpacked is not in this unit: the trace stays open for it.
+    const late = createTestSpan({ trace_id: A, span_id: 'f'.repeat(16), parent_span_id: ROOT });
+    buf.add(late, 0, 451n, 1);
+    let steps = 0;
+    let step = taken.parts.next();
+    for (; !step.done; step = taken.parts.next()) steps++;
+    expect(steps).toBe(2); // after records 200 and 400 of 451
+    expect(step.value.spans).toEqual([...children, root]);
+    buf.confirm(A, 2);
+    expect(buf.openCount()).toBe(1);
+    expect(buf.takeReady(3)[0].spans).toEqual([...children, root, late]);
+  });
+
   it('closes a trace only after its root has ended and a quiet grace period has passed', () => {
     const buf = createTraceBuffer({ graceMs: 100, maxOpenMs: 10_000, retainClosedMs: 10_000 });
     buf.add(createTestSpan({ trace_id: A, parent_span_id: ROOT }), 0, 5n, 0);

@@ -91,6 +91,16 @@ export interface ReadyTrace extends TraceParts {
   reason: 'root-ended' | 'span-limit' | 'max-open' | 'shutdown';
 }
 
+/** A trace taken to become a unit; `parts` unpacks its records in steps (see partsInSteps). */
+export interface TakenTrace {
+  traceId: string;
+  reason: ReadyTrace['reason'];
+  parts: Generator<void, TraceParts>;
+}
+
+/** Records unpacked between two yields: about 2-4 ms of inflate and JSON.parse. */
+const UNPACK_STEP = 200;
+
 function logKey(l: LogRecordEnvelope): string {
   return `${l.span_id ?? ''}|${l.event_name}|${l.time_unix_nano}|${l.sequence}`;
 }
@@ -270,14 +280,32 @@ export function createTraceBuffer(options: TraceBufferOptions) {
     return record;
   }
 
-  function parts(t: OpenTrace): TraceParts {
-    return {
-      traceId: t.traceId,
-      spans: [...t.spans.values()].concat(t.copies).map((s) => unpacked<SpanRecord>(t, s)),
-      logs: [...t.logs.values()].map((l) => unpacked<LogRecordEnvelope>(t, l)),
-      ...(t.unitId ? { unitId: t.unitId } : {}),
-      ...(t.droppedSpans + t.droppedLogs > 0 ? { dropped: { spans: t.droppedSpans, logs: t.droppedLogs, maxSpans } } : {}),
-    };
+  /**
+   * A trace's parts, unpacked in steps of UNPACK_STEP records with a yield after each: a trace at
+   * the cap holds 10,000 packed records, about 50 ms of inflate and JSON.parse in one go. The
+   * records are the ones held when it was taken (later ones re-open it: see `confirm`).
+   */
+  function partsInSteps(t: OpenTrace): Generator<void, TraceParts> {
+    // Taken now, not at the generator's first step.
+    const packedSpans = [...t.spans.values()].concat(t.copies);
+    const packedLogs = [...t.logs.values()];
+    const dropped = t.droppedSpans + t.droppedLogs > 0 ? { spans: t.droppedSpans, logs: t.droppedLogs, maxSpans } : undefined;
+    const head = { traceId: t.traceId, ...(t.unitId ? { unitId: t.unitId } : {}), ...(dropped ? { dropped } : {}) };
+    return unpackInSteps(t, head, packedSpans, packedLogs);
+  }
+
+  function* unpackInSteps(t: OpenTrace, head: Omit<TraceParts, 'spans' | 'logs'>, packedSpans: PackedRecord[], packedLogs: PackedRecord[]): Generator<void, TraceParts> {
+    const spans: SpanRecord[] = [];
+    const logs: LogRecordEnvelope[] = [];
+    for (let i = 0; i < packedSpans.length; i++) {
+      spans.push(unpacked<SpanRecord>(t, packedSpans[i]));
+      if ((i + 1) % UNPACK_STEP === 0) yield;
+    }
+    for (let i = 0; i < packedLogs.length; i++) {
+      logs.push(unpacked<LogRecordEnvelope>(t, packedLogs[i]));
+      if ((i + 1) % UNPACK_STEP === 0) yield;
+    }
+    return { ...head, spans, logs };
   }
 
   function readiness(t: OpenTrace, nowMs: number, force: boolean): ReadyTrace['reason'] | null {
@@ -294,12 +322,13 @@ export function createTraceBuffer(options: TraceBufferOptions) {
   }
 
   /**
-   * Traces ready to become units. They stay counted in the low-water mark until `confirm`. Only
-   * the quiet end of `byLastSeen` is looked at on most calls (a trace that got a record within the
-   * shortest grace cannot be ready); everything is looked at once a second, for max-open.
+   * Traces ready to become units, each with the steps that unpack its records. They stay counted
+   * in the low-water mark until `confirm`. Only the quiet end of `byLastSeen` is looked at on most
+   * calls (a trace that got a record within the shortest grace cannot be ready); everything is
+   * looked at once a second, for max-open.
    */
-  function takeReady(nowMs: number, force = false): ReadyTrace[] {
-    const ready: ReadyTrace[] = [];
+  function takeReadyInSteps(nowMs: number, force = false): TakenTrace[] {
+    const taken: TakenTrace[] = [];
     const full = force || nowMs - lastFullScanMs >= 1_000;
     if (full) lastFullScanMs = nowMs;
     const shortest = Math.min(completeGraceMs, options.graceMs, entryGraceMs);
@@ -310,9 +339,18 @@ export function createTraceBuffer(options: TraceBufferOptions) {
       if (!reason) continue;
       t.emitting = true;
       t.recordsWhenTaken = t.records;
-      ready.push({ ...parts(t), reason });
+      taken.push({ traceId: t.traceId, reason, parts: partsInSteps(t) });
     }
-    return ready;
+    return taken;
+  }
+
+  /** `takeReadyInSteps` with every trace unpacked at once (tests and benchmarks). */
+  function takeReady(nowMs: number, force = false): ReadyTrace[] {
+    return takeReadyInSteps(nowMs, force).map(({ reason, parts }) => {
+      let step = parts.next();
+      while (!step.done) step = parts.next();
+      return { ...step.value, reason };
+    });
   }
 
   /**
@@ -402,6 +440,7 @@ export function createTraceBuffer(options: TraceBufferOptions) {
     originOf: (record: object): RecordOrigin | undefined => origins.get(record),
     add,
     takeReady,
+    takeReadyInSteps,
     confirm,
     release,
     lowWaterMark,

@@ -107,7 +107,7 @@ async function kafkaAnswers(brokers: string[]): Promise<boolean> {
 }
 
 /** A single-node KRaft broker (broker + controller), formatted and started; about 10–20 s on a loaded 2-core box. */
-export async function startPrivateKafka(options: { startTimeoutMs?: number } = {}): Promise<PrivateKafka> {
+export async function startPrivateKafka(options: { startTimeoutMs?: number; /** false: a topic that does not exist stays missing (default true, as scripts/infra.sh). */ autoCreateTopics?: boolean } = {}): Promise<PrivateKafka> {
   const libs = kafkaLibsDir();
   if (!existsSync(libs)) throw new Error(`Kafka jars not found in ${libs}: run 'bash scripts/infra.sh up' (or set TRACECHECK_TEST_KAFKA_LIBS)`);
   const dir = privateDir('kafka');
@@ -128,7 +128,7 @@ export async function startPrivateKafka(options: { startTimeoutMs?: number } = {
       'listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT',
       `log.dirs=${join(dir, 'data')}`,
       'num.partitions=3',
-      'auto.create.topics.enable=true',
+      `auto.create.topics.enable=${options.autoCreateTopics ?? true}`,
       'default.replication.factor=1',
       'min.insync.replicas=1',
       'offsets.topic.replication.factor=1',

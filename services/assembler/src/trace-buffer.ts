@@ -48,7 +48,16 @@ const LOGS_PER_SPAN = 10;
 
 // Records are held outside the heap (see held-records.ts; the trace keeps their ids) and parsed
 // back only when the trace is assembled: tens of thousands of traces may be open at once.
-interface OpenTrace {
+/** The range of bus offsets holding a trace's records in one partition. */
+interface OffsetRange {
+  partition: number;
+  firstOffset: bigint;
+  lastOffset: bigint;
+}
+
+/** Its own range is the first record's partition's: records are keyed by trace id, so usually the only one. */
+interface OpenTrace extends OffsetRange {
+  otherPartitions?: OffsetRange[];
   traceId: string;
   /** The project of the key that sent the trace's first record: it owns the trace. */
   project: string;
@@ -63,10 +72,6 @@ interface OpenTrace {
   logs?: Map<string, number>;
   /** Records replaced by a re-sent log while the trace was being emitted: dropped once that ends. */
   stale?: number[];
-  /** Lowest bus offset holding one of this trace's records, per partition. */
-  firstOffsets: Map<number, bigint>;
-  /** Highest such offset, per partition. */
-  lastOffsets: Map<number, bigint>;
   firstSeenMs: number;
   lastSeenMs: number;
   rootSeen: boolean;
@@ -228,8 +233,9 @@ export function createTraceBuffer(options: TraceBufferOptions) {
         spans: new Map(),
         droppedSpans: 0,
         droppedLogs: 0,
-        firstOffsets: new Map(),
-        lastOffsets: new Map(),
+        partition,
+        firstOffset: offset,
+        lastOffset: offset,
         firstSeenMs: nowMs,
         lastSeenMs: nowMs,
         rootSeen: false,
@@ -261,22 +267,41 @@ export function createTraceBuffer(options: TraceBufferOptions) {
       else addLog(created, envelope, origin);
       if (before) closed.delete(envelope.trace_id);
       open.set(envelope.trace_id, (t = created));
-    } else if (envelope.kind === 'span') addSpan(t, envelope, origin);
-    else addLog(t, envelope, origin);
+      heapOf(partition).push(offset, t.traceId);
+    } else {
+      if (envelope.kind === 'span') addSpan(t, envelope, origin);
+      else addLog(t, envelope, origin);
+      const range = rangeOf(t, partition);
+      if (!range) {
+        (t.otherPartitions ??= []).push({ partition, firstOffset: offset, lastOffset: offset });
+        heapOf(partition).push(offset, t.traceId);
+      } else {
+        if (offset > range.lastOffset) range.lastOffset = offset;
+        if (offset < range.firstOffset) {
+          range.firstOffset = offset;
+          heapOf(partition).push(offset, t.traceId);
+        }
+      }
+    }
     t.records++;
     t.lastSeenMs = nowMs;
     // Re-inserted on every record, so `byLastSeen` runs from the quietest trace to the busiest.
     byLastSeen.delete(t.traceId);
     byLastSeen.set(t.traceId, t);
-    const last = t.lastOffsets.get(partition);
-    if (last === undefined || offset > last) t.lastOffsets.set(partition, offset);
-    const first = t.firstOffsets.get(partition);
-    if (first === undefined || offset < first) {
-      t.firstOffsets.set(partition, offset);
-      let heap = heaps.get(partition);
-      if (!heap) heaps.set(partition, (heap = createOffsetHeap()));
-      heap.push(offset, t.traceId);
-    }
+  }
+
+  function rangeOf(t: OpenTrace, partition: number): OffsetRange | undefined {
+    return t.partition === partition ? t : t.otherPartitions?.find((r) => r.partition === partition);
+  }
+
+  function firstOffsetOf(t: OpenTrace | undefined, partition: number): bigint | undefined {
+    return t && rangeOf(t, partition)?.firstOffset;
+  }
+
+  function heapOf(partition: number): ReturnType<typeof createOffsetHeap> {
+    let heap = heaps.get(partition);
+    if (!heap) heaps.set(partition, (heap = createOffsetHeap()));
+    return heap;
   }
 
   /**
@@ -389,10 +414,7 @@ export function createTraceBuffer(options: TraceBufferOptions) {
     open.delete(traceId);
     byLastSeen.delete(traceId);
     dropStale(t);
-    for (const [partition, first] of t.firstOffsets) {
-      const last = t.lastOffsets.get(partition) ?? first;
-      if (last > first) insertSpan(partition, first, last, nowMs);
-    }
+    for (const r of [t, ...(t.otherPartitions ?? [])]) if (r.lastOffset > r.firstOffset) insertSpan(r.partition, r.firstOffset, r.lastOffset, nowMs);
     if (t.unitId) {
       // A fragment is not re-opened; a later span makes another one.
       dropAll(t.spans.values());
@@ -446,7 +468,7 @@ export function createTraceBuffer(options: TraceBufferOptions) {
   function lowWaterMark(partition: number): bigint | null {
     const heap = heaps.get(partition);
     const list = published.get(partition);
-    const openMin = heap ? heap.min((offset, traceId) => open.get(traceId)?.firstOffsets.get(partition) === offset) : null;
+    const openMin = heap ? heap.min((offset, traceId) => firstOffsetOf(open.get(traceId), partition) === offset) : null;
     if (openMin === null) {
       // Everything handled is committed: no published trace can straddle the commit.
       published.delete(partition);

@@ -261,18 +261,19 @@ function isAlive(pid: number): boolean {
 
 /** The same contract in memory (tests and tools that need no disk). */
 export function createMemoryByteStore(): ByteStore {
-  const held: Array<Buffer | undefined> = [];
+  // Each record in an ArrayBuffer of its own: a slice of Buffer's shared pool would keep the whole pool alive.
+  const held: Array<Uint8Array | undefined> = [];
   const freeIds: number[] = [];
   return {
     put: (bytes) => {
       const id = freeIds.pop() ?? held.length;
-      held[id] = Buffer.from(bytes);
+      held[id] = new Uint8Array(bytes);
       return id;
     },
     get: (id) => {
       const bytes = held[id];
       if (!bytes) throw new RangeError(`record ${id} is not held`);
-      return bytes;
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     },
     free: (id) => {
       held[id] = undefined;

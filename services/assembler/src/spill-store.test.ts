@@ -84,10 +84,13 @@ describe('spill store', () => {
 
   it("removes at start what gone processes left, never another live process's files or anything else", () => {
     const parent = parentDir();
-    const gone = join(parent, '99999999-1790000000000-0123abcd');
+    const gone = join(parent, '99999999-1790000000-0123abcd');
+    // Pids in use, by processes started at another time than the ones that made these.
     const earlierSelf = join(parent, `${process.pid}-1-0123abcd`);
-    const alive = join(parent, `1-1790000000000-0123abcd`);
-    for (const dir of [gone, earlierSelf, alive]) {
+    const reused = join(parent, `${process.ppid}-1-0123abcd`);
+    // A live process on a system that could not tell its start.
+    const alive = join(parent, `${process.ppid}-0-0123abcd`);
+    for (const dir of [gone, earlierSelf, reused, alive]) {
       mkdirSync(dir);
       writeFileSync(join(dir, '0.seg'), 'old');
     }

@@ -1,4 +1,4 @@
-import { closeSync, mkdirSync, openSync, readdirSync, readSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { RetriableError } from '../../../shared/errors/index.ts';
@@ -6,8 +6,8 @@ import { RetriableError } from '../../../shared/errors/index.ts';
 export interface SpillStoreOptions {
   /**
    * Parent directory. The store works in a subdirectory of its own (`<pid>-<process start>-<random>`),
-   * and removes, at start, those left by processes that are gone: the contents are never read back
-   * after a restart (the bus replays what was not committed).
+   * and removes, at start, those left by processes that are gone (a pid reused by another process
+   * counts as gone): the contents are never read back after a restart (the bus replays what was not committed).
    */
   dir: string;
   /** Bytes per segment file; a record larger than this gets a segment of its own. Default 16 MiB. */
@@ -52,7 +52,7 @@ export function createSpillStore(options: SpillStoreOptions): ByteStore & { stat
   const segmentBytes = options.segmentBytes ?? DEFAULT_SPILL_SEGMENT_BYTES;
   mkdirSync(options.dir, { recursive: true });
   removeLeftovers(options.dir);
-  const dir = join(options.dir, `${process.pid}-${Math.round(performance.timeOrigin)}-${randomBytes(4).toString('hex')}`);
+  const dir = join(options.dir, `${process.pid}-${startOf(process.pid) ?? 0}-${randomBytes(4).toString('hex')}`);
   mkdirSync(dir);
 
   const segments = new Map<number, Segment>();
@@ -239,23 +239,39 @@ export interface SpillStats {
   dir: string;
 }
 
-/** Subdirectories of processes that are gone, or of an earlier process that had this one's pid. */
+/** Subdirectories of processes that are gone, or of an earlier process that had the same pid. */
 function removeLeftovers(parent: string): void {
   for (const name of readdirSync(parent)) {
     const match = /^(\d+)-(\d+)-[0-9a-f]{8}$/.exec(name);
-    if (!match) continue;
-    const pid = Number(match[1]);
-    const stale = pid === process.pid ? Number(match[2]) !== Math.round(performance.timeOrigin) : !isAlive(pid);
-    if (stale) rmSync(join(parent, name), { recursive: true, force: true });
+    if (!match || isRunning(Number(match[1]), match[2])) continue;
+    try {
+      rmSync(join(parent, name), { recursive: true, force: true });
+    } catch {
+      // Another process starting now may be removing it too.
+    }
   }
 }
 
-function isAlive(pid: number): boolean {
+/** Whether the process that made a directory still runs: same pid and, where /proc tells, same start. */
+function isRunning(pid: number, start: string): boolean {
+  const now = startOf(pid);
+  if (now !== null) return start === '0' || now === start;
   try {
     process.kill(pid, 0);
     return true;
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** A process's start time in clock ticks after boot (Linux /proc), null where there is none (gone, or no /proc). */
+function startOf(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command (which may hold spaces and parentheses): state is field 3, start time field 22.
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
+  } catch {
+    return null;
   }
 }
 

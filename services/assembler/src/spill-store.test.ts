@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isRetriable } from '../../../shared/errors/index.ts';
+import type { LogRecordEnvelope } from '../../../shared/schemas/index.ts';
 import { createTestSpan } from '../../../test/helpers/span-factory.ts';
 import { createHeldRecords } from './held-records.ts';
 import { createSpillStore } from './spill-store.ts';
@@ -159,6 +160,29 @@ describe('spill store', () => {
     buf.add(spanOf('c'), 0, 2n, 20);
     for (const r of buf.takeReady(30)) buf.confirm(r.traceId, 30);
     expect([store.stats().records, segmentFiles(dir)]).toEqual([1, ['2.seg']]);
+    store.close();
+  });
+
+  it('a log sent again while its trace is unpacked: the parts keep the one taken, and the one replaced is dropped once that emission ends', () => {
+    const store = createSpillStore({ dir: parentDir() });
+    const buf = createTraceBuffer({ graceMs: 0, completeGraceMs: 0, maxOpenMs: 60_000, retainClosedMs: 60_000, records: createHeldRecords(store) });
+    const traceId = 'd'.repeat(32);
+    const root = createTestSpan({ trace_id: traceId, span_id: '1'.repeat(16) });
+    const log = (receivedAtMs: number): LogRecordEnvelope => ({ schema_version: 1, kind: 'log', trace_id: traceId, span_id: '1'.repeat(16), event_name: 'gen_ai.user.message', time_unix_nano: '1', sequence: 0, is_output: false, attributes: {}, received_at_ms: receivedAtMs });
+    buf.add(root, 0, 0n, 0);
+    buf.add(log(1), 0, 1n, 0);
+    const [taken] = buf.takeReadyInSteps(10);
+    // The same log (same key) again: it replaces the first, which the parts still read.
+    buf.add(log(2), 0, 2n, 10);
+    expect(store.stats().records).toBe(3);
+    let step = taken.parts.next();
+    while (!step.done) step = taken.parts.next();
+    expect(step.value.logs).toEqual([log(1)]);
+    // A record came while it was built: it stays open to be published again, without the one replaced.
+    buf.confirm(traceId, 20);
+    expect(store.stats().records).toBe(2);
+    const [again] = buf.takeReady(30);
+    expect(again.logs).toEqual([log(2)]);
     store.close();
   });
 });

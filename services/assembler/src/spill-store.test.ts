@@ -65,7 +65,7 @@ describe('spill store', () => {
     store.close();
   });
 
-  it('rewrites segments kept alive by a few records: the files stay within twice the live bytes plus a segment', () => {
+  it('rewrites segments kept alive by a few records: the files stay within about twice the live bytes plus a segment or two', () => {
     const store = createSpillStore({ dir: parentDir(), segmentBytes: 4096 });
     const ids = Array.from({ length: 40 }, (_, i) => store.put(bytesOf(1_000, i)));
     // One record in four is kept: ten segments hold 10,000 live bytes in 40,000.
@@ -73,13 +73,22 @@ describe('spill store', () => {
     for (const id of ids) if (!kept.includes(id)) store.free(id);
     expect(store.stats()).toMatchObject({ segments: 10, liveBytes: 10_000, diskBytes: 40_000 });
     const more = Array.from({ length: 10 }, (_, i) => store.put(bytesOf(1_000, 100 + i)));
-    const { segments, liveBytes, diskBytes, compactions } = store.stats();
-    expect(liveBytes).toBe(20_000);
-    expect(diskBytes).toBeLessThanOrEqual(2 * liveBytes + 4096);
-    expect(compactions).toBeGreaterThan(0);
-    expect(segments).toBeLessThan(10);
+    const { liveBytes, diskBytes } = store.stats();
+    // Without rewriting: 50,000 bytes on disk.
+    expect([liveBytes, diskBytes <= 2 * liveBytes + 4096]).toEqual([20_000, true]);
+    // A steady churn around the long-lived records (each record freed three records later) stays bounded.
+    const window: number[] = [];
+    let worst = 0;
+    for (let i = 0; i < 2_000; i++) {
+      window.push(store.put(bytesOf(1_000, i % 256)));
+      if (window.length > 3) store.free(window.shift()!);
+      const stats = store.stats();
+      worst = Math.max(worst, stats.diskBytes - 2 * stats.liveBytes);
+    }
+    expect(worst).toBeLessThanOrEqual(2 * 4096);
     kept.forEach((id, k) => expect(store.get(id).equals(bytesOf(1_000, 4 * k))).toBe(true));
     more.forEach((id, k) => expect(store.get(id).equals(bytesOf(1_000, 100 + k))).toBe(true));
+    window.forEach((id, k) => expect(store.get(id).equals(bytesOf(1_000, (1_997 + k) % 256))).toBe(true));
     store.close();
   });
 

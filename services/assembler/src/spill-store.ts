@@ -38,6 +38,8 @@ interface Segment {
 
 export const DEFAULT_SPILL_SEGMENT_BYTES = 16 * 1024 * 1024;
 const NO_SEGMENT = -1;
+/** Records copied out of a segment being rewritten, per record written: about 0.2 ms. */
+const MOVE_PER_PUT = 32;
 
 /**
  * Record bytes appended to segment files on local disk, read back with positional reads. The heap
@@ -45,8 +47,10 @@ const NO_SEGMENT = -1;
  * Not durable: no fsync, nothing survives the process. A segment file is deleted once none of its
  * records is referenced. A segment kept alive by a few long-lived records is rewritten: whenever
  * the dead bytes on disk exceed the live bytes plus one segment, the live records of the emptiest
- * segment are copied to the current one (at most two segments per record written), so the files
- * hold about twice the live bytes plus a segment at most.
+ * segment (less than half live) are copied to the current one, MOVE_PER_PUT with each record
+ * written so that no call blocks for long; each record moved frees at least two records' worth of
+ * dead bytes, so this outpaces the garbage, and the files hold about twice the live bytes plus a
+ * segment or two.
  */
 export function createSpillStore(options: SpillStoreOptions): ByteStore & { stats(): SpillStats } {
   const segmentBytes = options.segmentBytes ?? DEFAULT_SPILL_SEGMENT_BYTES;
@@ -66,6 +70,8 @@ export function createSpillStore(options: SpillStoreOptions): ByteStore & { stat
   let diskBytes = 0;
   let liveBytes = 0;
   let compactions = 0;
+  /** The segment being rewritten, and the ids that were in it when it was chosen. */
+  let moving: { seg: Segment; ids: number[]; next: number } | null = null;
   let closed = false;
 
   function openSegment(): Segment {
@@ -149,8 +155,7 @@ export function createSpillStore(options: SpillStoreOptions): ByteStore & { stat
     const id = newId();
     place(id, seg, offset, bytes.length);
     liveBytes += bytes.length;
-    // At most two segments rewritten per record: a burst of frees is tidied over the next records.
-    if (compactIfWasteful()) compactIfWasteful();
+    compactStep();
     return id;
   }
 
@@ -185,32 +190,44 @@ export function createSpillStore(options: SpillStoreOptions): ByteStore & { stat
   }
 
   /**
-   * Rewrites the emptiest full segment when the dead bytes exceed the live ones plus a segment. A
-   * failure (disk full) leaves it where it is: each record is re-pointed only once its copy is written.
+   * One step of rewriting the emptiest segment, chosen when the dead bytes exceed the live ones plus
+   * a segment. A failure (disk full) stops the step: a record is re-pointed only once its copy is
+   * written, and the next step goes on.
    */
-  function compactIfWasteful(): boolean {
-    if (diskBytes - liveBytes <= liveBytes + segmentBytes) return false;
-    let victim: Segment | null = null;
-    for (const seg of segments.values()) {
-      if (seg === current) continue;
-      if (!victim || seg.liveBytes / seg.size < victim.liveBytes / victim.size) victim = seg;
+  function compactStep(): void {
+    if (!moving) {
+      if (diskBytes - liveBytes <= liveBytes + segmentBytes) return;
+      let victim: Segment | null = null;
+      for (const seg of segments.values()) {
+        if (seg === current) continue;
+        if (!victim || seg.liveBytes / seg.size < victim.liveBytes / victim.size) victim = seg;
+      }
+      if (!victim || victim.liveBytes * 2 > victim.size) return;
+      const ids: number[] = [];
+      for (let id = 0; id < nextId; id++) if (segOf[id] === victim.no) ids.push(id);
+      moving = { seg: victim, ids, next: 0 };
+      compactions += 1;
     }
-    if (!victim || victim.liveBytes * 2 > victim.size) return false;
-    compactions += 1;
+    const m = moving;
     try {
-      for (let id = 0; id < nextId && victim.live > 0; id++) {
-        if (segOf[id] !== victim.no) continue;
+      for (let moved = 0; moved < MOVE_PER_PUT && m.next < m.ids.length; m.next++) {
+        const id = m.ids[m.next];
+        // Freed since (an id given out again never points into an old segment).
+        if (segOf[id] !== m.seg.no) continue;
         const bytes = get(id);
         const { seg, offset } = append(bytes);
-        victim.live -= 1;
-        victim.liveBytes -= bytes.length;
+        m.seg.live -= 1;
+        m.seg.liveBytes -= bytes.length;
         place(id, seg, offset, bytes.length);
+        moved += 1;
       }
     } catch {
-      return false; // tried again at a later put
+      return;
     }
-    dropSegment(victim);
-    return true;
+    if (m.next < m.ids.length) return;
+    moving = null;
+    // Dropped already if its last record was freed rather than moved.
+    if (segments.get(m.seg.no) === m.seg) dropSegment(m.seg);
   }
 
   return {
@@ -221,6 +238,7 @@ export function createSpillStore(options: SpillStoreOptions): ByteStore & { stat
     close: () => {
       if (closed) return;
       closed = true;
+      moving = null;
       for (const seg of segments.values()) closeSync(seg.fd);
       segments.clear();
       current = null;

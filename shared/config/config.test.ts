@@ -1,3 +1,5 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from './config.ts';
 
@@ -18,6 +20,12 @@ describe('loadConfig', () => {
     expect(loadConfig({}).assembler.maxSpansPerTrace).toBe(10_000);
     expect(loadConfig({ TRACECHECK_MAX_SPANS_PER_TRACE: '500' }).assembler.maxSpansPerTrace).toBe(500);
     expect(() => loadConfig({ TRACECHECK_MAX_SPANS_PER_TRACE: '0' })).toThrow(/TRACECHECK_MAX_SPANS_PER_TRACE: Too small/);
+  });
+
+  it('spills open traces to a directory under the OS temp directory, 16 MiB segments, unless told otherwise', () => {
+    expect(loadConfig({}).spill).toEqual({ dir: join(tmpdir(), 'tracecheck-spill'), segmentBytes: 16 * 1024 * 1024 });
+    expect(loadConfig({ TRACECHECK_SPILL_DIR: '/var/tmp/tc', TRACECHECK_SPILL_SEGMENT_BYTES: '65536' }).spill).toEqual({ dir: '/var/tmp/tc', segmentBytes: 65_536 });
+    expect(() => loadConfig({ TRACECHECK_SPILL_SEGMENT_BYTES: '100' })).toThrow(/TRACECHECK_SPILL_SEGMENT_BYTES: Too small/);
   });
 
   it('reads the alert interval, at least 100 ms', () => {

@@ -1,3 +1,4 @@
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 
@@ -24,6 +25,8 @@ export const ConfigSchema = z
     TRACECHECK_BUS_DIR: z.preprocess(emptyAsUndefined, z.string().optional()),
     TRACECHECK_BUS_FSYNC: z.stringbool().default(true),
     TRACECHECK_BUS_SEGMENT_BYTES: z.coerce.number().int().min(4096).default(16 * 1024 * 1024),
+    TRACECHECK_SPILL_DIR: z.preprocess(emptyAsUndefined, z.string().optional()),
+    TRACECHECK_SPILL_SEGMENT_BYTES: z.coerce.number().int().min(4096).max(2 ** 31).default(16 * 1024 * 1024),
     OPENAI_BASE_URL: z.preprocess(emptyAsUndefined, z.url().optional()),
     OPENAI_API_KEY: z.preprocess(emptyAsUndefined, z.string().optional()),
     TRACECHECK_JUDGE_MODEL: z.preprocess(emptyAsUndefined, z.string().optional()),
@@ -94,6 +97,11 @@ export interface Config {
    * the survival of acknowledged records on power loss for throughput; segments are deleted whole.
    */
   bus: { dir: string; fsync: boolean; segmentBytes: number };
+  /**
+   * Where the assembler keeps the records of open traces and sessions, off the heap: segment files
+   * in a subdirectory per process (default under the OS temp directory), never read after a restart.
+   */
+  spill: { dir: string; segmentBytes: number };
   judge: { baseUrl: string | undefined; apiKey: string; model: string; timeoutMs: number; concurrency: number } | null;
   /** How every judge call is run (pool, rate, timeout, deadline, breaker, cache), judge configured or not. */
   judgeOps: { concurrency: number; ratePerMinute: number; timeoutMs: number; deadlineMs: number; breakerFailures: number; breakerCooldownMs: number; cacheEntries: number };
@@ -159,6 +167,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       : null,
     dataDir: c.TRACECHECK_DATA_DIR,
     bus: { dir: c.TRACECHECK_BUS_DIR ?? join(c.TRACECHECK_DATA_DIR, 'bus'), fsync: c.TRACECHECK_BUS_FSYNC, segmentBytes: c.TRACECHECK_BUS_SEGMENT_BYTES },
+    spill: { dir: c.TRACECHECK_SPILL_DIR ?? join(tmpdir(), 'tracecheck-spill'), segmentBytes: c.TRACECHECK_SPILL_SEGMENT_BYTES },
     judge: judgeConfigured
       ? {
           baseUrl: c.OPENAI_BASE_URL,

@@ -1,3 +1,6 @@
+import { mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createInMemoryBus, type Bus, type BusMessage } from '../../../shared/bus/index.ts';
 import { RetriableError } from '../../../shared/errors/index.ts';
@@ -123,5 +126,41 @@ describe('assembler dead-letter path', () => {
       'original-partition': '0',
       'original-offset': '1',
     });
+  });
+
+  it('a span that could not be spilled to disk is delivered again by the bus: the unit is whole, nothing is dead-lettered, and stop removes the files', async () => {
+    const parent = mkdtempSync(join(tmpdir(), 'assembler-spill-'));
+    cleanups.push(() => Promise.resolve(rmSync(parent, { recursive: true, force: true })));
+    const bus = createInMemoryBus({ log, retryBackoff: { initialDelayMs: 5, maxDelayMs: 20 } });
+    const traceId = '0'.repeat(31) + '4';
+    const assembler = createAssembler({ bus, spansTopic: 'spans', unitsTopic: 'units', groupId: 'assembler', graceMs: 20, completeGraceMs: 20, maxOpenMs: 60_000, tickMs: 10, log, spill: { dir: parent, segmentBytes: 1 } });
+    const [own] = readdirSync(parent);
+    // The first record's segment file is /dev/full: its write fails with ENOSPC.
+    symlinkSync('/dev/full', join(parent, own, '0.seg'));
+    const units: Array<{ unit_id: string; span_count: number }> = [];
+    const dead: BusMessage[] = [];
+    const reader = bus.createConsumer({ topic: 'units', groupId: 'reader', handle: (m) => Promise.resolve(void units.push(JSON.parse(m.value) as (typeof units)[number])) });
+    const dlq = bus.createConsumer({ topic: 'spans.dlq', groupId: 'dlq-reader', handle: (m) => Promise.resolve(void dead.push(m)) });
+    await reader.start();
+    await dlq.start();
+    await assembler.start();
+    cleanups.push(() => reader.shutdown(), () => dlq.shutdown(), () => assembler.shutdown());
+    const producer = bus.createProducer();
+    await producer.start();
+    cleanups.push(() => producer.shutdown());
+    const root = createTestSpan({ trace_id: traceId, span_id: 'aaaaaaaaaaaaaaaa' });
+    const child = createTestSpan({ trace_id: traceId, span_id: 'bbbbbbbbbbbbbbbb', parent_span_id: 'aaaaaaaaaaaaaaaa' });
+    await producer.send('spans', [
+      { key: traceId, value: JSON.stringify(child) },
+      { key: traceId, value: JSON.stringify(root) },
+    ]);
+
+    await waitUntil(() => units.length === 1, 5_000, 'the unit');
+    expect(units.map((u) => [u.unit_id, u.span_count])).toEqual([[traceId, 2]]);
+    expect(dead).toEqual([]);
+    // The failed segment is gone; the retried record went to a new one.
+    expect(readdirSync(join(parent, own))).not.toContain('0.seg');
+    await assembler.shutdown();
+    expect(readdirSync(parent)).toEqual([]);
   });
 });

@@ -4,6 +4,8 @@ import { createComponent, type Component } from '../../../shared/lifecycle/index
 import type { Logger } from '../../../shared/logging/index.ts';
 import { SpanEnvelopeSchema, parseRecord, type Unit } from '../../../shared/schemas/index.ts';
 import { assembleTraceInSteps, type TraceParts } from './assemble-trace.ts';
+import { createHeldRecords } from './held-records.ts';
+import { createSpillStore, type SpillStoreOptions } from './spill-store.ts';
 import { createTraceBuffer } from './trace-buffer.ts';
 
 export interface AssemblerOptions {
@@ -29,6 +31,8 @@ export interface AssemblerOptions {
   onLag?: (lag: ConsumerLag) => void;
   /** Builds a unit from a closed trace. Default assembleTrace (tests pass one that fails). */
   assemble?: (trace: TraceParts, nowMs: number) => Unit;
+  /** Open and retained traces' records are spilled to disk here (see spill-store.ts). Unset: held in memory (tests). */
+  spill?: SpillStoreOptions;
 }
 
 /** Units per produce request, at most (Kafka's request size stays well below its limits). */
@@ -51,7 +55,9 @@ export function parseSpanEnvelope(message: BusMessage) {
 export function createAssembler(options: AssemblerOptions): Component & { openTraces(): number } {
   const log = options.log.child({ component: 'assembler' });
   const now = options.nowMs ?? Date.now;
+  const spill = options.spill ? createSpillStore(options.spill) : null;
   const buffer = createTraceBuffer({
+    ...(spill ? { records: createHeldRecords(spill) } : {}),
     graceMs: options.graceMs,
     maxOpenMs: options.maxOpenMs,
     retainClosedMs: options.maxOpenMs,
@@ -90,9 +96,17 @@ export function createAssembler(options: AssemblerOptions): Component & { openTr
       await yieldToEventLoop();
       sliceStart = performance.now();
     };
-    for (const { reason, parts } of taken) {
-      let loaded = parts.next();
-      for (; !loaded.done; loaded = parts.next()) await pause();
+    for (const { traceId, reason, parts } of taken) {
+      let loaded: IteratorResult<void, TraceParts>;
+      try {
+        loaded = parts.next();
+        for (; !loaded.done; loaded = parts.next()) await pause();
+      } catch (err) {
+        // Its records could not be read back (the spill directory): it stays open, offered again.
+        buffer.release(traceId);
+        log.error({ err, traceId }, 'a trace could not be read back from the spill directory; will retry');
+        continue;
+      }
       const trace = { ...loaded.value, reason };
       try {
         let unit: Unit;
@@ -166,6 +180,7 @@ export function createAssembler(options: AssemblerOptions): Component & { openTr
         // Traces whose root has ended are published now rather than re-read after a restart.
         await publishReady(true);
         await producer.shutdown();
+        spill?.close();
       },
     }),
     openTraces: () => buffer.openCount(),

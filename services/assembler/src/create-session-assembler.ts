@@ -3,7 +3,9 @@ import { createComponent, type Component } from '../../../shared/lifecycle/index
 import type { Logger } from '../../../shared/logging/index.ts';
 import { UnitSchema, parseRecord, type Unit } from '../../../shared/schemas/index.ts';
 import { assembleSession, sessionUnitId } from './assemble-session.ts';
+import { createHeldRecords } from './held-records.ts';
 import { createSessionBuffer, sessionKey } from './session-buffer.ts';
+import { createSpillStore, type SpillStoreOptions } from './spill-store.ts';
 
 export interface SessionAssemblerOptions {
   bus: Bus;
@@ -20,6 +22,8 @@ export interface SessionAssemblerOptions {
   nowMs?: () => number;
   /** Receives both consumers' lag (see ConsumerOptions.onLag). */
   onLag?: (lag: ConsumerLag) => void;
+  /** Open sessions' trace units are spilled to disk here (see spill-store.ts). Unset: held in memory (tests). */
+  spill?: SpillStoreOptions;
 }
 
 const parseUnit = (message: BusMessage): Unit => parseRecord(UnitSchema, message.value, 'a unit v1');
@@ -38,7 +42,12 @@ const parseUnit = (message: BusMessage): Unit => parseRecord(UnitSchema, message
 export function createSessionAssembler(options: SessionAssemblerOptions): Component & { openSessions(): number } {
   const log = options.log.child({ component: 'sessions' });
   const now = options.nowMs ?? Date.now;
-  const buffer = createSessionBuffer({ idleMs: options.idleMs });
+  const spill = options.spill ? createSpillStore(options.spill) : null;
+  const buffer = createSessionBuffer({
+    idleMs: options.idleMs,
+    ...(spill ? { records: createHeldRecords(spill) } : {}),
+    onReadError: (err, key) => log.error({ err, key }, 'an open session could not be read back from the spill directory; will retry'),
+  });
   const producer = options.bus.createProducer();
   const tickMs = options.tickMs ?? Math.min(1_000, Math.max(50, Math.floor(options.idleMs / 4)));
 
@@ -60,7 +69,7 @@ export function createSessionAssembler(options: SessionAssemblerOptions): Compon
       const unit = parseUnit(message);
       const key = sessionKey(unit.project, unit.conversation_id!);
       let previous: Unit | null = null;
-      if (!buffer.isOpen(key) && !buffer.closedSession(key) && options.loadSession) {
+      if (!buffer.isKnown(key) && options.loadSession) {
         const stored = await options.loadSession(sessionUnitId(unit.project, unit.conversation_id!), unit.project);
         previous = stored?.kind === 'session' ? stored : null;
       }
@@ -111,6 +120,7 @@ export function createSessionAssembler(options: SessionAssemblerOptions): Compon
         await ticking;
         // Open sessions are not forced out: their traces are uncommitted and read again on restart.
         await producer.shutdown();
+        spill?.close();
       },
     }),
     openSessions: () => buffer.openCount(),

@@ -1,12 +1,11 @@
 import { deflateSync, inflateSync } from 'node:zlib';
 
 /**
- * A record held in memory while its trace (or session) is open, as compact JSON, deflated when it is large.
- * Parsed objects cost about 1.7 times their JSON on the heap; a span with a model call's messages
- * deflates to about 40% of its JSON. Records are parsed back once, when the trace is assembled.
- * The form is private to this process (never stored or sent), so the dictionary may change freely.
+ * A record held while its trace (or session) is open, as compact JSON in UTF-8, deflated when it
+ * is large: a span with a model call's messages deflates to about 40% of its JSON. Records are
+ * parsed back once, when the trace is assembled. The form is private to this process (spilled to
+ * a file it deletes, never stored or sent), so the dictionary may change freely.
  */
-export type PackedRecord = string;
 
 /** Below this many JSON characters a record is kept as is: deflating would gain little and cost a zlib call. */
 const DEFLATE_FROM_CHARS = 768;
@@ -31,14 +30,17 @@ const DICTIONARY = Buffer.from(
 /** A 4 KB window holds the dictionary and a span's reach back; zlib's state per call stays small. */
 const ZLIB = { dictionary: DICTIONARY, windowBits: 12, memLevel: 5 };
 
+const OPEN_BRACE = 0x7b;
+
 /** JSON always starts with `{`; a zlib stream never does (its first byte says deflate, 8, and a window of at most 2^15). */
-export function packRecord(record: object): PackedRecord {
+export function packRecord(record: object): Buffer {
   const json = JSON.stringify(record);
-  if (json.length < DEFLATE_FROM_CHARS) return json;
-  return deflateSync(json, ZLIB).toString('latin1');
+  if (json.length < DEFLATE_FROM_CHARS) return Buffer.from(json, 'utf8');
+  return deflateSync(json, ZLIB);
 }
 
-export function unpackRecord<T>(packed: PackedRecord): T {
-  const json = packed.startsWith('{') ? packed : inflateSync(Buffer.from(packed, 'latin1'), ZLIB).toString('utf8');
+export function unpackRecord<T>(packed: Uint8Array): T {
+  const bytes = Buffer.from(packed.buffer, packed.byteOffset, packed.byteLength);
+  const json = bytes[0] === OPEN_BRACE ? bytes.toString('utf8') : inflateSync(bytes, ZLIB).toString('utf8');
   return JSON.parse(json) as T;
 }

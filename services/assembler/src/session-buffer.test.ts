@@ -1,6 +1,11 @@
+import { mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createTestUnit } from '../../../test/helpers/unit-factory.ts';
+import { createHeldRecords } from './held-records.ts';
 import { createSessionBuffer } from './session-buffer.ts';
+import { createSpillStore } from './spill-store.ts';
 
 const made = new Map<string, ReturnType<typeof createTestUnit>>();
 /** The same object for the same arguments (the factory stamps the current time). */
@@ -36,5 +41,26 @@ describe('session buffer', () => {
     const [again] = buf.takeReady(300);
     expect(again.previous).toEqual(unitOf(0, 'a'));
     expect(again.traces).toEqual([unitOf(5, 'a')]);
+  });
+
+  it('spills the units it holds: one that cannot be written is refused (retriable) with the session unchanged, and a published session keeps only its unit', () => {
+    const parent = mkdtempSync(join(tmpdir(), 'session-spill-'));
+    try {
+      const store = createSpillStore({ dir: parent, segmentBytes: 1 });
+      const buf = createSessionBuffer({ idleMs: 100, records: createHeldRecords(store) });
+      buf.add(unitOf(1, 'd'), 0, 30n, 0);
+      // Segment 1 is where the next unit goes: every write to it fails (ENOSPC).
+      symlinkSync('/dev/full', join(store.stats().dir, '1.seg'));
+      expect(() => buf.add(unitOf(2, 'd'), 0, 31n, 10)).toThrow(expect.objectContaining({ retriable: true }));
+      expect(store.stats().records).toBe(1);
+      buf.add(unitOf(2, 'd'), 0, 31n, 20);
+      const [s] = buf.takeReady(200);
+      expect(s.traces).toEqual([unitOf(1, 'd'), unitOf(2, 'd')]);
+      buf.confirm(s.key, unitOf(0, 'd'));
+      expect([store.stats().records, readdirSync(store.stats().dir)]).toEqual([1, ['3.seg']]);
+      store.close();
+    } finally {
+      rmSync(parent, { recursive: true, force: true });
+    }
   });
 });

@@ -3,8 +3,11 @@ import { PermanentError } from '../../../shared/errors/index.ts';
 import type { LogRecordEnvelope, SpanEnvelope, SpanRecord } from '../../../shared/schemas/index.ts';
 import type { TraceParts } from './assemble-trace.ts';
 import { isEntrySpan } from './entry-span.ts';
+import { createHeldRecords, type HeldRecords, type RecordOrigin } from './held-records.ts';
 import { createOffsetHeap } from './offset-heap.ts';
-import { packRecord, unpackRecord, type PackedRecord } from './packed-record.ts';
+import { createMemoryByteStore } from './spill-store.ts';
+
+export type { RecordOrigin } from './held-records.ts';
 
 export interface TraceBufferOptions {
   /** Quiet time after the root span (and any span after it) before a trace is closed. */
@@ -35,33 +38,40 @@ export interface TraceBufferOptions {
    * Default DEFAULT_MAX_SPANS_PER_TRACE.
    */
   maxSpansPerTrace?: number;
+  /** Where records are held while open or retained: spilled to disk in the services. Default: in memory. */
+  records?: HeldRecords;
 }
 
 export const DEFAULT_MAX_SPANS_PER_TRACE = 10_000;
 /** Log records (legacy message events, one per message) per span kept, on average, at most. */
 const LOGS_PER_SPAN = 10;
 
-// Records are held packed (see packed-record.ts) and parsed back only when the trace is assembled:
-// tens of thousands of traces may be open at once.
-interface OpenTrace {
-  /** Where each record kept was read from (partition, offset), by its packed form: for the dead-letter format. */
-  origins?: Map<PackedRecord, RecordOrigin>;
+// Records are held outside the heap (see held-records.ts; the trace keeps their ids) and parsed
+// back only when the trace is assembled: tens of thousands of traces may be open at once.
+/** The range of bus offsets holding a trace's records in one partition. */
+interface OffsetRange {
+  partition: number;
+  firstOffset: bigint;
+  lastOffset: bigint;
+}
+
+/** Its own range is the first record's partition's: records are keyed by trace id, so usually the only one. */
+interface OpenTrace extends OffsetRange {
+  otherPartitions?: OffsetRange[];
   traceId: string;
   /** The project of the key that sent the trace's first record: it owns the trace. */
   project: string;
   /** The first copy of every span id. */
-  spans: Map<string, PackedRecord>;
+  spans: Map<string, number>;
   /** Later spans with an id already taken and different contents: kept, and flagged on the unit. */
-  copies: PackedRecord[];
+  copies?: number[];
   /** Fingerprints of the copies of each span id that arrived more than once (see `addSpan`); made on the first such copy. */
   fingerprints?: Map<string, Set<string>>;
   droppedSpans: number;
   droppedLogs: number;
-  logs: Map<string, PackedRecord>;
-  /** Lowest bus offset holding one of this trace's records, per partition. */
-  firstOffsets: Map<number, bigint>;
-  /** Highest such offset, per partition. */
-  lastOffsets: Map<number, bigint>;
+  logs?: Map<string, number>;
+  /** Records replaced by a re-sent log while the trace was being emitted: dropped once that ends. */
+  stale?: number[];
   firstSeenMs: number;
   lastSeenMs: number;
   rootSeen: boolean;
@@ -81,8 +91,8 @@ interface OpenTrace {
 /** A published trace kept for a while, so that a late span re-opens it whole. */
 interface ClosedTrace {
   project: string;
-  spans: PackedRecord[];
-  logs: PackedRecord[];
+  spans: number[];
+  logs: number[];
   dropped?: TraceParts['dropped'];
   closedAtMs: number;
 }
@@ -108,12 +118,6 @@ function logKey(l: LogRecordEnvelope): string {
 /** A span's contents without the time it reached the collector (an exporter's retry differs only there). */
 function fingerprint(s: SpanRecord): string {
   return createHash('sha256').update(JSON.stringify({ ...s, received_at_ms: 0 })).digest('base64');
-}
-
-/** Where a record was read from: its partition and offset. */
-export interface RecordOrigin {
-  partition: number;
-  offset: string;
 }
 
 /** How long a published trace's offset range holds the commit point below it (see `published`). */
@@ -149,6 +153,8 @@ export function createTraceBuffer(options: TraceBufferOptions) {
   let lastFullScanMs = 0;
   const maxSpans = options.maxSpansPerTrace ?? DEFAULT_MAX_SPANS_PER_TRACE;
   const maxLogs = maxSpans * LOGS_PER_SPAN;
+  const records = options.records ?? createHeldRecords(createMemoryByteStore());
+  const copiesOf = (t: OpenTrace): number => t.copies?.length ?? 0;
 
   /**
    * The fingerprints of the copies kept under `s`'s id, and `s`'s own; null when `s` is an exact
@@ -156,64 +162,80 @@ export function createTraceBuffer(options: TraceBufferOptions) {
    * counted again when it is sent again, whether or not the trace closed in between (a closed
    * trace keeps its kept spans only).
    */
-  function newCopy(t: OpenTrace, first: PackedRecord, s: SpanRecord): { seen: Set<string>; fp: string } | null {
+  function newCopy(t: OpenTrace, first: number, s: SpanRecord): { seen: Set<string>; fp: string } | null {
     t.fingerprints ??= new Map();
     let seen = t.fingerprints.get(s.span_id);
-    if (!seen) t.fingerprints.set(s.span_id, (seen = new Set([fingerprint(unpackRecord<SpanRecord>(first))])));
+    if (!seen) t.fingerprints.set(s.span_id, (seen = new Set([fingerprint(records.read<SpanRecord>(first).record)])));
     const fp = fingerprint(s);
     return seen.has(fp) ? null : { seen, fp };
   }
 
-  /** `capped` false: spans kept before (a closed trace re-opened) are all taken back. */
-  function addSpan(t: OpenTrace, s: SpanRecord, capped = true): PackedRecord | undefined {
+  /**
+   * `held`: the span is held already (a closed trace re-opened), under this id; it is taken back
+   * whatever the cap. Otherwise it is held here, before anything changes: a record that cannot be
+   * held (disk full) throws a RetriableError and leaves the trace as it was.
+   */
+  function addSpan(t: OpenTrace, s: SpanRecord, origin: RecordOrigin | undefined, held?: number): void {
     const first = t.spans.get(s.span_id);
-    const copy = first ? newCopy(t, first, s) : undefined;
-    if (copy === null) return undefined;
+    const copy = first !== undefined ? newCopy(t, first, s) : undefined;
+    if (copy === null) return;
     const isRoot = !s.parent_span_id;
     // Past the cap a span is only counted, except the trace's first root: it names the run, and a
     // root ends last, so it is usually the last span to arrive.
-    if (capped && t.spans.size + t.copies.length >= maxSpans && !(isRoot && !t.rootSeen)) {
+    if (held === undefined && t.spans.size + copiesOf(t) >= maxSpans && !(isRoot && !t.rootSeen)) {
       t.droppedSpans++;
       t.missingParents.delete(s.span_id);
       if (!isRoot && isEntrySpan(s)) t.entrySeen = true;
-      return undefined;
+      return;
     }
+    const id = held ?? records.hold(s, origin);
     copy?.seen.add(copy.fp);
-    const packed = packRecord(s);
-    if (first) t.copies.push(packed);
-    else t.spans.set(s.span_id, packed);
+    if (first !== undefined) (t.copies ??= []).push(id);
+    else t.spans.set(s.span_id, id);
     t.missingParents.delete(s.span_id);
     if (s.parent_span_id && !t.spans.has(s.parent_span_id)) t.missingParents.add(s.parent_span_id);
     if (isRoot) t.rootSeen = true;
     else if (isEntrySpan(s)) t.entrySeen = true;
-    return packed;
   }
 
-  function addLog(t: OpenTrace, l: LogRecordEnvelope): PackedRecord | undefined {
+  function addLog(t: OpenTrace, l: LogRecordEnvelope, origin: RecordOrigin | undefined): void {
     const key = logKey(l);
-    if (!t.logs.has(key) && t.logs.size >= maxLogs) {
+    const before = t.logs?.get(key);
+    if (before === undefined && (t.logs?.size ?? 0) >= maxLogs) {
       t.droppedLogs++;
-      return undefined;
+      return;
     }
-    const packed = packRecord(l);
-    t.logs.set(key, packed);
-    return packed;
+    const id = records.hold(l, origin);
+    (t.logs ??= new Map()).set(key, id);
+    if (before === undefined) return;
+    // Parts being unpacked may still read the one replaced.
+    if (t.emitting) (t.stale ??= []).push(before);
+    else records.drop(before);
+  }
+
+  function dropStale(t: OpenTrace): void {
+    for (const id of t.stale ?? []) records.drop(id);
+    t.stale = undefined;
+  }
+
+  function dropAll(ids: Iterable<number>): void {
+    for (const id of ids) records.drop(id);
   }
 
   function add(envelope: SpanEnvelope, partition: number, offset: bigint, nowMs: number): void {
     refuseAnotherProject(envelope);
+    const origin = { partition, offset: String(offset) };
     let t = open.get(envelope.trace_id);
     if (!t) {
-      t = {
+      const created: OpenTrace = {
         traceId: envelope.trace_id,
         project: envelope.project ?? 'default',
         spans: new Map(),
-        copies: [],
         droppedSpans: 0,
         droppedLogs: 0,
-        logs: new Map(),
-        firstOffsets: new Map(),
-        lastOffsets: new Map(),
+        partition,
+        firstOffset: offset,
+        lastOffset: offset,
         firstSeenMs: nowMs,
         lastSeenMs: nowMs,
         rootSeen: false,
@@ -225,36 +247,61 @@ export function createTraceBuffer(options: TraceBufferOptions) {
       };
       const before = closed.get(envelope.trace_id);
       if (before) {
-        // A late span: the trace is assembled again, whole, and its unit replaced.
-        for (const s of before.spans) addSpan(t, unpackRecord<SpanRecord>(s), false);
-        for (const l of before.logs) t.logs.set(logKey(unpackRecord<LogRecordEnvelope>(l)), l);
-        t.droppedSpans = before.dropped?.spans ?? 0;
-        t.droppedLogs = before.dropped?.logs ?? 0;
-        closed.delete(envelope.trace_id);
+        // A late span: the trace is assembled again, whole, and its unit replaced. Its records
+        // move over as they are held; reading them back can fail (RetriableError) before anything changed.
+        for (const id of before.spans) {
+          const { record, origin: from } = records.read<SpanRecord>(id);
+          addSpan(created, record, from, id);
+        }
+        for (const id of before.logs) (created.logs ??= new Map()).set(logKey(records.read<LogRecordEnvelope>(id).record), id);
+        created.droppedSpans = before.dropped?.spans ?? 0;
+        created.droppedLogs = before.dropped?.logs ?? 0;
       } else if (evicted.has(envelope.trace_id)) {
         // Its unit was published and its spans are gone: this span must not replace that unit.
         const first = envelope.kind === 'span' ? envelope.span_id : `log${envelope.sequence}`;
-        t.unitId = `${envelope.trace_id}-late-${first}`;
-        t.rootSeen = true;
+        created.unitId = `${envelope.trace_id}-late-${first}`;
+        created.rootSeen = true;
       }
-      open.set(envelope.trace_id, t);
+      // Held before the trace is: a record that cannot be held leaves the closed trace as it was.
+      if (envelope.kind === 'span') addSpan(created, envelope, origin);
+      else addLog(created, envelope, origin);
+      if (before) closed.delete(envelope.trace_id);
+      open.set(envelope.trace_id, (t = created));
+      heapOf(partition).push(offset, t.traceId);
+    } else {
+      if (envelope.kind === 'span') addSpan(t, envelope, origin);
+      else addLog(t, envelope, origin);
+      const range = rangeOf(t, partition);
+      if (!range) {
+        (t.otherPartitions ??= []).push({ partition, firstOffset: offset, lastOffset: offset });
+        heapOf(partition).push(offset, t.traceId);
+      } else {
+        if (offset > range.lastOffset) range.lastOffset = offset;
+        if (offset < range.firstOffset) {
+          range.firstOffset = offset;
+          heapOf(partition).push(offset, t.traceId);
+        }
+      }
     }
-    const packed = envelope.kind === 'span' ? addSpan(t, envelope) : addLog(t, envelope);
-    if (packed !== undefined) (t.origins ??= new Map()).set(packed, { partition, offset: String(offset) });
     t.records++;
     t.lastSeenMs = nowMs;
     // Re-inserted on every record, so `byLastSeen` runs from the quietest trace to the busiest.
     byLastSeen.delete(t.traceId);
     byLastSeen.set(t.traceId, t);
-    const last = t.lastOffsets.get(partition);
-    if (last === undefined || offset > last) t.lastOffsets.set(partition, offset);
-    const first = t.firstOffsets.get(partition);
-    if (first === undefined || offset < first) {
-      t.firstOffsets.set(partition, offset);
-      let heap = heaps.get(partition);
-      if (!heap) heaps.set(partition, (heap = createOffsetHeap()));
-      heap.push(offset, t.traceId);
-    }
+  }
+
+  function rangeOf(t: OpenTrace, partition: number): OffsetRange | undefined {
+    return t.partition === partition ? t : t.otherPartitions?.find((r) => r.partition === partition);
+  }
+
+  function firstOffsetOf(t: OpenTrace | undefined, partition: number): bigint | undefined {
+    return t && rangeOf(t, partition)?.firstOffset;
+  }
+
+  function heapOf(partition: number): ReturnType<typeof createOffsetHeap> {
+    let heap = heaps.get(partition);
+    if (!heap) heaps.set(partition, (heap = createOffsetHeap()));
+    return heap;
   }
 
   /**
@@ -272,10 +319,9 @@ export function createTraceBuffer(options: TraceBufferOptions) {
     }
   }
 
-  /** A record back from its packed form, remembering where it was read from (see originOf). */
-  function unpacked<T extends object>(t: OpenTrace, packed: PackedRecord): T {
-    const record = unpackRecord<T>(packed);
-    const origin = t.origins?.get(packed);
+  /** A record read back, remembering where it was read from (see originOf). */
+  function unpacked<T extends object>(id: number): T {
+    const { record, origin } = records.read<T>(id);
     if (origin) origins.set(record, origin);
     return record;
   }
@@ -287,22 +333,22 @@ export function createTraceBuffer(options: TraceBufferOptions) {
    */
   function partsInSteps(t: OpenTrace): Generator<void, TraceParts> {
     // Taken now, not at the generator's first step.
-    const packedSpans = [...t.spans.values()].concat(t.copies);
-    const packedLogs = [...t.logs.values()];
+    const packedSpans = [...t.spans.values()].concat(t.copies ?? []);
+    const packedLogs = [...(t.logs?.values() ?? [])];
     const dropped = t.droppedSpans + t.droppedLogs > 0 ? { spans: t.droppedSpans, logs: t.droppedLogs, maxSpans } : undefined;
     const head = { traceId: t.traceId, ...(t.unitId ? { unitId: t.unitId } : {}), ...(dropped ? { dropped } : {}) };
-    return unpackInSteps(t, head, packedSpans, packedLogs);
+    return unpackInSteps(head, packedSpans, packedLogs);
   }
 
-  function* unpackInSteps(t: OpenTrace, head: Omit<TraceParts, 'spans' | 'logs'>, packedSpans: PackedRecord[], packedLogs: PackedRecord[]): Generator<void, TraceParts> {
+  function* unpackInSteps(head: Omit<TraceParts, 'spans' | 'logs'>, packedSpans: number[], packedLogs: number[]): Generator<void, TraceParts> {
     const spans: SpanRecord[] = [];
     const logs: LogRecordEnvelope[] = [];
     for (let i = 0; i < packedSpans.length; i++) {
-      spans.push(unpacked<SpanRecord>(t, packedSpans[i]));
+      spans.push(unpacked<SpanRecord>(packedSpans[i]));
       if ((i + 1) % UNPACK_STEP === 0) yield;
     }
     for (let i = 0; i < packedLogs.length; i++) {
-      logs.push(unpacked<LogRecordEnvelope>(t, packedLogs[i]));
+      logs.push(unpacked<LogRecordEnvelope>(packedLogs[i]));
       if ((i + 1) % UNPACK_STEP === 0) yield;
     }
     return { ...head, spans, logs };
@@ -316,7 +362,7 @@ export function createTraceBuffer(options: TraceBufferOptions) {
     // A trace at the cap gains nothing by waiting: it closes once quiet, so that its records are
     // committed (the in-process bus refuses new spans past its backlog, and a root that comes last
     // could never arrive). A later span, its root included, re-opens it like any late span.
-    if (!force && t.spans.size + t.copies.length >= maxSpans && quietMs >= completeGraceMs) return 'span-limit';
+    if (!force && t.spans.size + copiesOf(t) >= maxSpans && quietMs >= completeGraceMs) return 'span-limit';
     if (nowMs - t.firstSeenMs >= options.maxOpenMs) return 'max-open';
     return null;
   }
@@ -362,23 +408,30 @@ export function createTraceBuffer(options: TraceBufferOptions) {
     if (!t) return;
     if (t.records !== t.recordsWhenTaken) {
       t.emitting = false;
+      dropStale(t);
       return;
     }
     open.delete(traceId);
     byLastSeen.delete(traceId);
-    for (const [partition, first] of t.firstOffsets) {
-      const last = t.lastOffsets.get(partition) ?? first;
-      if (last > first) insertSpan(partition, first, last, nowMs);
+    dropStale(t);
+    for (const r of [t, ...(t.otherPartitions ?? [])]) if (r.lastOffset > r.firstOffset) insertSpan(r.partition, r.firstOffset, r.lastOffset, nowMs);
+    if (t.unitId) {
+      // A fragment is not re-opened; a later span makes another one.
+      dropAll(t.spans.values());
+      dropAll(t.copies ?? []);
+      dropAll(t.logs?.values() ?? []);
+      return;
     }
-    if (t.unitId) return; // a fragment is not re-opened; a later span makes another one
     const dropped = t.droppedSpans + t.droppedLogs > 0 ? { spans: t.droppedSpans, logs: t.droppedLogs, maxSpans } : undefined;
-    closed.set(traceId, { project: t.project, spans: [...t.spans.values()].concat(t.copies), logs: [...t.logs.values()], ...(dropped ? { dropped } : {}), closedAtMs: nowMs });
+    closed.set(traceId, { project: t.project, spans: [...t.spans.values()].concat(t.copies ?? []), logs: [...(t.logs?.values() ?? [])], ...(dropped ? { dropped } : {}), closedAtMs: nowMs });
     evicted.delete(traceId);
     const maxClosed = options.maxClosedTraces ?? 10_000;
     const maxEvicted = options.maxEvictedIds ?? 200_000;
     for (const [id, c] of closed) {
       if (nowMs - c.closedAtMs < options.retainClosedMs && closed.size <= maxClosed) break;
       closed.delete(id);
+      dropAll(c.spans);
+      dropAll(c.logs);
       evicted.add(id);
     }
     for (const id of evicted) {
@@ -390,7 +443,9 @@ export function createTraceBuffer(options: TraceBufferOptions) {
   /** Publishing failed: the trace goes back to waiting and is offered again on the next tick. */
   function release(traceId: string): void {
     const t = open.get(traceId);
-    if (t) t.emitting = false;
+    if (!t) return;
+    t.emitting = false;
+    dropStale(t);
   }
 
   function insertSpan(partition: number, first: bigint, last: bigint, nowMs: number): void {
@@ -413,7 +468,7 @@ export function createTraceBuffer(options: TraceBufferOptions) {
   function lowWaterMark(partition: number): bigint | null {
     const heap = heaps.get(partition);
     const list = published.get(partition);
-    const openMin = heap ? heap.min((offset, traceId) => open.get(traceId)?.firstOffsets.get(partition) === offset) : null;
+    const openMin = heap ? heap.min((offset, traceId) => firstOffsetOf(open.get(traceId), partition) === offset) : null;
     if (openMin === null) {
       // Everything handled is committed: no published trace can straddle the commit.
       published.delete(partition);

@@ -1,3 +1,5 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createKafkaBus } from '../../../shared/bus/index.ts';
 import type { Bus, BusMessage, Consumer } from '../../../shared/bus/index.ts';
@@ -8,6 +10,8 @@ import { createTestSpan, user, assistant } from '../../helpers/span-factory.ts';
 import { testKafkaBrokers, uniqueName, waitFor } from '../../helpers/infra.ts';
 
 const log = createSilentLogger();
+/** Records spilled to disk, as in the services. */
+const spill = { dir: join(tmpdir(), 'tracecheck-spill') };
 const ROOT = 'f'.repeat(16);
 
 /** A model call under the agent's root span. */
@@ -57,7 +61,7 @@ describe('assembler on Kafka', () => {
     const A = '1'.repeat(32);
     const B = '2'.repeat(32);
     // Long grace: trace A stays open while trace B (after it on the partition) closes.
-    const first = createAssembler({ bus, spansTopic: spans, unitsTopic, groupId, graceMs: 60_000, maxOpenMs: 600_000, log, tickMs: 50 });
+    const first = createAssembler({ bus, spansTopic: spans, unitsTopic, groupId, graceMs: 60_000, maxOpenMs: 600_000, log, tickMs: 50, spill });
     await first.start();
     await producer.send(spans, [chatSpan(A, 'first call')]);
     await waitFor(() => first.openTraces() === 1, { timeoutMs: 20_000, description: 'trace A open' });
@@ -65,7 +69,7 @@ describe('assembler on Kafka', () => {
     await first.shutdown();
     expect(reader.units).toEqual([]);
 
-    const second = createAssembler({ bus, spansTopic: spans, unitsTopic, groupId, graceMs: 200, maxOpenMs: 600_000, log, tickMs: 50 });
+    const second = createAssembler({ bus, spansTopic: spans, unitsTopic, groupId, graceMs: 200, maxOpenMs: 600_000, log, tickMs: 50, spill });
     await second.start();
     stops.push(() => second.shutdown());
     await producer.send(spans, [chatSpan(A, 'second call'), rootSpan(A), rootSpan(B)]);

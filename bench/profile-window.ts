@@ -7,6 +7,7 @@ import { Session } from 'node:inspector/promises';
 
 interface ProfileNode {
   id: number;
+  children?: number[];
   callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
 }
 interface Profile {
@@ -39,22 +40,27 @@ function threadTimes(): Map<string, { name: string; cpu: number }> {
   return out;
 }
 
-function frameName(node: ProfileNode): string {
+function frameName(node: ProfileNode, parent: ProfileNode | undefined): string {
   const cf = node.callFrame;
   const url = cf.url.replace(/^file:\/\//, '').replace(/^.*?\/(?=(services|shared|cli|bench|test|node_modules)\/)/, '');
-  return `${cf.functionName || '(anonymous)'} ${url}${url ? `:${cf.lineNumber + 1}` : ''}`;
+  if (url) return `${cf.functionName || '(anonymous)'} ${url}:${cf.lineNumber + 1}`;
+  // A native frame (zlib's writeSync, DuckDB's bindings) says little alone: its caller is named.
+  if (cf.functionName.startsWith('(') && cf.functionName !== '(anonymous)') return cf.functionName;
+  return `${cf.functionName || '(native)'} ← ${parent ? frameName(parent, undefined) : '?'}`;
 }
 
 /** Top `n` functions by self time, and the idle share, as markdown. */
 export function summarizeProfile(profile: Profile, n: number): string {
   const byId = new Map(profile.nodes.map((x) => [x.id, x]));
+  const parentOf = new Map<number, ProfileNode>();
+  for (const x of profile.nodes) for (const child of x.children ?? []) parentOf.set(child, x);
   const self = new Map<string, number>();
   let total = 0;
   profile.samples.forEach((id, i) => {
     const dt = profile.timeDeltas[i + 1] ?? 0;
     const node = byId.get(id);
     if (!node) return;
-    const key = frameName(node);
+    const key = frameName(node, parentOf.get(node.id));
     self.set(key, (self.get(key) ?? 0) + dt);
     total += dt;
   });
@@ -92,13 +98,13 @@ export async function startProfileWindow(file: string): Promise<{ stop(): Promis
       const threadsAfter = threadTimes();
       session.disconnect();
       writeFileSync(file, JSON.stringify(profile));
-      const byName = new Map<string, number>();
+      // Node's and DuckDB's threads are all named "node": each is listed by its id.
+      const byThread = new Map<string, number>();
       for (const [tid, after] of threadsAfter) {
         const used = after.cpu - (threadsBefore.get(tid)?.cpu ?? 0);
-        const name = tid === String(process.pid) ? 'main (JS)' : after.name;
-        byName.set(name, (byName.get(name) ?? 0) + used);
+        byThread.set(tid === String(process.pid) ? 'main' : `${after.name}#${tid}`, used);
       }
-      const threads = [...byName]
+      const threads = [...byThread]
         .filter(([, s]) => s >= 0.01)
         .sort((a, b) => b[1] - a[1])
         .map(([name, s]) => `${name} ${s.toFixed(2)} s (${((100 * s) / wall).toFixed(0)}% of a core)`)

@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { DuckDBInstance, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
+import { DuckDBInstance, type DuckDBAppender, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
 import { PermanentError, RetriableError } from '../errors/index.ts';
 import type { Logger } from '../logging/index.ts';
 import type { Score, Unit } from '../schemas/index.ts';
@@ -253,6 +253,19 @@ async function inTransaction<T>(c: DuckDBConnection, log: Logger, fn: () => Prom
   }
 }
 
+/**
+ * One value into a staging column (text, double or boolean, see stagingType). The typed appends
+ * store what `appendValue` did (it boxes each value in a native DuckDB value first, which cost
+ * more than the row's write and left garbage for each cell); anything else goes through it.
+ */
+function appendCell(appender: DuckDBAppender, value: DuckDBValue): void {
+  if (value === null) appender.appendNull();
+  else if (typeof value === 'string') appender.appendVarchar(value);
+  else if (typeof value === 'number') appender.appendDouble(value);
+  else if (typeof value === 'boolean') appender.appendBoolean(value);
+  else appender.appendValue(value);
+}
+
 /** Appends rows to a staging table, runs the statements that move them, and empties it. Inside a transaction. */
 async function moveThroughStaging<K extends string>(c: DuckDBConnection, staging: string, columns: readonly K[], rows: readonly Record<K, DuckDBValue>[], statements: readonly string[]): Promise<void> {
   if (rows.length === 0) return;
@@ -260,7 +273,7 @@ async function moveThroughStaging<K extends string>(c: DuckDBConnection, staging
   const appender = await c.createAppender(staging, 'main', 'temp');
   try {
     for (const row of rows) {
-      for (const col of columns) appender.appendValue(row[col]);
+      for (const col of columns) appendCell(appender, row[col]);
       appender.endRow();
     }
     appender.flushSync();

@@ -6,6 +6,8 @@
 //  - max: N runs sent as fast as the exporter goes; accepted and *scored* spans per second.
 // `npm run bench:e2e [-- embedded|kafka] [--max-only]` (kafka = Kafka + ClickHouse from scripts/infra.sh);
 // TRACECHECK_BUS_FSYNC=false in the environment measures the embedded bus without its fsync.
+// `--cpu-prof` profiles the max phase (bench/profile-window.ts): top functions, busy share, threads'
+// CPU; the .cpuprofile goes to .cache/ and nothing is appended to the results.
 // Results are appended to bench/results/e2e.md, with the assembler's RSS at 50,000 open traces
 // (bench/assembler-memory.ts, in a child process of its own with --expose-gc; `--no-memory` skips it).
 import { execFileSync } from 'node:child_process';
@@ -13,12 +15,14 @@ import { appendFileSync, existsSync, mkdirSync } from 'node:fs';
 import { cpus, hostname } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { startProfileWindow } from './profile-window.ts';
 import { runsOf, sendRuns, type RunSpec } from '../test/helpers/agent-runs.ts';
 import { testClickHouseUrl, testKafkaBrokers, uniqueName } from '../test/helpers/infra.ts';
 import { startPipeline } from '../test/helpers/pipeline-harness.ts';
 
 const mode = process.argv[2] === 'kafka' ? 'kafka' : 'embedded';
-const RATES = process.argv.includes('--max-only') ? [] : [500, 2_000];
+const cpuProf = process.argv.includes('--cpu-prof');
+const RATES = process.argv.includes('--max-only') || cpuProf ? [] : [500, 2_000];
 const busFsync = process.env.TRACECHECK_BUS_FSYNC ?? 'true';
 const RATE_SECONDS = 20;
 const MAX_RUNS = 3_000;
@@ -26,6 +30,8 @@ const CHECKS = 2;
 const database = uniqueName('bench_e2e');
 const env: Record<string, string> =
   mode === 'kafka' ? { TRACECHECK_KAFKA_BROKERS: testKafkaBrokers().join(','), TRACECHECK_CLICKHOUSE_URL: testClickHouseUrl(), TRACECHECK_CLICKHOUSE_DATABASE: database } : { TRACECHECK_BUS_FSYNC: busFsync };
+// The scorer's concurrency (its store batches) can be set from the environment, to compare.
+if (process.env.TRACECHECK_SCORER_CONCURRENCY) env.TRACECHECK_SCORER_CONCURRENCY = process.env.TRACECHECK_SCORER_CONCURRENCY;
 const h = await startPipeline({ ...env, TRACECHECK_CHECKS: 'loop_guard,function_result_present', TRACECHECK_TRACE_GRACE_MS: '2000' });
 const collectorUrl = h.pipeline.collectorUrl();
 const api = h.pipeline.apiUrl();
@@ -100,16 +106,21 @@ for (const rate of RATES) {
 
 {
   const runs = runsOf('bench-agent', 'v2', MAX_RUNS, MAX_RUNS / 10);
+  const profileDir = join(import.meta.dirname, '..', '.cache');
+  if (cpuProf) mkdirSync(profileDir, { recursive: true });
+  const profile = cpuProf ? await startProfileWindow(join(profileDir, `e2e-max-${Date.now()}.cpuprofile`)) : null;
   const t0 = Date.now();
   await sendRuns(runs, { collectorUrl });
   const accepted = spansOf(runs) / ((Date.now() - t0) / 1000);
   total += runs.length;
   const done = await waitScored(total, 300_000);
   const scored = done ? spansOf(runs) / ((done - t0) / 1000) : Number.NaN;
+  if (profile) console.log(await profile.stop());
   rows.push(`| max: ${MAX_RUNS.toLocaleString('en-US')} runs at once | ${Math.round(accepted).toLocaleString('en-US')} | ${Math.round(scored).toLocaleString('en-US')} spans/s scored | – |`);
   console.log(rows.at(-1));
 }
 await h.stop();
+if (cpuProf) process.exit(0);
 if (!process.argv.includes('--no-memory')) {
   const out = execFileSync(process.execPath, ['--expose-gc', join(import.meta.dirname, '..', 'bin', 'run-ts.mjs'), join(import.meta.dirname, 'assembler-memory.ts')], { encoding: 'utf8' });
   const rss = /^\| RSS \| (.+) \| (.+) \|$/m.exec(out);

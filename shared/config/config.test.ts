@@ -28,6 +28,11 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ TRACECHECK_SPILL_SEGMENT_BYTES: '100' })).toThrow(/TRACECHECK_SPILL_SEGMENT_BYTES: Too small/);
   });
 
+  it('scores 1024 units at once unless told otherwise (store batches of up to 500)', () => {
+    expect(loadConfig({}).scorerConcurrency).toBe(1024);
+    expect(loadConfig({ TRACECHECK_SCORER_CONCURRENCY: '16' }).scorerConcurrency).toBe(16);
+  });
+
   it('reads the alert interval, at least 100 ms', () => {
     expect(loadConfig({ TRACECHECK_ALERT_INTERVAL_MS: '5000' }).alerter.intervalMs).toBe(5_000);
     expect(() => loadConfig({ TRACECHECK_ALERT_INTERVAL_MS: '50' })).toThrow(/TRACECHECK_ALERT_INTERVAL_MS: Too small/);

@@ -52,4 +52,12 @@ describe('unitFingerprint', () => {
     expect(unitFingerprint({ ...base, span_count: 2 }).content_hash).not.toBe(f.content_hash);
     expect(f.content_hash).toMatch(/^[0-9a-f]{64}$/);
   });
+
+  it('gives the hashes stored revisions were written with (a change would make every replay a new revision)', () => {
+    expect(unitFingerprint(base)).toEqual({
+      content_hash: '1de731cca13765d55682a4e1c7161dcff1af55af6ab4c75c1a5e0d29ac58fbc7',
+      model_output_hash: 'b49177e05868b7af8e82a644c1ce20e521af46497adeaffe861d294d9b4bb75e',
+      messages_hash: '41672b307e432263fb23c6c110a718254ef13534dcedf7e27c8c37365adaa127',
+    });
+  });
 });

@@ -15,7 +15,7 @@ export interface ScorerOptions extends ScoreUnitDeps {
   scoresTopic: string;
   groupId: string;
   log: Logger;
-  /** Units scored at once (judge calls of different units overlap; store writes are batched across them). Default 256. */
+  /** Units scored at once (judge calls of different units overlap; store writes are batched across them). Default 256 (the pipeline passes TRACECHECK_SCORER_CONCURRENCY). */
   maxConcurrentUnits?: number;
   /** Units per store write, at most. Default 500. */
   maxBatchUnits?: number;

@@ -47,6 +47,29 @@ describe('duckdb store on a file', () => {
     await second.shutdown();
   });
 
+  it("keeps a unit's JSON once, in its revision, and reads the latest revision's", async () => {
+    const base = await mkdtemp(join(tmpdir(), 'tracecheck-duckdb-'));
+    dirs.push(base);
+    const path = join(base, 'once.duckdb');
+    const unit = makeUnit();
+    const store = createDuckDbStore({ path, log: createSilentLogger() });
+    await store.start();
+    await store.writeUnits([unit]);
+    await store.writeUnits([{ ...unit, model_output: 'changed' }]);
+    await store.writeUnits([unit]); // a replay of revision 1 does not make it the unit again
+    expect(await store.getUnit(unit.unit_id)).toEqual({ ...unit, model_output: 'changed' });
+    expect(await store.getUnit(unit.unit_id, 'default')).toEqual({ ...unit, model_output: 'changed' });
+    await store.shutdown();
+    const instance = await DuckDBInstance.create(path);
+    const c = await instance.connect();
+    const units = (await c.runAndReadAll('SELECT unit_json FROM units')).getRowObjectsJS();
+    const revisions = (await c.runAndReadAll('SELECT revision, length(unit_json) > 0 AS has_json FROM unit_revisions ORDER BY revision')).getRowObjectsJS();
+    c.closeSync();
+    instance.closeSync();
+    expect(units).toEqual([{ unit_json: '' }]);
+    expect(revisions).toEqual([{ revision: 1, has_json: true }, { revision: 2, has_json: true }]);
+  });
+
   it('makes what a file from before revisions holds revision 1, with its scores, and revises from there', async () => {
     const base = await mkdtemp(join(tmpdir(), 'tracecheck-duckdb-'));
     dirs.push(base);
@@ -58,10 +81,10 @@ describe('duckdb store on a file', () => {
     await first.writeUnits([unit]);
     await first.writeScores([score]);
     await first.shutdown();
-    // What an earlier release left: no history tables, no revision columns.
+    // What an earlier release left: no history tables, no revision columns, the unit's JSON in `units`.
     const instance = await DuckDBInstance.create(path);
     const c = await instance.connect();
-    for (const statement of ['DROP TABLE unit_revisions', 'DROP TABLE score_revisions', 'ALTER TABLE units DROP COLUMN revision', 'ALTER TABLE scores DROP COLUMN unit_revision']) await c.run(statement);
+    for (const statement of ['UPDATE units SET unit_json = (SELECT r.unit_json FROM unit_revisions r WHERE r.unit_id = units.unit_id)', 'DROP TABLE unit_revisions', 'DROP TABLE score_revisions', 'ALTER TABLE units DROP COLUMN revision', 'ALTER TABLE scores DROP COLUMN unit_revision']) await c.run(statement);
     c.closeSync();
     instance.closeSync();
 

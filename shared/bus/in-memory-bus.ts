@@ -88,6 +88,11 @@ interface Topic {
   positions: Map<string, number[]>;
 }
 
+/** Longest run of record handling in one consumer before it lets the event loop serve others. */
+const YIELD_AFTER_MS = 10;
+/** About how much of the log a consumer reads back from disk at a time. */
+const DISK_CHUNK_BYTES = 1024 * 1024;
+
 /**
  * The Kafka contract inside one process, for the embedded mode and tests: same partitioning by key,
  * per-partition order, consumer groups with committed offsets, retries and `<topic>.dlq`.
@@ -99,11 +104,6 @@ interface Topic {
  * `durable`, memory is the only copy, held until every reading group has committed it. Either way,
  * a topic whose readers fall too far behind refuses sends (BusFullError) until they catch up.
  */
-/** Longest run of record handling in one consumer before it lets the event loop serve others. */
-const YIELD_AFTER_MS = 10;
-/** About how much of the log a consumer reads back from disk at a time. */
-const DISK_CHUNK_BYTES = 1024 * 1024;
-
 export function createInMemoryBus(options: InMemoryBusOptions): InMemoryBus {
   const partitionCount = options.partitions ?? 1;
   if (!Number.isInteger(partitionCount) || partitionCount < 1) throw new PermanentError(`partitions must be a positive integer, got ${partitionCount}`);

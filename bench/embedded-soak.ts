@@ -46,11 +46,15 @@ function rssMb(pid: number): number {
   return m ? Number(m[1]) / 1024 : Number.NaN;
 }
 
-/** The JS heap in use, from tracecheck's own metrics (the rest of RSS is heap capacity, DuckDB, buffers). */
-async function heapUsedMb(): Promise<number> {
+/**
+ * From tracecheck's own metrics: the JS heap in use (the rest of RSS is heap capacity, DuckDB,
+ * buffers), and what the bus holds in memory and on disk over all topics.
+ */
+async function ownMetrics(): Promise<{ heapMb: number; busInMemory: number; busLogMb: number }> {
   const text = await (await fetch(`${api}/metrics`)).text();
   const m = /^tracecheck_nodejs_heap_size_used_bytes (\S+)$/m.exec(text);
-  return m ? Number(m[1]) / 2 ** 20 : Number.NaN;
+  const sum = (name: string): number => [...text.matchAll(new RegExp(`^${name}\\{[^}]*\\} (\\S+)$`, 'gm'))].reduce((n, x) => n + Number(x[1]), 0);
+  return { heapMb: m ? Number(m[1]) / 2 ** 20 : Number.NaN, busInMemory: sum('tracecheck_bus_records_in_memory'), busLogMb: sum('tracecheck_bus_log_bytes') / 2 ** 20 };
 }
 
 async function scoredUnits(): Promise<number> {
@@ -66,7 +70,7 @@ for (let i = 0; ; i++) {
   await sleep(100);
 }
 
-const samples: Array<{ s: number; rssMb: number; heapMb: number; sentSpans: number; scored: number; load: number }> = [];
+const samples: Array<{ s: number; rssMb: number; heapMb: number; busInMemory: number; busLogMb: number; sentSpans: number; scored: number; load: number }> = [];
 const spansOf = (runs: readonly RunSpec[]): number => runs.reduce((n, r) => n + (r.loops ? 10 : 4), 0);
 const started = Date.now();
 let sent = 0;
@@ -75,9 +79,9 @@ const sampler = (async () => {
   for (let k = 0; k <= minutes * 6; k++) {
     const at = started + k * 10_000;
     if (at > Date.now()) await sleep(at - Date.now());
-    samples.push({ s: k * 10, rssMb: rssMb(child.pid!), heapMb: await heapUsedMb(), sentSpans: sent, scored: await scoredUnits(), load: loadavg()[0] });
+    samples.push({ s: k * 10, rssMb: rssMb(child.pid!), ...(await ownMetrics()), sentSpans: sent, scored: await scoredUnits(), load: loadavg()[0] });
     const last = samples.at(-1)!;
-    console.log(`${last.s} s: RSS ${last.rssMb.toFixed(0)} MB, heap used ${last.heapMb.toFixed(0)} MB, ${last.sentSpans} spans sent, ${last.scored} runs scored, load ${last.load.toFixed(1)}`);
+    console.log(`${last.s} s: RSS ${last.rssMb.toFixed(0)} MB, heap used ${last.heapMb.toFixed(0)} MB, bus ${last.busInMemory} records in memory, ${last.busLogMb.toFixed(1)} MB on disk, ${last.sentSpans} spans sent, ${last.scored} runs scored, load ${last.load.toFixed(1)}`);
   }
 })();
 
@@ -97,15 +101,15 @@ await new Promise((r) => child.once('exit', r));
 rmSync(dataDir, { recursive: true, force: true });
 
 const at = (s: number) => samples.find((x) => x.s >= s) ?? samples.at(-1)!;
-const marks = [0, 60, 120, 300, 600].filter((s) => s <= minutes * 60);
+const marks = [0, 60, 120, 180, 300, 600].filter((s) => s <= minutes * 60);
 const table = [
   `## ${new Date().toISOString()} – embedded \`tracecheck up\` (dist/, own process), ${hostname()}, ${cpus()[0]?.model ?? 'cpu'} (${cpus().length} cores), Node ${process.version}`,
   '',
   `Offered ${rate.toLocaleString('en-US')} spans/s for ${minutes} min; accepted ${Math.round(sent / sentFor).toLocaleString('en-US')} spans/s (${runs.toLocaleString('en-US')} runs). Load generator in another process on the same cores; 1-min load average ${samples.map((x) => x.load).reduce((a, b) => Math.min(a, b)).toFixed(1)}–${samples.map((x) => x.load).reduce((a, b) => Math.max(a, b)).toFixed(1)} during the run.`,
   '',
-  '| time | RSS | JS heap used | spans sent | runs scored |',
-  '|---|---:|---:|---:|---:|',
-  ...marks.map((s) => at(s)).map((x) => `| ${x.s / 60} min | ${x.rssMb.toFixed(0)} MB | ${x.heapMb.toFixed(0)} MB | ${x.sentSpans.toLocaleString('en-US')} | ${x.scored.toLocaleString('en-US')} |`),
+  '| time | RSS | JS heap used | bus: records in memory | bus: log on disk | spans sent | runs scored |',
+  '|---|---:|---:|---:|---:|---:|---:|',
+  ...marks.map((s) => at(s)).map((x) => `| ${x.s / 60} min | ${x.rssMb.toFixed(0)} MB | ${x.heapMb.toFixed(0)} MB | ${x.busInMemory.toLocaleString('en-US')} | ${x.busLogMb.toFixed(1)} MB | ${x.sentSpans.toLocaleString('en-US')} | ${x.scored.toLocaleString('en-US')} |`),
   '',
   `Every 10 s (MB): ${samples.map((x) => x.rssMb.toFixed(0)).join(' ')}`,
   '',

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { Bus } from '../shared/bus/index.ts';
+import type { Bus, TopicHoldings } from '../shared/bus/index.ts';
 import { createInMemoryBus, createKafkaBus } from '../shared/bus/index.ts';
 import type { RunnableCheck } from '../shared/checks/contract.ts';
 import type { Config } from '../shared/config/index.ts';
@@ -11,14 +11,15 @@ import { createClickHouseStore, createDuckDbStore } from '../shared/store/index.
 
 /**
  * Kafka when brokers are configured, else the in-process bus (embedded mode) with its log on disk
- * under `config.bus.dir`; `close` (a no-op for Kafka) writes the bus's offsets and closes its files.
+ * under `config.bus.dir`; `close` (a no-op for Kafka) writes the bus's offsets and closes its files;
+ * `holdings` (in-process bus only) says what it holds in memory and on disk.
  */
-export function createBus(config: Config, log: Logger): { bus: Bus; close: () => Promise<void> } {
+export function createBus(config: Config, log: Logger): { bus: Bus; close: () => Promise<void>; holdings: (() => TopicHoldings[]) | null } {
   if (config.kafka) {
-    return { bus: createKafkaBus({ brokers: config.kafka.brokers, clientId: config.kafka.clientId, lagIntervalMs: config.kafka.lagIntervalMs, log: log.child({ component: 'kafka' }) }), close: () => Promise.resolve() };
+    return { bus: createKafkaBus({ brokers: config.kafka.brokers, clientId: config.kafka.clientId, lagIntervalMs: config.kafka.lagIntervalMs, log: log.child({ component: 'kafka' }) }), close: () => Promise.resolve(), holdings: null };
   }
   const bus = createInMemoryBus({ log: log.child({ component: 'bus' }), durable: { dir: resolve(config.bus.dir), fsync: config.bus.fsync, segmentBytes: config.bus.segmentBytes } });
-  return { bus, close: () => bus.close() };
+  return { bus, close: () => bus.close(), holdings: () => bus.holdings() };
 }
 
 /** ClickHouse when a URL is configured, else a DuckDB file under the data dir (embedded mode). */

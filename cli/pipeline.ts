@@ -69,7 +69,7 @@ function openAsDefault(auth: AuthResult): Awaited<ReturnType<Authorize>> {
 export function buildPipeline(config: Config, log: Logger, services: ReadonlySet<ServiceName>, overrides: PipelineOverrides = {}): Pipeline {
   const topics: TopicNames = { ...topicsFor(config.kafkaPrefix), ...overrides.topics };
   const groupOf = (name: 'assembler' | 'scorer' | 'sessions'): string => overrides.groups?.[name] ?? `${config.kafkaPrefix}-${name}`;
-  const { bus, close: closeBus } = createBus(config, log);
+  const { bus, close: closeBus, holdings: busHoldings } = createBus(config, log);
   // The collector reads API keys from the store: ClickHouse when configured, or the embedded store
   // it shares with the other stages. A collector alone on Kafka without ClickHouse has none to read.
   const collectorReadsKeys = services.has('collector') && (config.clickhouse !== null || !config.kafka);
@@ -83,6 +83,7 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
   const components: Component[] = [{ name: 'bus', start: () => Promise.resolve(), shutdown: closeBus }];
   if (store) components.push(store);
   const metrics = createMetrics();
+  if (busHoldings) metrics.observeBus(busHoldings);
   const lag = createConsumerLagReporter({ metrics, log, nowMs: Date.now, behindRecords: config.lagBehindRecords });
   const onLag = (measured: ConsumerLag): void => lag.record(measured);
 

@@ -6,6 +6,7 @@ import { waitFor } from '../../test/helpers/infra.ts';
 import { createSilentLogger } from '../logging/index.ts';
 import type { Bus, BusMessage, OutgoingMessage } from './contract.ts';
 import { BusFullError, createInMemoryBus, type InMemoryBusOptions } from './in-memory-bus.ts';
+import { encodeFrame } from './record-frame.ts';
 import { blockInMemoryDeadLetters, describeBusContract } from './testing/bus-contract-suite.ts';
 
 const dirs: string[] = [];
@@ -86,6 +87,8 @@ describe('in-process bus on disk', () => {
     await new Promise((r) => setTimeout(r, 100)); // offsets are written every 20 ms
     expect(seen).toEqual(['v0', 'v1', 'v2', 'v3']);
     const second = durableBus(dir);
+    // Before any consumer runs, the six are on disk only, and count as unread.
+    expect(second.holdings().map((h) => [h.topic, h.inMemory, h.unread])).toEqual([['t', 0, 6]]);
     const replayed = await consume(second, 't', (s) => s.length === 6);
     expect(replayed.map((m) => [m.offset, m.value, m.headers])).toEqual(
       [4, 5, 6, 7, 8, 9].map((i) => [String(i), `v${i}`, headersOf(i)]),
@@ -207,5 +210,130 @@ describe('in-process bus on disk', () => {
     const seen = await consume(again, 't', (s) => s.length === 50);
     expect(seen.map((m) => m.value)).toEqual(Array.from({ length: 50 }, (_, i) => String(i)));
     await again.close();
+  });
+
+  describe('memory holds only what a running consumer has not read', () => {
+    /** Records of 4 partitions with sizes from 10 bytes to 20 KB, so that reads back span segments and chunks. */
+    const varied = (n: number): OutgoingMessage[] =>
+      Array.from({ length: n }, (_, i): OutgoingMessage => ({ key: `conv-${i % 13}`, value: `${i}:${'z'.repeat((i * 997) % 20_000)}`, headers: i % 3 ? { traceparent: `00-${i}` } : {} }));
+
+    it('keeps records read but uncommitted on disk only, and re-reads them exactly when the consumer restarts in the same process', async () => {
+      const dir = freshDir();
+      const bus = durableBus(dir, { partitions: 4, durable: { dir, segmentBytes: 64 * 1024, offsetFlushMs: 20 } });
+      const sent = varied(400);
+      const firstPass: BusMessage[] = [];
+      // Like the session assembler with every session open: reads on, commits nothing.
+      const holding = bus.createConsumer({ topic: 't', groupId: 'g', committableOffset: () => null, handle: (m) => Promise.resolve(void firstPass.push(m)) });
+      await holding.start();
+      for (let i = 0; i < sent.length; i += 50) await send(bus, 't', sent.slice(i, i + 50));
+      await waitFor(() => firstPass.length === 400 || undefined, { timeoutMs: 5_000, description: '400 records read' });
+      const bytes = sent.reduce((n, m) => n + encodeFrame({ key: m.key, value: m.value, headers: m.headers ?? {}, timestampMs: 0 }).length, 0);
+      // Read, uncommitted: none in memory (once the consumer idles), all of them on disk.
+      await waitFor(() => bus.holdings()[0].inMemory === 0 || undefined, { timeoutMs: 5_000, description: 'memory emptied' });
+      expect(bus.holdings()).toEqual([{ topic: 't', inMemory: 0, unread: 0, onDiskBytes: bytes }]);
+      await holding.shutdown();
+      expect(bus.holdings()).toEqual([{ topic: 't', inMemory: 0, unread: 400, onDiskBytes: bytes }]);
+
+      const secondPass: BusMessage[] = [];
+      const again = bus.createConsumer({ topic: 't', groupId: 'g', committableOffset: () => null, handle: (m) => Promise.resolve(void secondPass.push(m)) });
+      await again.start();
+      await waitFor(() => secondPass.length >= 400 || undefined, { timeoutMs: 5_000, description: '400 records re-read' });
+      await new Promise((r) => setTimeout(r, 100)); // and not one more
+      const byOffset = (ms: BusMessage[]) => [...ms].sort((a, b) => a.partition - b.partition || Number(a.offset) - Number(b.offset));
+      expect(secondPass).toHaveLength(400);
+      expect(byOffset(secondPass)).toEqual(byOffset(firstPass));
+      // Per partition, in offset order, from 0 with no gap, as the first time.
+      for (let p = 0; p < 4; p++) {
+        const offsets = secondPass.filter((m) => m.partition === p).map((m) => Number(m.offset));
+        expect(offsets).toEqual(offsets.map((_, i) => i));
+      }
+      expect(bus.holdings()[0].inMemory).toBe(0);
+      await again.shutdown();
+      await bus.close();
+    });
+
+    it('holds from the record a consumer is on: the rest of what it read is dropped at the next send', async () => {
+      const dir = freshDir();
+      const bus = durableBus(dir);
+      let release: () => void = () => undefined;
+      let handled = 0;
+      const consumer = bus.createConsumer({
+        topic: 't',
+        groupId: 'g',
+        committableOffset: () => null,
+        handle: async (m) => {
+          if (m.offset === '100') await new Promise<void>((r) => (release = r));
+          handled += 1;
+        },
+      });
+      await consumer.start();
+      await send(bus, 't', records(300));
+      await waitFor(() => handled === 100 || undefined, { timeoutMs: 5_000, description: 'the consumer on record 100' });
+      await send(bus, 't', records(1, 300));
+      // 100..300: the record being handled, the 199 after it and the new one.
+      expect(bus.holdings()[0]).toMatchObject({ inMemory: 201, unread: 201 });
+      release();
+      await waitFor(() => handled === 301 || undefined, { timeoutMs: 5_000, description: 'all handled' });
+      await waitFor(() => bus.holdings()[0].inMemory === 0 || undefined, { timeoutMs: 5_000, description: 'memory emptied' });
+      await consumer.shutdown();
+      await bus.close();
+    });
+
+    it('accepts sends while a group holds its commit back past the limit, and refuses them on an unread backlog past it', async () => {
+      const dir = freshDir();
+      const bus = durableBus(dir, { maxRetainedRecords: 50 });
+      let handled = 0;
+      let gate: Promise<void> | null = null;
+      let release: () => void = () => undefined;
+      const consumer = bus.createConsumer({
+        topic: 't',
+        groupId: 'g',
+        committableOffset: () => null,
+        handle: async () => {
+          if (gate) await gate;
+          handled += 1;
+        },
+      });
+      await consumer.start();
+      // 500 records (ten times the limit) read and never committed.
+      for (let i = 0; i < 500; i += 25) {
+        await send(bus, 't', records(25, i));
+        await waitFor(() => handled === i + 25 || undefined, { timeoutMs: 5_000, description: `${i + 25} handled` });
+      }
+      expect(bus.holdings()[0]).toMatchObject({ inMemory: 0, unread: 0 });
+      // Now the consumer stops reading: 50 unread records fit, the 51st does not.
+      gate = new Promise<void>((r) => (release = r));
+      await send(bus, 't', records(50, 500));
+      await expect(send(bus, 't', records(1, 550))).rejects.toBeInstanceOf(BusFullError);
+      release();
+      gate = null;
+      await waitFor(() => handled === 550 || undefined, { timeoutMs: 5_000, description: 'the backlog read' });
+      await send(bus, 't', records(1, 550));
+      await consumer.shutdown();
+      await bus.close();
+    });
+
+    it('counts a stopped group from its commit: its unread records refuse sends', async () => {
+      const dir = freshDir();
+      const first = durableBus(dir, { maxRetainedRecords: 50 });
+      await send(first, 't', records(40));
+      // The group 'g' reads and commits all 40, and stops.
+      await consume(first, 't', (s) => s.length === 40);
+      await first.close();
+      const second = durableBus(dir, { maxRetainedRecords: 50 });
+      await send(second, 't', records(40, 40));
+      // A new group starts where every group has committed: at 40.
+      const seen: string[] = [];
+      const late = second.createConsumer({ topic: 't', groupId: 'late', handle: (m) => Promise.resolve(void seen.push(m.value)) });
+      await late.start();
+      await waitFor(() => seen.length === 40 || undefined, { timeoutMs: 5_000, description: "the new group's 40 records" });
+      await late.shutdown();
+      expect(seen).toEqual(Array.from({ length: 40 }, (_, i) => `v${40 + i}`));
+      // 'g' is not running and has not read 40..79: 40 unread, 10 more fit, the 11th does not.
+      expect(second.holdings()[0]).toMatchObject({ inMemory: 0, unread: 40 });
+      await send(second, 't', records(10, 80));
+      await expect(send(second, 't', records(1, 90))).rejects.toBeInstanceOf(BusFullError);
+      await second.close();
+    });
   });
 });

@@ -1,6 +1,6 @@
 import { PermanentError, RetriableError } from '../errors/index.ts';
 import type { Logger } from '../logging/index.ts';
-import { DEFAULT_BACKOFF, type BackoffPolicy } from './backoff.ts';
+import { backoffDelayMs, DEFAULT_BACKOFF, sleepUnlessAborted, type BackoffPolicy } from './backoff.ts';
 import { nextCommitOffset } from './commit-offset.ts';
 import type { Bus, BusMessage, Consumer, ConsumerOptions, DeferredWork, OutgoingMessage, Producer } from './contract.ts';
 import { deadLetterRecord, deadLetterTopic } from './dead-letter.ts';
@@ -8,7 +8,8 @@ import { deliver } from './deliver.ts';
 import { createDeferredDelivery, DEFAULT_MAX_IN_FLIGHT } from './deferred-delivery.ts';
 import { createBusStorage, type BusStorageOptions } from './bus-storage.ts';
 import type { CommittedOffsets } from './offset-file.ts';
-import type { PartitionLog } from './partition-log.ts';
+import type { LogReader, PartitionLog } from './partition-log.ts';
+import { RecordWindow } from './record-window.ts';
 
 export interface InMemoryBusOptions {
   log: Logger;
@@ -17,9 +18,10 @@ export interface InMemoryBusOptions {
   /** Backoff between retries of a retriable handler failure. */
   retryBackoff?: BackoffPolicy;
   /**
-   * Records a topic may hold that some consumer group still needs (not yet committed by every
-   * group that reads it). A send beyond it is refused with a BusFullError, which the collector
-   * answers 429 + Retry-After: backpressure instead of unbounded memory. Default 100,000.
+   * Records of a topic that some consumer group has not read yet (without `durable`: not yet
+   * committed by every group that reads it, since memory is their only copy). A send beyond it is
+   * refused with a BusFullError, which the collector answers 429 + Retry-After: backpressure
+   * instead of unbounded memory. Default 100,000.
    */
   maxRetainedRecords?: number;
   /** Records kept of a topic that no group reads (nobody will ask for them). Default 1,000. */
@@ -27,7 +29,9 @@ export interface InMemoryBusOptions {
   /**
    * Keeps the records and the groups' committed offsets on disk under `dir`: a send resolves only
    * once its records are fsync'd, and a new bus on the same directory replays what no group
-   * committed. Without it, records live in memory only.
+   * committed. Memory then holds only what a running consumer has yet to read; a consumer that
+   * starts (or restarts) below that reads the log back from disk. Without it, records live in
+   * memory only, until every reading group has committed them.
    */
   durable?: Omit<BusStorageOptions, 'log'> & {
     /** How often committed offsets are written and fully committed segments deleted. Default 200 ms. */
@@ -37,8 +41,21 @@ export interface InMemoryBusOptions {
   recommitMs?: number;
 }
 
+/** What the bus holds of one topic, summed over its partitions. */
+export interface TopicHoldings {
+  topic: string;
+  /** Records held in memory (with `durable`: those a running consumer has not read yet). */
+  inMemory: number;
+  /** Records some reading group has not read yet: what `maxRetainedRecords` bounds. */
+  unread: number;
+  /** Bytes of the topic's log segments on disk (0 without `durable`). */
+  onDiskBytes: number;
+}
+
 /** The in-process bus; `close()` writes the committed offsets and closes its log files. */
 export interface InMemoryBus extends Bus {
+  /** What each topic holds in memory and on disk (for metrics and tests). */
+  holdings(): TopicHoldings[];
   close(): Promise<void>;
 }
 
@@ -46,9 +63,17 @@ export interface InMemoryBus extends Bus {
 export class BusFullError extends RetriableError {}
 
 interface Partition {
-  /** Offset of records[0]: records below it were committed by every group and dropped. */
-  base: number;
-  records: BusMessage[];
+  /**
+   * The records held in memory; `records.end` is where the next record goes. Without a log, those
+   * below `records.base` were committed by every group and dropped; with one, they were read by
+   * every running consumer and stay on disk only.
+   */
+  records: RecordWindow<BusMessage>;
+  /**
+   * Where a new group starts reading: records below it were committed by every group reading the
+   * topic (or, with none reading it, are past `retainUnread`). Without a log, `records.base`.
+   */
+  start: number;
   /** The partition's log on disk (durable bus only). */
   log: PartitionLog | null;
   /** Records being written to disk: counted against the limit, not yet readable. */
@@ -59,19 +84,26 @@ interface Topic {
   partitions: Partition[];
   /** Resolvers of consumers idle on this topic; a send wakes them all. */
   waiters: Set<() => void>;
+  /** The read positions (next offset to take, per partition) of the consumers running on it, by group. */
+  positions: Map<string, number[]>;
 }
+
+/** Longest run of record handling in one consumer before it lets the event loop serve others. */
+const YIELD_AFTER_MS = 10;
+/** About how much of the log a consumer reads back from disk at a time. */
+const DISK_CHUNK_BYTES = 1024 * 1024;
 
 /**
  * The Kafka contract inside one process, for the embedded mode and tests: same partitioning by key,
  * per-partition order, consumer groups with committed offsets, retries and `<topic>.dlq`.
- * Records are held in memory for the consumers, and with `durable` also written to a log on disk
- * first (see bus-storage.ts); a record is dropped from memory once every group reading its topic
- * committed it (from disk with its whole segment), and a topic whose readers fall too far behind
- * refuses sends (BusFullError) until they catch up.
+ * With `durable`, records are written to a log on disk first (see bus-storage.ts) and held in
+ * memory only until every running consumer has taken them: a group that commits far behind what it
+ * has read (the session assembler holds a session's records for its idle time) costs disk, not
+ * memory, and a consumer that starts below what memory holds reads the log back in chunks. A record
+ * leaves the disk with its whole segment once every reading group has committed it. Without
+ * `durable`, memory is the only copy, held until every reading group has committed it. Either way,
+ * a topic whose readers fall too far behind refuses sends (BusFullError) until they catch up.
  */
-/** Longest run of record handling in one consumer before it lets the event loop serve others. */
-const YIELD_AFTER_MS = 10;
-
 export function createInMemoryBus(options: InMemoryBusOptions): InMemoryBus {
   const partitionCount = options.partitions ?? 1;
   if (!Number.isInteger(partitionCount) || partitionCount < 1) throw new PermanentError(`partitions must be a positive integer, got ${partitionCount}`);
@@ -98,19 +130,20 @@ export function createInMemoryBus(options: InMemoryBusOptions): InMemoryBus {
     let t = topics.get(name);
     if (!t) {
       t = {
-        partitions: Array.from({ length: partitionCount }, (_, p) => {
-          if (!storage) return { base: 0, records: [], log: null, pending: 0 };
+        partitions: Array.from({ length: partitionCount }, (_, p): Partition => {
+          if (!storage) return { records: new RecordWindow(0), start: 0, log: null, pending: 0 };
           const opened = storage.openPartition(name, p, (_start, end) => keepFromFor(committed, name, p, end));
-          const records = opened.records.map((r, i): BusMessage => ({ topic: name, partition: p, offset: String(opened.base + i), ...r }));
           // A commit past the end can only follow a log written without fsync and cut by a power loss.
           for (const byTopic of committed.values()) {
             const c = byTopic.get(name);
             const at = c?.get(p);
             if (c && at !== undefined && Number(at) > opened.log.endOffset()) c.set(p, String(opened.log.endOffset()));
           }
-          return { base: opened.base, records, log: opened.log, pending: 0 };
+          // Nothing is read yet: what no group committed stays on disk until a consumer asks for it.
+          return { records: new RecordWindow(opened.log.endOffset()), start: opened.start, log: opened.log, pending: 0 };
         }),
         waiters: new Set(),
+        positions: new Map(),
       };
       topics.set(name, t);
     }
@@ -130,24 +163,48 @@ export function createInMemoryBus(options: InMemoryBusOptions): InMemoryBus {
   };
 
   /**
-   * Drops what every reading group has committed (or, with no reader, all but the newest
-   * `retainUnread`), so memory follows the backlog, not the life of the process. Dropping happens
-   * in chunks: shifting an array's head costs its length.
+   * Moves each partition's start past what every reading group has committed (or, with no reader,
+   * all but the newest `retainUnread`), and drops from memory what no consumer needs from it any
+   * more: without a log, the records below that start; with one, those every running consumer has
+   * taken (the rest of what is uncommitted stays on disk). So memory follows the backlog, not the
+   * life of the process.
    */
   const trim = (topic: string, t: Topic): void => {
     const readers = readersOf(topic);
     for (const [p, part] of t.partitions.entries()) {
-      const end = part.base + part.records.length;
+      const end = part.records.end;
       const keepFrom = readers.length === 0 ? end - retainUnread : Math.min(...readers.map((c) => Number(c.get(p) ?? 0)));
-      const drop = keepFrom - part.base;
-      if (drop >= 1024 || (drop > 0 && drop === part.records.length)) {
-        part.records.splice(0, drop);
-        part.base += drop;
+      if (!part.log) {
+        part.records.dropBelow(keepFrom);
+        part.start = part.records.base;
+        continue;
       }
+      part.start = Math.max(part.start, Math.min(keepFrom, end));
+      let readFrom = end;
+      for (const positions of t.positions.values()) readFrom = Math.min(readFrom, positions[p]);
+      part.records.dropBelow(readFrom);
     }
   };
 
-  const retained = (t: Topic): number => t.partitions.reduce((n, p) => n + p.records.length + p.pending, 0);
+  /**
+   * Records of the topic that some group reading it has not read yet (plus those being written):
+   * what the limit bounds. Without a log, all that memory holds. With one, from the lowest read
+   * position: a running consumer's, else the group's commit (it reads from there when it starts).
+   */
+  const unread = (topic: string, t: Topic): number => {
+    if (!storage) return t.partitions.reduce((n, part) => n + part.records.size + part.pending, 0);
+    let total = 0;
+    for (const [p, part] of t.partitions.entries()) {
+      let from = part.records.end;
+      for (const [group, byTopic] of committed) {
+        const c = byTopic.get(topic);
+        if (!c) continue;
+        from = Math.min(from, t.positions.get(group)?.[p] ?? Number(c.get(p) ?? 0));
+      }
+      total += part.records.end - from + part.pending;
+    }
+    return total;
+  };
 
   const wakeReaders = (t: Topic): void => {
     const waiters = [...t.waiters];
@@ -156,15 +213,16 @@ export function createInMemoryBus(options: InMemoryBusOptions): InMemoryBus {
   };
 
   const pushRecord = (topic: string, part: Partition, partition: number, m: OutgoingMessage, timestampMs: number): void => {
-    part.records.push({ topic, partition, offset: String(part.base + part.records.length), key: m.key, value: m.value, headers: { ...m.headers }, timestampMs });
+    part.records.push({ topic, partition, offset: String(part.records.end), key: m.key, value: m.value, headers: { ...m.headers }, timestampMs });
   };
 
   /** Adds records; with a durable bus they become readable (and the promise resolves) once fsync'd. */
   const append = (topic: string, messages: readonly OutgoingMessage[]): Promise<void> => {
     const t = topicOf(topic);
     trim(topic, t);
-    if (retained(t) + messages.length > maxRetained && readersOf(topic).length > 0) {
-      throw new BusFullError(`the in-process bus holds ${retained(t)} records of ${topic} that its consumers have not finished (limit ${maxRetained}); retry later`);
+    const backlog = unread(topic, t);
+    if (backlog + messages.length > maxRetained && readersOf(topic).length > 0) {
+      throw new BusFullError(`the in-process bus holds ${backlog} records of ${topic} that its consumers have not ${storage ? 'read' : 'finished'} (limit ${maxRetained}); retry later`);
     }
     const timestampMs = Date.now();
     if (!storage) {
@@ -241,11 +299,42 @@ export function createInMemoryBus(options: InMemoryBusOptions): InMemoryBus {
       const commits = committedFor(groupId, topic);
       const fromBeginning = consumerOptions.fromBeginning ?? true;
       // Where each partition starts: the group's commit, else the beginning or the current end.
-      const positions = t.partitions.map((part, p) => Number(commits.get(p) ?? (fromBeginning ? part.base : part.base + part.records.length)));
+      const positions = t.partitions.map((part, p) => Number(commits.get(p) ?? (fromBeginning ? part.start : part.records.end)));
       // A group that has not committed yet must still hold back trimming from where it starts.
       t.partitions.forEach((_, p) => {
         if (!commits.has(p)) commits.set(p, String(positions[p]));
       });
+      // Memory keeps what this consumer has not taken yet (from here on, as it reads).
+      t.positions.set(groupId, positions);
+      const fromDisk = t.partitions.map(() => ({ reader: null as LogReader | null, chunk: [] as BusMessage[], chunkStart: 0 }));
+      /**
+       * The record at the consumer's position in `partition`: from memory, or, below what memory
+       * holds, from the log on disk, read a chunk at a time (each record of it delivered once).
+       */
+      const recordAt = async (partition: number): Promise<BusMessage> => {
+        const part = t.partitions[partition];
+        const at = positions[partition];
+        const d = fromDisk[partition];
+        if (at >= part.records.base) {
+          if (d.reader) {
+            // Caught up with memory: the chunk and the file are not needed any more.
+            await d.reader.close();
+            d.reader = null;
+            d.chunk = [];
+          }
+          return part.records.get(at);
+        }
+        if (at >= d.chunkStart && at < d.chunkStart + d.chunk.length) return d.chunk[at - d.chunkStart];
+        if (d.reader?.position() !== at) {
+          await d.reader?.close();
+          d.reader = part.log!.openReader(at);
+        }
+        const read = await d.reader.read(part.records.base, DISK_CHUNK_BYTES);
+        if (read.length === 0) throw new RetriableError(`the bus log of ${topic}/${partition} ended before offset ${at}`);
+        d.chunk = read.map((r, i): BusMessage => ({ topic, partition, offset: String(at + i), ...r }));
+        d.chunkStart = at;
+        return d.chunk[0];
+      };
       const lastHandled = new Map<number, string>();
       const deadLetter = (m: BusMessage, err: unknown): Promise<void> => append(deadLetterTopic(topic), [deadLetterRecord(m, err)]);
       const deferred = createDeferredDelivery({ capacity: consumerOptions.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT, deadLetter, backoff, signal: abort.signal, log: clog });
@@ -255,66 +344,86 @@ export function createInMemoryBus(options: InMemoryBusOptions): InMemoryBus {
         const next = nextCommitOffset(handled, allowed, commits.get(partition) ?? null);
         if (next !== null) commits.set(partition, next);
       };
-      let next = 0;
-      let sliceStart = performance.now();
-      while (!abort.signal.aborted) {
-        // Records already here are handled without waiting on I/O, each in a microtask: a backlog
-        // of 10,000 would hold the event loop for its whole length. Other work gets a turn between slices.
-        if (performance.now() - sliceStart >= YIELD_AFTER_MS) {
-          await new Promise<void>((resolve) => setImmediate(resolve));
-          sliceStart = performance.now();
-        }
-        const partition = nextReadyPartition(t, positions, next);
-        if (partition !== null && deferred.size() >= (consumerOptions.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT)) {
-          // Full of unfinished deferred work: take nothing new until some finishes (or shutdown).
-          for (const [p, handled] of lastHandled) commit(p, handled);
-          await deferred.room();
-          sliceStart = performance.now();
-          continue;
-        }
-        if (partition === null) {
-          // Deferred work (or the committableOffset hook) may allow more after the last record: ask again while idle.
-          for (const [p, handled] of lastHandled) commit(p, handled);
-          await new Promise<void>((resolve) => {
-            const wake = (): void => {
-              clearTimeout(timer);
-              abort.signal.removeEventListener('abort', wake);
-              t.waiters.delete(wake);
-              resolve();
-            };
-            const timer = setTimeout(wake, recommitMs);
-            t.waiters.add(wake);
-            abort.signal.addEventListener('abort', wake, { once: true });
+      try {
+        let next = 0;
+        let diskFailures = 0;
+        let sliceStart = performance.now();
+        while (!abort.signal.aborted) {
+          // Records already here are handled without waiting on I/O, each in a microtask: a backlog
+          // of 10,000 would hold the event loop for its whole length. Other work gets a turn between slices.
+          if (performance.now() - sliceStart >= YIELD_AFTER_MS) {
+            await new Promise<void>((resolve) => setImmediate(resolve));
+            sliceStart = performance.now();
+          }
+          const partition = nextReadyPartition(t, positions, next);
+          if (partition !== null && deferred.size() >= (consumerOptions.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT)) {
+            // Full of unfinished deferred work: take nothing new until some finishes (or shutdown).
+            for (const [p, handled] of lastHandled) commit(p, handled);
+            await deferred.room();
+            sliceStart = performance.now();
+            continue;
+          }
+          if (partition === null) {
+            // Deferred work (or the committableOffset hook) may allow more after the last record: ask again while idle.
+            for (const [p, handled] of lastHandled) commit(p, handled);
+            // What this consumer has taken need not stay in memory (with a log) while it waits.
+            trim(topic, t);
+            await new Promise<void>((resolve) => {
+              const wake = (): void => {
+                clearTimeout(timer);
+                abort.signal.removeEventListener('abort', wake);
+                t.waiters.delete(wake);
+                resolve();
+              };
+              const timer = setTimeout(wake, recommitMs);
+              t.waiters.add(wake);
+              abort.signal.addEventListener('abort', wake, { once: true });
+            });
+            sliceStart = performance.now();
+            continue;
+          }
+          // Round-robin, so one busy partition cannot starve the others.
+          next = (partition + 1) % t.partitions.length;
+          const part = t.partitions[partition];
+          // Trimmed below this consumer (only for records no group was reading): start at what is left.
+          if (positions[partition] < part.start) positions[partition] = part.start;
+          let message: BusMessage;
+          try {
+            message = await recordAt(partition);
+            diskFailures = 0;
+          } catch (err) {
+            // The log could not be read back: try again (from the same offset) rather than skip records.
+            clog.error({ err, partition, offset: positions[partition] }, 'could not read the bus log back from disk; retrying');
+            await fromDisk[partition].reader?.close().catch(() => undefined);
+            fromDisk[partition].reader = null;
+            if (!(await sleepUnlessAborted(backoffDelayMs(diskFailures++, backoff), abort.signal))) break;
+            sliceStart = performance.now();
+            continue;
+          }
+          let work: DeferredWork | null = null;
+          const outcome = await deliver({
+            message,
+            handle: async (m) => {
+              work = (await consumerOptions.handle(m)) ?? null;
+            },
+            deadLetter,
+            backoff,
+            signal: abort.signal,
+            log: clog,
           });
-          sliceStart = performance.now();
-          continue;
+          if (outcome === 'stopped') break;
+          if (outcome === 'handled' && work) deferred.track(message, work);
+          positions[partition] = positions[partition] + 1;
+          lastHandled.set(partition, message.offset);
+          commit(partition, message.offset);
         }
-        // Round-robin, so one busy partition cannot starve the others.
-        next = (partition + 1) % t.partitions.length;
-        const part = t.partitions[partition];
-        // Trimmed below this consumer (only for records no group was reading): start at what is left.
-        if (positions[partition] < part.base) positions[partition] = part.base;
-        const message = part.records[positions[partition] - part.base];
-        let work: DeferredWork | null = null;
-        const outcome = await deliver({
-          message,
-          handle: async (m) => {
-            work = (await consumerOptions.handle(m)) ?? null;
-          },
-          deadLetter,
-          backoff,
-          signal: abort.signal,
-          log: clog,
-        });
-        if (outcome === 'stopped') break;
-        if (outcome === 'handled' && work) deferred.track(message, work);
-        positions[partition] = positions[partition] + 1;
-        lastHandled.set(partition, message.offset);
-        commit(partition, message.offset);
+        // Work in hand finishes (retry waits end at once); what is unfinished stays uncommitted.
+        await deferred.drained();
+        for (const [p, handled] of lastHandled) commit(p, handled);
+      } finally {
+        t.positions.delete(groupId);
+        for (const d of fromDisk) await d.reader?.close();
       }
-      // Work in hand finishes (retry waits end at once); what is unfinished stays uncommitted.
-      await deferred.drained();
-      for (const [p, handled] of lastHandled) commit(p, handled);
     };
 
     return {
@@ -353,10 +462,7 @@ export function createInMemoryBus(options: InMemoryBusOptions): InMemoryBus {
     const snapshot: CommittedOffsets = new Map([...committed].map(([g, byTopic]) => [g, new Map([...byTopic].map(([topic, c]) => [topic, new Map(c)]))]));
     await storage.writeOffsets(snapshot);
     for (const [name, t] of topics) {
-      for (const [p, part] of t.partitions.entries()) {
-        const end = part.base + part.records.length;
-        await part.log?.deleteBelow(keepFromFor(snapshot, name, p, end));
-      }
+      for (const [p, part] of t.partitions.entries()) await part.log?.deleteBelow(keepFromFor(snapshot, name, p, part.records.end));
       trim(name, t);
     }
   };
@@ -375,6 +481,14 @@ export function createInMemoryBus(options: InMemoryBusOptions): InMemoryBus {
     kind: 'memory',
     createProducer,
     createConsumer,
+    holdings() {
+      return [...topics].map(([name, t]) => ({
+        topic: name,
+        inMemory: t.partitions.reduce((n, part) => n + part.records.size, 0),
+        unread: unread(name, t),
+        onDiskBytes: t.partitions.reduce((n, part) => n + (part.log?.sizeBytes() ?? 0), 0),
+      }));
+    },
     ensureTopics() {
       return Promise.resolve();
     },
@@ -393,7 +507,7 @@ function nextReadyPartition(topic: Topic, positions: number[], from: number): nu
   for (let i = 0; i < n; i += 1) {
     const p = (from + i) % n;
     const part = topic.partitions[p];
-    if (positions[p] < part.base + part.records.length) return p;
+    if (positions[p] < part.records.end) return p;
   }
   return null;
 }

@@ -1,9 +1,9 @@
-import { closeSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync } from 'node:fs';
+import { closeSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { open, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PermanentError, RetriableError } from '../errors/index.ts';
 import type { Logger } from '../logging/index.ts';
-import { decodeFrames, type LoggedRecord } from './record-frame.ts';
+import { decodeFrames, FRAME_HEADER_BYTES, MAX_PAYLOAD_BYTES, type LoggedRecord } from './record-frame.ts';
 
 export interface PartitionLogOptions {
   /** This partition's directory; its segments are `<first offset, 20 digits>.log`. */
@@ -28,15 +28,38 @@ export interface PartitionLog {
   /** Deletes the closed segments that hold only records below `offset` (never the active one). */
   deleteBelow(offset: number): Promise<void>;
   segmentCount(): number;
+  /** Bytes of every segment on disk. */
+  sizeBytes(): number;
+  /** The oldest offset still on disk (segments below it were deleted). */
+  firstOffset(): number;
+  /** A reader of the records from `from` on, in order (`from` must still be on disk). */
+  openReader(from: number): LogReader;
+  close(): Promise<void>;
+}
+
+/**
+ * Reads a partition's records back from disk, sequentially, one chunk per call: a consumer that
+ * starts or rewinds below what the bus holds in memory reads through the log without holding it.
+ */
+export interface LogReader {
+  /** The offset of the next record `read` returns. */
+  position(): number;
+  /**
+   * The records from `position()` on that lie below `upTo` (which must be durable: at most the
+   * log's end), about `maxBytes` of them, at least one when any lies below `upTo`.
+   */
+  read(upTo: number, maxBytes: number): Promise<LoggedRecord[]>;
   close(): Promise<void>;
 }
 
 export interface OpenedPartitionLog {
   log: PartitionLog;
-  /** The records the caller asked to keep, from `base` to the end of the log. */
-  records: LoggedRecord[];
-  base: number;
+  /** Where the caller asked to keep records from (clamped into the log); they stay on disk only. */
+  start: number;
 }
+
+/** Bytes a reader asks the file for at a time (more when one frame is larger). */
+const READ_BYTES = 256 * 1024;
 
 const SEGMENT = /^(\d{20})\.log$/;
 const segmentName = (base: number): string => `${String(base).padStart(20, '0')}.log`;
@@ -44,8 +67,9 @@ const segmentName = (base: number): string => `${String(base).padStart(20, '0')}
 /**
  * Opens (or creates) a partition's log and recovers it: a torn or corrupt tail of the last segment
  * (a write cut by a crash or a power loss) is detected by its CRC and truncated; a bad record in an
- * older segment cannot come from a crash and stops the start-up. Returns the records from
- * `keepFrom(start, end)` on, which the caller holds in memory for its consumers.
+ * older segment cannot come from a crash and stops the start-up (the segments from
+ * `keepFrom(start, end)` on are checked now, one at a time, so that a consumer never meets the
+ * damage later). The records stay on disk; consumers read them back with `openReader`.
  */
 export function openPartitionLog(options: PartitionLogOptions, keepFrom: (start: number, end: number) => number): OpenedPartitionLog {
   const { dir, log } = options;
@@ -77,19 +101,18 @@ export function openPartitionLog(options: PartitionLogOptions, keepFrom: (start:
   let end = last + tail.records.length;
   const start = bases[0];
   const from = Math.min(end, Math.max(start, keepFrom(start, end)));
-  const records: LoggedRecord[] = [];
   for (const [i, base] of bases.entries()) {
     const next = i + 1 < bases.length ? bases[i + 1] : Infinity;
-    if (next <= from) continue;
-    const segRecords = base === last ? tail.records : readClosedSegment(join(dir, segmentName(base)), next - base);
-    const skip = Math.max(0, from - base);
-    for (let r = skip; r < segRecords.length; r++) records.push(segRecords[r]);
+    if (next <= from || base === last) continue;
+    checkClosedSegment(join(dir, segmentName(base)), next - base);
   }
 
   let activeBase = last;
   let activeBytes = tail.validBytes;
   let handle: FileHandle | null = null;
   const segments = [...bases];
+  /** Bytes of each closed segment, by base offset (the active one's are `activeBytes`). */
+  const closedBytes = new Map(bases.filter((b) => b !== last).map((b) => [b, statSync(join(dir, segmentName(b))).size]));
 
   const partitionLog: PartitionLog = {
     endOffset: () => end,
@@ -98,6 +121,7 @@ export function openPartitionLog(options: PartitionLogOptions, keepFrom: (start:
       if (activeBytes >= options.segmentBytes) {
         await handle?.close();
         handle = null;
+        closedBytes.set(activeBase, activeBytes);
         activeBase = end;
         activeBytes = 0;
         segments.push(activeBase);
@@ -126,24 +150,110 @@ export function openPartitionLog(options: PartitionLogOptions, keepFrom: (start:
     async deleteBelow(offset) {
       const victims: number[] = [];
       while (segments.length > 1 && segments[1] <= offset) victims.push(segments.shift()!);
-      for (const base of victims) await unlink(join(dir, segmentName(base)));
+      for (const base of victims) {
+        await unlink(join(dir, segmentName(base)));
+        closedBytes.delete(base);
+      }
     },
     segmentCount: () => segments.length,
+    sizeBytes: () => [...closedBytes.values()].reduce((a, b) => a + b, activeBytes),
+    firstOffset: () => segments[0],
+    openReader: (from) => openLogReader(dir, segments, from),
     async close() {
       await handle?.close();
       handle = null;
     },
   };
-  return { log: partitionLog, records, base: from };
+  return { log: partitionLog, start: from };
 }
 
-function readClosedSegment(path: string, expected: number): LoggedRecord[] {
+function checkClosedSegment(path: string, expected: number): void {
   const bytes = readFileSync(path);
   const decoded = decodeFrames(bytes);
   if (decoded.validBytes !== bytes.length || decoded.records.length !== expected) {
     throw new PermanentError(`bus log segment ${path} is corrupt before its end (${decoded.records.length} of ${expected} records readable); move it away to start without it`);
   }
-  return decoded.records;
+}
+
+/**
+ * A sequential reader over the segments (`segments`: the log's live list of base offsets). A
+ * segment deleted while it is open stays readable through its handle; the next one is found by
+ * the offset where the current one ends.
+ */
+function openLogReader(dir: string, segments: readonly number[], from: number): LogReader {
+  let handle: FileHandle | null = null;
+  let segmentBase = -1;
+  let filePosition = 0;
+  /** Bytes read from the file and not yet consumed; `bufferOffset` is the offset of the frame they start with. */
+  let buffer = Buffer.alloc(0);
+  let bufferOffset = 0;
+  let next = from;
+
+  const openSegment = async (base: number): Promise<void> => {
+    await handle?.close();
+    handle = null;
+    handle = await open(join(dir, segmentName(base)), 'r');
+    segmentBase = base;
+    filePosition = 0;
+    buffer = Buffer.alloc(0);
+    bufferOffset = base;
+  };
+  /** Reads until `buffer` holds `bytes`; false at the end of the file. */
+  const fill = async (bytes: number): Promise<boolean> => {
+    while (buffer.length < bytes) {
+      const chunk = Buffer.allocUnsafe(Math.max(READ_BYTES, bytes - buffer.length));
+      const { bytesRead } = await handle!.read(chunk, 0, chunk.length, filePosition);
+      if (bytesRead === 0) return false;
+      filePosition += bytesRead;
+      buffer = buffer.length === 0 ? chunk.subarray(0, bytesRead) : Buffer.concat([buffer, chunk.subarray(0, bytesRead)]);
+    }
+    return true;
+  };
+  const corrupt = (why: string): PermanentError => new PermanentError(`bus log segment ${join(dir, segmentName(segmentBase))} is unreadable at offset ${bufferOffset} (${why})`);
+
+  return {
+    position: () => next,
+    async read(upTo, maxBytes) {
+      const out: LoggedRecord[] = [];
+      let bytes = 0;
+      while (next < upTo && (out.length === 0 || bytes < maxBytes)) {
+        if (handle === null) {
+          const base = segments.findLast((b) => b <= next);
+          if (base === undefined) throw new PermanentError(`bus log ${dir} no longer holds offset ${next} (its segments start at ${segments[0]})`);
+          await openSegment(base);
+        }
+        if (!(await fill(FRAME_HEADER_BYTES))) {
+          // This segment ends here; the next one starts at this offset.
+          if (buffer.length > 0) throw corrupt('a frame cut short');
+          if (!segments.includes(bufferOffset)) throw corrupt(`no segment follows at offset ${bufferOffset}`);
+          await openSegment(bufferOffset);
+          continue;
+        }
+        const length = buffer.readUInt32BE(0);
+        if (length < 20 || length > MAX_PAYLOAD_BYTES) throw corrupt(`a frame length of ${length}`);
+        const frameBytes = FRAME_HEADER_BYTES + length;
+        if (!(await fill(frameBytes))) throw corrupt('a frame cut short');
+        if (bufferOffset >= next) {
+          const decoded = decodeFrames(buffer.subarray(0, frameBytes));
+          if (decoded.records.length !== 1) throw corrupt('a frame fails its CRC');
+          out.push(decoded.records[0]);
+          bytes += frameBytes;
+          next = bufferOffset + 1;
+        }
+        buffer = buffer.subarray(frameBytes);
+        bufferOffset += 1;
+      }
+      // Bytes read ahead may belong to a write still under way (or cut off again when it failed):
+      // forget them, and read them again next time.
+      filePosition -= buffer.length;
+      buffer = Buffer.alloc(0);
+      return out;
+    },
+    async close() {
+      await handle?.close();
+      handle = null;
+    },
+  };
 }
 
 function syncDir(dir: string): void {

@@ -9,9 +9,9 @@ export interface LoggedRecord {
 }
 
 /** Bytes before a frame's payload: payload length (u32) and the payload's CRC-32 (u32). */
-const FRAME_HEADER_BYTES = 8;
+export const FRAME_HEADER_BYTES = 8;
 /** Larger than any record the collector accepts; a length past it is a torn or corrupt frame. */
-const MAX_PAYLOAD_BYTES = 256 * 1024 * 1024;
+export const MAX_PAYLOAD_BYTES = 256 * 1024 * 1024;
 
 /**
  * One record as `[length u32][crc32 u32][payload]`, payload = timestamp (f64), then key, value and

@@ -1,4 +1,9 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { createInMemoryBus } from '../bus/index.ts';
+import { encodeFrame } from '../bus/record-frame.ts';
 import { createSilentLogger } from '../logging/index.ts';
 import { createMetrics, createMetricsServer, withJudgeMetrics } from './index.ts';
 
@@ -29,6 +34,29 @@ describe('metrics', () => {
       expect((await fetch(`${server.url()}/other`)).status).toBe(404);
     } finally {
       await server.shutdown();
+    }
+  });
+
+  it('reports what the in-process bus holds in memory, unread and on disk, per topic', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tracecheck-metrics-bus-'));
+    const bus = createInMemoryBus({ log: createSilentLogger(), durable: { dir } });
+    try {
+      const metrics = createMetrics({ defaultMetrics: false });
+      metrics.observeBus(() => bus.holdings());
+      const producer = bus.createProducer();
+      await producer.start();
+      await producer.send('t', [{ key: 'k', value: 'one' }, { key: 'k', value: 'two' }]);
+      const bytes = ['one', 'two'].map((value) => encodeFrame({ key: 'k', value, headers: {}, timestampMs: 0 }).length).reduce((a, b) => a + b, 0);
+      const lines = (await metrics.registry.metrics()).split('\n').filter((l) => l.startsWith('tracecheck_bus_'));
+      // Nobody reads 't': nothing is unread; the batch just sent stays in memory until the next send trims it.
+      expect(lines).toEqual([
+        'tracecheck_bus_records_in_memory{topic="t"} 2',
+        'tracecheck_bus_records_unread{topic="t"} 0',
+        `tracecheck_bus_log_bytes{topic="t"} ${bytes}`,
+      ]);
+    } finally {
+      await bus.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

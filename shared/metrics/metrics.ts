@@ -1,4 +1,5 @@
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import type { TopicHoldings } from '../bus/index.ts';
 
 // One registry per process, handed down like the logger: every service records into the metrics
 // it is given, and whichever HTTP server the process runs serves them at GET /metrics. Labels have
@@ -17,6 +18,11 @@ export interface Metrics {
   judgeRetries: Counter;
   alertDeliveries: Counter<'type' | 'outcome'>;
   consumerLagRecords: Gauge<'group' | 'topic' | 'partition'>;
+  busRecordsInMemory: Gauge<'topic'>;
+  busRecordsUnread: Gauge<'topic'>;
+  busLogBytes: Gauge<'topic'>;
+  /** Where the in-process bus's gauges are read from at each scrape (embedded mode; Kafka has none). */
+  observeBus(holdings: () => readonly TopicHoldings[]): void;
 }
 
 export const METRICS_CONTENT_TYPE = Registry.PROMETHEUS_CONTENT_TYPE;
@@ -25,6 +31,18 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
   const registry = new Registry();
   if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry, prefix: 'tracecheck_' });
   const registers = [registry];
+  let busHoldings: () => readonly TopicHoldings[] = () => [];
+  const busGauge = (name: string, help: string, pick: (h: TopicHoldings) => number): Gauge<'topic'> =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['topic'],
+      registers,
+      collect() {
+        this.reset();
+        for (const h of busHoldings()) this.set({ topic: h.topic }, pick(h));
+      },
+    });
   return {
     registry,
     spansReceived: new Counter({ name: 'tracecheck_spans_received_total', help: 'Spans (and log records) received by the collector', registers }),
@@ -38,6 +56,12 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     judgeRetries: new Counter({ name: 'tracecheck_judge_retries_total', help: 'Judge calls retried after a retriable failure (429, 5xx, timeout)', registers }),
     alertDeliveries: new Counter({ name: 'tracecheck_alert_deliveries_total', help: 'Alert notifications, by target type and outcome', labelNames: ['type', 'outcome'], registers }),
     consumerLagRecords: new Gauge({ name: 'tracecheck_consumer_lag_records', help: "Records of a partition not yet committed by the consumer group (high watermark - committed offset), per partition assigned to this process", labelNames: ['group', 'topic', 'partition'], registers }),
+    busRecordsInMemory: busGauge('tracecheck_bus_records_in_memory', 'Records the in-process bus holds in memory, per topic (on disk: those a running consumer has not read yet)', (h) => h.inMemory),
+    busRecordsUnread: busGauge('tracecheck_bus_records_unread', 'Records of a topic some consumer group has not read yet (the in-process bus refuses sends past 100,000)', (h) => h.unread),
+    busLogBytes: busGauge('tracecheck_bus_log_bytes', "Bytes of the in-process bus's log segments on disk, per topic (what some group has not committed, plus up to a segment per partition)", (h) => h.onDiskBytes),
+    observeBus(holdings) {
+      busHoldings = holdings;
+    },
   };
 }
 

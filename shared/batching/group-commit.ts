@@ -21,6 +21,13 @@ export interface GroupCommitOptions {
    * by its own result: one poison item then fails only its caller, not its batch-mates.
    */
   isolateFailures?: boolean;
+  /**
+   * Writes in flight at once, at most. Default 1. With 2, what arrives during a write goes out at
+   * once in a second one instead of waiting for the first to finish: for a store whose writes are
+   * mostly fixed round-trip time and that takes concurrent writes (ClickHouse); batches then hold
+   * what arrived while a slot was busy.
+   */
+  concurrency?: number;
   /** Called after each write with its size and duration (metrics, logs). */
   onFlush?: (items: number, ms: number, error: unknown) => void;
 }
@@ -33,8 +40,9 @@ interface Waiting<T> {
 
 export function createGroupCommit<T>(flush: (items: T[]) => Promise<void>, options: GroupCommitOptions = {}): GroupCommit<T> {
   const maxItems = options.maxItems ?? 1_000;
+  const concurrency = options.concurrency ?? 1;
   const queue: Waiting<T>[] = [];
-  let running: Promise<void> | null = null;
+  const running = new Set<Promise<void>>();
 
   async function drain(): Promise<void> {
     while (queue.length > 0) {
@@ -63,13 +71,15 @@ export function createGroupCommit<T>(flush: (items: T[]) => Promise<void>, optio
   }
 
   function start(): void {
+    if (running.size >= concurrency) return;
     // setImmediate: callers that arrive in the same turn of the event loop share the first write.
-    running ??= new Promise<void>((resolve) => setImmediate(resolve))
+    const worker: Promise<void> = new Promise<void>((resolve) => setImmediate(resolve))
       .then(drain)
       .finally(() => {
-        running = null;
+        running.delete(worker);
         if (queue.length > 0) start();
       });
+    running.add(worker);
   }
 
   return {
@@ -80,7 +90,7 @@ export function createGroupCommit<T>(flush: (items: T[]) => Promise<void>, optio
       });
     },
     async idle() {
-      while (running) await running;
+      while (running.size > 0) await Promise.all(running);
     },
   };
 }

@@ -20,6 +20,12 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ TRACECHECK_MAX_SPANS_PER_TRACE: '0' })).toThrow(/TRACECHECK_MAX_SPANS_PER_TRACE: Too small/);
   });
 
+  it('lets a scorer hold 1,024 units at once unless told otherwise', () => {
+    // 256 filled up behind a slow ClickHouse at 2,000 spans/s and stopped the units consumer.
+    expect(loadConfig({}).scorerConcurrency).toBe(1024);
+    expect(loadConfig({ TRACECHECK_SCORER_CONCURRENCY: '16' }).scorerConcurrency).toBe(16);
+  });
+
   it('reads the alert interval, at least 100 ms', () => {
     expect(loadConfig({ TRACECHECK_ALERT_INTERVAL_MS: '5000' }).alerter.intervalMs).toBe(5_000);
     expect(() => loadConfig({ TRACECHECK_ALERT_INTERVAL_MS: '50' })).toThrow(/TRACECHECK_ALERT_INTERVAL_MS: Too small/);

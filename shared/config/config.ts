@@ -29,7 +29,7 @@ export const ConfigSchema = z
     TRACECHECK_JUDGE_MODEL: z.preprocess(emptyAsUndefined, z.string().optional()),
     TRACECHECK_JUDGE_TIMEOUT_MS: positiveInt.default(30_000),
     TRACECHECK_JUDGE_CONCURRENCY: positiveInt.default(4),
-    TRACECHECK_SCORER_CONCURRENCY: positiveInt.default(256),
+    TRACECHECK_SCORER_CONCURRENCY: positiveInt.default(1024),
     TRACECHECK_JUDGE_RATE_PER_MINUTE: positiveInt.default(600),
     TRACECHECK_JUDGE_DEADLINE_MS: positiveInt.default(120_000),
     TRACECHECK_JUDGE_BREAKER_FAILURES: positiveInt.default(5),

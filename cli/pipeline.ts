@@ -137,8 +137,6 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
         },
         costUsd: (model, input, output) => costUsd(prices, model, input, output),
         maxConcurrentUnits: config.scorerConcurrency,
-        // DuckDB runs one statement at a time anyway; ClickHouse overlaps writes of different units.
-        storeWriteConcurrency: store!.kind === 'clickhouse' ? 2 : 1,
         // Embedded mode: a unit stored without its scores by a crash is scored at the next start.
         sweepUnscored: store!.kind === 'duckdb',
         nowMs: Date.now,

@@ -50,35 +50,4 @@ describe('group commit', () => {
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect(writes).toEqual([['a', 'poison', 'b'], ['a'], ['poison'], ['b']]);
   });
-
-  it('with concurrency 2, writes what arrives during a write at once, and holds a third batch until a write ends', async () => {
-    const started: number[][] = [];
-    const releases: Array<() => void> = [];
-    const gc = createGroupCommit<number>(
-      async (items) => {
-        started.push(items);
-        await new Promise<void>((r) => releases.push(r));
-      },
-      { concurrency: 2 },
-    );
-    const turn = (): Promise<void> => new Promise((r) => setImmediate(r));
-    const first = gc.write([1]);
-    await turn();
-    const second = [gc.write([2]), gc.write([3])];
-    await turn();
-    // The second write began while the first is still in flight.
-    expect(started).toEqual([[1], [2, 3]]);
-    const third = [gc.write([4]), gc.write([5])];
-    await turn();
-    expect(started).toEqual([[1], [2, 3]]);
-    releases[0]();
-    await first;
-    await turn();
-    expect(started).toEqual([[1], [2, 3], [4, 5]]);
-    releases[1]();
-    releases[2]();
-    await Promise.all([...second, ...third]);
-    await gc.idle();
-    expect(started).toEqual([[1], [2, 3], [4, 5]]);
-  });
 });

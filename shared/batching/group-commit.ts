@@ -21,13 +21,6 @@ export interface GroupCommitOptions {
    * by its own result: one poison item then fails only its caller, not its batch-mates.
    */
   isolateFailures?: boolean;
-  /**
-   * Writes in flight at once, at most. Default 1. With 2, what arrives during a write goes out at
-   * once in a second one instead of waiting for the first to finish: for a store whose writes are
-   * mostly fixed round-trip time and that takes concurrent writes (ClickHouse); batches then hold
-   * what arrived while a slot was busy.
-   */
-  concurrency?: number;
   /** Called after each write with its size and duration (metrics, logs). */
   onFlush?: (items: number, ms: number, error: unknown) => void;
 }
@@ -40,9 +33,8 @@ interface Waiting<T> {
 
 export function createGroupCommit<T>(flush: (items: T[]) => Promise<void>, options: GroupCommitOptions = {}): GroupCommit<T> {
   const maxItems = options.maxItems ?? 1_000;
-  const concurrency = options.concurrency ?? 1;
   const queue: Waiting<T>[] = [];
-  const running = new Set<Promise<void>>();
+  let running: Promise<void> | null = null;
 
   async function drain(): Promise<void> {
     while (queue.length > 0) {
@@ -71,15 +63,13 @@ export function createGroupCommit<T>(flush: (items: T[]) => Promise<void>, optio
   }
 
   function start(): void {
-    if (running.size >= concurrency) return;
     // setImmediate: callers that arrive in the same turn of the event loop share the first write.
-    const worker: Promise<void> = new Promise<void>((resolve) => setImmediate(resolve))
+    running ??= new Promise<void>((resolve) => setImmediate(resolve))
       .then(drain)
       .finally(() => {
-        running.delete(worker);
+        running = null;
         if (queue.length > 0) start();
       });
-    running.add(worker);
   }
 
   return {
@@ -90,7 +80,7 @@ export function createGroupCommit<T>(flush: (items: T[]) => Promise<void>, optio
       });
     },
     async idle() {
-      while (running.size > 0) await Promise.all(running);
+      while (running) await running;
     },
   };
 }

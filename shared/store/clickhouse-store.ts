@@ -235,21 +235,13 @@ export function createClickHouseStore(options: ClickHouseStoreOptions): Store {
     return rows.map(rowToDoc);
   }
 
-  // Revisions are decided from what is stored, so two writes of this process that share a unit
-  // never decide at once: a write waits for the writes in flight with any of its units. Writes of
-  // different units overlap (the scorer keeps two in flight: a write is mostly round-trip time).
+  // Revisions are decided from what is stored, so two writes of this process never decide at once.
   // (Across processes they do not meet: units are keyed by unit id on the bus, so one scorer at a
   // time handles a unit.)
-  const writingUnit = new Map<string, Promise<unknown>>();
-  function exclusive<T>(unitIds: readonly string[], fn: () => Promise<T>): Promise<T> {
-    const ids = [...new Set(unitIds)];
-    const before = [...new Set(ids.map((id) => writingUnit.get(id)).filter((p) => p !== undefined))];
-    const run = Promise.all(before).then(fn);
-    const settled = run.catch(() => undefined);
-    for (const id of ids) writingUnit.set(id, settled);
-    void settled.then(() => {
-      for (const id of ids) if (writingUnit.get(id) === settled) writingUnit.delete(id);
-    });
+  let writing: Promise<unknown> = Promise.resolve();
+  function exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = writing.then(fn);
+    writing = run.catch(() => undefined);
     return run;
   }
 
@@ -335,13 +327,13 @@ export function createClickHouseStore(options: ClickHouseStoreOptions): Store {
     },
     migrate,
 
-    writeScoredUnits: (items) => exclusive(items.map((i) => i.unit.unit_id), () => writeScoredUnits(items)),
+    writeScoredUnits: (items) => exclusive(() => writeScoredUnits(items)),
 
     async writeUnits(units: readonly Unit[]) {
       return throwIfRefused(await store.writeScoredUnits(units.map((unit) => ({ unit, scores: [] }))));
     },
 
-    writeScores: (scores) => exclusive(scores.map((s) => s.unit_id), () => writeScores(scores, new Map())),
+    writeScores: (scores) => exclusive(() => writeScores(scores, new Map())),
 
     async getUnitRevision(unitId: string, project?: string, revision?: number) {
       await migrate();

@@ -19,11 +19,6 @@ export interface ScorerOptions extends ScoreUnitDeps {
   maxConcurrentUnits?: number;
   /** Units per store write, at most. Default 500. */
   maxBatchUnits?: number;
-  /**
-   * Store writes in flight at once. Default 1. ClickHouse takes 2: its write is mostly round trips,
-   * so units that arrive during one go out at once instead of waiting for it (see GroupCommitOptions).
-   */
-  storeWriteConcurrency?: number;
   /** Counts scores written by check and status, and how far scoring trails the agents. */
   metrics?: Metrics;
   /** Keeps a simulation's own record (a unit with `simulation_record`) where units that wait for it look. */
@@ -72,7 +67,7 @@ export function createScorer(options: ScorerOptions): Component {
       const results = await options.store.writeScoredUnits(items);
       items.forEach((item, i) => (item.result = results[i]));
     },
-    { maxItems: options.maxBatchUnits ?? 500, isolateFailures: true, concurrency: options.storeWriteConcurrency ?? 1 },
+    { maxItems: options.maxBatchUnits ?? 500, isolateFailures: true },
   );
   const publishes = createGroupCommit<{ key: string; value: string }>((records) => producer.send(options.scoresTopic, records), { maxItems: 10_000, isolateFailures: true });
 

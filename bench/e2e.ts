@@ -2,9 +2,10 @@
 // exporter (test/helpers/agent-runs.ts: 4 spans a run, 10 when it loops; 1 in 10 loops), scored with
 // the deterministic loop_guard and function_result_present checks.
 //  - rate: runs sent at a fixed span rate for a while; latency from a sampled run's export to its
-//    scores being queryable through the API (p50/p95/p99).
+//    unit and scores being in the store the API reads (p50/p95/p99), polled every 20 ms.
 //  - max: N runs sent as fast as the exporter goes; accepted and *scored* spans per second.
-// `npm run bench:e2e [-- embedded|kafka] [--max-only]` (kafka = Kafka + ClickHouse from scripts/infra.sh);
+// `npm run bench:e2e [-- embedded|kafka] [--max-only] [--no-max] [--rate=2000] [--seconds=20] [--stages]`
+// (kafka = Kafka + ClickHouse from scripts/infra.sh; --stages: a per-stage breakdown, stage-probe.ts);
 // TRACECHECK_BUS_FSYNC=false in the environment measures the embedded bus without its fsync.
 // `--cpu-prof` profiles the max phase (bench/profile-window.ts): top functions, busy share, threads'
 // CPU; the .cpuprofile goes to .cache/ and nothing is appended to the results.
@@ -12,27 +13,37 @@
 // (bench/assembler-memory.ts, in a child process of its own with --expose-gc; `--no-memory` skips it).
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync } from 'node:fs';
-import { cpus, hostname } from 'node:os';
+import { cpus, hostname, loadavg } from 'node:os';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startProfileWindow } from './profile-window.ts';
 import { runsOf, sendRuns, type RunSpec } from '../test/helpers/agent-runs.ts';
 import { testClickHouseUrl, testKafkaBrokers, uniqueName } from '../test/helpers/infra.ts';
 import { startPipeline } from '../test/helpers/pipeline-harness.ts';
+import { installStageProbe, stageTable } from './stage-probe.ts';
 
 const mode = process.argv[2] === 'kafka' ? 'kafka' : 'embedded';
 const cpuProf = process.argv.includes('--cpu-prof');
-const RATES = process.argv.includes('--max-only') || cpuProf ? [] : [500, 2_000];
+const flag = (name: string): string | undefined => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+const onlyRate = flag('rate');
+const RATES = process.argv.includes('--max-only') || cpuProf ? [] : onlyRate ? [Number(onlyRate)] : [500, 2_000];
+const stages = process.argv.includes('--stages');
+if (stages) installStageProbe();
 const busFsync = process.env.TRACECHECK_BUS_FSYNC ?? 'true';
-const RATE_SECONDS = 20;
+const RATE_SECONDS = Number(flag('seconds') ?? 20);
+/** Sampled runs per batch of 200 ms: the first and the last of it (about 200 in 20 s). */
+const SAMPLES_PER_BATCH = 2;
 const MAX_RUNS = 3_000;
 const CHECKS = 2;
 const database = uniqueName('bench_e2e');
 const env: Record<string, string> =
   mode === 'kafka' ? { TRACECHECK_KAFKA_BROKERS: testKafkaBrokers().join(','), TRACECHECK_CLICKHOUSE_URL: testClickHouseUrl(), TRACECHECK_CLICKHOUSE_DATABASE: database } : { TRACECHECK_BUS_FSYNC: busFsync };
-// The scorer's concurrency (its store batches) can be set from the environment, to compare.
+// `--env=NAME=value`: a setting to try (e.g. --env=TRACECHECK_SCORER_CONCURRENCY=512); the scorer's
+// concurrency can also be set from the environment, to compare.
+const extraEnv = Object.fromEntries(process.argv.filter((a) => a.startsWith('--env=')).map((a) => [a.slice(6, a.indexOf('=', 6)), a.slice(a.indexOf('=', 6) + 1)]));
 if (process.env.TRACECHECK_SCORER_CONCURRENCY) env.TRACECHECK_SCORER_CONCURRENCY = process.env.TRACECHECK_SCORER_CONCURRENCY;
-const h = await startPipeline({ ...env, TRACECHECK_CHECKS: 'loop_guard,function_result_present', TRACECHECK_TRACE_GRACE_MS: '2000' });
+const h = await startPipeline({ ...env, TRACECHECK_CHECKS: 'loop_guard,function_result_present', TRACECHECK_TRACE_GRACE_MS: '2000', ...extraEnv });
 const collectorUrl = h.pipeline.collectorUrl();
 const api = h.pipeline.apiUrl();
 const spansOf = (runs: readonly RunSpec[]): number => runs.reduce((n, r) => n + (r.loops ? 10 : 4), 0);
@@ -56,41 +67,76 @@ const pct = (xs: number[], p: number): number => [...xs].sort((a, b) => a - b)[M
 const rows: string[] = [];
 let total = 0;
 
-/** Polls sampled runs every 100 ms and records when their scores become queryable. */
-function startPoller(latencies: number[]) {
-  const pending: Array<{ id: string; sentAt: number }> = [];
-  let stop = false;
-  const done = (async () => {
-    while (!stop || pending.length > 0) {
-      const now = [...pending];
-      const visible = await Promise.all(
-        now.map(async (p) => {
-          const res = await fetch(`${api}/api/v1/units/${p.id}`);
-          return res.status === 200 && ((await res.json()) as { scores: unknown[] }).scores.length >= CHECKS;
-        }),
-      );
-      now.forEach((p, k) => {
-        if (!visible[k]) return;
-        latencies.push(Date.now() - p.sentAt);
-        pending.splice(pending.indexOf(p), 1);
-      });
-      await sleep(100);
-    }
-  })();
-  return { add: (id: string, sentAt: number) => pending.push({ id, sentAt }), finish: () => ((stop = true), done) };
+const POLL_MS = 20;
+
+/**
+ * Whether each sampled unit and its scores are in the store, by one query for all of them (not one
+ * API request per unit: that polling cost more than the pipeline itself and added its own round
+ * time to every figure). On ClickHouse the tables the API's GET /units/{id} reads.
+ */
+async function visibleOf(ids: readonly string[]): Promise<Set<string>> {
+  if (mode === 'kafka') {
+    const list = ids.map((id) => `'${id.replace(/[^0-9a-f]/g, '')}'`).join(', ');
+    const q = `SELECT unit_id FROM ${database}.score_revisions WHERE unit_id IN (${list}) AND unit_id IN (SELECT unit_id FROM ${database}.unit_revisions WHERE unit_id IN (${list})) GROUP BY unit_id HAVING count() >= ${CHECKS} FORMAT TSV`;
+    const res = await fetch(`${testClickHouseUrl()}/?query=${encodeURIComponent(q)}`);
+    if (!res.ok) return new Set();
+    return new Set((await res.text()).split('\n').filter(Boolean));
+  }
+  const store = h.pipeline.store!;
+  const seen = await Promise.all(ids.map(async (id) => (await store.queryScores({ unitId: id, limit: 10 })).length >= CHECKS && (await store.getUnit(id)) !== null));
+  return new Set(ids.filter((_, k) => seen[k]));
 }
 
+interface Sample {
+  id: string;
+  sentAt: number;
+  visibleAt: number;
+}
+
+/** Every POLL_MS (after the previous round answered), one query for every sampled unit not yet seen. */
+function startPoller(samples: Sample[], rounds: number[]) {
+  const pending = new Map<string, number>();
+  let stop = false;
+  const done = (async () => {
+    while (!stop || pending.size > 0) {
+      if (pending.size > 0) {
+        const t0 = Date.now();
+        const seen = await visibleOf([...pending.keys()]);
+        const at = Date.now();
+        rounds.push(at - t0);
+        // When the answer came: a conservative figure (the rows were visible by then, perhaps by up
+        // to one round plus POLL_MS earlier).
+        for (const id of seen) {
+          samples.push({ id, sentAt: pending.get(id)!, visibleAt: at });
+          pending.delete(id);
+        }
+      }
+      await sleep(POLL_MS);
+    }
+  })();
+  return { add: (id: string, sentAt: number) => pending.set(id, sentAt), finish: () => ((stop = true), done) };
+}
+
+const stageRows: string[] = [];
 for (const rate of RATES) {
-  const latencies: number[] = [];
-  const poller = startPoller(latencies);
+  const samples: Sample[] = [];
+  const rounds: number[] = [];
+  const poller = startPoller(samples, rounds);
+  const loads: number[] = [loadavg()[0]];
+  const loadTimer = setInterval(() => loads.push(loadavg()[0]), 5_000);
+  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+  loopDelay.enable();
+  const cpu0 = process.cpuUsage();
   const started = Date.now();
   let spans = 0;
   let tick = 0;
-  // Every 200 ms a batch of runs worth rate/5 spans; the first run of every batch is sampled.
+  // Every 200 ms a batch of runs worth rate/5 spans; its first and last runs are sampled.
   while (Date.now() - started < RATE_SECONDS * 1000) {
-    const runs = runsOf('bench-agent', 'v1', Math.max(1, Math.round(rate / 5 / 4.6)), 0).map((r, i) => ({ ...r, loops: i % 10 === 0 }));
+    const runs = runsOf('bench-agent', 'v1', Math.max(SAMPLES_PER_BATCH, Math.round(rate / 5 / 4.6)), 0).map((r, i) => ({ ...r, loops: i % 10 === 0 }));
     const ids = await sendRuns(runs, { collectorUrl });
-    poller.add(ids[0], Date.now());
+    const sentAt = Date.now();
+    poller.add(ids[0], sentAt);
+    poller.add(ids[ids.length - 1], sentAt);
     spans += spansOf(runs);
     total += runs.length;
     tick += 1;
@@ -98,13 +144,23 @@ for (const rate of RATES) {
     if (wait > 0) await sleep(wait);
   }
   const sentFor = (Date.now() - started) / 1000;
+  loopDelay.disable();
+  const cpu = process.cpuUsage(cpu0);
+  const proc = `this process ${Math.round((cpu.user + cpu.system) / 10 / sentFor / 1000)}% of a core, event loop delay p50 / p99 ${Math.round(loopDelay.percentile(50) / 1e6)} / ${Math.round(loopDelay.percentile(99) / 1e6)} ms`;
   const done = await waitScored(total, 120_000);
   await poller.finish();
-  rows.push(`| ${rate.toLocaleString('en-US')} spans/s for ${RATE_SECONDS} s | ${Math.round(spans / sentFor).toLocaleString('en-US')} | ${done ? 'all' : 'NOT all within 120 s'} | ${Math.round(pct(latencies, 50))} / ${Math.round(pct(latencies, 95))} / ${Math.round(pct(latencies, 99))} ms (${latencies.length} sampled) |`);
+  clearInterval(loadTimer);
+  const latencies = samples.map((x) => x.visibleAt - x.sentAt);
+  const load = `load ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)}`;
+  rows.push(`| ${rate.toLocaleString('en-US')} spans/s for ${RATE_SECONDS} s | ${Math.round(spans / sentFor).toLocaleString('en-US')} | ${done ? 'all' : 'NOT all within 120 s'} | ${Math.round(pct(latencies, 50))} / ${Math.round(pct(latencies, 95))} / ${Math.round(pct(latencies, 99))} ms (${latencies.length} sampled; poll round p50 ${pct(rounds, 50)} ms; ${load}; ${proc}) |`);
   console.log(rows.at(-1));
+  if (stages) {
+    stageRows.push('', `Where the time went at ${rate.toLocaleString('en-US')} spans/s (\`--stages\`: kafkajs and the ClickHouse client timestamped by trace id):`, '', ...stageTable(samples));
+    console.log(stageRows.join('\n'));
+  }
 }
 
-{
+if (!process.argv.includes('--no-max')) {
   const runs = runsOf('bench-agent', 'v2', MAX_RUNS, MAX_RUNS / 10);
   const profileDir = join(import.meta.dirname, '..', '.cache');
   if (cpuProf) mkdirSync(profileDir, { recursive: true });
@@ -137,6 +193,7 @@ const table = [
   '| offered | accepted spans/s | scored | export → scores queryable p50 / p95 / p99 |',
   '|---|---:|---|---|',
   ...rows,
+  ...stageRows,
   '',
 ].join('\n');
 const out = join(import.meta.dirname, 'results', 'e2e.md');

@@ -224,6 +224,12 @@ function createKafkaConsumer(deps: ConsumerDeps): Consumer {
     }
   };
 
+  // A batch's closing commit is sent without holding up the next fetch (it is a broker round trip,
+  // often tens of ms); commits still go one at a time, in order, and shutdown waits for them.
+  let commits: Promise<void> = Promise.resolve();
+  const commitInOrder = (partition: number, lastHandled: string): Promise<void> =>
+    (commits = commits.then(() => commit(partition, lastHandled)).catch((err: unknown) => log.error({ err, partition }, 'offset commit failed')));
+
   const eachBatch = async (payload: EachBatchPayload): Promise<void> => {
     const { batch } = payload;
     const partition = batch.partition;
@@ -244,7 +250,7 @@ function createKafkaConsumer(deps: ConsumerDeps): Consumer {
       for (const raw of batch.messages) {
         if (deferred.size() >= maxInFlight) {
           // Full of unfinished deferred work: fetch nothing more until some finishes (heartbeats go on).
-          if (lastHandled !== null) await commit(partition, lastHandled);
+          if (lastHandled !== null) await commitInOrder(partition, lastHandled);
           await deferred.room();
         }
         if (!payload.isRunning() || payload.isStale() || signal.aborted) break;
@@ -266,14 +272,18 @@ function createKafkaConsumer(deps: ConsumerDeps): Consumer {
         lastHandled = raw.offset;
         lastHandledBy.set(partition, raw.offset);
         if (Date.now() - lastCommitAt >= commitIntervalMs) {
-          await commit(partition, lastHandled);
+          await commitInOrder(partition, lastHandled);
           lastCommitAt = Date.now();
         }
       }
     } finally {
       clearInterval(beat);
     }
-    if (lastHandled !== null) await commit(partition, lastHandled);
+    if (lastHandled !== null) {
+      const committing = commitInOrder(partition, lastHandled);
+      // On shutdown, disconnect() waits for this batch: its commit lands before the consumer leaves.
+      if (abort.signal.aborted || !payload.isRunning()) await committing;
+    }
     // Rethrown so kafkajs rejoins the group; the partition may now belong to another member.
     // (The cast undoes TypeScript's narrowing: the interval callback may have set it.)
     const lostMembership = heartbeatError as Error | null;
@@ -299,7 +309,7 @@ function createKafkaConsumer(deps: ConsumerDeps): Consumer {
         // A handler may finish its work after it returned (committableOffset holds the commit
         // back meanwhile): commit what became committable even when no new record arrives.
         commitTimer = setInterval(() => {
-          for (const [partition, last] of lastHandledBy) void commit(partition, last);
+          for (const [partition, last] of lastHandledBy) void commitInOrder(partition, last);
         }, commitIntervalMs);
         commitTimer.unref();
         lagMonitor?.start();
@@ -324,7 +334,7 @@ function createKafkaConsumer(deps: ConsumerDeps): Consumer {
             // Deferred work in hand finishes (retry waits end at once) and commits what it allows;
             // what is unfinished stays uncommitted.
             await deferred.drained();
-            for (const [partition, last] of lastHandledBy) await commit(partition, last);
+            for (const [partition, last] of lastHandledBy) await commitInOrder(partition, last);
             // disconnect() waits for the batch in hand, which commits what it handled.
             await consumer.disconnect().catch((err: unknown) => log.warn({ err }, 'consumer disconnect failed'));
             await dlqProducer.disconnect().catch((err: unknown) => log.warn({ err }, 'dead-letter producer disconnect failed'));

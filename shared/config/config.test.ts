@@ -28,7 +28,8 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ TRACECHECK_SPILL_SEGMENT_BYTES: '100' })).toThrow(/TRACECHECK_SPILL_SEGMENT_BYTES: Too small/);
   });
 
-  it('scores 1024 units at once unless told otherwise (store batches of up to 500)', () => {
+  it('lets a scorer hold 1,024 units at once unless told otherwise', () => {
+    // 256 filled up behind a slow ClickHouse at 2,000 spans/s and stopped the units consumer.
     expect(loadConfig({}).scorerConcurrency).toBe(1024);
     expect(loadConfig({ TRACECHECK_SCORER_CONCURRENCY: '16' }).scorerConcurrency).toBe(16);
   });

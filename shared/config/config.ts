@@ -33,7 +33,8 @@ export const ConfigSchema = z
     TRACECHECK_JUDGE_TIMEOUT_MS: positiveInt.default(30_000),
     TRACECHECK_JUDGE_CONCURRENCY: positiveInt.default(4),
     // Two store batches share these in turn (one written while the next gathers): 1024 gives batches
-    // of up to 500 units; at 256 they were about 128, and DuckDB spent a third more CPU a unit.
+    // of up to 500 units; at 256 they were about 128, and DuckDB spent a third more CPU a unit. On
+    // ClickHouse a window of 256 filled behind slow INSERTs at 2,000 spans/s and stopped the consumer.
     TRACECHECK_SCORER_CONCURRENCY: positiveInt.default(1024),
     TRACECHECK_JUDGE_RATE_PER_MINUTE: positiveInt.default(600),
     TRACECHECK_JUDGE_DEADLINE_MS: positiveInt.default(120_000),

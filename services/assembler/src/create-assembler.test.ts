@@ -7,7 +7,7 @@ import { RetriableError } from '../../../shared/errors/index.ts';
 import { createSilentLogger } from '../../../shared/logging/index.ts';
 import { createTestSpan } from '../../../test/helpers/span-factory.ts';
 import { assembleTrace, type TraceParts } from './assemble-trace.ts';
-import { createAssembler } from './create-assembler.ts';
+import { createAssembler, defaultTickMs } from './create-assembler.ts';
 
 const log = createSilentLogger();
 
@@ -162,5 +162,16 @@ describe('assembler dead-letter path', () => {
     expect(readdirSync(join(parent, own))).not.toContain('0.seg');
     await assembler.shutdown();
     expect(readdirSync(parent)).toEqual([]);
+  });
+});
+
+describe('assembler tick', () => {
+  it('looks for closed traces every tenth of the shortest grace, between 10 ms and 1 s', () => {
+    // The defaults (grace 2 s, complete-trace grace 200 ms): a complete trace waits at most 20 ms more.
+    expect(defaultTickMs(2_000, 200)).toBe(20);
+    expect(defaultTickMs(2_000, undefined)).toBe(20);
+    expect(defaultTickMs(300, 250)).toBe(25);
+    expect(defaultTickMs(50, 20)).toBe(10);
+    expect(defaultTickMs(60_000, 30_000)).toBe(1_000);
   });
 });

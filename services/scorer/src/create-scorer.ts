@@ -15,7 +15,7 @@ export interface ScorerOptions extends ScoreUnitDeps {
   scoresTopic: string;
   groupId: string;
   log: Logger;
-  /** Units scored at once (judge calls of different units overlap; store writes are batched across them). Default 256 (the pipeline passes TRACECHECK_SCORER_CONCURRENCY). */
+  /** Units scored at once (judge calls of different units overlap; store writes are batched across them). Default 1,024 (a slow store then holds bigger batches, not a full window that stops the consumer). */
   maxConcurrentUnits?: number;
   /** Units per store write, at most. Default 500. */
   maxBatchUnits?: number;
@@ -140,7 +140,7 @@ export function createScorer(options: ScorerOptions): Component {
   const consumer = options.bus.createConsumer({
     topic: options.unitsTopic,
     groupId: options.groupId,
-    maxInFlight: options.maxConcurrentUnits ?? 256,
+    maxInFlight: options.maxConcurrentUnits ?? 1024,
     handle: (message) => {
       try {
         const unit = parseUnit(message);

@@ -97,6 +97,24 @@ export function describeRevisionContract(label: string, harness: StoreHarness): 
       expect((await store.getUnit(v1.unit_id))?.model_output).toBe('b');
     });
 
+    it('numbers revisions of one unit written by concurrent writes in the order of the calls, beside a concurrent write of another unit', async () => {
+      const v1 = makeUnit({ model_output: 'first' });
+      const v2 = { ...v1, model_output: 'second' };
+      const other = makeUnit();
+      const results = await Promise.all([store.writeUnits([v1]), store.writeUnits([other]), store.writeUnits([v2])]);
+      expect(results).toEqual([
+        [{ unit_id: v1.unit_id, revision: 1, fresh: true, latest: true }],
+        [{ unit_id: other.unit_id, revision: 1, fresh: true, latest: true }],
+        [{ unit_id: v1.unit_id, revision: 2, fresh: true, latest: true }],
+      ]);
+      expect((await store.listUnitRevisions(v1.unit_id)).map((r) => [r.revision, r.model_output_hash])).toEqual([
+        [1, unitFingerprint(v1).model_output_hash],
+        [2, unitFingerprint(v2).model_output_hash],
+      ]);
+      expect((await store.getUnit(v1.unit_id))?.model_output).toBe('second');
+      expect(await store.getUnit(other.unit_id)).toEqual(other);
+    });
+
     it("refuses another project's unit with an existing id and leaves the owner's unit and scores as they were", async () => {
       const c = check();
       const owner = makeUnit({ project: 'shop', model_output: 'owned' });

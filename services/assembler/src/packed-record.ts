@@ -1,14 +1,19 @@
 import { deflateSync, inflateSync } from 'node:zlib';
 
 /**
- * A record held while its trace (or session) is open, as compact JSON in UTF-8, deflated when it
- * is large: a span with a model call's messages deflates to about 40% of its JSON. Records are
- * parsed back once, when the trace is assembled. The form is private to this process (spilled to
- * a file it deletes, never stored or sent), so the dictionary may change freely.
+ * A record held while its trace (or session) is open, as compact JSON in UTF-8, deflated only when
+ * it is very large. Records are parsed back once, when the trace is assembled. The form is private
+ * to this process (spilled to a file it deletes, never stored or sent), so the dictionary may change freely.
  */
 
-/** Below this many JSON characters a record is kept as is: deflating would gain little and cost a zlib call. */
-const DEFLATE_FROM_CHARS = 768;
+/**
+ * Below this many JSON characters a record is kept as is. The records live in spill files, not on
+ * the heap, so deflating a usual span (1–3 KB, to about a fifth) saves only disk and page cache,
+ * for 30–40 µs of main-thread CPU a span (a zlib stream set up per call) against 5–10 µs as JSON
+ * (2026-11-23, bench/results/e2e.md). A record this large (a long history re-sent) is deflated:
+ * there the bytes saved are worth the call.
+ */
+const DEFLATE_FROM_CHARS = 64 * 1024;
 
 /** Strings every span envelope repeats: deflate refers back to them instead of spelling them out. */
 const DICTIONARY = Buffer.from(

@@ -1,0 +1,59 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createInMemoryBus, type BusMessage } from '../../../shared/bus/index.ts';
+import { createSilentLogger } from '../../../shared/logging/index.ts';
+import { createTestUnit } from '../../../test/helpers/unit-factory.ts';
+import { createSessionAssembler } from './create-session-assembler.ts';
+
+const log = createSilentLogger();
+
+async function waitUntil(cond: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+describe('session assembler: routing trace units', () => {
+  const cleanups: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c();
+  });
+
+  it('dead-letters a record that is not a unit with the reason, and routes the valid trace units around it into their session', async () => {
+    const bus = createInMemoryBus({ log, retryBackoff: { initialDelayMs: 5, maxDelayMs: 20 } });
+    const sessions = createSessionAssembler({ bus, unitsTopic: 'units', sessionsTopic: 'sessions', groupId: 'sessions', idleMs: 50, tickMs: 10, log });
+    await sessions.start();
+    cleanups.push(() => sessions.shutdown());
+    const dead: BusMessage[] = [];
+    const published: BusMessage[] = [];
+    for (const [topic, into] of [['units.dlq', dead], ['units', published]] as const) {
+      const reader = bus.createConsumer({ topic, groupId: `reader-${topic}`, handle: (m) => Promise.resolve(void into.push(m)) });
+      await reader.start();
+      cleanups.push(() => reader.shutdown());
+    }
+    const producer = bus.createProducer();
+    await producer.start();
+    cleanups.push(() => producer.shutdown());
+
+    const first = createTestUnit(1, { conversation_id: 'conv-1' });
+    const second = createTestUnit(2, { conversation_id: 'conv-1' });
+    await producer.send('units', [
+      { key: first.unit_id, value: JSON.stringify(first) },
+      { key: 'span-1', value: JSON.stringify({ schema_version: 1, kind: 'span', trace_id: 'a'.repeat(32) }) },
+      { key: 'garbage', value: 'not json' },
+      { key: second.unit_id, value: JSON.stringify(second) },
+    ]);
+
+    await waitUntil(() => dead.length === 2 && published.some((m) => m.key === 'session:conv-1'), 5_000, 'the dead letters and the session unit');
+    expect(dead.map((m) => [m.key, m.headers?.['error-name']])).toEqual([
+      ['span-1', 'PermanentError'],
+      ['garbage', 'PermanentError'],
+    ]);
+    expect(dead[0].headers?.error).toBe('record is not a unit v1: unit_id: Invalid input: expected string, received undefined; kind: Invalid option: expected one of "trace"|"session"; conversation_id: Invalid input: expected string, received undefined');
+    expect(dead[1].headers?.error).toMatch(/^record is not JSON: /);
+    const session = JSON.parse(published.find((m) => m.key === 'session:conv-1')!.value) as { trace_ids: string[] };
+    // In order of start: createTestUnit(2) started 1 ms before createTestUnit(1).
+    expect(session.trace_ids).toEqual([second.unit_id, first.unit_id]);
+  });
+});

@@ -28,6 +28,12 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ TRACECHECK_SPILL_SEGMENT_BYTES: '100' })).toThrow(/TRACECHECK_SPILL_SEGMENT_BYTES: Too small/);
   });
 
+  it('caps the memory of DuckDB at 256MB unless told otherwise, and refuses what is not a size', () => {
+    expect(loadConfig({}).duckdbMemoryLimit).toBe('256MB');
+    expect(loadConfig({ TRACECHECK_DUCKDB_MEMORY_LIMIT: '1GiB' }).duckdbMemoryLimit).toBe('1GiB');
+    expect(() => loadConfig({ TRACECHECK_DUCKDB_MEMORY_LIMIT: "256MB'; DROP TABLE units" })).toThrow(/TRACECHECK_DUCKDB_MEMORY_LIMIT: a size such as 256MB or 1GiB/);
+  });
+
   it('lets a scorer hold 1,024 units at once unless told otherwise', () => {
     // 256 filled up behind a slow ClickHouse at 2,000 spans/s and stopped the units consumer.
     expect(loadConfig({}).scorerConcurrency).toBe(1024);

@@ -23,6 +23,12 @@ export interface DuckDbStoreOptions {
   /** A file path (its directory is created if missing) or `:memory:`. */
   path: string;
   log: Logger;
+  /**
+   * DuckDB's memory limit, e.g. `256MB` (its buffer pool: cached pages of the file and query
+   * state; past it DuckDB evicts pages or spills to a temp file). Default: DuckDB's own, 80% of RAM,
+   * which lets the cache grow with the file for as long as the process runs.
+   */
+  memoryLimit?: string;
 }
 
 // Values are bound ($1, …) or appended, never spliced; the only text in SQL is constant names.
@@ -300,7 +306,7 @@ export function createDuckDbStore(options: DuckDbStoreOptions): Store {
     if (connection) return connection;
     opening ??= (async () => {
       if (options.path !== ':memory:') await mkdir(dirname(options.path), { recursive: true });
-      instance = await DuckDBInstance.create(options.path);
+      instance = await DuckDBInstance.create(options.path, options.memoryLimit ? { memory_limit: options.memoryLimit } : {});
       connection = await instance.connect();
       return connection;
     })().catch((err: unknown) => {

@@ -1,18 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createInMemoryBus, type BusMessage } from '../../../shared/bus/index.ts';
 import { createSilentLogger } from '../../../shared/logging/index.ts';
+import { waitFor } from '../../../test/helpers/infra.ts';
 import { createTestUnit } from '../../../test/helpers/unit-factory.ts';
 import { createSessionAssembler } from './create-session-assembler.ts';
 
 const log = createSilentLogger();
-
-async function waitUntil(cond: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 describe('session assembler: routing trace units', () => {
   const cleanups: Array<() => Promise<void>> = [];
@@ -45,7 +38,7 @@ describe('session assembler: routing trace units', () => {
       { key: second.unit_id, value: JSON.stringify(second) },
     ]);
 
-    await waitUntil(() => dead.length === 2 && published.some((m) => m.key === 'session:conv-1'), 5_000, 'the dead letters and the session unit');
+    await waitFor(() => dead.length === 2 && published.some((m) => m.key === 'session:conv-1'), { timeoutMs: 5_000, intervalMs: 10, description: 'the dead letters and the session unit' });
     expect(dead.map((m) => [m.key, m.headers?.['error-name']])).toEqual([
       ['span-1', 'PermanentError'],
       ['garbage', 'PermanentError'],

@@ -26,12 +26,14 @@ fi
 
 node -e '
 const fs = require("node:fs");
-let passed = 0, failed = 0;
+let passed = 0, failed = 0, failedFiles = 0;
 for (const f of [".cache/vitest-unit.json", ".cache/vitest-integration.json"]) {
   if (!fs.existsSync(f)) continue;
   const r = JSON.parse(fs.readFileSync(f, "utf8"));
   passed += r.numPassedTests; failed += r.numFailedTests;
+  // A file whose hooks failed (beforeAll, a server that would not start) fails no test of its own.
+  failedFiles += (r.testResults ?? []).filter((t) => t.status === "failed" && (t.assertionResults ?? []).every((a) => a.status !== "failed")).length;
 }
-console.log(`tests: ${passed} passed, ${failed} failed`);
+console.log(`tests: ${passed} passed, ${failed} failed` + (failedFiles ? `; ${failedFiles} test file(s) failed outside their tests` : ""));
 '
 exit "$status"

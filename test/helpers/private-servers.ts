@@ -144,7 +144,8 @@ export async function startPrivateKafka(options: { startTimeoutMs?: number; /** 
   );
   writeFileSync(join(dir, 'log4j.properties'), ['log4j.rootLogger=WARN, stdout', 'log4j.appender.stdout=org.apache.log4j.ConsoleAppender', 'log4j.appender.stdout.layout=org.apache.log4j.PatternLayout', 'log4j.appender.stdout.layout.ConversionPattern=[%d] %p %m (%c)%n', ''].join('\n'));
   const java = (main: string, ...args: string[]): string[] => ['-Xms128m', '-Xmx512m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-Djava.awt.headless=true', `-Dlog4j.configuration=file:${join(dir, 'log4j.properties')}`, '-cp', `${libs}/*`, main, ...args];
-  await runToEnd('java', java('kafka.tools.StorageTool', 'format', '--ignore-formatted', '-t', randomBytes(16).toString('base64url'), '-c', props), dir, logFile, 60_000);
+  // `--cluster-id=` form: a base64url id may start with '-', which the tool would read as an option.
+  await runToEnd('java', java('kafka.tools.StorageTool', 'format', '--ignore-formatted', `--cluster-id=${randomBytes(16).toString('base64url')}`, '-c', props), dir, logFile, 60_000);
   const brokers = [`127.0.0.1:${port}`];
   let child: ChildProcess | null = null;
   const start = async (): Promise<void> => {

@@ -50,11 +50,14 @@ function rssMb(pid: number): number {
  * From tracecheck's own metrics: the JS heap in use (the rest of RSS is heap capacity, DuckDB,
  * buffers), and what the bus holds in memory and on disk over all topics.
  */
-async function ownMetrics(): Promise<{ heapMb: number; busInMemory: number; busLogMb: number }> {
+async function ownMetrics(): Promise<{ heapMb: number; heapTotalMb: number; duckMb: number; busInMemory: number; busLogMb: number }> {
   const text = await (await fetch(`${api}/metrics`)).text();
-  const m = /^tracecheck_nodejs_heap_size_used_bytes (\S+)$/m.exec(text);
+  const one = (name: string): number => {
+    const x = new RegExp(`^${name} (\\S+)$`, 'm').exec(text);
+    return x ? Number(x[1]) / 2 ** 20 : Number.NaN;
+  };
   const sum = (name: string): number => [...text.matchAll(new RegExp(`^${name}\\{[^}]*\\} (\\S+)$`, 'gm'))].reduce((n, x) => n + Number(x[1]), 0);
-  return { heapMb: m ? Number(m[1]) / 2 ** 20 : Number.NaN, busInMemory: sum('tracecheck_bus_records_in_memory'), busLogMb: sum('tracecheck_bus_log_bytes') / 2 ** 20 };
+  return { heapMb: one('tracecheck_nodejs_heap_size_used_bytes'), heapTotalMb: one('tracecheck_nodejs_heap_size_total_bytes'), duckMb: one('tracecheck_store_memory_bytes'), busInMemory: sum('tracecheck_bus_records_in_memory'), busLogMb: sum('tracecheck_bus_log_bytes') / 2 ** 20 };
 }
 
 async function scoredUnits(): Promise<number> {
@@ -70,7 +73,7 @@ for (let i = 0; ; i++) {
   await sleep(100);
 }
 
-const samples: Array<{ s: number; rssMb: number; heapMb: number; busInMemory: number; busLogMb: number; sentSpans: number; scored: number; load: number }> = [];
+const samples: Array<{ s: number; rssMb: number; heapMb: number; heapTotalMb: number; duckMb: number; busInMemory: number; busLogMb: number; sentSpans: number; scored: number; load: number }> = [];
 const spansOf = (runs: readonly RunSpec[]): number => runs.reduce((n, r) => n + (r.loops ? 10 : 4), 0);
 const started = Date.now();
 let sent = 0;
@@ -81,7 +84,7 @@ const sampler = (async () => {
     if (at > Date.now()) await sleep(at - Date.now());
     samples.push({ s: k * 10, rssMb: rssMb(child.pid!), ...(await ownMetrics()), sentSpans: sent, scored: await scoredUnits(), load: loadavg()[0] });
     const last = samples.at(-1)!;
-    console.log(`${last.s} s: RSS ${last.rssMb.toFixed(0)} MB, heap used ${last.heapMb.toFixed(0)} MB, bus ${last.busInMemory} records in memory, ${last.busLogMb.toFixed(1)} MB on disk, ${last.sentSpans} spans sent, ${last.scored} runs scored, load ${last.load.toFixed(1)}`);
+    console.log(`${last.s} s: RSS ${last.rssMb.toFixed(0)} MB, heap used ${last.heapMb.toFixed(0)} of ${last.heapTotalMb.toFixed(0)} MB, DuckDB ${last.duckMb.toFixed(0)} MB, bus ${last.busInMemory} records in memory, ${last.busLogMb.toFixed(1)} MB on disk, ${last.sentSpans} spans sent, ${last.scored} runs scored, load ${last.load.toFixed(1)}`);
   }
 })();
 
@@ -107,11 +110,13 @@ const table = [
   '',
   `Offered ${rate.toLocaleString('en-US')} spans/s for ${minutes} min; accepted ${Math.round(sent / sentFor).toLocaleString('en-US')} spans/s (${runs.toLocaleString('en-US')} runs). Load generator in another process on the same cores; 1-min load average ${samples.map((x) => x.load).reduce((a, b) => Math.min(a, b)).toFixed(1)}–${samples.map((x) => x.load).reduce((a, b) => Math.max(a, b)).toFixed(1)} during the run.`,
   '',
-  '| time | RSS | JS heap used | bus: records in memory | bus: log on disk | spans sent | runs scored |',
-  '|---|---:|---:|---:|---:|---:|---:|',
-  ...marks.map((s) => at(s)).map((x) => `| ${x.s / 60} min | ${x.rssMb.toFixed(0)} MB | ${x.heapMb.toFixed(0)} MB | ${x.busInMemory.toLocaleString('en-US')} | ${x.busLogMb.toFixed(1)} MB | ${x.sentSpans.toLocaleString('en-US')} | ${x.scored.toLocaleString('en-US')} |`),
+  '| time | RSS | JS heap used / total | DuckDB buffer pool | bus: records in memory | bus: log on disk | spans sent | runs scored |',
+  '|---|---:|---:|---:|---:|---:|---:|---:|',
+  ...marks.map((s) => at(s)).map((x) => `| ${x.s / 60} min | ${x.rssMb.toFixed(0)} MB | ${x.heapMb.toFixed(0)} / ${x.heapTotalMb.toFixed(0)} MB | ${x.duckMb.toFixed(0)} MB | ${x.busInMemory.toLocaleString('en-US')} | ${x.busLogMb.toFixed(1)} MB | ${x.sentSpans.toLocaleString('en-US')} | ${x.scored.toLocaleString('en-US')} |`),
   '',
   `Every 10 s (MB): ${samples.map((x) => x.rssMb.toFixed(0)).join(' ')}`,
+  '',
+  `DuckDB every 10 s (MB): ${samples.map((x) => x.duckMb.toFixed(0)).join(' ')}`,
   '',
 ].join('\n');
 const out = join(import.meta.dirname, 'results', 'embedded-soak.md');

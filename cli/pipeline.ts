@@ -84,6 +84,7 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
   if (store) components.push(store);
   const metrics = createMetrics();
   if (busHoldings) metrics.observeBus(busHoldings);
+  if (store?.memoryBytes) metrics.observeStoreMemory(store.memoryBytes.bind(store));
   const lag = createConsumerLagReporter({ metrics, log, nowMs: Date.now, behindRecords: config.lagBehindRecords });
   const onLag = (measured: ConsumerLag): void => lag.record(measured);
 

@@ -21,8 +21,11 @@ export interface Metrics {
   busRecordsInMemory: Gauge<'topic'>;
   busRecordsUnread: Gauge<'topic'>;
   busLogBytes: Gauge<'topic'>;
+  storeMemoryBytes: Gauge;
   /** Where the in-process bus's gauges are read from at each scrape (embedded mode; Kafka has none). */
   observeBus(holdings: () => readonly TopicHoldings[]): void;
+  /** Where the store's memory gauge is read from at each scrape (DuckDB in embedded mode). */
+  observeStoreMemory(read: () => Promise<number>): void;
 }
 
 export const METRICS_CONTENT_TYPE = Registry.PROMETHEUS_CONTENT_TYPE;
@@ -32,6 +35,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
   if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry, prefix: 'tracecheck_' });
   const registers = [registry];
   let busHoldings: () => readonly TopicHoldings[] = () => [];
+  let storeMemory: (() => Promise<number>) | null = null;
   const busGauge = (name: string, help: string, pick: (h: TopicHoldings) => number): Gauge<'topic'> =>
     new Gauge({
       name,
@@ -59,8 +63,25 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     busRecordsInMemory: busGauge('tracecheck_bus_records_in_memory', 'Records the in-process bus holds in memory, per topic (on disk: those a running consumer has not read yet)', (h) => h.inMemory),
     busRecordsUnread: busGauge('tracecheck_bus_records_unread', 'Records of a topic some consumer group has not read yet (the in-process bus refuses sends past 100,000)', (h) => h.unread),
     busLogBytes: busGauge('tracecheck_bus_log_bytes', "Bytes of the in-process bus's log segments on disk, per topic (what some group has not committed, plus up to a segment per partition)", (h) => h.onDiskBytes),
+    storeMemoryBytes: new Gauge({
+      name: 'tracecheck_store_memory_bytes',
+      help: "Bytes DuckDB's buffer pool holds in this process (embedded mode; capped by TRACECHECK_DUCKDB_MEMORY_LIMIT)",
+      registers,
+      async collect() {
+        if (!storeMemory) return;
+        // A scrape must not fail because the store is busy shutting down: the gauge keeps its last value.
+        try {
+          this.set(await storeMemory());
+        } catch {
+          /* keep the last value */
+        }
+      },
+    }),
     observeBus(holdings) {
       busHoldings = holdings;
+    },
+    observeStoreMemory(read) {
+      storeMemory = read;
     },
   };
 }

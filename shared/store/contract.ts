@@ -59,6 +59,8 @@ export interface Store extends Component, QueryStore {
    * (the scorer's start-up sweep); on ClickHouse such a scan is too costly to run at every start.
    */
   unscoredUnitIds?(afterId: string, limit: number): Promise<string[]>;
+  /** Bytes the store's engine holds in this process's memory (DuckDB's buffer pool); absent for a server. */
+  memoryBytes?(): Promise<number>;
 }
 
 export interface ScoredUnit {

@@ -446,6 +446,12 @@ export function createDuckDbStore(options: DuckDbStoreOptions): Store {
       return rows.map((r) => rowToUnitRevision(r, log));
     },
 
+    async memoryBytes() {
+      if (!connection) return 0; // not opened yet (or shut down): nothing held
+      const rows = await serialized('memoryBytes', async (c) => (await c.runAndReadAll('SELECT sum(memory_usage_bytes) AS n FROM duckdb_memory()')).getRowObjectsJS());
+      return Number(rows[0]?.n ?? 0);
+    },
+
     async unscoredUnitIds(afterId: string, limit: number) {
       await ensureMigrated();
       const rows = await serialized('unscoredUnitIds', async (c) =>

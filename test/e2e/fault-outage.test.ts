@@ -129,7 +129,7 @@ describe('outages under load (Kafka + ClickHouse, one process per service)', () 
     expect(sent.spansAcknowledged).toBe(RUNS * SPANS_PER_RUN);
     expect(sent.tracesAcknowledged.size).toBe(RUNS);
 
-    const counts = await waitAllScored(env, sent, [probeTraceId], 150_000);
+    const counts = await waitAllScored(env, sent, [probeTraceId], 180_000);
     const [unitRecords, scoreRecords, probeScores] = await Promise.all([
       topicRecords(kafka.brokers, `${env.TRACECHECK_KAFKA_PREFIX}.units`),
       topicRecords(kafka.brokers, `${env.TRACECHECK_KAFKA_PREFIX}.scores`),
@@ -138,7 +138,8 @@ describe('outages under load (Kafka + ClickHouse, one process per service)', () 
     // The probe was answered 503 (not accepted); its produce may still have landed after the broker returned: at least once.
     report(`kafka outage`, { ...printable(counts), unitRecords, scoreRecords, probeScoreRows: probeScores, allScoredAfterMs: Date.now() - t0 });
     expect([0, CHECKS.length]).toContain(probeScores);
-  });
+    // Longer than the waits inside (outage ~35–55 s, then up to 180 s to score): a slow recovery fails with its counts, not a bare timeout.
+  }, 270_000);
 
   it('ClickHouse stopped for 60 s under load: consumption pauses and resumes, no score lost, lag recovers', async () => {
     const t0 = Date.now();
@@ -211,7 +212,8 @@ describe('outages under load (Kafka + ClickHouse, one process per service)', () 
     expect(behindLines.length).toBeGreaterThanOrEqual(1);
     const times = behindLines.map((r) => Number(r.time));
     for (let i = 1; i < times.length; i++) expect(times[i] - times[i - 1]).toBeGreaterThanOrEqual(60_000);
-  });
+    // Longer than the waits inside (outage 60 s, then up to 120 s to score and 30 s for the lag): a slow recovery fails with its counts.
+  }, 300_000);
 });
 
 function probeRequest(traceId: string) {

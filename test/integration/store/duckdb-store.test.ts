@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createSilentLogger } from '../../../shared/logging/index.ts';
+import { createMetrics } from '../../../shared/metrics/index.ts';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { createDuckDbStore, type Store } from '../../../shared/store/index.ts';
 import { describeMonitoringContract } from './monitoring-contract.ts';
@@ -92,6 +93,23 @@ describe('duckdb store on a file', () => {
     await second.start();
     await expectLegacyMigrated(second, unit, score);
     await second.shutdown();
+  });
+
+  it("reports the bytes DuckDB's buffer pool holds, within its memory limit, as a metric", async () => {
+    const base = await mkdtemp(join(tmpdir(), 'tracecheck-duckdb-mem-'));
+    dirs.push(base);
+    const store = createDuckDbStore({ path: join(base, 'db.duckdb'), log: createSilentLogger(), memoryLimit: '16MB' });
+    expect(await store.memoryBytes!()).toBe(0); // not opened: nothing held
+    await store.start();
+    await store.writeUnits(Array.from({ length: 300 }, () => makeUnit({ model_output: 'x'.repeat(2_000) })));
+    const held = await store.memoryBytes!();
+    expect(held).toBeGreaterThan(0);
+    expect(held).toBeLessThanOrEqual(16 * 2 ** 20);
+    const metrics = createMetrics({ defaultMetrics: false });
+    metrics.observeStoreMemory(() => store.memoryBytes!());
+    const line = (await metrics.registry.metrics()).split('\n').find((l) => l.startsWith('tracecheck_store_memory_bytes '));
+    expect(line).toBe(`tracecheck_store_memory_bytes ${held}`);
+    await store.shutdown();
   });
 
   it('serializes concurrent writes and reads on one connection', async () => {

@@ -1,6 +1,7 @@
 import type { Unit } from '../../../shared/schemas/index.ts';
 import { createHeldRecords, type HeldRecords } from './held-records.ts';
 import { createOffsetHeap } from './offset-heap.ts';
+import { SmallMap } from './small-map.ts';
 import { createMemoryByteStore } from './spill-store.ts';
 
 interface OpenSession {
@@ -8,10 +9,10 @@ interface OpenSession {
   conversationId: string;
   project: string | undefined;
   /** Held outside the heap (see held-records.ts): a session stays open for `idleMs` (15 minutes by default), so many are. */
-  traces: Map<string, number>;
+  traces: SmallMap<string, number>;
   /** The session unit published before, when a later trace re-opened it. */
   previous: number | null;
-  firstOffsets: Map<number, bigint>;
+  firstOffsets: SmallMap<number, bigint>;
   lastSeenMs: number;
   ended: boolean;
   emitting: boolean;
@@ -75,7 +76,7 @@ export function createSessionBuffer(options: {
         records.drop(id);
         throw err;
       }
-      s = { key, conversationId, project: unit.project, traces: new Map(), previous: before, firstOffsets: new Map(), lastSeenMs: nowMs, ended: false, emitting: false };
+      s = { key, conversationId, project: unit.project, traces: new SmallMap(), previous: before, firstOffsets: new SmallMap(), lastSeenMs: nowMs, ended: false, emitting: false };
       closed.delete(key);
       open.set(key, s);
     }

@@ -29,7 +29,7 @@ export function createStore(config: Config, log: Logger): Store {
   }
   const dir = resolve(config.dataDir);
   mkdirSync(dir, { recursive: true });
-  return createDuckDbStore({ path: join(dir, 'tracecheck.duckdb'), log: log.child({ component: 'duckdb' }), memoryLimit: config.duckdbMemoryLimit });
+  return createDuckDbStore({ path: join(dir, 'tracecheck.duckdb'), log: log.child({ component: 'duckdb' }), memoryLimit: config.duckdbMemoryLimit ?? undefined });
 }
 
 /**

@@ -47,8 +47,9 @@ function rssMb(pid: number): number {
 }
 
 /**
- * From tracecheck's own metrics: the JS heap in use (the rest of RSS is heap capacity, DuckDB,
- * buffers), and what the bus holds in memory and on disk over all topics.
+ * From tracecheck's own metrics: the JS heap in use and its capacity, DuckDB's buffer pool (the
+ * rest of RSS is Node, DuckDB's other allocations, buffers), and what the bus holds in memory and
+ * on disk over all topics.
  */
 async function ownMetrics(): Promise<{ heapMb: number; heapTotalMb: number; duckMb: number; busInMemory: number; busLogMb: number }> {
   const text = await (await fetch(`${api}/metrics`)).text();

@@ -105,7 +105,6 @@ export interface Config {
   lagBehindRecords: number;
   clickhouse: { url: string; database: string; user: string; password: string } | null;
   dataDir: string;
-  /** DuckDB's memory limit in embedded mode (its page cache and query state). */
   /** DuckDB's memory limit in embedded mode; null: DuckDB's own (80% of RAM). */
   duckdbMemoryLimit: string | null;
   /**

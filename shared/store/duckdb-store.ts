@@ -24,9 +24,10 @@ export interface DuckDbStoreOptions {
   path: string;
   log: Logger;
   /**
-   * DuckDB's memory limit, e.g. `256MB` (its buffer pool: cached pages of the file and query
-   * state; past it DuckDB evicts pages or spills to a temp file). Default: DuckDB's own, 80% of RAM,
-   * which lets the cache grow with the file for as long as the process runs.
+   * DuckDB's memory limit, e.g. `1GB` (its buffer pool: the primary-key indexes, which stay in
+   * memory and grow with the rows, cached pages of the file and query state; past it DuckDB evicts
+   * pages or spills to a temp file, and writes slow to a crawl once the indexes no longer fit).
+   * Default: DuckDB's own, 80% of RAM.
    */
   memoryLimit?: string;
 }

@@ -25,7 +25,7 @@ function serviceCommand(name: ServiceName, summary: string, detail: string): Cli
   return {
     name,
     summary,
-    usage: `usage: tracecheck ${name}\n\n${summary}\n\n${detail}\nConfiguration comes from the environment (README.md, "Configuration").`,
+    usage: `usage: tracecheck ${name}\n\n${summary}\n\n${detail}\nConfiguration comes from the environment (docs/configuration.md).`,
     run: (argv, io) => runOne(name, argv, io),
   };
 }

@@ -19,6 +19,7 @@ describe('the declared topology', () => {
     expect(by('session router')).toMatchObject({ service: 'assembler', in: ['units'], out: ['sessions'] });
     expect(by('session aggregator')).toMatchObject({ service: 'assembler', in: ['sessions'], out: ['units'] });
     expect(by('scorer')).toMatchObject({ in: ['units'] });
+    expect(by('unscored sweep')).toMatchObject({ service: 'scorer', in: ['store'], out: ['units'], onlyWith: 'duckdb' });
   });
 
   it('gives each process the topics its stages touch', () => {

@@ -18,9 +18,12 @@ export interface StageFlow {
   /**
    * What the stage looks up beside its input, when a store is configured for it (always in the
    * embedded mode; on Kafka only with ClickHouse): the collector the API keys, the session
-   * aggregator a session unit published before a restart.
+   * aggregator a session unit published before a restart, the scorer monitors, your checks and
+   * simulation records.
    */
   lookups?: readonly Outside[];
+  /** Set when the stage runs only with this store: the scorer's sweep of unscored units only on DuckDB. */
+  onlyWith?: 'duckdb';
 }
 
 const TOPIC_KEYS: ReadonlySet<string> = new Set<TopicKey>(['spans', 'units', 'sessions', 'scores']);
@@ -34,7 +37,10 @@ export function isTopic(port: Port): port is TopicKey {
  * in-process bus + DuckDB), where only the adapters differ. The session loop: trace units go back
  * through the session router (re-keyed by conversation) to the session aggregator, whose session
  * units join the trace units on the units topic, where the scorer reads both. Every topic a stage
- * reads also has a dead-letter topic `<topic>.dlq` (the bus's, for records it cannot handle).
+ * reads also has a dead-letter topic `<topic>.dlq` (the bus's, for records it cannot handle). On
+ * DuckDB, a unit stored without its scores (a crash between the two writes) goes back on the units
+ * topic at the scorer's start. The API also writes to the store (alert rules, monitors, checks,
+ * simulation records), and the alerter its rules' state.
  * The README's architecture picture is rendered from this (`npm run docs:architecture`).
  */
 export const TOPOLOGY: readonly StageFlow[] = [
@@ -42,7 +48,8 @@ export const TOPOLOGY: readonly StageFlow[] = [
   { stage: 'trace assembler', service: 'assembler', in: ['spans'], out: ['units'] },
   { stage: 'session router', service: 'assembler', in: ['units'], out: ['sessions'] },
   { stage: 'session aggregator', service: 'assembler', in: ['sessions'], out: ['units'], lookups: ['store'] },
-  { stage: 'scorer', service: 'scorer', in: ['units'], out: ['store', 'scores'] },
+  { stage: 'scorer', service: 'scorer', in: ['units'], out: ['store', 'scores'], lookups: ['store'] },
+  { stage: 'unscored sweep', service: 'scorer', in: ['store'], out: ['units'], onlyWith: 'duckdb' },
   { stage: 'api', service: 'api', in: ['store'], out: ['http'] },
   { stage: 'alerter', service: 'alerter', in: ['store'], out: ['notify'] },
 ];

@@ -12,11 +12,13 @@ describe('renderArchitecture', () => {
     const topology: StageFlow[] = [
       { stage: 'collector', service: 'collector', in: ['otlp'], out: ['spans'], lookups: ['store'] },
       { stage: 'scorer', service: 'scorer', in: ['spans', 'units'], out: ['store', 'scores'] },
+      { stage: 'sweep', service: 'scorer', in: ['store'], out: ['units'], onlyWith: 'duckdb' },
     ];
     expect(renderArchitecture(topology, names).split('\n')).toEqual([
-      'process    reads                                 stage         writes',
-      'collector  agents: OTLP/HTTP, gRPC (+ store) ──▶ collector ──▶ t.spans',
-      'scorer     t.spans, t.units                  ──▶ scorer    ──▶ store, t.scores',
+      'process    reads                                 stage                   writes',
+      'collector  agents: OTLP/HTTP, gRPC (+ store) ──▶ collector           ──▶ t.spans',
+      'scorer     t.spans, t.units                  ──▶ scorer              ──▶ store, t.scores',
+      'scorer     store                             ──▶ sweep (DuckDB only) ──▶ t.units',
       '',
       'process: `tracecheck <process>` runs its stages alone; `tracecheck up` runs them all in one',
       'topics: Kafka, or the in-process bus with its log on disk; store: ClickHouse, or DuckDB',

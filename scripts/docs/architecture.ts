@@ -11,6 +11,8 @@ const OUTSIDE: Record<Outside, string> = {
   notify: 'webhook, Slack',
 };
 
+const ONLY_WITH: Record<NonNullable<StageFlow['onlyWith']>, string> = { duckdb: 'DuckDB' };
+
 export const BEGIN = '<!-- architecture: rendered from cli/topology.ts by `npm run docs:architecture`; edit the topology, not this -->';
 export const END = '<!-- /architecture -->';
 
@@ -20,7 +22,7 @@ export function renderArchitecture(topology: readonly StageFlow[], names: TopicN
   const rows = topology.map((s) => [
     s.service,
     s.in.map(label).join(', ') + (s.lookups?.length ? ` (+ ${s.lookups.map(label).join(', ')})` : ''),
-    s.stage,
+    s.stage + (s.onlyWith ? ` (${ONLY_WITH[s.onlyWith]} only)` : ''),
     s.out.map(label).join(', '),
   ]);
   const header = ['process', 'reads', 'stage', 'writes'];

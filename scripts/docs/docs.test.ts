@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { createCheckRegistry, type RunnableCheck } from '../../shared/checks/index.ts';
 import { headingAnchors, relativeLinks, wordCount } from './markdown-links.ts';
 
 // The README is what a newcomer reads in five minutes; the reference lives in docs/, one page per
@@ -45,5 +46,18 @@ describe('README.md', () => {
 describe('docs/', () => {
   it.each(pages.map((p) => [relative(ROOT, p), p]))('%s has no relative link to a missing file or heading', (_name, page) => {
     expect(brokenLinks(page)).toEqual([]);
+  });
+});
+
+describe('docs/checks.md', () => {
+  it('lists every check of the catalog once, with its output as the catalog defines it', () => {
+    const rows = [...read(join(DOCS, 'checks.md')).matchAll(/^\| `([a-z_]+)` \| [a-z]+ \| [^|]+ \| ([^|]+) \|$/gm)].map((m) => `${m[1]}: ${m[2].trim()}`);
+    // The table's words for an output: pass/fail, an open score, or a range with its pass mark.
+    const output = (c: RunnableCheck): string => {
+      if (c.outputType === 'pass_fail') return 'pass/fail';
+      const [low, high] = c.range ?? [0, Number.MAX_SAFE_INTEGER];
+      return high === Number.MAX_SAFE_INTEGER ? `score ≥ ${low}` : `score ${low}–${high}, passes ≥ ${c.threshold}`;
+    };
+    expect(rows.sort()).toEqual(createCheckRegistry().list().map((c) => `${c.name}: ${output(c)}`).sort());
   });
 });

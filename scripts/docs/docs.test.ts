@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createCheckRegistry, type RunnableCheck } from '../../shared/checks/index.ts';
+import { ConfigSchema } from '../../shared/config/index.ts';
 import { headingAnchors, relativeLinks, wordCount } from './markdown-links.ts';
 
 // The README is what a newcomer reads in five minutes; the reference lives in docs/, one page per
@@ -59,5 +60,12 @@ describe('docs/checks.md', () => {
       return high === Number.MAX_SAFE_INTEGER ? `score ≥ ${low}` : `score ${low}–${high}, passes ≥ ${c.threshold}`;
     };
     expect(rows.sort()).toEqual(createCheckRegistry().list().map((c) => `${c.name}: ${output(c)}`).sort());
+  });
+});
+
+describe('docs/configuration.md', () => {
+  it('names every environment variable tracecheck reads, and no other', () => {
+    const documented = new Set(read(join(DOCS, 'configuration.md')).match(/\b(TRACECHECK|OPENAI)_[A-Z_]+[A-Z]\b/g));
+    expect([...documented].sort()).toEqual(Object.keys(ConfigSchema.shape).sort());
   });
 });

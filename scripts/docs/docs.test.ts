@@ -3,6 +3,9 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createCheckRegistry, type RunnableCheck } from '../../shared/checks/index.ts';
 import { ConfigSchema } from '../../shared/config/index.ts';
+import { createSilentLogger } from '../../shared/logging/index.ts';
+import { createDuckDbStore } from '../../shared/store/index.ts';
+import { createApp } from '../../services/api/src/index.ts';
 import { headingAnchors, relativeLinks, wordCount } from './markdown-links.ts';
 
 // The README is what a newcomer reads in five minutes; the reference lives in docs/, one page per
@@ -67,5 +70,19 @@ describe('docs/configuration.md', () => {
   it('names every environment variable tracecheck reads, and no other', () => {
     const documented = new Set(read(join(DOCS, 'configuration.md')).match(/\b(TRACECHECK|OPENAI)_[A-Z_]+[A-Z]\b/g));
     expect([...documented].sort()).toEqual(Object.keys(ConfigSchema.shape).sort());
+  });
+});
+
+describe('docs/api.md', () => {
+  it('describes every operation of the OpenAPI document, and no other', async () => {
+    const log = createSilentLogger();
+    const store = createDuckDbStore({ path: ':memory:', log });
+    const app = createApp({ store, log, now: Date.now });
+    const doc = (await (await app.request('/openapi.json')).json()) as { paths: Record<string, Record<string, unknown>> };
+    await store.shutdown();
+    const served = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((method) => `${method.toUpperCase()} ${path}`));
+    // `POST/GET /api/v1/alert-rules`: each method of a row with its path.
+    const documented = [...read(join(DOCS, 'api.md')).matchAll(/`((?:GET|POST|PUT|DELETE)(?:\/(?:GET|POST|PUT|DELETE))*) (\/api\/[^\s?`]+)/g)].flatMap((m) => m[1].split('/').map((method) => `${method} ${m[2]}`));
+    expect([...new Set(documented)].sort()).toEqual(served.sort());
   });
 });

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { createCheckRegistry, type RunnableCheck } from '../../shared/checks/index.ts';
 import { ConfigSchema } from '../../shared/config/index.ts';
 import { createSilentLogger } from '../../shared/logging/index.ts';
+import { createMetrics } from '../../shared/metrics/index.ts';
 import { createDuckDbStore } from '../../shared/store/index.ts';
 import { createApp } from '../../services/api/src/index.ts';
 import { headingAnchors, relativeLinks, wordCount } from './markdown-links.ts';
@@ -84,5 +85,14 @@ describe('docs/api.md', () => {
     // `POST/GET /api/v1/alert-rules`: each method of a row with its path.
     const documented = [...read(join(DOCS, 'api.md')).matchAll(/`((?:GET|POST|PUT|DELETE)(?:\/(?:GET|POST|PUT|DELETE))*) (\/api\/[^\s?`]+)/g)].flatMap((m) => m[1].split('/').map((method) => `${method} ${m[2]}`));
     expect([...new Set(documented)].sort()).toEqual(served.sort());
+  });
+});
+
+describe('docs/metrics.md', () => {
+  it("names every metric of tracecheck's own", async () => {
+    const metrics = createMetrics({ defaultMetrics: false });
+    const names = (await metrics.registry.getMetricsAsJSON()).map((m) => m.name);
+    const page = read(join(DOCS, 'metrics.md'));
+    expect(names.filter((name) => !page.includes(`\`${name}\``) && !page.includes(`\`${name}{`))).toEqual([]);
   });
 });

@@ -1,12 +1,12 @@
 // The assembler's memory with many open traces: 50,000 agent runs of 9 spans each (an invoke_agent
 // root, four model calls, four tool executions), every span carrying one 1–2 KB message of real
-// English prose (windows of this repository's README, so that it compresses like text and not like
+// English prose (windows of this repository's README and docs/, so that it compresses like text and not like
 // a repeated filler), fed as bus records (JSON, parsed like the assembler parses them) into the
 // trace buffer with no root ended, so that every trace stays open. GC forced before each reading.
 // Records are spilled to a directory under the OS temp directory, as the services do. Each reading
 // is taken after two forced GCs a second apart (V8 returns freed pages to the OS in the background).
 // `npm run bench:assembler-memory [-- --traces 50000]` (node --expose-gc); appended to bench/results/assembler-memory.md.
-import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { cpus, hostname, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SpanRecord } from '../shared/schemas/index.ts';
@@ -18,10 +18,15 @@ const TRACES = i >= 0 ? Number(process.argv[i + 1]) : 50_000;
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with node --expose-gc (npm run bench:assembler-memory)');
 
-const prose = readFileSync(join(import.meta.dirname, '..', 'README.md'), 'utf8').replace(/\s+/g, ' ');
+// The README and the pages it grew into (docs/), so that the text is as long and varied as before the split.
+const docs = join(import.meta.dirname, '..', 'docs');
+const prose = [join(import.meta.dirname, '..', 'README.md'), ...readdirSync(docs).filter((f) => f.endsWith('.md')).sort().map((f) => join(docs, f))]
+  .map((f) => readFileSync(f, 'utf8'))
+  .join(' ')
+  .replace(/\s+/g, ' ');
 let seed = 7;
 const rand = (): number => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
-/** A 1–2 KB window of the README at a random place. */
+/** A 1–2 KB window of that prose at a random place. */
 function text(): string {
   const len = 1_024 + Math.floor(rand() * 1_024);
   const at = Math.floor(rand() * (prose.length - len));

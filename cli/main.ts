@@ -12,7 +12,7 @@ function helpText(list: readonly CliCommand[]): string {
     ...list.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     '',
     'Run `tracecheck <command> --help` for a command\'s options. Configuration comes from the',
-    'environment (see README.md, "Configuration").',
+    'environment (see docs/configuration.md).',
     '',
   ].join('\n');
 }

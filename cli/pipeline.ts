@@ -10,6 +10,7 @@ import { createAssembler } from '../services/assembler/src/index.ts';
 import { createCollector } from '../services/collector/src/index.ts';
 import { createCheckSelector, createScorer, createSimulationWaiter } from '../services/scorer/src/index.ts';
 import { createBus, createStore, resolveChecks } from './compose.ts';
+import { topicsOf } from './topology.ts';
 import { createJudge, loadRegistry } from './check-runtime.ts';
 import { createSessionAssembler } from '../services/assembler/src/index.ts';
 import { DEFAULT_PRICES, costUsd } from '../shared/judge/index.ts';
@@ -81,6 +82,8 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
   if (services.has('collector') && !collectorReadsKeys) log.warn('collector without a ClickHouse store: API keys are not enforced on ingest');
   // First in, so stopped last: every producer and consumer is done with the bus when it closes.
   const components: Component[] = [{ name: 'bus', start: () => Promise.resolve(), shutdown: closeBus }];
+  // Every topic the chosen stages read or write (the declared topology), before any of them starts.
+  components.push({ name: 'topics', start: () => bus.ensureTopics(topicsOf(services).map((key) => topics[key])), shutdown: () => Promise.resolve() });
   if (store) components.push(store);
   const metrics = createMetrics();
   if (busHoldings) metrics.observeBus(busHoldings);
@@ -228,7 +231,6 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
     collectorUrl = () => collector.httpAddress();
     collectorGrpcAddress = () => collector.grpcAddress();
     components.push(
-      { name: 'collector-topics', start: () => bus.ensureTopics([topics.spans]), shutdown: () => Promise.resolve() },
       producer,
       collector,
     );

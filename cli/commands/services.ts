@@ -25,7 +25,7 @@ function serviceCommand(name: ServiceName, summary: string, detail: string): Cli
   return {
     name,
     summary,
-    usage: `usage: tracecheck ${name}\n\n${summary}\n\n${detail}\nConfiguration comes from the environment (README.md, "Configuration").`,
+    usage: `usage: tracecheck ${name}\n\n${summary}\n\n${detail}\nConfiguration comes from the environment (docs/configuration.md).`,
     run: (argv, io) => runOne(name, argv, io),
   };
 }
@@ -50,4 +50,4 @@ export const alerterCommand = serviceCommand(
   'Evaluates alert rules every TRACECHECK_ALERT_INTERVAL_MS; notifies webhooks and Slack on firing, reminder and recovery',
   'Rules are managed through the API (/api/v1/alert-rules); history at GET /api/v1/alerts. See services/alerter/README.md.\n',
 );
-export const apiCommand = serviceCommand('api', 'HTTP API (:8080): units with their scores, score queries', 'GET /api/v1/units/{unitId}, GET /api/v1/scores?check=&from=&to=&limit=\n');
+export const apiCommand = serviceCommand('api', 'HTTP API and dashboard (:8080): units with their scores, score queries', 'GET /api/v1/units/{unitId}, GET /api/v1/scores?check=&from=&to=&limit=; the dashboard at /. Every endpoint: docs/api.md\n');

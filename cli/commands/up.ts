@@ -20,6 +20,21 @@ TRACECHECK_DATA_DIR (default ./data) in place of Kafka and ClickHouse, with the 
   --exit-after-demo  stop once the demo's scores are printed (exit code 1 if they did not arrive)
 `;
 
+/**
+ * What `up` prints once started: the dashboard first (the page a newcomer wants), then where to
+ * send spans, the API and the alert rules.
+ */
+export function upBanner(at: { mode: string; collectorUrl: string; apiUrl: string; alertIntervalMs: number | null }): string {
+  return [
+    `tracecheck is up (${at.mode})`,
+    `  dashboard          ${at.apiUrl}/`,
+    `  send OTLP/HTTP to  ${at.collectorUrl}/v1/traces   (OTEL_EXPORTER_OTLP_ENDPOINT=${at.collectorUrl})`,
+    `  API                ${at.apiUrl}/api/v1/scores`,
+    ...(at.alertIntervalMs !== null ? [`  alert rules        ${at.apiUrl}/api/v1/alert-rules   (evaluated every ${at.alertIntervalMs} ms)`] : []),
+    '',
+  ].join('\n');
+}
+
 async function run(argv: string[], io: CliIo): Promise<number> {
   const { values } = parseArgs({ args: argv, options: { demo: { type: 'boolean', default: false }, 'exit-after-demo': { type: 'boolean', default: false } } });
   const demo = values.demo || values['exit-after-demo'];
@@ -44,15 +59,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     return 1;
   }
   const mode = `${pipeline.bus.kind === 'kafka' ? 'Kafka' : 'in-process bus'} + ${pipeline.store?.kind === 'clickhouse' ? 'ClickHouse' : 'DuckDB'}`;
-  io.stdout.write(
-    [
-      `tracecheck is up (${mode})`,
-      `  send OTLP/HTTP to  ${pipeline.collectorUrl()}/v1/traces   (OTEL_EXPORTER_OTLP_ENDPOINT=${pipeline.collectorUrl()})`,
-      `  API                ${pipeline.apiUrl()}/api/v1/scores`,
-      ...(pipeline.alerter ? [`  alert rules        ${pipeline.apiUrl()}/api/v1/alert-rules   (evaluated every ${config.alerter.intervalMs} ms)`] : []),
-      '',
-    ].join('\n'),
-  );
+  io.stdout.write(upBanner({ mode, collectorUrl: pipeline.collectorUrl(), apiUrl: pipeline.apiUrl(), alertIntervalMs: pipeline.alerter ? config.alerter.intervalMs : null }));
 
   let code = 0;
   if (modelServer) {

@@ -60,7 +60,7 @@ describe('sequentialRegression: A/A (no true difference)', () => {
     const naive = fraction(outcomes.map((o) => o.naiveFired));
     expect(sequential).toBeLessThanOrEqual(FALSE_ALARM_BOUND);
     expect(naive).toBeGreaterThan(0.1);
-    // Seeded: these are the figures quoted in README.md; update both together.
+    // Seeded: these are the figures quoted in shared/stats/README.md and docs/alerts.md; update them together.
     expect(sequential).toBe(seqMeasured);
     expect(naive).toBe(naiveMeasured);
   });
@@ -73,7 +73,7 @@ describe('sequentialRegression: A/B (A passes 95%, B passes 70%)', () => {
     const median = at[STREAMS / 2];
     const max = at[STREAMS - 1];
     expect(max).toBeLessThanOrEqual(200);
-    // Seeded measurements quoted in README.md.
+    // Seeded measurements quoted in shared/stats/README.md and docs/alerts.md.
     expect({ median, max }).toEqual({ median: 50, max: 160 });
   });
 });

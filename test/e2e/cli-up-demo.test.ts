@@ -14,6 +14,11 @@ describe('tracecheck up --demo', () => {
     const { code, stdout, stderr } = await runCli(['up', '--demo', '--exit-after-demo'], demoEnv(mkdtempSync(join(tmpdir(), 'tracecheck-cli-'))), 90_000);
     expect(code, stderr).toBe(0);
     expect(stdout).toContain('tracecheck is up (in-process bus + DuckDB)');
+    // Every address on its own line, the dashboard first, all on the API's port but OTLP.
+    const api = /^ {2}API {16}(http:\/\/127\.0\.0\.1:\d+)\/api\/v1\/scores$/m.exec(stdout)?.[1];
+    expect(api, stdout).toBeDefined();
+    expect(stdout).toContain(`\n  dashboard          ${api}/\n  send OTLP/HTTP to  http://127.0.0.1:`);
+    expect(stdout).toContain(`  alert rules        ${api}/api/v1/alert-rules   (evaluated every 60000 ms)`);
     expect(demoScoreRows(stdout)).toEqual(DEFAULT_DEMO_ROWS);
   });
 

@@ -1,11 +1,11 @@
-import type { Bus, BusMessage, ConsumerLag } from '../../../shared/bus/index.ts';
+import type { Bus, ConsumerLag } from '../../../shared/bus/index.ts';
 import { PermanentError } from '../../../shared/errors/index.ts';
 import type { Metrics } from '../../../shared/metrics/index.ts';
 import { createComponent, type Component } from '../../../shared/lifecycle/index.ts';
 import type { Logger } from '../../../shared/logging/index.ts';
 import { createGroupCommit } from '../../../shared/batching/index.ts';
 import { createKeyedSerialQueue, type Turn } from '../../../shared/flow/index.ts';
-import { UnitSchema, parseRecord, type Score, type Unit } from '../../../shared/schemas/index.ts';
+import { parseUnit, type Score, type Unit } from '../../../shared/schemas/index.ts';
 import type { Store, UnitWriteResult } from '../../../shared/store/index.ts';
 import { scoreUnit, type ScoreUnitDeps } from './score-unit.ts';
 
@@ -40,10 +40,6 @@ interface StoreWrite {
   unit: Unit;
   scores: Score[];
   result?: UnitWriteResult;
-}
-
-export function parseUnit(message: BusMessage): Unit {
-  return parseRecord(UnitSchema, message.value, 'a unit v1');
 }
 
 /**
@@ -134,7 +130,7 @@ export function createScorer(options: ScorerOptions): Component {
     maxInFlight: options.maxConcurrentUnits ?? 1024,
     handle: (message) => {
       try {
-        const unit = parseUnit(message);
+        const unit = parseUnit(message.value);
         const turn = inUnitOrder(unit);
         return Promise.resolve({
           run: async () => {

@@ -1,5 +1,6 @@
 import type { Kafka, Consumer as KafkaConsumer, EachBatchPayload, IHeaders, KafkaMessage, Producer as KafkaProducer } from 'kafkajs';
 import { RetriableError } from '../errors/index.ts';
+import { createSerialQueue } from '../flow/index.ts';
 import type { Logger } from '../logging/index.ts';
 import type { BackoffPolicy } from './backoff.ts';
 import { nextCommitOffset } from './commit-offset.ts';
@@ -78,9 +79,9 @@ export function createKafkaConsumer(deps: KafkaConsumerDeps): Consumer {
 
   // A batch's closing commit is sent without holding up the next fetch (it is a broker round trip,
   // often tens of ms); commits still go one at a time, in order, and shutdown waits for them.
-  let commits: Promise<void> = Promise.resolve();
+  const commits = createSerialQueue();
   const commitInOrder = (partition: number, lastHandled: string): Promise<void> =>
-    (commits = commits.then(() => commit(partition, lastHandled)).catch((err: unknown) => log.error({ err, partition }, 'offset commit failed')));
+    commits.run(() => commit(partition, lastHandled)).catch((err: unknown) => log.error({ err, partition }, 'offset commit failed'));
 
   const eachBatch = async (payload: EachBatchPayload): Promise<void> => {
     const { batch } = payload;

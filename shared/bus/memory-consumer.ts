@@ -1,4 +1,5 @@
 import { PermanentError, RetriableError } from '../errors/index.ts';
+import { createTimeSlicer } from '../flow/index.ts';
 import type { Logger } from '../logging/index.ts';
 import { backoffDelayMs, sleepUnlessAborted, type BackoffPolicy } from './backoff.ts';
 import { nextCommitOffset } from './commit-offset.ts';
@@ -92,20 +93,17 @@ export function createMemoryConsumer(deps: MemoryConsumerDeps): Consumer {
     try {
       let next = 0;
       let diskFailures = 0;
-      let sliceStart = performance.now();
+      const slicer = createTimeSlicer(YIELD_AFTER_MS);
       while (!abort.signal.aborted) {
         // Records already here are handled without waiting on I/O, each in a microtask: a backlog
         // of 10,000 would hold the event loop for its whole length. Other work gets a turn between slices.
-        if (performance.now() - sliceStart >= YIELD_AFTER_MS) {
-          await new Promise<void>((resolve) => setImmediate(resolve));
-          sliceStart = performance.now();
-        }
+        if (slicer.due()) await slicer.pause();
         const partition = nextReadyPartition(t, positions, next);
         if (partition !== null && deferred.size() >= (consumerOptions.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT)) {
           // Full of unfinished deferred work: take nothing new until some finishes (or shutdown).
           for (const [p, handled] of lastHandled) commit(p, handled);
           await deferred.room();
-          sliceStart = performance.now();
+          slicer.restart();
           continue;
         }
         if (partition === null) {
@@ -124,7 +122,7 @@ export function createMemoryConsumer(deps: MemoryConsumerDeps): Consumer {
             t.waiters.add(wake);
             abort.signal.addEventListener('abort', wake, { once: true });
           });
-          sliceStart = performance.now();
+          slicer.restart();
           continue;
         }
         // Round-robin, so one busy partition cannot starve the others.
@@ -142,7 +140,7 @@ export function createMemoryConsumer(deps: MemoryConsumerDeps): Consumer {
           await fromDisk[partition].reader?.close().catch(() => undefined);
           fromDisk[partition].reader = null;
           if (!(await sleepUnlessAborted(backoffDelayMs(diskFailures++, backoff), abort.signal))) break;
-          sliceStart = performance.now();
+          slicer.restart();
           continue;
         }
         let work: DeferredWork | null = null;

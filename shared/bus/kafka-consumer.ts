@@ -5,7 +5,7 @@ import type { Logger } from '../logging/index.ts';
 import type { BackoffPolicy } from './backoff.ts';
 import { nextCommitOffset } from './commit-offset.ts';
 import type { BusMessage, Consumer, ConsumerOptions, DeferredWork, OutgoingMessage } from './contract.ts';
-import { deadLetterRecord, deadLetterTopic } from './dead-letter.ts';
+import { writeDeadLetters } from './dead-letter.ts';
 import { deliver } from './deliver.ts';
 import { createDeferredDelivery, DEFAULT_MAX_IN_FLIGHT } from './deferred-delivery.ts';
 import type { KafkaBusOptions } from './kafka-bus.ts';
@@ -58,7 +58,7 @@ export function createKafkaConsumer(deps: KafkaConsumerDeps): Consumer {
     assigned = [...((event.payload.memberAssignment as Record<string, number[] | undefined>)[topic] ?? [])];
   });
   const maxInFlight = consumerOptions.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
-  const deadLetter = (m: BusMessage, err: unknown): Promise<void> => deps.sendWith(dlqProducer, deadLetterTopic(topic), [deadLetterRecord(m, err)]);
+  const deadLetter = (m: BusMessage, err: unknown): Promise<void> => writeDeadLetters((t, records) => deps.sendWith(dlqProducer, t, records), [m], err);
   const deferred = createDeferredDelivery({ capacity: maxInFlight, deadLetter, backoff: deps.backoff, signal: abort.signal, log });
   const reportLag = consumerOptions.onLag?.bind(consumerOptions);
   const lagMonitor = reportLag ? createLagMonitor({ kafka, topic, groupId, assigned: () => assigned, onLag: reportLag, intervalMs: options.lagIntervalMs ?? 5_000, log }) : null;

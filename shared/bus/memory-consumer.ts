@@ -4,7 +4,7 @@ import type { Logger } from '../logging/index.ts';
 import { backoffDelayMs, sleepUnlessAborted, type BackoffPolicy } from './backoff.ts';
 import { nextCommitOffset } from './commit-offset.ts';
 import type { BusMessage, Consumer, ConsumerOptions, DeferredWork } from './contract.ts';
-import { deadLetterRecord, deadLetterTopic } from './dead-letter.ts';
+import { writeDeadLetters } from './dead-letter.ts';
 import { deliver } from './deliver.ts';
 import { createDeferredDelivery, DEFAULT_MAX_IN_FLIGHT } from './deferred-delivery.ts';
 import type { MemoryTopics, Topic } from './memory-topics.ts';
@@ -82,7 +82,7 @@ export function createMemoryConsumer(deps: MemoryConsumerDeps): Consumer {
       return d.chunk[0];
     };
     const lastHandled = new Map<number, string>();
-    const deadLetter = (m: BusMessage, err: unknown): Promise<void> => topics.append(deadLetterTopic(topic), [deadLetterRecord(m, err)]);
+    const deadLetter = (m: BusMessage, err: unknown): Promise<void> => writeDeadLetters(topics.append, [m], err);
     const deferred = createDeferredDelivery({ capacity: consumerOptions.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT, deadLetter, backoff, signal: abort.signal, log: clog });
     const commit = (partition: number, handled: string): void => {
       const own = consumerOptions.committableOffset ? consumerOptions.committableOffset(partition, handled) : handled;

@@ -1,4 +1,4 @@
-import { committableBelow, deadLetterRecord, deadLetterTopic, type Bus, type BusMessage, type ConsumerLag } from '../../../shared/bus/index.ts';
+import { committableBelow, writeDeadLetters, type Bus, type BusMessage, type ConsumerLag } from '../../../shared/bus/index.ts';
 import { createTimeSlicer } from '../../../shared/flow/index.ts';
 import type { Metrics } from '../../../shared/metrics/index.ts';
 import { createComponent, type Component } from '../../../shared/lifecycle/index.ts';
@@ -151,12 +151,9 @@ export function createAssembler(options: AssemblerOptions): Component & { openTr
     const unknownOrigin = { topic: options.spansTopic, partition: -1, offset: '-1', key: trace.traceId, headers: {}, timestampMs: now() };
     // Where each record was read from, so that it is dead-lettered in the bus's one format (origin
     // topic, partition, offset); a record kept from before a re-open has none any more.
-    const records = [...trace.spans, ...trace.logs].map((r) => {
-      const origin = buffer.originOf(r);
-      return deadLetterRecord({ ...unknownOrigin, ...(origin ?? {}), value: JSON.stringify(r) }, err);
-    });
+    const messages = [...trace.spans, ...trace.logs].map((r): BusMessage => ({ ...unknownOrigin, ...(buffer.originOf(r) ?? {}), value: JSON.stringify(r) }));
     try {
-      await producer.send(deadLetterTopic(options.spansTopic), records);
+      await writeDeadLetters((topic, records) => producer.send(topic, records), messages, err);
       buffer.confirm(trace.traceId, now());
     } catch (sendErr) {
       buffer.release(trace.traceId);

@@ -6,6 +6,14 @@ const port = z.coerce.number().int().min(0).max(65_535);
 const positiveInt = z.coerce.number().int().positive();
 const emptyAsUndefined = (v: unknown): unknown => (typeof v === 'string' && v.trim() === '' ? undefined : v);
 
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** A closed trace's quiet wait when every parent is present; the assembler's default too. */
+export const DEFAULT_TRACE_COMPLETE_GRACE_MS = 200;
+/** An entry span's trace closes this long after its last record at most; the assembler's default too. */
+export const DEFAULT_TRACE_ENTRY_GRACE_MS = 10_000;
+
 /**
  * Everything tracecheck reads from the environment, parsed once at start-up.
  * Unset Kafka → in-process bus; unset ClickHouse → embedded DuckDB under the data dir.
@@ -80,16 +88,17 @@ export const ConfigSchema = z
     TRACECHECK_MAX_SPANS_PER_REQUEST: positiveInt.default(10_000),
     TRACECHECK_MAX_RECORD_BYTES: positiveInt.default(1_000_000),
     TRACECHECK_TRACE_GRACE_MS: z.coerce.number().int().nonnegative().default(2_000),
-    TRACECHECK_TRACE_COMPLETE_GRACE_MS: z.coerce.number().int().nonnegative().max(60_000).default(200),
+    TRACECHECK_TRACE_COMPLETE_GRACE_MS: z.coerce.number().int().nonnegative().max(60_000).default(DEFAULT_TRACE_COMPLETE_GRACE_MS),
     TRACECHECK_TRACE_MAX_OPEN_MS: positiveInt.default(300_000),
-    TRACECHECK_TRACE_ENTRY_GRACE_MS: z.coerce.number().int().nonnegative().default(10_000),
+    TRACECHECK_TRACE_ENTRY_GRACE_MS: z.coerce.number().int().nonnegative().default(DEFAULT_TRACE_ENTRY_GRACE_MS),
     TRACECHECK_MAX_SPANS_PER_TRACE: positiveInt.default(10_000),
     TRACECHECK_CHECKS: z.string().default('function_result_present,task_completed'),
     TRACECHECK_CHECK_DEFINITIONS: z.preprocess(emptyAsUndefined, z.string().optional()),
     TRACECHECK_SANDBOX_PROCESSES: z.coerce.number().int().min(1).max(64).default(2),
     TRACECHECK_SANDBOX_MEMORY_MB: z.coerce.number().int().min(128).max(8192).default(256),
     TRACECHECK_ALERT_INTERVAL_MS: z.coerce.number().int().min(100).default(60_000),
-    TRACECHECK_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    // No default: a command without it logs at its own level (see cli/command-logger.ts).
+    TRACECHECK_LOG_LEVEL: z.preprocess(emptyAsUndefined, z.enum(LOG_LEVELS).optional()),
   })
   .superRefine((c, ctx) => {
     if (c.TRACECHECK_JUDGE_MODEL && !c.OPENAI_BASE_URL && !c.OPENAI_API_KEY) {
@@ -153,7 +162,8 @@ export interface Config {
   scorerConcurrency: number;
   /** How often the alerter evaluates its rules. */
   alerter: { intervalMs: number };
-  logLevel: string;
+  /** TRACECHECK_LOG_LEVEL; null: unset, each command logs at its own default. */
+  logLevel: LogLevel | null;
 }
 
 export class ConfigError extends Error {
@@ -224,6 +234,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     sandbox: { processes: c.TRACECHECK_SANDBOX_PROCESSES, memoryMb: c.TRACECHECK_SANDBOX_MEMORY_MB },
     scorerConcurrency: c.TRACECHECK_SCORER_CONCURRENCY,
     alerter: { intervalMs: c.TRACECHECK_ALERT_INTERVAL_MS },
-    logLevel: c.TRACECHECK_LOG_LEVEL,
+    logLevel: c.TRACECHECK_LOG_LEVEL ?? null,
   };
 }

@@ -1,2 +1,2 @@
-export { loadConfig, ConfigSchema, ConfigError } from './config.ts';
-export type { Config } from './config.ts';
+export { loadConfig, ConfigSchema, ConfigError, DEFAULT_TRACE_COMPLETE_GRACE_MS, DEFAULT_TRACE_ENTRY_GRACE_MS } from './config.ts';
+export type { Config, LogLevel } from './config.ts';

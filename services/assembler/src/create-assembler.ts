@@ -1,4 +1,5 @@
 import { committableBelow, writeDeadLetters, type Bus, type BusMessage, type ConsumerLag } from '../../../shared/bus/index.ts';
+import { DEFAULT_TRACE_COMPLETE_GRACE_MS } from '../../../shared/config/index.ts';
 import { createTimeSlicer } from '../../../shared/flow/index.ts';
 import type { Metrics } from '../../../shared/metrics/index.ts';
 import { createComponent, type Component } from '../../../shared/lifecycle/index.ts';
@@ -47,7 +48,7 @@ const YIELD_AFTER_MS = 20;
  * (open traces are kept in order of their last record).
  */
 export function defaultTickMs(graceMs: number, completeGraceMs: number | undefined): number {
-  return Math.min(1000, Math.max(10, Math.floor(Math.min(graceMs, completeGraceMs ?? 200) / 10)));
+  return Math.min(1000, Math.max(10, Math.floor(Math.min(graceMs, completeGraceMs ?? DEFAULT_TRACE_COMPLETE_GRACE_MS) / 10)));
 }
 
 export function parseSpanEnvelope(message: BusMessage) {

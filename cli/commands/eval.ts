@@ -120,7 +120,7 @@ export const evalCommand: CliCommand = {
       const config = loadConfig(io.env);
       const overrides = parseOverrides(pairs);
       const log = createCommandLogger(config, 'warn', 'tracecheck-eval');
-      const run = await runEval({ configPath, overrides, config, log, judge: createJudge(config, log.child({ component: 'eval.judge' })), progress: createProgress(io.stderr) });
+      const run = await runEval({ configPath, overrides, sandbox: config.sandbox, endpoint: config.judge, judgeUnavailableReason: config.judgeUnavailableReason, log, judge: createJudge(config, log.child({ component: 'eval.judge' })), progress: createProgress(io.stderr) });
       if (!quiet) io.stdout.write(renderTextTables(buildTables([run.result])) + '\n');
       io.stdout.write(renderSummary([run.result]));
       io.stderr.write(`reports: ${run.reports.yaml}, ${run.reports.json}, ${run.reports.markdown}, ${run.reports.html}\n`);

@@ -1,6 +1,6 @@
 export { createBreaker, createKeyedBreaker } from './breaker.ts';
 export type { Breaker, BreakerOptions, BreakerRefusal, BreakerState, KeyedBreaker } from './breaker.ts';
-export { createLimiter } from './limiter.ts';
+export { createLimiter, forEachLimited } from './limiter.ts';
 export type { Limiter } from './limiter.ts';
 export { createPrng } from './prng.ts';
 export type { Random } from './prng.ts';

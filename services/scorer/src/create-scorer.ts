@@ -4,7 +4,7 @@ import type { Metrics } from '../../../shared/metrics/index.ts';
 import { createComponent, type Component } from '../../../shared/lifecycle/index.ts';
 import type { Logger } from '../../../shared/logging/index.ts';
 import { createGroupCommit } from '../../../shared/batching/index.ts';
-import { createKeyedSerialQueue, type Turn } from '../../../shared/flow/index.ts';
+import { createKeyedSerialQueue, forEachLimited, type Turn } from '../../../shared/flow/index.ts';
 import { parseUnit, type Score, type Unit } from '../../../shared/schemas/index.ts';
 import type { Store, UnitWriteResult } from '../../../shared/store/index.ts';
 import { scoreUnit, type ScoreUnitDeps } from './score-unit.ts';
@@ -113,10 +113,11 @@ export function createScorer(options: ScorerOptions): Component {
       const ids = await store.unscoredUnitIds(after, 500);
       if (ids.length === 0) break;
       after = ids[ids.length - 1];
-      const units: Unit[] = [];
-      for (let i = 0; i < ids.length; i += SWEEP_CONCURRENCY) {
-        for (const unit of await Promise.all(ids.slice(i, i + SWEEP_CONCURRENCY).map((id) => store.getUnit(id)))) if (unit) units.push(unit);
-      }
+      const found: Array<Unit | null> = [];
+      await forEachLimited(ids, SWEEP_CONCURRENCY, async (id, i) => {
+        found[i] = await store.getUnit(id);
+      });
+      const units = found.filter((unit): unit is Unit => unit !== null);
       await producer.send(options.unitsTopic, units.map((unit) => ({ key: unit.unit_id, value: JSON.stringify(unit), headers: { source: 'unscored-sweep' } })));
       swept += units.length;
     }

@@ -120,7 +120,7 @@ export const compareCommand: CliCommand = {
       if (args.prompts) {
         const generator = createEvalGenerator({ baseUrl: config.judge.baseUrl, apiKey: config.judge.apiKey, cacheDir: null });
         try {
-          pairs = await generatePairs(fileA, fileB, generator, config.judge.timeoutMs);
+          pairs = await generatePairs(fileA, fileB, generator, config.judgeOps.timeoutMs);
         } finally {
           await generator.close();
         }
@@ -136,7 +136,7 @@ export const compareCommand: CliCommand = {
         judge,
         judgeModel,
         seed: args.seed ?? randomInt(0, 2 ** 31),
-        concurrency: args.concurrency ?? config.judge.concurrency,
+        concurrency: args.concurrency ?? config.judgeOps.concurrency,
         labelA: basename(fileA),
         labelB: basename(fileB),
         log,

@@ -76,7 +76,7 @@ not be read or a check errored.`,
     const { ctx: base, sandbox } = contextFor(config, checks.some((c) => c.usesCodeRunner === true));
     const ctx = { ...base, batch: inputs };
     const concurrencyFlag = Number(flags.get('concurrency'));
-    const concurrency = Number.isInteger(concurrencyFlag) && concurrencyFlag > 0 ? concurrencyFlag : (config.judge?.concurrency ?? 4);
+    const concurrency = Number.isInteger(concurrencyFlag) && concurrencyFlag > 0 ? concurrencyFlag : config.judgeOps.concurrency;
     const results: Promise<string>[] = [];
     const scoreOne = async (input: CheckInput): Promise<string> => {
       const rows: string[] = [];

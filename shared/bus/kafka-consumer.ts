@@ -1,4 +1,5 @@
 import type { Kafka, Consumer as KafkaConsumer, EachBatchPayload, IHeaders, KafkaMessage, Producer as KafkaProducer } from 'kafkajs';
+import { DEFAULT_LAG_INTERVAL_MS } from '../config/index.ts';
 import { RetriableError } from '../errors/index.ts';
 import { createSerialQueue } from '../flow/index.ts';
 import type { Logger } from '../logging/index.ts';
@@ -61,7 +62,7 @@ export function createKafkaConsumer(deps: KafkaConsumerDeps): Consumer {
   const deadLetter = (m: BusMessage, err: unknown): Promise<void> => writeDeadLetters((t, records) => deps.sendWith(dlqProducer, t, records), [m], err);
   const deferred = createDeferredDelivery({ capacity: maxInFlight, deadLetter, backoff: deps.backoff, signal: abort.signal, log });
   const reportLag = consumerOptions.onLag?.bind(consumerOptions);
-  const lagMonitor = reportLag ? createLagMonitor({ kafka, topic, groupId, assigned: () => assigned, onLag: reportLag, intervalMs: options.lagIntervalMs ?? 5_000, log }) : null;
+  const lagMonitor = reportLag ? createLagMonitor({ kafka, topic, groupId, assigned: () => assigned, onLag: reportLag, intervalMs: options.lagIntervalMs ?? DEFAULT_LAG_INTERVAL_MS, log }) : null;
 
   const commit = async (partition: number, lastHandled: string): Promise<void> => {
     const own = consumerOptions.committableOffset ? consumerOptions.committableOffset(partition, lastHandled) : lastHandled;

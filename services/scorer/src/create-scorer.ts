@@ -1,4 +1,5 @@
 import type { Bus, ConsumerLag } from '../../../shared/bus/index.ts';
+import { DEFAULT_SCORER_CONCURRENCY } from '../../../shared/config/index.ts';
 import { PermanentError } from '../../../shared/errors/index.ts';
 import type { Metrics } from '../../../shared/metrics/index.ts';
 import { createComponent, type Component } from '../../../shared/lifecycle/index.ts';
@@ -128,7 +129,7 @@ export function createScorer(options: ScorerOptions): Component {
   const consumer = options.bus.createConsumer({
     topic: options.unitsTopic,
     groupId: options.groupId,
-    maxInFlight: options.maxConcurrentUnits ?? 1024,
+    maxInFlight: options.maxConcurrentUnits ?? DEFAULT_SCORER_CONCURRENCY,
     handle: (message) => {
       try {
         const unit = parseUnit(message.value);

@@ -1,5 +1,6 @@
 import { Hono, type MiddlewareHandler } from 'hono';
 import { requestId } from 'hono/request-id';
+import { bodyLimits } from './body-limit.ts';
 import type { Logger } from '../../../shared/logging/index.ts';
 import type { Store } from '../../../shared/store/index.ts';
 import type { Keyring } from '../../../shared/access/index.ts';
@@ -42,6 +43,7 @@ export function createApp(deps: ApiDeps): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
   const routes: RouteSpec[] = [];
   app.use(requestId());
+  app.use(bodyLimits());
 
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   const metrics = deps.metrics;

@@ -46,7 +46,7 @@ ${o.section === 'login' ? null : h`<div class="who">project <strong>${project}</
 <main>${o.body}</main></body></html>`;
 }
 
-export function sendPage(c: Context<ApiEnv>, page: Html, status: 200 | 400 | 401 | 403 | 404 = 200): Response {
+export function sendPage(c: Context<ApiEnv>, page: Html, status: 200 | 400 | 401 | 403 | 404 | 429 = 200): Response {
   c.header('Content-Security-Policy', CSP);
   c.header('X-Content-Type-Options', 'nosniff');
   c.header('Referrer-Policy', 'same-origin');

@@ -1,0 +1,41 @@
+import type { Context } from 'hono';
+import { z } from 'zod';
+import { AlertEventSchema, DeliverySchema, type AlertEvent, type AlertRule, type Delivery } from '../../../shared/alerts/index.ts';
+import type { ApiEnv } from './route.ts';
+
+// What a read key may see of alerting. Webhook and Slack URLs are bearer secrets (whoever has a
+// Slack incoming-webhook URL can post to the channel), and a delivery's error text and status
+// would make the alerter a port scanner of whatever it can reach: a read key sees the scheme and
+// host of a target, and of a delivery only whether it arrived.
+
+/** Admin keys, and everyone while no key exists (the open quick start), see alerting whole. */
+export function canManage(c: Context<ApiEnv>): boolean {
+  const role = c.get('role');
+  return role === 'admin' || role === 'open';
+}
+
+/** `https://hooks.slack.com/services/T/B/X` → `https://hooks.slack.com/…`. */
+export function maskUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}/…`;
+  } catch {
+    return '…';
+  }
+}
+
+export function maskRule(rule: AlertRule): AlertRule {
+  return { ...rule, notify: rule.notify.map((t) => ({ ...t, url: maskUrl(t.url) })) };
+}
+
+export const DeliveryViewSchema = DeliverySchema.partial({ attempts: true });
+export type DeliveryView = z.infer<typeof DeliveryViewSchema>;
+export const AlertEventViewSchema = AlertEventSchema.extend({ deliveries: z.array(DeliveryViewSchema) });
+
+export function maskDelivery(d: Delivery): DeliveryView {
+  return { type: d.type, url: maskUrl(d.url), outcome: d.outcome, at_ms: d.at_ms };
+}
+
+export function maskEvent(e: AlertEvent): z.infer<typeof AlertEventViewSchema> {
+  return { ...e, deliveries: e.deliveries.map(maskDelivery) };
+}

@@ -31,11 +31,12 @@ export function maskRule(rule: AlertRule): AlertRule {
 export const DeliveryViewSchema = DeliverySchema.partial({ attempts: true });
 export type DeliveryView = z.infer<typeof DeliveryViewSchema>;
 export const AlertEventViewSchema = AlertEventSchema.extend({ deliveries: z.array(DeliveryViewSchema) });
+export type AlertEventView = z.infer<typeof AlertEventViewSchema>;
 
 export function maskDelivery(d: Delivery): DeliveryView {
   return { type: d.type, url: maskUrl(d.url), outcome: d.outcome, at_ms: d.at_ms };
 }
 
-export function maskEvent(e: AlertEvent): z.infer<typeof AlertEventViewSchema> {
+export function maskEvent(e: AlertEvent): AlertEventView {
   return { ...e, deliveries: e.deliveries.map(maskDelivery) };
 }

@@ -16,7 +16,8 @@ import type { ApiEnv } from './route.ts';
 import { checkRoutes } from './check-routes.ts';
 import { monitorRoutes } from './monitor-routes.ts';
 import { simulationRoutes } from './simulation-routes.ts';
-import { createCheckRegistry, type CheckRegistry } from '../../../shared/checks/index.ts';
+import { CheckDefinitionError, createCheckRegistry, type CheckDefinition, type CheckRegistry } from '../../../shared/checks/index.ts';
+import { listUserChecks } from '../../../shared/monitors/index.ts';
 import { dashboardRoutes, type CheckCatalog } from './pages/index.ts';
 import { createAlertRepository } from '../../../shared/alerts/index.ts';
 import type { Metrics } from '../../../shared/metrics/index.ts';
@@ -93,7 +94,23 @@ export function createApp(deps: ApiDeps): Hono<ApiEnv> {
   simulationRoutes(app, routes, { store: deps.store, log: deps.log, now });
   if (deps.keyring) keyRoutes(app, routes, { keyring: deps.keyring, log: deps.log });
   const alerts = createAlertRepository(deps.store, (doc, problems) => log.warn({ kind: doc.kind, id: doc.id, problems }, 'stored alert document does not parse; skipped'));
-  dashboardRoutes(app, { store: deps.store, alerts, now, checks: deps.checks ?? null }, access);
+  const checks = deps.checks ?? null;
+  const registryFor = async (project: string) => {
+    if (!checks) return null;
+    const registry = createRegistry();
+    for (const { check } of await listUserChecks(deps.store, (doc, problems) => log.warn({ id: doc.id, problems }, 'stored user check does not parse; skipped'), project)) {
+      for (const v of check.versions) {
+        try {
+          registry.createOrUpdateCheck(v.definition as unknown as CheckDefinition);
+        } catch (err) {
+          // Saved by an older version whose rules were looser: shown as missing, not as a broken page.
+          if (!(err instanceof CheckDefinitionError)) throw err;
+        }
+      }
+    }
+    return registry;
+  };
+  dashboardRoutes(app, { store: deps.store, alerts, now, checks, registryFor }, access);
 
   app.notFound((c) => c.json({ error: `no route for ${c.req.method} ${c.req.path}` }, 404));
   app.onError((err, c) => {

@@ -81,7 +81,7 @@ export function loginRoutes(app: Hono<ApiEnv>, access: ApiAccess): void {
     }
     if (auth.role === 'open' || auth.keyId === undefined) return loginPage(c, next, 'No keys exist: the dashboard is open.', 401);
     const session = await access.sessions.open({ keyId: auth.keyId, project: auth.project, role: auth.role });
-    deleteCookie(c, LEGACY_KEY_COOKIE, { path: '/' });
+    if (getCookie(c, LEGACY_KEY_COOKIE) !== undefined) deleteCookie(c, LEGACY_KEY_COOKIE, { path: '/' });
     setCookie(c, SESSION_COOKIE, session.token, { httpOnly: true, sameSite: 'Strict', path: '/', maxAge: session.maxAgeS, secure: cameOverHttps(c, access.trustedProxies) });
     return c.redirect(next, 303);
   });
@@ -91,7 +91,7 @@ export function loginRoutes(app: Hono<ApiEnv>, access: ApiAccess): void {
     const token = getCookie(c, SESSION_COOKIE);
     if (token) await access.sessions.close(token);
     deleteCookie(c, SESSION_COOKIE, { path: '/' });
-    deleteCookie(c, LEGACY_KEY_COOKIE, { path: '/' });
+    if (getCookie(c, LEGACY_KEY_COOKIE) !== undefined) deleteCookie(c, LEGACY_KEY_COOKIE, { path: '/' });
     return c.redirect('/login', 303);
   });
 }

@@ -18,6 +18,11 @@ export interface PageDeps {
   now: () => number;
   /** Absent: the API was started without a check registry; the checks pages say so. */
   checks: CheckCatalog | null;
+  /**
+   * The registry with the project's own checks as stored through the API (`POST /api/v1/checks`),
+   * read per page: a check is listed as soon as it is saved, before it has a score. Null without `checks`.
+   */
+  registryFor(project: string): Promise<CheckRegistry | null>;
 }
 
 const NAV = [

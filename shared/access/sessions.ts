@@ -15,6 +15,8 @@ const TOKEN = /^tcs_[A-Za-z0-9_-]{43}$/;
 /** A session checked this recently is trusted without reading the store (sessions deleted by another process count after this). */
 const RECHECK_MS = 2_000;
 const MAX_CACHED = 10_000;
+/** Expired sessions never presented again are deleted at a sign-in, at most this often. */
+const SWEEP_MS = 3_600_000;
 
 const SessionRecordSchema = z.object({
   key_id: z.string(),
@@ -39,6 +41,16 @@ export function createSessions(options: { store: QueryStore; keyring: Keyring; n
   const ttlMs = options.ttlMs ?? SESSION_TTL_MS;
   const checked = new Map<string, { record: SessionRecord; at: number }>();
   const refuse = (message: string): AuthResult => ({ ok: false, status: 401, message });
+  let sweptAt = Number.NEGATIVE_INFINITY;
+
+  async function sweep(t: number): Promise<void> {
+    if (t - sweptAt < SWEEP_MS) return;
+    sweptAt = t;
+    for (const doc of await options.store.listDocs({ kind: SESSION_DOC_KIND, project: KEY_DOC_PROJECT, limit: 10_000 })) {
+      const parsed = SessionRecordSchema.safeParse(doc.body);
+      if (!parsed.success || parsed.data.expires_at_ms <= t) await options.store.deleteDoc(SESSION_DOC_KIND, KEY_DOC_PROJECT, doc.id);
+    }
+  }
 
   async function record(hash: string): Promise<SessionRecord | null> {
     const cached = checked.get(hash);
@@ -58,6 +70,7 @@ export function createSessions(options: { store: QueryStore; keyring: Keyring; n
     async open(key) {
       const token = `tcs_${randomBytes(32).toString('base64url')}`;
       const t = now();
+      await sweep(t);
       const body: SessionRecord = { key_id: key.keyId, project: key.project, role: key.role, created_at_ms: t, expires_at_ms: t + ttlMs };
       await options.store.putDoc({ kind: SESSION_DOC_KIND, project: KEY_DOC_PROJECT, id: hashKey(token), body, updated_at_ms: t });
       return { token, maxAgeS: Math.floor(ttlMs / 1000) };

@@ -3,11 +3,11 @@ import type { Context, Hono } from 'hono';
 import { z } from 'zod';
 import { AlertRuleInputSchema, AlertRuleSchema, AlertStateSchema, createAlertRepository, type AlertRule, type AlertRuleInput, type AlertState } from '../../../shared/alerts/index.ts';
 import { checkOutboundTarget, type OutboundPolicy } from '../../../shared/http/index.ts';
-import { AlertEventViewSchema, canManage, maskEvent, maskRule } from './alert-views.ts';
+import { AlertEventViewSchema, maskEvent, maskRule } from './alert-views.ts';
 import type { Logger } from '../../../shared/logging/index.ts';
 import type { QueryStore } from '../../../shared/store/index.ts';
 import { ErrorSchema, type RouteSpec } from './api-spec.ts';
-import { addRoute, type ApiEnv } from './route.ts';
+import { addRoute, canManage, type ApiEnv } from './route.ts';
 
 export const AlertRuleIdSchema = z.string().min(1).max(200);
 const RuleIdParams = z.object({ id: AlertRuleIdSchema });

@@ -1,18 +1,10 @@
-import type { Context } from 'hono';
 import { z } from 'zod';
 import { AlertEventSchema, DeliverySchema, type AlertEvent, type AlertRule, type Delivery } from '../../../shared/alerts/index.ts';
-import type { ApiEnv } from './route.ts';
 
 // What a read key may see of alerting. Webhook and Slack URLs are bearer secrets (whoever has a
 // Slack incoming-webhook URL can post to the channel), and a delivery's error text and status
 // would make the alerter a port scanner of whatever it can reach: a read key sees the scheme and
 // host of a target, and of a delivery only whether it arrived.
-
-/** Admin keys, and everyone while no key exists (the open quick start), see alerting whole. */
-export function canManage(c: Context<ApiEnv>): boolean {
-  const role = c.get('role');
-  return role === 'admin' || role === 'open';
-}
 
 /** `https://hooks.slack.com/services/T/B/X` → `https://hooks.slack.com/…`. */
 export function maskUrl(url: string): string {

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Keyring } from '../../../shared/access/index.ts';
 import type { Logger } from '../../../shared/logging/index.ts';
 import { ErrorSchema, type RouteSpec } from './api-spec.ts';
-import { addRoute, type ApiEnv } from './route.ts';
+import { addRoute, canManage, type ApiEnv } from './route.ts';
 
 // A project's keys through the running server: in embedded mode `tracecheck up` holds the DuckDB
 // file, so `tracecheck keys revoke` cannot reach it, and a leaked key must still be revocable at
@@ -18,8 +18,10 @@ export function keyRoutes(app: Hono<ApiEnv>, routes: RouteSpec[], deps: { keyrin
   addRoute(
     app,
     routes,
-    { method: 'get', path: '/api/v1/keys', tag, role: 'admin', summary: "The project's API keys (public ids, never the keys).", responses: { 200: { description: 'the keys', schema: z.object({ keys: z.array(KeyInfoSchema) }) } } },
+    { method: 'get', path: '/api/v1/keys', tag, role: 'admin', summary: "The project's API keys (public ids, never the keys).", responses: { 200: { description: 'the keys', schema: z.object({ keys: z.array(KeyInfoSchema) }) }, 403: { description: 'not an admin key', schema: ErrorSchema } } },
     async (c) => {
+      // The middleware lets any read key GET; this list is the admin's.
+      if (!canManage(c)) return { status: 403, body: { error: 'a read key cannot do this (needs admin)' } };
       const project = c.get('project');
       const keys = (await deps.keyring.list()).filter((k) => k.project === project);
       return { status: 200, body: { keys: keys.map((k) => ({ id: k.id, role: k.role, name: k.name, created_at_ms: k.created_at_ms })) } };

@@ -82,6 +82,7 @@ describe('dashboard sign-in', () => {
     expect((await app.request('/api/v1/units', { headers: { Authorization: `Bearer ${doomed.key}` } }, env)).status).toBe(401);
     const listed = (await (await app.request('/api/v1/keys', { headers: { Authorization: `Bearer ${shopAdmin}` } }, env)).json()) as { keys: Array<{ id: string }> };
     expect(listed.keys.map((k) => k.id)).not.toContain(doomed.record.id);
+    expect((await app.request('/api/v1/keys', { headers: { Authorization: `Bearer ${shopRead}` } }, env)).status).toBe(403);
   });
 
   it('refuses cross-site sign-in and sign-out posts', async () => {

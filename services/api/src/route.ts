@@ -21,6 +21,12 @@ export interface ApiVariables {
 }
 export type ApiEnv = { Variables: ApiVariables };
 
+/** Admin keys, and everyone while no key exists (the open quick start): may see and change everything of the project. */
+export function canManage(c: Context<ApiEnv>): boolean {
+  const role = c.get('role');
+  return role === 'admin' || role === 'open';
+}
+
 export interface Parsed<Q, P, B> {
   query: Q;
   params: P;

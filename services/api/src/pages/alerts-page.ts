@@ -1,8 +1,8 @@
 import type { Context } from 'hono';
 import { z } from 'zod';
 import type { AlertRule, AlertState } from '../../../../shared/alerts/index.ts';
-import { canManage, maskEvent, maskRule, type AlertEventView } from '../alert-views.ts';
-import type { ApiEnv } from '../route.ts';
+import { maskEvent, maskRule, type AlertEventView } from '../alert-views.ts';
+import { canManage, type ApiEnv } from '../route.ts';
 import { checkHref, num, pct, unitHref, utc, withQuery } from './format.ts';
 import { h, type Html } from './html.ts';
 import { layout, problemPage, sendPage, type PageDeps } from './page-deps.ts';

@@ -19,6 +19,7 @@ import type { CheckSelector } from '../services/scorer/src/index.ts';
 import { createKeyring, type AuthResult, type Keyring } from '../shared/access/index.ts';
 import { createAlerter, type Alerter } from '../services/alerter/src/index.ts';
 import type { Authorize } from '../services/collector/src/index.ts';
+import { createAddressMatcher } from '../shared/http/index.ts';
 import { createConsumerLagReporter, createMetrics, createMetricsServer, withJudgeMetrics, type Metrics } from '../shared/metrics/index.ts';
 
 export type ServiceName = 'collector' | 'assembler' | 'scorer' | 'api' | 'alerter';
@@ -195,6 +196,11 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
       ...(keyring ? { keyring } : {}),
       checks: { registry, live: checkNames },
       metrics,
+      security: {
+        alertTargets: { allow: createAddressMatcher(config.alerter.allowPrivateTargets) },
+        trustedProxies: createAddressMatcher(config.trustedProxies),
+        metricsToken: config.metricsToken,
+      },
     });
     apiUrl = () => api.url();
     components.push(api);
@@ -207,6 +213,7 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
       store: store!,
       log,
       intervalMs: config.alerter.intervalMs,
+      outbound: { allow: createAddressMatcher(config.alerter.allowPrivateTargets) },
       unitLink: (id) => `${apiBase()}/units/${encodeURIComponent(id)}`,
       metrics,
       ...(overrides.alerterNow ? { now: overrides.alerterNow } : {}),

@@ -14,7 +14,9 @@ API keys per project, kept in the store (ClickHouse, or the embedded DuckDB file
 OTEL_EXPORTER_OTLP_HEADERS="Authorization=Bearer <key>"); a read key queries the API; an admin key
 also manages alert rules. As soon as one key exists, requests without a valid key get 401, and a key
 sees only its own project. With no key at all, everything is open as the project "default".
-In embedded mode the DuckDB file is locked by a running "tracecheck up": stop it first.
+In embedded mode the DuckDB file is locked by a running "tracecheck up": to revoke a key while it
+runs, send DELETE /api/v1/keys/ID with an admin key of the key's project (GET /api/v1/keys lists
+them); the key and its dashboard sessions stop working at once.
 `;
 
 export const keysCommand: CliCommand = {

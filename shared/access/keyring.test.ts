@@ -22,11 +22,11 @@ describe('keyring', () => {
 
     expect(await keyring.authenticate(undefined, ['read'])).toEqual({ ok: false, status: 401, message: 'an API key is required: Authorization: Bearer <key>' });
     expect(await keyring.authenticate('Bearer tc_read_forged', ['read'])).toMatchObject({ ok: false, status: 401 });
-    expect(await keyring.authenticate(`Bearer ${read.key}`, ['read'])).toEqual({ ok: true, project: 'shop', role: 'read' });
-    expect(await keyring.authenticate(`bearer  ${ingest.key} `, ['ingest'])).toEqual({ ok: true, project: 'shop', role: 'ingest' });
+    expect(await keyring.authenticate(`Bearer ${read.key}`, ['read'])).toEqual({ ok: true, project: 'shop', role: 'read', keyId: read.record.id });
+    expect(await keyring.authenticate(`bearer  ${ingest.key} `, ['ingest'])).toEqual({ ok: true, project: 'shop', role: 'ingest', keyId: ingest.record.id });
     expect(await keyring.authenticate(`Bearer ${ingest.key}`, ['read'])).toEqual({ ok: false, status: 403, message: 'a ingest key cannot do this (needs read)' });
     // An admin key may do what any role may.
-    expect(await keyring.authenticate(`Bearer ${admin.key}`, ['ingest'])).toEqual({ ok: true, project: 'bank', role: 'admin' });
+    expect(await keyring.authenticate(`Bearer ${admin.key}`, ['ingest'])).toEqual({ ok: true, project: 'bank', role: 'admin', keyId: admin.record.id });
   });
 
   it('stores hashes only, sees keys made by another process, and forgets revoked ones', async () => {
@@ -64,11 +64,11 @@ describe('keyring', () => {
     await expect(keyring.authenticate(undefined, ['ingest'])).rejects.toThrow('store down');
     down = false;
     const { key } = await keyring.create('shop', 'ingest');
-    expect(await keyring.authenticate(`Bearer ${key}`, ['ingest'])).toEqual({ ok: true, project: 'shop', role: 'ingest' });
+    expect(await keyring.authenticate(`Bearer ${key}`, ['ingest'])).toMatchObject({ ok: true, project: 'shop', role: 'ingest' });
     down = true;
     t += 2_000;
     const before = reads;
-    expect(await keyring.authenticate(`Bearer ${key}`, ['ingest'])).toEqual({ ok: true, project: 'shop', role: 'ingest' });
+    expect(await keyring.authenticate(`Bearer ${key}`, ['ingest'])).toMatchObject({ ok: true, project: 'shop', role: 'ingest' });
     expect(await keyring.authenticate(undefined, ['ingest'])).toMatchObject({ ok: false, status: 401 });
     // One failed read, then none until refreshMs has passed again.
     expect(reads - before).toBe(1);

@@ -2,7 +2,8 @@ import type { Logger } from '../logging/index.ts';
 import type { QueryStore } from '../store/index.ts';
 import { KEY_DOC_KIND, KEY_DOC_PROJECT, KeyRecordSchema, assertProjectName, bearerToken, generateKey, hashKey, type KeyRecord, type Role } from './keys.ts';
 
-export type AuthResult = { ok: true; project: string; role: Role | 'open' } | { ok: false; status: 401 | 403; message: string };
+/** `keyId`: the public id of the key that was presented (absent while no key exists). */
+export type AuthResult = { ok: true; project: string; role: Role | 'open'; keyId?: string } | { ok: false; status: 401 | 403; message: string };
 
 export interface Keyring {
   /**
@@ -15,6 +16,8 @@ export interface Keyring {
   list(): Promise<KeyRecord[]>;
   /** Revokes by public id; false when no key has it. */
   revoke(id: string): Promise<boolean>;
+  /** The key with this public id exists (as of the last read, at most `refreshMs` old). */
+  isLive(id: string): Promise<boolean>;
 }
 
 export const OPEN_PROJECT = 'default';
@@ -87,7 +90,11 @@ export function createKeyring(options: KeyringOptions): Keyring {
       if (record.role !== 'admin' && !allowed.includes(record.role)) {
         return { ok: false, status: 403, message: `a ${record.role} key cannot do this (needs ${allowed.join(' or ')})` };
       }
-      return { ok: true, project: record.project, role: record.role };
+      return { ok: true, project: record.project, role: record.role, keyId: record.id };
+    },
+    async isLive(id) {
+      for (const k of (await keys(false)).values()) if (k.id === id) return true;
+      return false;
     },
 
     async create(project, role, name = '') {

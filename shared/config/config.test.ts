@@ -13,7 +13,17 @@ describe('loadConfig', () => {
     expect(c.ports).toEqual({ otlpHttp: 4318, otlpGrpc: 4317, api: 8080, metrics: 9464 });
     expect(c.dataDir).toBe('./data');
     expect(c.limits.maxBodyBytes).toBe(20 * 1024 * 1024);
-    expect(c.alerter).toEqual({ intervalMs: 60_000 });
+    expect(c.alerter).toEqual({ intervalMs: 60_000, allowPrivateTargets: { hosts: [], cidrs: [] } });
+    expect([c.trustedProxies, c.metricsToken]).toEqual([{ hosts: [], cidrs: [] }, null]);
+  });
+
+  it('reads the private alert targets, trusted proxies and the metrics token, and names every bad entry', () => {
+    const c = loadConfig({ TRACECHECK_ALERT_ALLOW_PRIVATE_TARGETS: '127.0.0.1,10.0.0.0/8,hooks.internal', TRACECHECK_TRUSTED_PROXIES: '::1', TRACECHECK_METRICS_TOKEN: 'scrape-token-0123456789' });
+    expect(c.alerter.allowPrivateTargets).toEqual({ hosts: ['hooks.internal'], cidrs: ['127.0.0.1/32', '10.0.0.0/8'] });
+    expect([c.trustedProxies, c.metricsToken]).toEqual([{ hosts: [], cidrs: ['::1/128'] }, 'scrape-token-0123456789']);
+    expect(() => loadConfig({ TRACECHECK_ALERT_ALLOW_PRIVATE_TARGETS: '10.0.0.0/40', TRACECHECK_METRICS_TOKEN: 'short' })).toThrow(
+      'invalid configuration:\n  - TRACECHECK_ALERT_ALLOW_PRIVATE_TARGETS: "10.0.0.0/40" is neither a host name, an IP address nor a range such as 10.0.0.0/8\n  - TRACECHECK_METRICS_TOKEN: at least 16 characters',
+    );
   });
 
   it('caps the spans kept per trace at 10,000 unless told otherwise', () => {

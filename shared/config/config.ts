@@ -10,10 +10,19 @@ import {
   DEFAULT_TRACE_COMPLETE_GRACE_MS,
   DEFAULT_TRACE_ENTRY_GRACE_MS,
 } from './defaults.ts';
+import { parseAddressList, type AddressList } from '../http/index.ts';
 
 const port = z.coerce.number().int().min(0).max(65_535);
 const positiveInt = z.coerce.number().int().positive();
 const emptyAsUndefined = (v: unknown): unknown => (typeof v === 'string' && v.trim() === '' ? undefined : v);
+const addressList = z
+  .string()
+  .default('')
+  .transform((text, ctx): AddressList => {
+    const { list, problems } = parseAddressList(text);
+    for (const message of problems) ctx.addIssue({ code: 'custom', message });
+    return list;
+  });
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -101,6 +110,15 @@ export const ConfigSchema = z
     TRACECHECK_SANDBOX_PROCESSES: z.coerce.number().int().min(1).max(64).default(2),
     TRACECHECK_SANDBOX_MEMORY_MB: z.coerce.number().int().min(128).max(8192).default(256),
     TRACECHECK_ALERT_INTERVAL_MS: z.coerce.number().int().min(100).default(60_000),
+    // Webhook/Slack targets that resolve to loopback, private, link-local, CGNAT or metadata
+    // addresses are refused unless listed here: host names, addresses or ranges, comma-separated.
+    TRACECHECK_ALERT_ALLOW_PRIVATE_TARGETS: addressList,
+    // Proxies (addresses or ranges) whose X-Forwarded-For and X-Forwarded-Proto the API believes:
+    // the client's address for throttling, and https for the login cookie's Secure flag.
+    TRACECHECK_TRUSTED_PROXIES: addressList,
+    // Bearer token for GET /metrics once API keys exist (the metrics name every project's checks);
+    // unset, /metrics answers 401 then. With no key at all it stays open, like everything else.
+    TRACECHECK_METRICS_TOKEN: z.preprocess(emptyAsUndefined, z.string().min(16, 'at least 16 characters').optional()),
     // No default: a command without it logs at its own level (see cli/command-logger.ts).
     TRACECHECK_LOG_LEVEL: z.preprocess(emptyAsUndefined, z.enum(LOG_LEVELS).optional()),
   })
@@ -165,8 +183,12 @@ export interface Config {
   sandbox: { processes: number; memoryMb: number };
   /** Units one scorer scores at once. */
   scorerConcurrency: number;
-  /** How often the alerter evaluates its rules. */
-  alerter: { intervalMs: number };
+  /** How often the alerter evaluates its rules; the non-public targets it may call anyway. */
+  alerter: { intervalMs: number; allowPrivateTargets: AddressList };
+  /** Proxies whose forwarded client address and protocol the API believes. */
+  trustedProxies: AddressList;
+  /** The bearer token that reads GET /metrics once keys exist; null: nobody then. */
+  metricsToken: string | null;
   /** TRACECHECK_LOG_LEVEL; null: unset, each command logs at its own default. */
   logLevel: LogLevel | null;
 }
@@ -236,7 +258,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     checkDefinitionsFile: c.TRACECHECK_CHECK_DEFINITIONS ?? null,
     sandbox: { processes: c.TRACECHECK_SANDBOX_PROCESSES, memoryMb: c.TRACECHECK_SANDBOX_MEMORY_MB },
     scorerConcurrency: c.TRACECHECK_SCORER_CONCURRENCY,
-    alerter: { intervalMs: c.TRACECHECK_ALERT_INTERVAL_MS },
+    alerter: { intervalMs: c.TRACECHECK_ALERT_INTERVAL_MS, allowPrivateTargets: c.TRACECHECK_ALERT_ALLOW_PRIVATE_TARGETS },
+    trustedProxies: c.TRACECHECK_TRUSTED_PROXIES,
+    metricsToken: c.TRACECHECK_METRICS_TOKEN ?? null,
     logLevel: c.TRACECHECK_LOG_LEVEL ?? null,
   };
 }

@@ -1,1 +1,8 @@
 export { acceptedMediaType } from './media-type.ts';
+export { EMPTY_ADDRESS_LIST, canonicalAddress, createAddressMatcher, parseAddressList } from './address-list.ts';
+export type { AddressList, AddressMatcher } from './address-list.ts';
+export { specialAddressKind } from './special-addresses.ts';
+export { checkOutboundTarget, systemLookup } from './outbound-target.ts';
+export type { Lookup, OutboundPolicy, TargetCheck } from './outbound-target.ts';
+export { pinnedFetch } from './pinned-fetch.ts';
+export type { PinnedRequest } from './pinned-fetch.ts';

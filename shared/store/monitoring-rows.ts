@@ -12,7 +12,8 @@ export const UNIT_SUMMARY_COLUMNS = UNIT_COLUMNS.filter((c) => c !== 'unit_json'
 
 const DEFAULT_DOC_LIMIT = 1000;
 /** A document body is configuration or history: anything larger is a mistake or an attack. */
-const MAX_DOC_BYTES = 1_000_000;
+/** The largest document body (as JSON) the store keeps; the API refuses bigger writes with 413. */
+export const MAX_DOC_BYTES = 1_000_000;
 
 function num(v: unknown): number {
   if (typeof v === 'bigint') return Number(v);

@@ -4,6 +4,8 @@ import { launchBrowser, type Browser } from '../helpers/browser.ts';
 import { testClickHouseUrl, testKafkaBrokers, uniqueName, waitFor } from '../helpers/infra.ts';
 import { startPipeline, type Harness } from '../helpers/pipeline-harness.ts';
 
+const METRICS_TOKEN = 'e2e-metrics-token-0123456789';
+
 // The dashboard in headless Chromium, over units and scores that went through the real pipeline
 // (OTel SDK → collector → assembler → scorer → store), in both modes: sign in with a key, read the
 // overview and check that its numbers are the API's, click through to a failing unit's
@@ -58,7 +60,7 @@ for (const mode of MODES) {
     };
 
     beforeAll(async () => {
-      h = await startPipeline({ ...env, TRACECHECK_CHECKS: CHECKS.join(',') });
+      h = await startPipeline({ ...env, TRACECHECK_CHECKS: CHECKS.join(','), TRACECHECK_METRICS_TOKEN: METRICS_TOKEN });
       const keyring = h.pipeline.keyring!;
       const ingest = (await keyring.create('shop', 'ingest')).key;
       admin = (await keyring.create('shop', 'admin')).key;
@@ -213,8 +215,9 @@ for (const mode of MODES) {
       await shot('hostile-unit');
     });
 
-    it("serves the pipeline's Prometheus metrics on the API and on the OTLP/HTTP receiver", async () => {
-      const text = await (await fetch(`${h.pipeline.apiUrl()}/metrics`)).text();
+    it("serves the pipeline's Prometheus metrics on the API (with the operator's token once keys exist) and on the OTLP/HTTP receiver", async () => {
+      expect((await fetch(`${h.pipeline.apiUrl()}/metrics`, { headers: { authorization: `Bearer ${admin}` } })).status).toBe(401);
+      const text = await (await fetch(`${h.pipeline.apiUrl()}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
       const value = (line: string): number => Number(new RegExp(`^${line.replace(/[{}]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1]);
       expect(value('tracecheck_units_assembled_total')).toBe(81);
       for (const check of CHECKS) expect(value(`tracecheck_scores_written_total{check="${check}",status="ok"}`)).toBe(81);

@@ -133,9 +133,20 @@ describe('embedded mode killed with SIGKILL while traces stream in', () => {
       if (res.status !== 200) throw new Error(`${path}: ${res.status} ${await res.text()}`);
       return (await res.json()) as T;
     };
+    // Pages of at most 1,000 rows (the API's cap), followed to the end.
+    const all = async <T,>(path: string, field: 'units' | 'scores'): Promise<T[]> => {
+      const rows: T[] = [];
+      let cursor: string | null = null;
+      do {
+        const page: { next_cursor: string | null } & Record<string, unknown> = await fetchJson(`${path}?limit=1000${cursor ? `&cursor=${cursor}` : ''}`);
+        rows.push(...(page[field] as T[]));
+        cursor = page.next_cursor;
+      } while (cursor);
+      return rows;
+    };
     const read = async (): Promise<{ units: UnitRow[]; scores: ScoreRow[] }> => ({
-      units: (await fetchJson<{ units: UnitRow[] }>('/api/v1/units?limit=10000')).units,
-      scores: (await fetchJson<{ scores: ScoreRow[] }>('/api/v1/scores?limit=10000')).scores,
+      units: await all<UnitRow>('/api/v1/units', 'units'),
+      scores: await all<ScoreRow>('/api/v1/scores', 'scores'),
     });
     // Done when every acknowledged trace is a unit with all its acknowledged spans, and scored.
     // Settled: every acknowledged trace is stored with its spans, every stored unit has all its

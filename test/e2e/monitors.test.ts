@@ -38,7 +38,7 @@ for (const mode of MODES) {
     });
     const send = (units: readonly Unit[]) => producer.send(h.topics.units, units.map((u) => ({ key: u.unit_id, value: JSON.stringify(u) })));
     const scores = async (query: string): Promise<Score[]> => {
-      const res = await fetch(`${h.pipeline.apiUrl()}/api/v1/scores?limit=10000&${query}`);
+      const res = await fetch(`${h.pipeline.apiUrl()}/api/v1/scores?limit=1000&${query}`);
       expect(res.status).toBe(200);
       return ((await res.json()) as { scores: Score[] }).scores;
     };

@@ -47,7 +47,8 @@ for (const mode of MODES) {
     const env = mode.env();
     beforeAll(async () => {
       hook = await webhookReceiver();
-      h = await startPipeline({ ...env, TRACECHECK_CHECKS: 'loop_guard', TRACECHECK_ALERT_INTERVAL_MS: '200' }, { alerterNow: () => Date.now() + offsetMs });
+      // The test's receivers listen on loopback, which the alerter calls only when allowed.
+      h = await startPipeline({ ...env, TRACECHECK_CHECKS: 'loop_guard', TRACECHECK_ALERT_INTERVAL_MS: '200', TRACECHECK_ALERT_ALLOW_PRIVATE_TARGETS: '127.0.0.1' }, { alerterNow: () => Date.now() + offsetMs });
     });
     afterAll(async () => {
       await h?.stop();

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AlertRuleSchema, createAlertRepository, type AlertRuleInput } from '../../../shared/alerts/index.ts';
 import { createInMemoryQueryStore, type InMemoryQueryStore, type ProjectScore } from '../../../shared/alerts/testing/in-memory-query-store.ts';
+import { createAddressMatcher, parseAddressList } from '../../../shared/http/index.ts';
 import { createSilentLogger } from '../../../shared/logging/index.ts';
 import { createAlerter, type Alerter } from './create-alerter.ts';
 
@@ -10,6 +11,8 @@ const log = createSilentLogger();
 const T0 = Date.UTC(2026, 2, 1, 12, 0, 0);
 const MINUTE = 60_000;
 const FAST_RETRY = { initialDelayMs: 1, maxDelayMs: 5, timeoutMs: 5_000 };
+/** The receivers listen on loopback, which the alerter calls only when allowed (TRACECHECK_ALERT_ALLOW_PRIVATE_TARGETS=127.0.0.1). */
+const outbound = { allow: createAddressMatcher(parseAddressList('127.0.0.1').list) };
 
 /** A local HTTP receiver whose answers the test scripts: a status per request, or 'hang' (never answers). */
 interface Receiver {
@@ -63,7 +66,7 @@ afterEach(async () => {
 });
 
 function alerterOver(store: InMemoryQueryStore, clock: { t: number }, delivery: object = FAST_RETRY, shutdownGraceMs = 5_000): Alerter {
-  const alerter = createAlerter({ store, log, intervalMs: 60_000, now: () => clock.t, delivery, shutdownGraceMs, unitLink: (id) => `http://tc.example/api/v1/units/${id}` });
+  const alerter = createAlerter({ store, log, intervalMs: 60_000, now: () => clock.t, delivery, shutdownGraceMs, outbound, unitLink: (id) => `http://tc.example/api/v1/units/${id}` });
   cleanups.push(() => alerter.shutdown());
   return alerter;
 }
@@ -248,7 +251,7 @@ describe('createAlerter', () => {
     const hook = await receiver();
     store.addScores(scores(10, 90));
     await addRule(store, thresholdRule(hook.url, { for_evaluations: 1 }));
-    const alerter = createAlerter({ store, log, intervalMs: 100, now: () => T0, delivery: FAST_RETRY });
+    const alerter = createAlerter({ store, log, intervalMs: 100, now: () => T0, delivery: FAST_RETRY, outbound });
     cleanups.push(() => alerter.shutdown());
     await alerter.start();
     for (let i = 0; i < 200 && hook.bodies.length === 0; i++) await new Promise((r) => setTimeout(r, 25));

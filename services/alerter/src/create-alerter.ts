@@ -16,6 +16,7 @@ import type { Score } from '../../../shared/schemas/index.ts';
 import type { QueryStore, ScoreQuery } from '../../../shared/store/contract.ts';
 import { evaluateRule, type RuleAggregates, type RuleEvaluation, type Transition } from './evaluate-rule.ts';
 import { createNotificationQueue, type DeliveryPolicy } from './notify.ts';
+import type { OutboundPolicy } from '../../../shared/http/index.ts';
 import { buildPayload } from './payload.ts';
 import { failingUnitsQuery, ruleQueries } from './rule-queries.ts';
 
@@ -29,8 +30,8 @@ export interface AlerterOptions {
   intervalMs: number;
   /** The clock (tests inject one). */
   now?: () => number;
-  /** HTTP client for deliveries (tests may inject one). */
-  fetch?: typeof fetch;
+  /** Non-public hosts and ranges webhook targets may resolve to (`TRACECHECK_ALERT_ALLOW_PRIVATE_TARGETS`); default none. */
+  outbound?: OutboundPolicy;
   delivery?: Partial<DeliveryPolicy>;
   /** Notifications waiting for delivery beyond this are recorded as failed. Default 1000. */
   maxQueuedNotifications?: number;
@@ -75,7 +76,7 @@ export function createAlerter(options: AlerterOptions): Alerter {
   const repo = createAlertRepository(store, (doc, problems) => log.warn({ kind: doc.kind, project: doc.project, id: doc.id, problems }, 'stored alert document does not parse; skipped'));
   const notifier = createNotificationQueue({
     log,
-    ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.outbound ? { outbound: options.outbound } : {}),
     ...(options.delivery ? { policy: options.delivery } : {}),
     ...(options.maxQueuedNotifications !== undefined ? { maxQueued: options.maxQueuedNotifications } : {}),
     ...(options.unitLink ? { unitLink: options.unitLink } : {}),

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { AlertPayload } from '../../../shared/alerts/index.ts';
-import { classifyResponse, deliver, parseRetryAfter, type DeliveryPolicy } from './notify.ts';
+import { createAddressMatcher, parseAddressList } from '../../../shared/http/index.ts';
+import { classifyResponse, deliver, parseRetryAfter, type DeliveryPolicy, type Send } from './notify.ts';
+
+/** The tests' receivers listen on loopback: allowed, as TRACECHECK_ALERT_ALLOW_PRIVATE_TARGETS=127.0.0.1 would. */
+const loopbackAllowed = { allow: createAddressMatcher(parseAddressList('127.0.0.1').list) };
 
 const payload: AlertPayload = { rule: 'r', state: 'firing', kind: 'threshold', check: 'c', summary: 's', value: 0.5, threshold: 0.9, window: '15m', units: [], fired_at: '2026-01-01T00:00:00.000Z' };
 const policy: DeliveryPolicy = { attempts: 5, initialDelayMs: 1, maxDelayMs: 2, timeoutMs: 1_000, maxRetryAfterMs: 5 };
@@ -28,19 +32,19 @@ describe('deliver', () => {
       new Response('', { status: 202 }),
     ];
     const sent: string[] = [];
-    const fakeFetch = ((_url: string, init: RequestInit) => {
-      sent.push(init.body as string);
+    const send: Send = (_url, init) => {
+      sent.push(init.body);
       const answer = answers[sent.length - 1];
       return answer instanceof Error ? Promise.reject(answer) : Promise.resolve(answer);
-    }) as unknown as typeof fetch;
-    const d = await deliver({ type: 'webhook', url: 'http://127.0.0.1:1/x' }, payload, { fetch: fakeFetch, policy, signal: new AbortController().signal, now: () => 42 });
+    };
+    const d = await deliver({ type: 'webhook', url: 'http://127.0.0.1:1/x' }, payload, { send, outbound: loopbackAllowed, policy, signal: new AbortController().signal, now: () => 42 });
     expect(d).toEqual({ type: 'webhook', url: 'http://127.0.0.1:1/x', outcome: 'delivered', attempts: 3, status: 202, at_ms: 42 });
     expect(sent.map((b) => JSON.parse(b) as unknown)).toEqual([payload, payload, payload]);
   });
 
   it('stops after the last attempt and says why', async () => {
-    const fakeFetch = (() => Promise.resolve(new Response('', { status: 503 }))) as unknown as typeof fetch;
-    const d = await deliver({ type: 'slack', url: 'http://127.0.0.1:1/x' }, payload, { fetch: fakeFetch, policy: { ...policy, attempts: 2 }, signal: new AbortController().signal, now: () => 1 });
+    const send: Send = () => Promise.resolve(new Response('', { status: 503 }));
+    const d = await deliver({ type: 'slack', url: 'http://127.0.0.1:1/x' }, payload, { send, outbound: loopbackAllowed, policy: { ...policy, attempts: 2 }, signal: new AbortController().signal, now: () => 1 });
     expect(d).toEqual({ type: 'slack', url: 'http://127.0.0.1:1/x', outcome: 'failed', attempts: 2, status: 503, error: 'HTTP 503', at_ms: 1 });
   });
 });

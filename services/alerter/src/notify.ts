@@ -2,6 +2,7 @@ import { backoffDelayMs, sleepUnlessAborted } from '../../../shared/bus/index.ts
 import type { AlertPayload, Delivery, NotifyTarget } from '../../../shared/alerts/index.ts';
 import { errorMessage } from '../../../shared/errors/index.ts';
 import { createLimiter } from '../../../shared/flow/index.ts';
+import { EMPTY_ADDRESS_LIST, checkOutboundTarget, createAddressMatcher, pinnedFetch, type OutboundPolicy, type PinnedRequest } from '../../../shared/http/index.ts';
 import type { Logger } from '../../../shared/logging/index.ts';
 
 export interface DeliveryPolicy {
@@ -16,7 +17,7 @@ export interface DeliveryPolicy {
   maxRetryAfterMs: number;
 }
 
-const DEFAULT_DELIVERY_POLICY: DeliveryPolicy = { attempts: 5, initialDelayMs: 500, maxDelayMs: 8_000, timeoutMs: 10_000, maxRetryAfterMs: 60_000 };
+export const DEFAULT_DELIVERY_POLICY: DeliveryPolicy = { attempts: 5, initialDelayMs: 500, maxDelayMs: 8_000, timeoutMs: 10_000, maxRetryAfterMs: 60_000 };
 
 /** What one HTTP attempt means for the delivery. */
 export type AttemptResult =
@@ -79,8 +80,13 @@ function requestBody(target: NotifyTarget, payload: AlertPayload, unitLink?: (un
   return JSON.stringify(target.type === 'slack' ? slackMessage(payload, unitLink) : payload);
 }
 
+/** Sends one request to the address the target's host was checked to resolve to. */
+export type Send = (url: string, init: PinnedRequest, target: { address: string; family: 4 | 6 }) => Promise<Response>;
+
 export interface DeliverDeps {
-  fetch: typeof fetch;
+  send: Send;
+  /** Which targets may be called: checked before every attempt, so a name re-pointed at a private address (DNS rebinding) is refused. */
+  outbound: OutboundPolicy;
   policy: DeliveryPolicy;
   /** Aborts waits and requests at shutdown. */
   signal: AbortSignal;
@@ -90,14 +96,17 @@ export interface DeliverDeps {
 }
 
 async function attempt(target: NotifyTarget, body: string, deps: DeliverDeps): Promise<AttemptResult> {
+  const checked = await checkOutboundTarget(target.url, deps.outbound);
+  // A name that does not resolve may come back; a forbidden address will not, unless the operator allows it.
+  if (!checked.ok) return checked.unresolved ? { kind: 'retry', error: checked.reason } : { kind: 'permanent', error: `refused: ${checked.reason}` };
   try {
-    const res = await deps.fetch(target.url, {
+    const init: PinnedRequest = {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'user-agent': 'tracecheck-alerter' },
       body,
       signal: AbortSignal.any([deps.signal, AbortSignal.timeout(deps.policy.timeoutMs)]),
-      redirect: 'error',
-    });
+    };
+    const res = await deps.send(target.url, init, checked);
     // Free the connection; the answer's body does not matter.
     await res.body?.cancel().catch(() => {});
     return classifyResponse(res.status, res.headers.get('retry-after'), deps.now());
@@ -151,7 +160,10 @@ export interface NotificationJob {
 
 export interface NotificationQueueOptions {
   log: Logger;
-  fetch?: typeof fetch;
+  /** How requests are sent (tests); default: over a connection to the checked address. */
+  send?: Send;
+  /** Non-public hosts and ranges targets may resolve to (`TRACECHECK_ALERT_ALLOW_PRIVATE_TARGETS`); default none. */
+  outbound?: OutboundPolicy;
   policy?: Partial<DeliveryPolicy>;
   /** Jobs waiting beyond this are refused (and recorded as failed by the caller). Default 1000. */
   maxQueued?: number;
@@ -187,7 +199,8 @@ export function createNotificationQueue(options: NotificationQueueOptions): Noti
   const stop = new AbortController();
   const limiter = createLimiter(concurrency);
   const deps: DeliverDeps = {
-    fetch: options.fetch ?? fetch,
+    send: options.send ?? pinnedFetch,
+    outbound: options.outbound ?? { allow: createAddressMatcher(EMPTY_ADDRESS_LIST) },
     policy,
     signal: stop.signal,
     now: options.now ?? Date.now,

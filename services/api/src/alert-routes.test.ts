@@ -22,7 +22,7 @@ async function setup() {
   return { store, app, send };
 }
 
-const rule = { name: 'loop guard', kind: 'threshold', check: 'loop_guard', window: '15m', threshold: 0.9, notify: [{ type: 'webhook', url: 'http://127.0.0.1:9999/hook' }] };
+const rule = { name: 'loop guard', kind: 'threshold', check: 'loop_guard', window: '15m', threshold: 0.9, notify: [{ type: 'webhook', url: 'http://93.184.216.34:9999/hook' }] };
 
 describe('alert rule routes', () => {
   it('create, read, list with state, replace and delete a rule', async () => {

@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import type { Hono } from 'hono';
+import type { Context, Hono } from 'hono';
 import { z } from 'zod';
-import { AlertEventSchema, AlertRuleInputSchema, AlertRuleSchema, AlertStateSchema, createAlertRepository, type AlertRule, type AlertState } from '../../../shared/alerts/index.ts';
+import { AlertRuleInputSchema, AlertRuleSchema, AlertStateSchema, createAlertRepository, type AlertRule, type AlertRuleInput, type AlertState } from '../../../shared/alerts/index.ts';
+import { checkOutboundTarget, type OutboundPolicy } from '../../../shared/http/index.ts';
+import { AlertEventViewSchema, maskEvent, maskRule } from './alert-views.ts';
 import type { Logger } from '../../../shared/logging/index.ts';
 import type { QueryStore } from '../../../shared/store/index.ts';
 import { ErrorSchema, type RouteSpec } from './api-spec.ts';
-import { addRoute, type ApiEnv } from './route.ts';
+import { addRoute, canManage, type ApiEnv } from './route.ts';
 
 export const AlertRuleIdSchema = z.string().min(1).max(200);
 const RuleIdParams = z.object({ id: AlertRuleIdSchema });
@@ -23,7 +25,7 @@ export const AlertHistoryQuerySchema = z
   .strict();
 export const AlertHistoryResponseSchema = z.object({
   /** Newest first. */
-  alerts: z.array(AlertEventSchema),
+  alerts: z.array(AlertEventViewSchema),
   /** Pass as `before` for the next page; null on the last page. */
   next: z.string().nullable(),
 });
@@ -31,14 +33,26 @@ export const AlertHistoryResponseSchema = z.object({
 const notFound = (id: string) => ({ status: 404, body: { error: `no alert rule with id "${id}"` } });
 
 /**
+ * A target that resolves into loopback, private, link-local or metadata ranges the operator did not
+ * allow is a 400 now, not a failed delivery later (the alerter checks again at every delivery). A
+ * name that does not resolve yet is taken: it can reach nothing until it does.
+ */
+async function targetProblems(input: AlertRuleInput, policy: OutboundPolicy): Promise<string[]> {
+  const checks = await Promise.all((input.notify ?? []).map((t) => checkOutboundTarget(t.url, policy)));
+  return checks.flatMap((c, i) => (c.ok || c.unresolved ? [] : [`body.notify.${i}.url: ${c.reason}`]));
+}
+
+/**
  * Alert rules and history: `POST /api/v1/alert-rules` (201, the stored rule), `GET /alert-rules`
  * (with states), `GET|PUT|DELETE /alert-rules/{id}`, `GET /alerts` (history, newest first, paged
  * with `before`). Every route is scoped to the caller's project.
  */
-export function alertRoutes(app: Hono<ApiEnv>, routes: RouteSpec[], deps: { store: QueryStore; log: Logger; now: () => number }): void {
+export function alertRoutes(app: Hono<ApiEnv>, routes: RouteSpec[], deps: { store: QueryStore; log: Logger; now: () => number; alertTargets: OutboundPolicy }): void {
   const log = deps.log.child({ component: 'api.alerts' });
   const repo = createAlertRepository(deps.store, (doc, problems) => log.warn({ kind: doc.kind, id: doc.id, problems }, 'stored alert document does not parse; skipped'));
-  const withState = (rule: AlertRule, state: AlertState | undefined | null) => ({ ...rule, status: state ?? null });
+  // Targets' URLs carry secrets (Slack's path is its bearer token): read keys see them masked.
+  const withState = (c: Context<ApiEnv>, rule: AlertRule, state: AlertState | undefined | null) => ({ ...(canManage(c) ? rule : maskRule(rule)), status: state ?? null });
+  const refused = (problems: string[]) => ({ status: 400, body: { error: `invalid request: ${problems.join('; ')}`, issues: problems } });
   const tag = 'alerts';
 
   addRoute(
@@ -54,6 +68,8 @@ export function alertRoutes(app: Hono<ApiEnv>, routes: RouteSpec[], deps: { stor
       responses: { 201: { description: 'the stored rule', schema: AlertRuleSchema } },
     },
     async (c, { body }) => {
+      const problems = await targetProblems(body, deps.alertTargets);
+      if (problems.length > 0) return refused(problems);
       const t = deps.now();
       const rule = AlertRuleSchema.parse({ ...body, id: randomUUID(), project: c.get('project'), created_at_ms: t, updated_at_ms: t });
       await repo.putRule(rule);
@@ -69,7 +85,7 @@ export function alertRoutes(app: Hono<ApiEnv>, routes: RouteSpec[], deps: { stor
     async (c) => {
       const project = c.get('project');
       const [rules, states] = await Promise.all([repo.listRules(project), repo.listStates(project)]);
-      return { status: 200, body: { rules: rules.map((r) => withState(r, states.get(r.id))) } };
+      return { status: 200, body: { rules: rules.map((r) => withState(c, r, states.get(r.id))) } };
     },
   );
 
@@ -89,7 +105,7 @@ export function alertRoutes(app: Hono<ApiEnv>, routes: RouteSpec[], deps: { stor
       const rule = await repo.getRule(c.get('project'), params.id);
       if (!rule) return notFound(params.id);
       const states = await repo.listStates(rule.project);
-      return { status: 200, body: withState(rule, states.get(rule.id)) };
+      return { status: 200, body: withState(c, rule, states.get(rule.id)) };
     },
   );
 
@@ -109,6 +125,8 @@ export function alertRoutes(app: Hono<ApiEnv>, routes: RouteSpec[], deps: { stor
     async (c, { params, body }) => {
       const existing = await repo.getRule(c.get('project'), params.id);
       if (!existing) return notFound(params.id);
+      const problems = await targetProblems(body, deps.alertTargets);
+      if (problems.length > 0) return refused(problems);
       const rule = AlertRuleSchema.parse({ ...body, id: existing.id, project: existing.project, created_at_ms: existing.created_at_ms, updated_at_ms: Math.max(deps.now(), existing.updated_at_ms + 1) });
       await repo.putRule(rule);
       log.info({ ruleId: rule.id, kind: rule.kind, project: rule.project }, 'alert rule replaced');
@@ -145,7 +163,8 @@ export function alertRoutes(app: Hono<ApiEnv>, routes: RouteSpec[], deps: { stor
       path: '/api/v1/alerts',
       tag,
       role: 'read',
-      summary: 'Alert history, newest first: each firing, reminder and recovery with its payload and deliveries (outcome, attempts).',
+      summary:
+        'Alert history, newest first: each firing, reminder and recovery with its payload and deliveries (outcome, attempts, status, error). A read key sees each delivery\'s outcome only, and target URLs masked.',
       query: AlertHistoryQuerySchema,
       responses: { 200: { description: 'a page of history', schema: AlertHistoryResponseSchema } },
     },
@@ -156,7 +175,7 @@ export function alertRoutes(app: Hono<ApiEnv>, routes: RouteSpec[], deps: { stor
         ...(q.rule_id !== undefined ? { ruleId: q.rule_id } : {}),
         ...(q.before !== undefined ? { beforeMs: Number(q.before) } : {}),
       });
-      return { status: 200, body: { alerts: page.events, next: page.nextBeforeMs === null ? null : String(page.nextBeforeMs) } };
+      return { status: 200, body: { alerts: canManage(c) ? page.events : page.events.map(maskEvent), next: page.nextBeforeMs === null ? null : String(page.nextBeforeMs) } };
     },
   );
 }

@@ -3,8 +3,8 @@ import { z } from 'zod';
 import { CheckDefinitionError, definitionVersion, type CheckDefinition, type CheckRegistry } from '../../../shared/checks/index.ts';
 import type { Logger } from '../../../shared/logging/index.ts';
 import { DOC_KINDS, UserCheckDocSchema, listUserChecks, type UserCheckDoc } from '../../../shared/monitors/index.ts';
-import type { QueryStore } from '../../../shared/store/index.ts';
-import type { RouteSpec } from './api-spec.ts';
+import { MAX_DOC_BYTES, type QueryStore } from '../../../shared/store/index.ts';
+import { ErrorSchema, type RouteSpec } from './api-spec.ts';
 import { addRoute, type ApiEnv } from './route.ts';
 
 /** The documented create_or_update_check fields of a model check. */
@@ -75,7 +75,7 @@ export function checkRoutes(app: Hono<ApiEnv>, routes: RouteSpec[], deps: { stor
       role: 'admin',
       summary: 'create_or_update_check: {name, description, prompt_template, check_type} for a model check, or a definition as `checks upload` writes it. A changed definition is a new version.',
       body: CheckBodySchema,
-      responses: { 201: { description: 'a new version', schema: SavedCheckSchema }, 200: { description: 'unchanged', schema: SavedCheckSchema } },
+      responses: { 201: { description: 'a new version', schema: SavedCheckSchema }, 200: { description: 'unchanged', schema: SavedCheckSchema }, 413: { description: 'the check with all its versions exceeds what the store keeps (1 MB)', schema: ErrorSchema } },
     },
     async (c, { body }) => {
       const project = c.get('project');
@@ -96,6 +96,8 @@ export function checkRoutes(app: Hono<ApiEnv>, routes: RouteSpec[], deps: { stor
       if (doc.versions.at(-1)?.version === version) return { status: 200, body: { name: doc.name, version, changed: false, versions: versionsOut(doc) } };
       const t = Math.max(deps.now(), (stored?.updated_at_ms ?? 0) + 1);
       const next: UserCheckDoc = { name: definition.name, versions: [...doc.versions, { version, created_at_ms: t, definition: definition as unknown as Record<string, unknown> }] };
+      // Every version is kept in one document: past the store's limit, the check needs a new name.
+      if (JSON.stringify(next).length > MAX_DOC_BYTES) return { status: 413, body: { error: `check "${definition.name}" with its ${next.versions.length} versions would exceed the ${MAX_DOC_BYTES} bytes the store keeps per check; save it under a new name` } };
       await deps.store.putDoc({ kind: DOC_KINDS.check, project, id: definition.name, body: next, updated_at_ms: t });
       log.info({ check: definition.name, version, project }, 'user check saved');
       return { status: 201, body: { name: next.name, version, changed: true, versions: versionsOut(next) } };

@@ -4,7 +4,7 @@ import { createComponent, type Component } from '../../../shared/lifecycle/index
 import type { Logger } from '../../../shared/logging/index.ts';
 import type { Store } from '../../../shared/store/index.ts';
 import type { Keyring } from '../../../shared/access/index.ts';
-import { createApp } from './create-app.ts';
+import { createApp, type ApiSecurity } from './create-app.ts';
 import type { CheckRegistry } from '../../../shared/checks/index.ts';
 import type { CheckCatalog } from './pages/index.ts';
 import type { Metrics } from '../../../shared/metrics/index.ts';
@@ -19,6 +19,7 @@ export interface ApiServerOptions {
   createRegistry?: () => CheckRegistry;
   checks?: CheckCatalog;
   metrics?: Metrics;
+  security?: Partial<ApiSecurity>;
 }
 
 export function createApiServer(options: ApiServerOptions): Component & { url(): string } {
@@ -34,6 +35,7 @@ export function createApiServer(options: ApiServerOptions): Component & { url():
           ...(options.createRegistry ? { createRegistry: options.createRegistry } : {}),
           ...(options.checks ? { checks: options.checks } : {}),
           ...(options.metrics ? { metrics: options.metrics } : {}),
+          ...(options.security ? { security: options.security } : {}),
         });
         server = serve({ fetch: app.fetch, hostname: options.host, port: options.port }, (info: AddressInfo) => {
           url = `http://${options.host}:${info.port}`;

@@ -115,3 +115,28 @@ describe('GET /api/v1/scores', () => {
     expect(body.issues.some((i) => i.includes('colour'))).toBe(true);
   });
 });
+
+describe('hostile paging input', () => {
+  const cursor = (position: unknown) => Buffer.from(JSON.stringify(position), 'utf8').toString('base64url');
+
+  it('caps a page at 1,000 rows with a 400 that says so', async () => {
+    const res = await app.request('/api/v1/scores?limit=10000');
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { issues: string[] }).issues).toEqual(['query.limit: at most 1000 rows a page; follow next_cursor for more']);
+    expect((await app.request('/api/v1/units?limit=1001')).status).toBe(400);
+    expect((await app.request('/api/v1/scores?limit=1000')).status).toBe(200);
+  });
+
+  it('answers 400, not 500, for cursors and times outside the dates a clock can show', async () => {
+    for (const path of [
+      `/api/v1/units?cursor=${cursor({ end_time_ms: 1e308, unit_id: 'x' })}`,
+      `/api/v1/scores?cursor=${cursor({ created_at_ms: 1e308, unit_id: 'x', check: 'c', check_version: 'v' })}`,
+      `/api/v1/units?cursor=${cursor({ end_time_ms: -1e308, unit_id: 'x' })}`,
+      '/api/v1/scores?from=9999999999999999',
+      '/api/v1/units?to=9999999999999999',
+    ]) {
+      const res = await app.request(path);
+      expect([path, res.status]).toEqual([path, 400]);
+    }
+  });
+});

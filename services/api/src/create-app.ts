@@ -1,21 +1,38 @@
 import { Hono, type MiddlewareHandler } from 'hono';
 import { requestId } from 'hono/request-id';
+import { bodyLimits } from './body-limit.ts';
 import type { Logger } from '../../../shared/logging/index.ts';
 import type { Store } from '../../../shared/store/index.ts';
-import type { Keyring } from '../../../shared/access/index.ts';
+import { DEFAULT_ADDRESS_THROTTLE, DEFAULT_PREFIX_THROTTLE, createSessions, createThrottle, type Keyring, type ThrottleOptions } from '../../../shared/access/index.ts';
+import { EMPTY_ADDRESS_LIST, createAddressMatcher, type AddressMatcher, type OutboundPolicy } from '../../../shared/http/index.ts';
 import { openApiDocument, type RouteSpec } from './api-spec.ts';
 import { alertRoutes } from './alert-routes.ts';
-import { keyAuth } from './key-auth.ts';
+import { keyAuth, type ApiAccess } from './key-auth.ts';
+import { keyRoutes } from './key-routes.ts';
 import { listingRoutes } from './listing-routes.ts';
+import { metricsRoute } from './metrics-route.ts';
 import { monitoringRoutes } from './monitoring-routes.ts';
 import type { ApiEnv } from './route.ts';
 import { checkRoutes } from './check-routes.ts';
 import { monitorRoutes } from './monitor-routes.ts';
 import { simulationRoutes } from './simulation-routes.ts';
-import { createCheckRegistry, type CheckRegistry } from '../../../shared/checks/index.ts';
+import { CheckDefinitionError, createCheckRegistry, type CheckDefinition, type CheckRegistry } from '../../../shared/checks/index.ts';
+import { listUserChecks } from '../../../shared/monitors/index.ts';
 import { dashboardRoutes, type CheckCatalog } from './pages/index.ts';
 import { createAlertRepository } from '../../../shared/alerts/index.ts';
-import { METRICS_CONTENT_TYPE, renderMetrics, type Metrics } from '../../../shared/metrics/index.ts';
+import type { Metrics } from '../../../shared/metrics/index.ts';
+
+/** What the operator decides about the API's edges (shared/config); every field has a closed default. */
+export interface ApiSecurity {
+  /** Non-public webhook targets allowed anyway (`TRACECHECK_ALERT_ALLOW_PRIVATE_TARGETS`); default none. */
+  alertTargets: OutboundPolicy;
+  /** Proxies whose X-Forwarded-For/-Proto are believed (`TRACECHECK_TRUSTED_PROXIES`); default none. */
+  trustedProxies: AddressMatcher;
+  /** Bearer token for /metrics once keys exist (`TRACECHECK_METRICS_TOKEN`); default none (401). */
+  metricsToken: string | null;
+  /** Failed authentications allowed per client address and per key prefix in a window. */
+  throttle: { byAddress: ThrottleOptions; byPrefix: ThrottleOptions };
+}
 
 export interface ApiDeps {
   store: Store;
@@ -29,35 +46,71 @@ export interface ApiDeps {
   checks?: CheckCatalog;
   /** The process's metrics, served at GET /metrics. */
   metrics?: Metrics;
+  security?: Partial<ApiSecurity>;
 }
 
 const openProject: MiddlewareHandler<ApiEnv> = async (c, next) => {
   c.set('project', 'default');
+  c.set('role', 'open');
   await next();
 };
 
 /** The HTTP API over the store, and the dashboard's pages. Routes are tested through `app.request()`, with no port. */
 export function createApp(deps: ApiDeps): Hono<ApiEnv> {
   const log = deps.log.child({ component: 'api' });
+  const now = deps.now ?? Date.now;
+  const security: ApiSecurity = {
+    alertTargets: { allow: createAddressMatcher(EMPTY_ADDRESS_LIST) },
+    trustedProxies: createAddressMatcher(EMPTY_ADDRESS_LIST),
+    metricsToken: null,
+    throttle: { byAddress: DEFAULT_ADDRESS_THROTTLE, byPrefix: DEFAULT_PREFIX_THROTTLE },
+    ...deps.security,
+  };
+  const access: ApiAccess | undefined = deps.keyring
+    ? {
+        keyring: deps.keyring,
+        sessions: createSessions({ store: deps.store, keyring: deps.keyring, now }),
+        byAddress: createThrottle({ now, ...security.throttle.byAddress }),
+        byPrefix: createThrottle({ now, ...security.throttle.byPrefix }),
+        trustedProxies: security.trustedProxies,
+      }
+    : undefined;
   const app = new Hono<ApiEnv>();
   const routes: RouteSpec[] = [];
   app.use(requestId());
+  app.use(bodyLimits());
 
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
-  const metrics = deps.metrics;
-  if (metrics) app.get('/metrics', async (c) => c.body(await renderMetrics(metrics), 200, { 'content-type': METRICS_CONTENT_TYPE }));
+  if (deps.metrics) metricsRoute(app, deps.metrics, deps.keyring, security.metricsToken);
   app.get('/openapi.json', (c) => c.json(openApiDocument(routes, { title: 'tracecheck API', version: '1' })));
 
-  app.use('/api/*', deps.keyring ? keyAuth(deps.keyring) : openProject);
+  app.use('/api/*', access ? keyAuth(access) : openProject);
   listingRoutes(app, routes, deps.store);
-  monitoringRoutes(app, routes, deps.store, deps.now ?? Date.now);
-  alertRoutes(app, routes, { store: deps.store, log: deps.log, now: deps.now ?? Date.now });
+  monitoringRoutes(app, routes, deps.store, now);
+  alertRoutes(app, routes, { store: deps.store, log: deps.log, now, alertTargets: security.alertTargets });
   const createRegistry = deps.createRegistry ?? (() => createCheckRegistry());
-  checkRoutes(app, routes, { store: deps.store, log: deps.log, now: deps.now ?? Date.now, createRegistry });
-  monitorRoutes(app, routes, { store: deps.store, log: deps.log, now: deps.now ?? Date.now, createRegistry });
-  simulationRoutes(app, routes, { store: deps.store, log: deps.log, now: deps.now ?? Date.now });
+  checkRoutes(app, routes, { store: deps.store, log: deps.log, now, createRegistry });
+  monitorRoutes(app, routes, { store: deps.store, log: deps.log, now, createRegistry });
+  simulationRoutes(app, routes, { store: deps.store, log: deps.log, now });
+  if (deps.keyring) keyRoutes(app, routes, { keyring: deps.keyring, log: deps.log });
   const alerts = createAlertRepository(deps.store, (doc, problems) => log.warn({ kind: doc.kind, id: doc.id, problems }, 'stored alert document does not parse; skipped'));
-  dashboardRoutes(app, { store: deps.store, alerts, now: deps.now ?? Date.now, checks: deps.checks ?? null }, deps.keyring);
+  const checks = deps.checks ?? null;
+  const registryFor = async (project: string) => {
+    if (!checks) return null;
+    const registry = createRegistry();
+    for (const { check } of await listUserChecks(deps.store, (doc, problems) => log.warn({ id: doc.id, problems }, 'stored user check does not parse; skipped'), project)) {
+      for (const v of check.versions) {
+        try {
+          registry.createOrUpdateCheck(v.definition as unknown as CheckDefinition);
+        } catch (err) {
+          // Saved by an older version whose rules were looser: shown as missing, not as a broken page.
+          if (!(err instanceof CheckDefinitionError)) throw err;
+        }
+      }
+    }
+    return registry;
+  };
+  dashboardRoutes(app, { store: deps.store, alerts, now, checks, registryFor }, access);
 
   app.notFound((c) => c.json({ error: `no route for ${c.req.method} ${c.req.path}` }, 404));
   app.onError((err, c) => {

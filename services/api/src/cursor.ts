@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_TIME_MS } from './time-param.ts';
 
 // Page cursors are opaque to clients: base64url of a small JSON keyset position. A tampered cursor
 // is a 400, never a query with unchecked values (the store validates and binds/quotes them anyway).
@@ -28,8 +29,12 @@ export function cursorParam<T extends z.ZodType>(schema: T) {
     });
 }
 
-export const ScoreCursorSchema = z.object({ created_at_ms: z.number().finite(), unit_id: z.string(), check: z.string(), check_version: z.string() }).strict();
-export const UnitCursorSchema = z.object({ end_time_ms: z.number().finite(), unit_id: z.string() }).strict();
+// Positions are times a Date can hold: `end_time_ms: 1e308` is finite, but no row has it and SQL cannot bind it.
+const TimeMs = z.number().min(-MAX_TIME_MS).max(MAX_TIME_MS);
+const Text = z.string().max(500);
+
+export const ScoreCursorSchema = z.object({ created_at_ms: TimeMs, unit_id: Text, check: Text, check_version: Text }).strict();
+export const UnitCursorSchema = z.object({ end_time_ms: TimeMs, unit_id: Text }).strict();
 
 /** The cursor of the page after `rows` (a full page), else null. */
 export function nextScoreCursor(rows: readonly { created_at_ms: number; unit_id: string; check: string; check_version: string }[], limit: number): string | null {

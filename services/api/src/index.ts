@@ -1,5 +1,5 @@
 export { createApp } from './create-app.ts';
-export type { ApiDeps } from './create-app.ts';
+export type { ApiDeps, ApiSecurity } from './create-app.ts';
 export { createApiServer } from './create-api-server.ts';
 export type { ApiServerOptions } from './create-api-server.ts';
 export type { CheckCatalog } from './pages/index.ts';

@@ -67,20 +67,28 @@ describe('API keys and projects', () => {
     expect(summary.checks.map((c) => [c.check, c.n])).toEqual([['loop_guard', 1]]);
   });
 
-  it("takes the dashboard's cookie for reads, and for changes only as same-origin JSON", async () => {
-    const cookie = (key: string) => ({ Cookie: `tracecheck_key=${key}`, Host: 'dash.example' });
-    const read = await app.request('/api/v1/units', { headers: cookie(shopRead) });
+  it("takes the dashboard's session cookie for reads, and for changes only as same-origin JSON; never a raw key as the cookie", async () => {
+    const signIn = async (key: string): Promise<Record<string, string>> => {
+      const res = await app.request('/login', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `key=${encodeURIComponent(key)}` });
+      const token = /tracecheck_session=([^;]+)/.exec(res.headers.get('set-cookie') ?? '')![1];
+      return { Cookie: `tracecheck_session=${token}`, Host: 'dash.example' };
+    };
+    const shopAdminCookie = await signIn(shopAdmin);
+    const read = await app.request('/api/v1/units', { headers: await signIn(shopRead) });
     expect(((await read.json()) as { units: Array<{ unit_id: string }> }).units.map((u) => u.unit_id)).toEqual(['shop-unit']);
+    // The cookie of earlier versions held the key itself: no longer taken.
+    expect((await app.request('/api/v1/units', { headers: { Cookie: `tracecheck_key=${shopRead}` } })).status).toBe(401);
+    expect((await app.request('/api/v1/units', { headers: { Cookie: `tracecheck_session=${shopRead}` } })).status).toBe(401);
     const rule = JSON.stringify({ kind: 'threshold', name: 'loops', check: 'loop_guard', window: '1h', threshold: 0.9 });
-    const post = (headers: Record<string, string>, body = rule) => app.request('/api/v1/alert-rules', { method: 'POST', headers: { ...cookie(shopAdmin), ...headers }, body });
+    const post = (headers: Record<string, string>, body = rule) => app.request('/api/v1/alert-rules', { method: 'POST', headers: { ...shopAdminCookie, ...headers }, body });
     // A cross-site form can send neither JSON nor our origin.
     expect((await post({ 'content-type': 'application/x-www-form-urlencoded' }, 'kind=threshold')).status).toBe(403);
     expect((await post({ 'content-type': 'text/plain' })).status).toBe(403);
     expect((await post({ 'content-type': 'application/json', Origin: 'https://evil.example' })).status).toBe(403);
     expect((await post({ 'content-type': 'application/json', 'Sec-Fetch-Site': 'cross-site' })).status).toBe(403);
     expect((await post({ 'content-type': 'application/json', Origin: 'http://dash.example', 'Sec-Fetch-Site': 'same-origin' })).status).toBe(201);
-    // A read key in the cookie cannot change anything; a bearer key needs no origin.
-    expect((await post({ 'content-type': 'application/json', Cookie: `tracecheck_key=${shopRead}` })).status).toBe(403);
+    // A read key's session cannot change anything; a bearer key needs no origin.
+    expect((await post({ 'content-type': 'application/json', ...(await signIn(shopRead)) })).status).toBe(403);
     expect((await app.request('/api/v1/alert-rules', { method: 'POST', headers: { Authorization: `Bearer ${shopAdmin}`, 'content-type': 'application/json' }, body: rule })).status).toBe(201);
   });
 });

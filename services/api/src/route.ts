@@ -2,6 +2,7 @@ import type { Context, Hono } from 'hono';
 import type { z } from 'zod';
 import { acceptedMediaType } from '../../../shared/http/index.ts';
 import type { RouteSpec } from './api-spec.ts';
+import type { Role } from '../../../shared/access/index.ts';
 
 const JSON_ONLY = ['application/json'] as const;
 
@@ -12,11 +13,19 @@ const JSON_ONLY = ['application/json'] as const;
 export interface ApiVariables {
   /** The project of the caller's key (`default` when no keys exist). */
   project: string;
+  /** The caller's role: `open` while no key exists (everyone may do everything, as `default`). */
+  role: Role | 'open';
   requestId: string;
   /** Dashboard pages: the visitor signed in with a key (the login cookie), so a sign-out is offered. */
   signedIn?: boolean;
 }
 export type ApiEnv = { Variables: ApiVariables };
+
+/** Admin keys, and everyone while no key exists (the open quick start): may see and change everything of the project. */
+export function canManage(c: Context<ApiEnv>): boolean {
+  const role = c.get('role');
+  return role === 'admin' || role === 'open';
+}
 
 export interface Parsed<Q, P, B> {
   query: Q;

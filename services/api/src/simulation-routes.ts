@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Logger } from '../../../shared/logging/index.ts';
 import { SimulationDocSchema, getSimulation, putSimulation } from '../../../shared/monitors/index.ts';
 import { ChatMessageSchema } from '../../../shared/schemas/index.ts';
-import type { QueryStore } from '../../../shared/store/index.ts';
+import { MAX_DOC_BYTES, type QueryStore } from '../../../shared/store/index.ts';
 import { ErrorSchema, type RouteSpec } from './api-spec.ts';
 import { addRoute, type ApiEnv } from './route.ts';
 
@@ -28,9 +28,10 @@ export function simulationRoutes(app: Hono<ApiEnv>, routes: RouteSpec[], deps: {
       summary: "Records a simulation's own dialog ({messages: [...]}, OpenAI chat shape); replaces an earlier record.",
       pathParams: IdParams,
       body: SimulationBodySchema,
-      responses: { 201: { description: 'recorded', schema: SimulationDocSchema } },
+      responses: { 201: { description: 'recorded', schema: SimulationDocSchema }, 413: { description: 'the dialog is larger than the store keeps (1 MB of JSON)', schema: ErrorSchema } },
     },
     async (c, { params, body }) => {
+      if (JSON.stringify(body.messages).length > MAX_DOC_BYTES - 100) return { status: 413, body: { error: `a simulation's dialog is stored as at most ${MAX_DOC_BYTES} bytes of JSON` } };
       const doc = await putSimulation(deps.store, c.get('project'), params.id, body.messages, deps.now());
       log.info({ simulationId: params.id, messages: body.messages.length }, 'simulation recorded');
       return { status: 201, body: doc };

@@ -1,7 +1,8 @@
 import type { Context } from 'hono';
 import { z } from 'zod';
-import type { AlertEvent, AlertRule, AlertState } from '../../../../shared/alerts/index.ts';
-import type { ApiEnv } from '../route.ts';
+import type { AlertRule, AlertState } from '../../../../shared/alerts/index.ts';
+import { maskEvent, maskRule, type AlertEventView } from '../alert-views.ts';
+import { canManage, type ApiEnv } from '../route.ts';
 import { checkHref, num, pct, unitHref, utc, withQuery } from './format.ts';
 import { h, type Html } from './html.ts';
 import { layout, problemPage, sendPage, type PageDeps } from './page-deps.ts';
@@ -57,10 +58,10 @@ function ruleRow(rule: AlertRule, state: AlertState | undefined): Html {
 <details><summary>Edit</summary>${ruleForm('PUT', url, input, 'Save')}</details></td></tr>`;
 }
 
-function eventRow(e: AlertEvent): Html {
+function eventRow(e: AlertEventView): Html {
   return h`<tr data-event="${e.state}"><td class="muted">${utc(e.created_at_ms)}</td><td>${e.rule_name}</td><td><span class="badge ${e.state === 'resolved' ? 'ok' : 'firing'}">${e.state}</span></td>
 <td>${e.payload.summary}${e.payload.units.length > 0 ? h`<div class="muted">units: ${e.payload.units.slice(0, 3).map((u) => h`<a href="${unitHref(u)}"><code>${u.slice(0, 12)}</code></a> `)}${e.payload.units.length > 3 ? `+${e.payload.units.length - 3}` : ''}</div>` : null}</td>
-<td>${e.deliveries.length === 0 ? h`<span class="muted">${e.delivery_status === 'pending' ? 'pending' : 'no targets'}</span>` : e.deliveries.map((d) => h`<div><span class="badge ${d.outcome === 'delivered' ? 'ok' : 'fail'}">${d.outcome}</span> ${d.type} · ${d.attempts} attempt${d.attempts === 1 ? '' : 's'}${d.status !== undefined ? ` · HTTP ${d.status}` : ''}${d.error ? h` · <span class="muted">${d.error}</span>` : null}</div>`)}</td></tr>`;
+<td>${e.deliveries.length === 0 ? h`<span class="muted">${e.delivery_status === 'pending' ? 'pending' : 'no targets'}</span>` : e.deliveries.map((d) => h`<div><span class="badge ${d.outcome === 'delivered' ? 'ok' : 'fail'}">${d.outcome}</span> ${d.type}${d.attempts !== undefined ? ` · ${d.attempts} attempt${d.attempts === 1 ? '' : 's'}` : ''}${d.status !== undefined ? ` · HTTP ${d.status}` : ''}${d.error ? h` · <span class="muted">${d.error}</span>` : null}</div>`)}</td></tr>`;
 }
 
 export async function alertsPage(c: Context<ApiEnv>, deps: PageDeps): Promise<Response> {
@@ -68,11 +69,15 @@ export async function alertsPage(c: Context<ApiEnv>, deps: PageDeps): Promise<Re
   if (!parsed.success) return problemPage(c, 400, 'Invalid page', 'before must be the cursor of a previous page');
   const q = parsed.data;
   const project = c.get('project');
-  const [rules, states, page] = await Promise.all([
+  const [stored, states, page] = await Promise.all([
     deps.alerts.listRules(project),
     deps.alerts.listStates(project),
     deps.alerts.listEvents({ project, limit: HISTORY_PAGE, ...(q.rule_id ? { ruleId: q.rule_id } : {}), ...(q.before ? { beforeMs: Number(q.before) } : {}) }),
   ]);
+  // A read key sees targets masked and deliveries' outcome only, as through the API.
+  const manage = canManage(c);
+  const rules = manage ? stored : stored.map(maskRule);
+  const events: AlertEventView[] = manage ? page.events : page.events.map(maskEvent);
   rules.sort((x, y) => Number(states.get(y.id)?.state === 'firing') - Number(states.get(x.id)?.state === 'firing') || x.name.localeCompare(y.name));
   const filtered = q.rule_id ? rules.find((r) => r.id === q.rule_id) : undefined;
   const body = h`<h1>Alerts</h1>
@@ -81,7 +86,7 @@ export async function alertsPage(c: Context<ApiEnv>, deps: PageDeps): Promise<Re
 ${rules.length === 0 ? h`<div class="card">No alert rules yet. Create one below, or from the <a href="/compare">Compare</a> page.</div>` : h`<div class="table-wrap"><table data-rules><thead><tr><th>rule</th><th>state</th><th class="num">last value</th><th>last evaluated</th><th>notifies</th><th></th></tr></thead><tbody>${rules.map((r) => ruleRow(r, states.get(r.id)))}</tbody></table></div>`}
 <details class="card"><summary>New rule</summary><p class="muted">Kinds: <code>threshold</code>, <code>regression</code> (baseline and candidate filters), <code>judge_health</code>. The API's schema is at <a href="/openapi.json">/openapi.json</a>.</p>${ruleForm('POST', '/api/v1/alert-rules', NEW_RULE, 'Create')}</details>
 <h2>History${filtered ? ` of ${filtered.name}` : ''}</h2>
-${page.events.length === 0 ? h`<p class="muted">No notifications${q.before ? ' before this point' : ' yet'}.</p>` : h`<div class="table-wrap"><table data-history><thead><tr><th>when</th><th>rule</th><th>state</th><th>summary</th><th>deliveries</th></tr></thead><tbody>${page.events.map(eventRow)}</tbody></table></div>`}
+${events.length === 0 ? h`<p class="muted">No notifications${q.before ? ' before this point' : ' yet'}.</p>` : h`<div class="table-wrap"><table data-history><thead><tr><th>when</th><th>rule</th><th>state</th><th>summary</th><th>deliveries</th></tr></thead><tbody>${events.map(eventRow)}</tbody></table></div>`}
 <div class="pager">${q.before || q.rule_id ? h`<a href="/alerts">All, newest first</a>` : null}${page.nextBeforeMs !== null ? h`<a href="${withQuery('/alerts', { rule_id: q.rule_id, before: page.nextBeforeMs })}">Older</a>` : null}</div>`;
   return sendPage(c, layout(c, { title: 'Alerts', section: 'alerts', body }));
 }

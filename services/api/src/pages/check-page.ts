@@ -67,15 +67,16 @@ export async function checkPage(c: Context<ApiEnv>, deps: PageDeps): Promise<Res
   const sw = win.value;
   const filters = toScoreFilters(filtersOf(q));
   const base = { ...filters, project, check: name };
-  const [summary, bucketed, values, failing] = await Promise.all([
+  const [summary, bucketed, values, failing, registry] = await Promise.all([
     querySummary(deps.store, nowMs, { project, from, to, filters: { ...filters, check: name } }),
     deps.store.aggregateScores({ ...base, fromMs: sw.from, toMs: sw.to, bucketMs: sw.bucketMs, splitByAgent: true }),
     deps.store.valueCounts({ ...base, fromMs: from, toMs: to }),
     deps.store.queryScores({ ...base, status: 'ok', passed: false, endFromMs: from, endToMs: to, limit: FAILING_PAGE, ...(q.cursor ? { after: q.cursor } : {}) }),
+    deps.registryFor(project),
   ]);
   if (!summary.ok) return problemPage(c, 400, 'Invalid window', summary.error);
   const stats = summary.value.checks.find((s) => s.check === name);
-  const definition = deps.checks?.registry.definition(name);
+  const definition = registry?.definition(name);
   if (!stats && !definition) return problemPage(c, 404, 'No such check', `No check named "${name}" is defined, and it has no scores in this window.`);
   const cur = stats ? headline(stats) : { value: null, ci: null, isRate: definition?.outputType !== 'score' };
   const isRate = cur.isRate;
@@ -103,7 +104,7 @@ export async function checkPage(c: Context<ApiEnv>, deps: PageDeps): Promise<Res
       : h`<div class="table-wrap"><table data-failing-units><thead><tr><th>unit</th><th>agent</th><th>version</th><th class="num">value</th><th>why</th><th>unit ended</th></tr></thead><tbody>
 ${failing.map((s) => h`<tr><td><a href="${unitHref(s.unit_id)}" data-unit-link title="${s.unit_id}"><code>${s.unit_id.length > 16 ? `${s.unit_id.slice(0, 16)}…` : s.unit_id}</code></a></td><td>${s.agent_name ?? '–'}</td><td>${s.agent_version ?? '–'}</td><td class="num">${num(s.value)}</td><td>${s.explanation.length > 160 ? `${s.explanation.slice(0, 160)}…` : s.explanation}</td><td class="muted nowrap">${utc(s.unit_end_time_ms)}</td></tr>`)}
 </tbody></table></div>`;
-  const history = deps.checks?.registry.history(name) ?? [];
+  const history = registry?.history(name) ?? [];
   const live = deps.checks?.live.includes(name) ?? false;
   const body = h`<p class="muted"><a href="${withQuery('/', view)}">Overview</a> › check</p>
 <h1>${name}</h1>

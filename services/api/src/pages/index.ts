@@ -1,5 +1,5 @@
 import type { Hono } from 'hono';
-import type { Keyring } from '../../../../shared/access/index.ts';
+import type { ApiAccess } from '../key-auth.ts';
 import type { ApiEnv } from '../route.ts';
 import { alertsPage } from './alerts-page.ts';
 import { SCRIPT, STYLESHEET } from './assets.ts';
@@ -16,18 +16,19 @@ export type { CheckCatalog, PageDeps } from './page-deps.ts';
 const PAGE_PATHS = ['/', '/checks', '/checks/:name', '/units/:id', '/compare', '/alerts'] as const;
 
 /** The dashboard: server-rendered pages over the same query functions as the JSON API. */
-export function dashboardRoutes(app: Hono<ApiEnv>, deps: PageDeps, keyring: Keyring | undefined): void {
+export function dashboardRoutes(app: Hono<ApiEnv>, deps: PageDeps, access: ApiAccess | undefined): void {
   const asset = (body: string, type: string) => () =>
     new Response(body, { headers: { 'content-type': type, 'cache-control': 'public, max-age=300', 'x-content-type-options': 'nosniff' } });
   app.get('/assets/app.css', asset(STYLESHEET, 'text/css; charset=utf-8'));
   app.get('/assets/app.js', asset(SCRIPT, 'text/javascript; charset=utf-8'));
-  if (keyring) {
-    loginRoutes(app, keyring);
-    for (const path of PAGE_PATHS) app.use(path, pageAuth(keyring));
+  if (access) {
+    loginRoutes(app, access);
+    for (const path of PAGE_PATHS) app.use(path, pageAuth(access));
   } else {
     for (const path of PAGE_PATHS) {
       app.use(path, async (c, next) => {
         c.set('project', 'default');
+        c.set('role', 'open');
         await next();
       });
     }

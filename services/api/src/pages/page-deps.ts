@@ -18,6 +18,11 @@ export interface PageDeps {
   now: () => number;
   /** Absent: the API was started without a check registry; the checks pages say so. */
   checks: CheckCatalog | null;
+  /**
+   * The registry with the project's own checks as stored through the API (`POST /api/v1/checks`),
+   * read per page: a check is listed as soon as it is saved, before it has a score. Null without `checks`.
+   */
+  registryFor(project: string): Promise<CheckRegistry | null>;
 }
 
 const NAV = [
@@ -46,7 +51,7 @@ ${o.section === 'login' ? null : h`<div class="who">project <strong>${project}</
 <main>${o.body}</main></body></html>`;
 }
 
-export function sendPage(c: Context<ApiEnv>, page: Html, status: 200 | 400 | 401 | 403 | 404 = 200): Response {
+export function sendPage(c: Context<ApiEnv>, page: Html, status: 200 | 400 | 401 | 403 | 404 | 429 = 200): Response {
   c.header('Content-Security-Policy', CSP);
   c.header('X-Content-Type-Options', 'nosniff');
   c.header('Referrer-Policy', 'same-origin');

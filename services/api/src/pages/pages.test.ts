@@ -107,4 +107,19 @@ describe('pages over a store', () => {
     expect((await page('/checks/loop_guard')).status).toBe(200);
     expect((await page('/compare?a.agent_version=v1&b.agent_version=v2')).html).toContain('data-verdict');
   });
+
+  it('lists a check saved through the API at once, before it has a score, with its page', async () => {
+    const saved = await app.request('/api/v1/checks', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'polite_reply', description: 'answers politely', prompt_template: 'Is {model_output} polite?', check_type: 'pass_fail' }),
+    });
+    expect(saved.status).toBe(201);
+    const list = await page('/checks');
+    expect(list.html).toContain('data-check-row="polite_reply"');
+    expect(list.html).toContain('answers politely');
+    const one = await page('/checks/polite_reply');
+    expect(one.status).toBe(200);
+    expect(one.html).toContain('Is {model_output} polite?');
+  });
 });

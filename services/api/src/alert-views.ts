@@ -1,0 +1,34 @@
+import { z } from 'zod';
+import { AlertEventSchema, DeliverySchema, type AlertEvent, type AlertRule, type Delivery } from '../../../shared/alerts/index.ts';
+
+// What a read key may see of alerting. Webhook and Slack URLs are bearer secrets (whoever has a
+// Slack incoming-webhook URL can post to the channel), and a delivery's error text and status
+// would make the alerter a port scanner of whatever it can reach: a read key sees the scheme and
+// host of a target, and of a delivery only whether it arrived.
+
+/** `https://hooks.slack.com/services/T/B/X` → `https://hooks.slack.com/…`. */
+export function maskUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}/…`;
+  } catch {
+    return '…';
+  }
+}
+
+export function maskRule(rule: AlertRule): AlertRule {
+  return { ...rule, notify: rule.notify.map((t) => ({ ...t, url: maskUrl(t.url) })) };
+}
+
+export const DeliveryViewSchema = DeliverySchema.partial({ attempts: true });
+export type DeliveryView = z.infer<typeof DeliveryViewSchema>;
+export const AlertEventViewSchema = AlertEventSchema.extend({ deliveries: z.array(DeliveryViewSchema) });
+export type AlertEventView = z.infer<typeof AlertEventViewSchema>;
+
+export function maskDelivery(d: Delivery): DeliveryView {
+  return { type: d.type, url: maskUrl(d.url), outcome: d.outcome, at_ms: d.at_ms };
+}
+
+export function maskEvent(e: AlertEvent): AlertEventView {
+  return { ...e, deliveries: e.deliveries.map(maskDelivery) };
+}

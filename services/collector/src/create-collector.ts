@@ -22,6 +22,8 @@ export interface CollectorLimits {
   maxInFlightBytes?: number;
   /** Largest bus record: longer envelopes have their contents cut to fit (default 1,000,000 bytes). */
   maxRecordBytes?: number;
+  /** How far a span's time may lie ahead of the collector's clock; later spans are rejected alone (default 1 h). */
+  maxFutureSkewMs?: number;
 }
 
 export interface CollectorConfig {
@@ -63,6 +65,7 @@ export const COLLECTOR_DEFAULTS = {
   retryAfterSeconds: 5,
   maxInFlightRequests: 64,
   maxInFlightBytes: 256 * 1024 * 1024,
+  maxFutureSkewMs: 60 * 60 * 1000,
 } as const;
 
 /** OTLP receivers (HTTP and gRPC) that normalize GenAI spans and produce them keyed by trace id. */
@@ -76,6 +79,7 @@ export function createCollector(options: CollectorOptions): Collector {
     maxAttributeBytes: config.limits.maxAttributeBytes,
     ...(config.limits.maxRecordBytes !== undefined ? { maxRecordBytes: config.limits.maxRecordBytes } : {}),
     maxSpansPerRequest: config.limits.maxSpansPerRequest,
+    maxFutureSkewMs: config.limits.maxFutureSkewMs ?? COLLECTOR_DEFAULTS.maxFutureSkewMs,
     produceTimeoutMs: config.produceTimeoutMs ?? COLLECTOR_DEFAULTS.produceTimeoutMs,
     retryAfterSeconds,
     log,

@@ -5,19 +5,53 @@ export type JudgeAnswer = { ok: true; value: number; explanation: string } | { o
 const TRUE_WORDS = new Set(['true', 'yes', 'pass', 'passed', 'y', '1']);
 const FALSE_WORDS = new Set(['false', 'no', 'fail', 'failed', 'n', '0']);
 
+interface Explanation {
+  start: number;
+  end: number;
+  text: string;
+}
+
 /**
- * Reads the judge's `[[value]]` and optional `((explanation))`. The last `[[…]]` wins (a judge that
- * restates the format before answering is still read right). Tolerates whitespace, quotes and a
- * trailing period; anything that is not a clear value is an error, never a guess.
+ * The `((…))` parts of an answer, in order. An explanation often quotes the graded output, which
+ * is hostile text and may contain `[[True]]`: nothing inside one may be read as the verdict. An
+ * unclosed `((` runs to the end of the answer, so a quote cannot escape by omitting its close.
+ */
+function explanations(text: string): Explanation[] {
+  const out: Explanation[] = [];
+  let from = 0;
+  for (;;) {
+    const open = text.indexOf('((', from);
+    if (open < 0) return out;
+    const close = text.indexOf('))', open + 2);
+    const end = close < 0 ? text.length : close + 2;
+    out.push({ start: open, end, text: text.slice(open + 2, close < 0 ? text.length : close) });
+    from = end;
+  }
+}
+
+/**
+ * Reads the judge's `[[value]]` and optional `((explanation))`. The value is read only outside
+ * `((…))`; there the last `[[…]]` wins (a judge that restates the format before answering is still
+ * read right). Tolerates whitespace, quotes and a trailing period; anything that is not a clear
+ * value is an error, never a guess.
  */
 export function parseJudgeAnswer(text: string, outputType: OutputType, range: readonly [number, number]): JudgeAnswer {
-  const values = [...text.matchAll(/\[\[([\s\S]*?)\]\]/g)];
+  const parts = explanations(text);
+  // Each explanation blanked out (same length, so indexes still match the text).
+  let outside = '';
+  let at = 0;
+  for (const p of parts) {
+    outside += text.slice(at, p.start) + ' '.repeat(p.end - p.start);
+    at = p.end;
+  }
+  outside += text.slice(at);
+  const values = [...outside.matchAll(/\[\[([\s\S]*?)\]\]/g)];
   const last = values.at(-1);
-  if (!last) return { ok: false, error: `judge answer has no [[value]]: ${JSON.stringify(text.slice(0, 200))}` };
+  if (!last) return { ok: false, error: `judge answer has no [[value]] outside ((…)): ${JSON.stringify(text.slice(0, 200))}` };
   const raw = last[1].trim().replace(/^["'`*]+|["'`*]+$/g, '').replace(/\.$/, '').trim();
-  const after = text.slice((last.index ?? 0) + last[0].length);
-  const expl = /\(\(([\s\S]*?)\)\)/.exec(after) ?? /\(\(([\s\S]*?)\)\)/.exec(text);
-  const explanation = expl ? expl[1].trim() : '';
+  const verdictEnd = (last.index ?? 0) + last[0].length;
+  const expl = parts.find((p) => p.start >= verdictEnd) ?? parts[0];
+  const explanation = expl ? expl.text.trim() : '';
   if (outputType === 'pass_fail') {
     const word = raw.toLowerCase();
     if (TRUE_WORDS.has(word)) return { ok: true, value: 1, explanation };

@@ -66,6 +66,28 @@ describe('session units', () => {
     expect(sessionUnitId('shop', 'c1')).toBe('session:shop:c1');
   });
 
+  it("a default-project conversation named 'alpha:c' does not take project alpha's session unit id", () => {
+    expect(sessionUnitId('alpha', 'c')).toBe('session:alpha:c');
+    expect(sessionUnitId(undefined, 'alpha:c')).toBe('session:default:alpha:c');
+    expect(sessionUnitId('default', 'alpha:c')).toBe('session:default:alpha:c');
+    expect(assembleSession(null, [trace(0, { conversation_id: 'alpha:c' })], 'alpha:c', 9).unit_id).toBe('session:default:alpha:c');
+  });
+
+  it('no two (project, conversation) pairs share a session unit id', () => {
+    const projects = [undefined, 'default', 'alpha', 'alpha:c', 'a', 'a:b', 'default:x', 'a%3Ab', ''];
+    const conversations = ['c', 'alpha:c', 'b:c', 'c:', ':c', 'default:alpha:c', 'x', 'default'];
+    const seen = new Map<string, string>();
+    for (const p of projects) {
+      for (const c of conversations) {
+        const id = sessionUnitId(p, c);
+        const who = JSON.stringify([p === 'default' ? undefined : p, c]);
+        expect(seen.get(id) ?? who).toBe(who);
+        seen.set(id, who);
+      }
+    }
+    expect(seen.size).toBe((projects.length - 1) * conversations.length);
+  });
+
   it('closes after the idle time or at the end marker, and holds the commit below its oldest trace until published', () => {
     const b = createSessionBuffer({ idleMs: 1_000 });
     b.add(trace(0), 0, 5n, 0);

@@ -2,9 +2,18 @@ import type { TokenUsage, ToolDefinition, Unit, UnitToolCall } from '../../../sh
 import { canonicalJsonText } from '../../../shared/schemas/index.ts';
 import { createDialog } from './merge-history.ts';
 
-/** `session:<conversation id>`; another project's conversation with the same id is `session:<project>:<id>`. */
+/**
+ * `session:<conversation id>` in the default project, `session:<project>:<id>` in another. The
+ * conversation id is hostile text: a default-project id with a `:` in it is written
+ * `session:default:<id>` (no other project can be named `default`), else `alpha:c` would take
+ * project alpha's `c`. The project is percent-encoded (a no-op for the names keys allow), so the
+ * first `:` after `session:` always ends it and two (project, id) pairs never share an id.
+ */
 export function sessionUnitId(project: string | undefined, conversationId: string): string {
-  return project === undefined || project === 'default' ? `session:${conversationId}` : `session:${project}:${conversationId}`;
+  if (project === undefined || project === 'default') {
+    return conversationId.includes(':') ? `session:default:${conversationId}` : `session:${conversationId}`;
+  }
+  return `session:${encodeURIComponent(project)}:${conversationId}`;
 }
 
 function lastDefined<T>(units: readonly Unit[], pick: (u: Unit) => T | null | undefined): T | null {

@@ -18,10 +18,17 @@ export interface CollectorLimits {
   maxSpansPerRequest: number;
   /** Concurrent exports (HTTP and gRPC together) before 429 / RESOURCE_EXHAUSTED (default 64). */
   maxInFlightRequests?: number;
-  /** Declared bytes of concurrent exports before 429 (default 256 MiB). */
+  /** Bytes of concurrent exports before 429: declared, raised to what is read and decompressed (default 256 MiB). */
   maxInFlightBytes?: number;
+  /**
+   * The share of both in-flight limits one ingest key (one Authorization header) may hold when
+   * keys are in use: 64 slow uploads with one key cannot hold every slot (default 1/4).
+   */
+  inFlightShareOfKey?: number;
   /** Largest bus record: longer envelopes have their contents cut to fit (default 1,000,000 bytes). */
   maxRecordBytes?: number;
+  /** How far a span's time may lie ahead of the collector's clock; later spans are rejected alone (default 1 h). */
+  maxFutureSkewMs?: number;
 }
 
 export interface CollectorConfig {
@@ -63,6 +70,8 @@ export const COLLECTOR_DEFAULTS = {
   retryAfterSeconds: 5,
   maxInFlightRequests: 64,
   maxInFlightBytes: 256 * 1024 * 1024,
+  maxFutureSkewMs: 60 * 60 * 1000,
+  inFlightShareOfKey: 0.25,
 } as const;
 
 /** OTLP receivers (HTTP and gRPC) that normalize GenAI spans and produce them keyed by trace id. */
@@ -76,16 +85,23 @@ export function createCollector(options: CollectorOptions): Collector {
     maxAttributeBytes: config.limits.maxAttributeBytes,
     ...(config.limits.maxRecordBytes !== undefined ? { maxRecordBytes: config.limits.maxRecordBytes } : {}),
     maxSpansPerRequest: config.limits.maxSpansPerRequest,
+    maxFutureSkewMs: config.limits.maxFutureSkewMs ?? COLLECTOR_DEFAULTS.maxFutureSkewMs,
     produceTimeoutMs: config.produceTimeoutMs ?? COLLECTOR_DEFAULTS.produceTimeoutMs,
     retryAfterSeconds,
     log,
   });
   const ingest = options.metrics ? withIngestMetrics(plainIngest, options.metrics) : plainIngest;
   const authorize = options.authorize ? answerUnavailableOnError(options.authorize, log) : undefined;
-  const admission = createAdmission(
-    config.limits.maxInFlightRequests ?? COLLECTOR_DEFAULTS.maxInFlightRequests,
-    config.limits.maxInFlightBytes ?? COLLECTOR_DEFAULTS.maxInFlightBytes,
-  );
+  const maxRequests = config.limits.maxInFlightRequests ?? COLLECTOR_DEFAULTS.maxInFlightRequests;
+  const maxBytes = config.limits.maxInFlightBytes ?? COLLECTOR_DEFAULTS.maxInFlightBytes;
+  // Without keys every export is one sender's: no share to keep.
+  const share = options.authorize ? (config.limits.inFlightShareOfKey ?? COLLECTOR_DEFAULTS.inFlightShareOfKey) : 1;
+  const admission = createAdmission({
+    maxRequests,
+    maxBytes,
+    maxRequestsPerKey: Math.max(1, Math.floor(maxRequests * share)),
+    maxBytesPerKey: Math.max(1, Math.floor(maxBytes * share)),
+  });
   const http = createHttpReceiver({
     host: config.host,
     port: config.httpPort,

@@ -24,6 +24,8 @@ export interface IngestOptions {
   maxAttributeBytes: number;
   maxRecordBytes?: number;
   maxSpansPerRequest: number;
+  /** See NormalizeOptions.maxFutureSkewMs. */
+  maxFutureSkewMs?: number;
   produceTimeoutMs: number;
   retryAfterSeconds: number;
   log: Logger;
@@ -60,6 +62,7 @@ export function createIngest(options: IngestOptions): Ingest {
     maxAttributeBytes: options.maxAttributeBytes,
     receivedAtMs: now(),
     ...(options.maxRecordBytes !== undefined ? { maxRecordBytes: options.maxRecordBytes } : {}),
+    ...(options.maxFutureSkewMs !== undefined ? { maxFutureSkewMs: options.maxFutureSkewMs } : {}),
     ...(project !== undefined ? { project } : {}),
   });
 

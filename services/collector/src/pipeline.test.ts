@@ -38,6 +38,42 @@ describe('span timestamps (both encodings)', () => {
   });
 });
 
+describe('span times far in the future (issue 23): rejected per span past the allowed skew', () => {
+  // Received at 2023-11-14T22:13:20Z (1,700,000,000,000 ms); one hour of skew allowed.
+  const skewed = { ...options, receivedAtMs: 1_700_000_000_000, maxFutureSkewMs: 3_600_000 };
+  const LATEST = '1700003600000000000';
+
+  it('accepts a time up to the bound, rejects one nanosecond past it, naming the field (both encodings)', () => {
+    expect(convert({ start: '1700000000000000000', end: LATEST }, skewed)).toEqual({ produced: [GOOD, 'eee19b7ec3c1b174'], rejected: 0, errorMessage: '' });
+    expect(convert({ start: '1700000000000000000', end: '1700003600000000001' }, skewed)).toEqual({
+      produced: [GOOD],
+      rejected: 1,
+      errorMessage: `1 rejected: span eee19b7ec3c1b174: endTimeUnixNano 1700003600000000001 is ahead of the collector's clock by more than the allowed skew (latest accepted ${LATEST})`,
+    });
+  });
+
+  it('the attack: a span in the year 2554 (uint64 max), and an event far ahead', () => {
+    expect(convert({ start: '18446744073709551615', end: '18446744073709551615' }, skewed).errorMessage).toBe(
+      `1 rejected: span eee19b7ec3c1b174: endTimeUnixNano 18446744073709551615 is ahead of the collector's clock by more than the allowed skew (latest accepted ${LATEST})`,
+    );
+    expect(convert({ events: [{ name: 'later', timeUnixNano: '4000000000000000000' }] }, skewed).errorMessage).toBe(
+      `1 rejected: span eee19b7ec3c1b174: event "later" timeUnixNano 4000000000000000000 is ahead of the collector's clock by more than the allowed skew (latest accepted ${LATEST})`,
+    );
+  });
+
+  it('log records too', () => {
+    const json = jsonLogsRequest([{ body: 'fine', timeUnixNano: '1700000000000000000' }, { body: 'later', timeUnixNano: '9000000000000000000' }]);
+    for (const req of [decodeLogsRequestJson(JSON.stringify(json)), decodeLogsRequestProtobuf(encodeLogsRequest(json))]) {
+      const c = logsRequestToMessages(req, skewed);
+      expect([c.messages.length, c.rejected, c.errorMessage]).toEqual([
+        1,
+        1,
+        `1 rejected: log record: timeUnixNano 9000000000000000000 is ahead of the collector's clock by more than the allowed skew (latest accepted ${LATEST})`,
+      ]);
+    }
+  });
+});
+
 describe('what would fail downstream is refused here, per span', () => {
   it('treats an all-zero parent span id as no parent (a root), rather than waiting for it', () => {
     const json = jsonTraceRequest([{ parentSpanId: '0000000000000000' }]);

@@ -30,6 +30,20 @@ function spanIdProblem(traceId: string, spanId: string, parentSpanId: string): s
   return undefined;
 }
 
+/**
+ * The latest accepted time (Unix nanoseconds, a decimal string) under `maxFutureSkewMs` (see
+ * NormalizeOptions); undefined: no bound.
+ */
+function latestNanos(options: NormalizeOptions): string | undefined {
+  if (options.maxFutureSkewMs === undefined) return undefined;
+  return (BigInt(Math.trunc(options.receivedAtMs) + Math.trunc(options.maxFutureSkewMs)) * 1_000_000n).toString();
+}
+
+function futureProblem(field: string, nanos: string, latest: string | undefined): string | undefined {
+  if (latest === undefined || !lessThan(latest, nanos)) return undefined;
+  return `${field} ${nanos} is ahead of the collector's clock by more than the allowed skew (latest accepted ${latest})`;
+}
+
 /** Decimal strings without leading zeros (as the decoders give them): a < b. */
 function lessThan(a: string, b: string): boolean {
   return a.length !== b.length ? a.length < b.length : a < b;
@@ -40,7 +54,7 @@ function lessThan(a: string, b: string): boolean {
  * without them would date its unit 1970; an end before the start is a broken producer (OTLP: end
  * >= start), so it is refused rather than stored with a negative duration.
  */
-function spanProblem(span: DecodedSpan): string | undefined {
+function spanProblem(span: DecodedSpan, latest: string | undefined): string | undefined {
   const idProblem = spanIdProblem(span.traceId, span.spanId, span.parentSpanId);
   if (idProblem) return idProblem;
   if (span.invalid) return `span ${span.spanId}: ${span.invalid}`;
@@ -48,6 +62,13 @@ function spanProblem(span: DecodedSpan): string | undefined {
   if (span.endTimeUnixNano === '0') return `span ${span.spanId}: endTimeUnixNano is 0 (missing: the span has not ended)`;
   if (lessThan(span.endTimeUnixNano, span.startTimeUnixNano)) {
     return `span ${span.spanId}: endTimeUnixNano ${span.endTimeUnixNano} is before startTimeUnixNano ${span.startTimeUnixNano}`;
+  }
+  // The end is not before the start, so a start too far ahead has an end too far ahead.
+  const future = futureProblem('endTimeUnixNano', span.endTimeUnixNano, latest);
+  if (future) return `span ${span.spanId}: ${future}`;
+  for (const e of span.events) {
+    const eventFuture = futureProblem(`event ${JSON.stringify(e.name.slice(0, 64))} timeUnixNano`, e.timeUnixNano, latest);
+    if (eventFuture) return `span ${span.spanId}: ${eventFuture}`;
   }
   return undefined;
 }
@@ -109,12 +130,13 @@ function* traceConversionSteps(req: LazyTraceRequest, options: NormalizeOptions)
   const messages: OutgoingMessage[] = [];
   const reasons: string[] = [];
   let rejected = 0;
+  const latest = latestNanos(options);
   for (const rs of req.resourceSpans) {
     for (const ss of rs.scopeSpans) {
       for (let i = 0; i < ss.count; i++) {
         yield;
         const span = ss.span(i);
-        const problem = spanProblem(span);
+        const problem = spanProblem(span, latest);
         if (problem) {
           rejected++;
           if (reasons.length < 3) reasons.push(problem);
@@ -167,6 +189,7 @@ function* logsConversionSteps(req: LazyLogsRequest, options: NormalizeOptions): 
   const reasons: string[] = [];
   let rejected = 0;
   let sequence = 0;
+  const latest = latestNanos(options);
   for (const rl of req.resourceLogs) {
     for (const sl of rl.scopeLogs) {
       for (let i = 0; i < sl.count; i++) {
@@ -186,6 +209,12 @@ function* logsConversionSteps(req: LazyLogsRequest, options: NormalizeOptions): 
         if (record.invalid) {
           rejected++;
           if (reasons.length < 3) reasons.push(`log record: ${record.invalid}`);
+          continue;
+        }
+        const future = futureProblem('timeUnixNano', record.timeUnixNano, latest) ?? futureProblem('observedTimeUnixNano', record.observedTimeUnixNano, latest);
+        if (future) {
+          rejected++;
+          if (reasons.length < 3) reasons.push(`log record: ${future}`);
           continue;
         }
         if (record.spanId === ZERO_SPAN) record.spanId = '';

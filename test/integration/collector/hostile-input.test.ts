@@ -4,7 +4,9 @@ import { decodeTraceResponseProtobuf } from '../../../services/collector/src/otl
 import {
   deepAnyValueJson,
   deepAnyValueProtobuf,
+  encodeTraceRequest,
   jsonTraceRequest,
+  kvs,
   traceRequestWithRawAttributes,
   type SpanSpec,
 } from '../../../services/collector/src/testing/otlp-builders.ts';
@@ -121,6 +123,34 @@ describe('hostile spans through the embedded pipeline: rejected with a reason, t
       partialSuccess: { rejectedSpans: '2', errorMessage: `2 rejected: span ${BAD_TIME}: startTimeUnixNano is 0 (missing); ${DEEP_REASON}` },
     });
     expectUnit(await unitOf(traceId));
+  });
+
+  it('issue 23: a span far in the future and a span of 100,000 attributes are rejected with their reasons, over JSON and protobuf', async () => {
+    const attributes = Object.fromEntries(Array.from({ length: 100_000 }, (_, i) => [`k${i}`, `v${i}`]));
+    const future = '18446744073709551615';
+    for (const [encoding, traceId] of [['json', 'c5000000000000000000000000000005'], ['protobuf', 'c6000000000000000000000000000006']] as const) {
+      const request = mixedExport(traceId, { start: future, end: future });
+      // The fourth span (too deep) becomes the one with 100,000 attributes.
+      const json = JSON.parse(request.json) as { resourceSpans: Array<{ scopeSpans: Array<{ spans: Array<Record<string, unknown>> }> }> };
+      json.resourceSpans[0].scopeSpans[0].spans[3].attributes = kvs(attributes);
+      const body = encoding === 'json' ? JSON.stringify(json) : encodeTraceRequest(json);
+      const before = Date.now();
+      const res = await fetch(`${h.pipeline.collectorUrl()}/v1/traces`, { method: 'POST', headers: { 'content-type': `application/${encoding === 'json' ? 'json' : 'x-protobuf'}` }, body });
+      expect(res.status).toBe(200);
+      const answer = encoding === 'json' ? ((await res.json()) as { partialSuccess: { rejectedSpans: string; errorMessage: string } }) : decodeTraceResponseProtobuf(new Uint8Array(await res.arrayBuffer()));
+      const latest = /latest accepted (\d+)\)/.exec(answer.partialSuccess?.errorMessage ?? '')?.[1] ?? '';
+      // The bound is the collector's clock plus one hour (COLLECTOR_DEFAULTS.maxFutureSkewMs).
+      expect(BigInt(latest) >= BigInt(before + 3_600_000) * 1_000_000n && BigInt(latest) <= BigInt(Date.now() + 3_600_000) * 1_000_000n).toBe(true);
+      expect(answer).toEqual({
+        partialSuccess: {
+          rejectedSpans: '2',
+          errorMessage:
+            `2 rejected: span ${BAD_TIME}: endTimeUnixNano ${future} is ahead of the collector's clock by more than the allowed skew (latest accepted ${latest}); ` +
+            `span ${TOO_DEEP}: more than 4096 values (attributes, events, links and entries of nested arrays and kvlists together)`,
+        },
+      });
+      expectUnit(await unitOf(traceId));
+    }
   });
 
   it('refuses a JSON body sent as text/plain (a cross-origin page needs no preflight for that)', async () => {

@@ -1,6 +1,6 @@
 import { Metadata, Server, ServerCredentials, status, type sendUnaryData, type ServerUnaryCall, type ServiceDefinition } from '@grpc/grpc-js';
 import type { Logger } from '../../../../shared/logging/index.ts';
-import type { Admission } from '../admission.ts';
+import { admissionKey, type Admission } from '../admission.ts';
 import type { Authorize, Ingest, IngestResult } from '../ingest.ts';
 import { decodeLogsRequestProtobufLazy, decodeTraceRequestProtobufLazy } from '../otlp/decode-protobuf.ts';
 import { encodeLogsResponse, encodeTraceResponse } from '../otlp/encode-response.ts';
@@ -74,8 +74,9 @@ export function createGrpcReceiver(options: GrpcReceiverOptions): GrpcReceiver {
 
   function handler(signal: 'traces' | 'logs') {
     return (call: ServerUnaryCall<Buffer, Buffer>, callback: sendUnaryData<Buffer>): void => {
-      const release = options.admission.tryEnter(call.request.length);
-      if (!release) {
+      const header = call.metadata.get('authorization')[0];
+      const ticket = options.admission.tryEnter(admissionKey(typeof header === 'string' ? header : undefined), call.request.length);
+      if (!ticket) {
         const message = 'collector saturated, retry later';
         callback({ code: status.RESOURCE_EXHAUSTED, details: message, metadata: retryInfoMetadata(status.RESOURCE_EXHAUSTED, message, options.retryAfterSeconds) });
         return;
@@ -83,7 +84,6 @@ export function createGrpcReceiver(options: GrpcReceiverOptions): GrpcReceiver {
       const run = async (): Promise<void> => {
         let project: string | undefined;
         if (options.authorize) {
-          const header = call.metadata.get('authorization')[0];
           const auth = await options.authorize(typeof header === 'string' ? header : undefined);
           if (!auth.ok) {
             if (auth.status === 503) callback({ code: status.UNAVAILABLE, details: auth.message, metadata: retryInfoMetadata(status.UNAVAILABLE, auth.message, options.retryAfterSeconds) });
@@ -109,7 +109,7 @@ export function createGrpcReceiver(options: GrpcReceiverOptions): GrpcReceiver {
           log.error({ err, signal }, 'OTLP/gRPC handler failed');
           callback({ code: status.INTERNAL, details: 'internal error' });
         })
-        .finally(release);
+        .finally(() => ticket.release());
     };
   }
 

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../../../../shared/logging/index.ts';
-import type { Admission } from '../admission.ts';
+import { admissionKey, type Admission, type AdmissionTicket } from '../admission.ts';
 import type { Authorize, Ingest, IngestResult } from '../ingest.ts';
 import { acceptedMediaType } from '../../../../shared/http/index.ts';
 import { METRICS_CONTENT_TYPE, renderMetrics, type Metrics } from '../../../../shared/metrics/index.ts';
@@ -9,13 +9,16 @@ import { decodeLogsRequestJsonLazy, decodeTraceRequestJsonLazy } from '../otlp/d
 import { decodeLogsRequestProtobufLazy, decodeTraceRequestProtobufLazy } from '../otlp/decode-protobuf.ts';
 import { encodeLogsResponse, encodeStatus, encodeTraceResponse } from '../otlp/encode-response.ts';
 import { DecodeError, type OtlpEncoding } from '../otlp/types.ts';
-import { readBody } from './read-body.ts';
+import { readBody, SATURATED_MESSAGE } from './read-body.ts';
 
 export interface HttpReceiverOptions {
   host: string;
   port: number;
   maxBodyBytes: number;
-  /** Exports in flight (shared with gRPC); a request it refuses gets 429. Bytes are the declared Content-Length. */
+  /**
+   * Exports in flight (shared with gRPC), per Authorization header; a request it refuses gets 429.
+   * Bytes are the declared Content-Length, raised to what is read and decompressed (chunked bodies too).
+   */
   admission: Admission;
   retryAfterSeconds: number;
   ingest: Ingest;
@@ -81,7 +84,7 @@ export function createHttpReceiver(options: HttpReceiverOptions): HttpReceiver {
     }
   }
 
-  async function handleExport(req: IncomingMessage, res: ServerResponse, signal: Signal, encoding: OtlpEncoding): Promise<void> {
+  async function handleExport(req: IncomingMessage, res: ServerResponse, signal: Signal, encoding: OtlpEncoding, ticket: AdmissionTicket): Promise<void> {
     let project: string | undefined;
     if (options.authorize) {
       const auth = await options.authorize(req.headers.authorization);
@@ -93,9 +96,10 @@ export function createHttpReceiver(options: HttpReceiverOptions): HttpReceiver {
       }
       project = auth.project;
     }
-    const body = await readBody(req, options.maxBodyBytes);
+    const body = await readBody(req, options.maxBodyBytes, (total) => ticket.ensure(total));
     if (!body.ok) {
-      fail(res, body.status, encoding, body.message, body.status === 413 ? { Connection: 'close' } : {});
+      const headers: Record<string, string> = body.status === 413 ? { Connection: 'close' } : body.status === 429 ? { Connection: 'close', 'Retry-After': String(options.retryAfterSeconds) } : {};
+      fail(res, body.status, encoding, body.message, headers);
       return;
     }
     let result: IngestResult;
@@ -147,15 +151,15 @@ export function createHttpReceiver(options: HttpReceiverOptions): HttpReceiver {
       return fail(res, 415, 'json', `unsupported Content-Type "${ct}" (use application/x-protobuf or application/json)`);
     }
     const declared = Number(req.headers['content-length']) || 0;
-    const release = options.admission.tryEnter(declared);
-    if (!release) {
+    const ticket = options.admission.tryEnter(admissionKey(req.headers.authorization), declared);
+    if (!ticket) {
       req.resume();
-      return fail(res, 429, encoding, 'collector saturated, retry later', { 'Retry-After': String(options.retryAfterSeconds) });
+      return fail(res, 429, encoding, SATURATED_MESSAGE, { 'Retry-After': String(options.retryAfterSeconds) });
     }
     try {
-      await handleExport(req, res, signal, encoding);
+      await handleExport(req, res, signal, encoding, ticket);
     } finally {
-      release();
+      ticket.release();
     }
   }
 

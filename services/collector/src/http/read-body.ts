@@ -8,13 +8,19 @@ const inflateRaw = promisify(zlib.inflateRaw);
 
 export type BodyResult =
   | { ok: true; body: Buffer }
-  | { ok: false; status: 400 | 413 | 415; message: string };
+  | { ok: false; status: 400 | 413 | 415 | 429; message: string };
+
+/** The refusal when the admission budget will not hold the body's bytes (see readBody's `ensure`). */
+export const SATURATED_MESSAGE = 'collector saturated, retry later';
 
 /**
  * Reads a request body under `maxBytes`, before and after decompression. Over the limit, the rest
  * of the upload is read and thrown away (so the client can read our 413), never kept.
+ * `ensure(total)` is asked before the body grows to `total` bytes (read, then decompressed): the
+ * admission budget counts what is actually held, a chunked body too. When it says no, reading
+ * stops and the answer is 429; the connection is closed after it, the rest never read.
  */
-export async function readBody(req: IncomingMessage, maxBytes: number): Promise<BodyResult> {
+export async function readBody(req: IncomingMessage, maxBytes: number, ensure: (totalBytes: number) => boolean = () => true): Promise<BodyResult> {
   const encoding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
   if (!['identity', '', 'gzip', 'x-gzip', 'deflate'].includes(encoding)) {
     req.resume();
@@ -27,9 +33,14 @@ export async function readBody(req: IncomingMessage, maxBytes: number): Promise<
   // Past this, an over-limit upload is cut off instead of drained: the client may miss our 413.
   const drainLimit = maxBytes * 4;
   try {
-    for await (const chunk of req) {
+    // Not destroyed on an early return: the 429 must still reach the client.
+    for await (const chunk of req.iterator({ destroyOnReturn: false })) {
       const buf = chunk as Buffer;
       size += buf.length;
+      if (!tooLarge && size <= maxBytes && !ensure(size)) {
+        req.pause();
+        return { ok: false, status: 429, message: SATURATED_MESSAGE };
+      }
       if (tooLarge || size > maxBytes) {
         tooLarge = true;
         chunks.length = 0;
@@ -47,7 +58,9 @@ export async function readBody(req: IncomingMessage, maxBytes: number): Promise<
   if (tooLarge) return { ok: false, status: 413, message: `request body exceeds ${maxBytes} bytes` };
   const raw = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
   if (encoding === 'identity' || encoding === '' || raw.length === 0) return { ok: true, body: raw };
-  return decompress(raw, encoding, maxBytes);
+  const inflated = await decompress(raw, encoding, maxBytes);
+  if (inflated.ok && !ensure(inflated.body.length)) return { ok: false, status: 429, message: SATURATED_MESSAGE };
+  return inflated;
 }
 
 function isOutputLimitError(err: unknown): boolean {

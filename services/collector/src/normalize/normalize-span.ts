@@ -12,6 +12,14 @@ export interface NormalizeOptions {
   maxRecordBytes?: number;
   /** The project of the ingest key that sent the export; absent when no keys exist (default project). */
   project?: string;
+  /**
+   * How far a span's (event's, log record's) time may lie ahead of `receivedAtMs`. Clock skew of
+   * seconds or minutes is normal; a time years ahead would date a unit in the future and outlive
+   * retention. Past it the span is rejected alone in partialSuccess, never moved (a clamped time
+   * would be a made-up one). The collector always sets it (COLLECTOR_DEFAULTS.maxFutureSkewMs);
+   * absent: no bound (pure conversions of fixed test data).
+   */
+  maxFutureSkewMs?: number;
 }
 
 const ENV_KEYS = ['deployment.environment.name', 'deployment.environment'] as const;

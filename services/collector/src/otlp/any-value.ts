@@ -30,3 +30,35 @@ export function setAttribute(out: Attributes, key: string, value: unknown): void
 export function attributeLabel(prefix: string, key: string): string {
   return `${prefix} ${JSON.stringify(key.length > 64 ? `${key.slice(0, 64)}…` : key)}`;
 }
+
+/**
+ * How many values one span (or log record, or resource) may carry in all: its attributes, events
+ * and links, their attributes, and every entry of a nested array or kvlist. Converting a span is
+ * one step of the collector's sliced conversion, so this bounds how long one span holds the event
+ * loop: 100,000 attributes took 390–480 ms; at this bound the costliest shape (flattened
+ * `gen_ai.prompt.<n>.*` attributes) takes about 40 ms on a loaded 2-core machine. OTel SDKs keep
+ * 128 attributes, events and links per span by default. A span over the bound is rejected alone,
+ * counted in partialSuccess with this reason, never cut (a cut span would be scored as if whole).
+ */
+export const MAX_VALUES_PER_ITEM = 4_096;
+
+/** What is left of MAX_VALUES_PER_ITEM while one span (log record, resource) is decoded. */
+export interface ValueBudget {
+  left: number;
+}
+
+export function valueBudget(): ValueBudget {
+  return { left: MAX_VALUES_PER_ITEM };
+}
+
+/** `what`: named in the reason when it is not the span or log record itself (`resource`). */
+export function tooManyValues(what?: string): InvalidItemError {
+  const reason = `more than ${MAX_VALUES_PER_ITEM} values (attributes, events, links and entries of nested arrays and kvlists together)`;
+  return new InvalidItemError(what ? `${what}: ${reason}` : reason);
+}
+
+/** Takes `n` values from the budget before they are decoded; throws when it would go below zero. */
+export function charge(budget: ValueBudget, n: number, what?: string): void {
+  budget.left -= n;
+  if (budget.left < 0) throw tooManyValues(what);
+}

@@ -11,7 +11,8 @@ import type {
 } from './types.ts';
 import { DecodeError, InvalidItemError } from './types.ts';
 import { materializeLogsRequest, materializeTraceRequest } from './lazy-request.ts';
-import { attributeLabel, MAX_ANY_VALUE_DEPTH, setAttribute, show, tooDeep } from './any-value.ts';
+import { attributeLabel, charge, MAX_ANY_VALUE_DEPTH, setAttribute, show, tooDeep, valueBudget, type ValueBudget } from './any-value.ts';
+import { base64, enumValue, f64, hexId, i64, SPAN_KINDS, STATUS_CODES, text, u32, u64 } from './json-scalars.ts';
 
 // OTLP/JSON: proto3 JSON mapping with hex ids, integer enums, int64 as string or number,
 // lowerCamelCase keys; unknown fields are ignored (we only read the keys we know).
@@ -45,118 +46,11 @@ function str(v: unknown): string {
   return typeof v === 'string' ? v : '';
 }
 
-/** A string field of a span or log record: absent or null is '', anything else but a string rejects the item. */
-function text(v: unknown, field: string): string {
-  if (typeof v === 'string') return v;
-  if (v === undefined || v === null) return '';
-  throw new InvalidItemError(`${field} ${show(v)} is not a string`);
-}
-
-function hexId(v: unknown): string {
-  // Invalid ids are kept (lowercased) and rejected per span by the pipeline; a non-string id is
-  // kept as text so that it is rejected too, rather than read as absent (a root span).
-  if (typeof v === 'string') return v.toLowerCase();
-  if (v === undefined || v === null) return '';
-  return show(v);
-}
-
-const U64_MAX_TEXT = '18446744073709551615';
-const TWO_64 = 2 ** 64;
-
-/** An unsigned 64-bit integer (timestamps) as a decimal string; absent is '0'. */
-function u64(v: unknown, field: string): string {
-  if (v === undefined || v === null) return '0';
-  if (typeof v === 'string') {
-    if (/^\d+$/.test(v)) {
-      const digits = v.replace(/^0+(?=\d)/, '');
-      if (digits.length < 20 || (digits.length === 20 && digits <= U64_MAX_TEXT)) return digits;
-      throw new InvalidItemError(`${field} ${show(v)} is over 2^64-1`);
-    }
-    if (/^-\d+$/.test(v)) throw new InvalidItemError(`${field} ${show(v)} is negative`);
-    throw new InvalidItemError(`${field} ${show(v)} is not a decimal integer`);
-  }
-  if (typeof v === 'number') {
-    if (!Number.isInteger(v)) throw new InvalidItemError(`${field} ${show(v)} is not an integer`);
-    if (v < 0) throw new InvalidItemError(`${field} ${show(v)} is negative`);
-    if (v >= TWO_64) throw new InvalidItemError(`${field} ${show(v)} is over 2^64-1`);
-    return BigInt(v).toString();
-  }
-  throw new InvalidItemError(`${field} ${show(v)} is not a decimal integer`);
-}
-
-/** A uint32 field (droppedAttributesCount); absent is 0. */
-function u32(v: unknown, field: string): number {
-  if (v === undefined || v === null) return 0;
-  const n = typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : NaN;
-  if (Number.isInteger(n) && n >= 0 && n <= 0xffffffff) return n;
-  throw new InvalidItemError(`${field} ${show(v)} is not an unsigned 32-bit integer`);
-}
-
-// OTLP/JSON requires integer enums; names are accepted too, as a lenient receiver.
-const SPAN_KINDS: Record<string, number> = {
-  SPAN_KIND_UNSPECIFIED: 0,
-  SPAN_KIND_INTERNAL: 1,
-  SPAN_KIND_SERVER: 2,
-  SPAN_KIND_CLIENT: 3,
-  SPAN_KIND_PRODUCER: 4,
-  SPAN_KIND_CONSUMER: 5,
-};
-const STATUS_CODES: Record<string, number> = { STATUS_CODE_UNSET: 0, STATUS_CODE_OK: 1, STATUS_CODE_ERROR: 2 };
-
-/** A proto3 enum (an int32, so unknown numbers are kept as protobuf keeps them); absent is 0. */
-function enumValue(v: unknown, names: Record<string, number>, field: string): number {
-  if (v === undefined || v === null) return 0;
-  if (typeof v === 'string' && Object.hasOwn(names, v)) return names[v];
-  const n = typeof v === 'number' ? v : typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : NaN;
-  if (Number.isInteger(n) && n >= -0x80000000 && n <= 0x7fffffff) return n;
-  throw new InvalidItemError(`${field} ${show(v)} is not a valid enum value`);
-}
-
-const I64_MIN = -(2n ** 63n);
-const I64_MAX = 2n ** 63n - 1n;
-
-/** intValue: a number when it is exact, else the decimal string (as the protobuf decoder gives it). */
-function i64(v: unknown): number | string {
-  if (typeof v === 'number') {
-    if (Number.isInteger(v) && v >= -(2 ** 63) && v < 2 ** 63) return v;
-  } else if (typeof v === 'string' && /^-?\d+$/.test(v)) {
-    const n = Number(v);
-    if (Number.isSafeInteger(n)) return n;
-    const b = BigInt(v);
-    if (b >= I64_MIN && b <= I64_MAX) return b.toString();
-  } else if (v === null) {
-    return 0;
-  }
-  throw new InvalidItemError(`intValue ${show(v)} is not a 64-bit integer`);
-}
-
-const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
-
-/** doubleValue: a number, or a string as proto3 JSON allows ("1.5", "NaN", "Infinity", "-Infinity"). */
-function f64(v: unknown): number {
-  if (typeof v === 'number') return v;
-  if (typeof v === 'string') {
-    if (v === 'NaN') return NaN;
-    if (v === 'Infinity') return Infinity;
-    if (v === '-Infinity') return -Infinity;
-    if (DECIMAL.test(v)) return Number(v);
-  } else if (v === null) {
-    return 0;
-  }
-  throw new InvalidItemError(`doubleValue ${show(v)} is not a number`);
-}
-
-const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
-
-/** bytesValue: base64 (standard or URL-safe), given back in standard base64 as the protobuf decoder does. */
-function base64(v: unknown): string {
-  if (v === null) return '';
-  if (typeof v === 'string' && BASE64.test(v)) return Buffer.from(v, 'base64').toString('base64');
-  throw new InvalidItemError(`bytesValue ${show(v)} is not base64`);
-}
-
-/** Converts an OTLP/JSON AnyValue enclosed by `depth` arrays/kvlists to a plain JS value (see Attributes). */
-function anyValueAt(v: unknown, depth: number): unknown {
+/**
+ * Converts an OTLP/JSON AnyValue enclosed by `depth` arrays/kvlists to a plain JS value (see
+ * Attributes); the entries of arrays and kvlists are taken from `budget` before they are converted.
+ */
+function anyValueAt(v: unknown, depth: number, budget: ValueBudget): unknown {
   if (v === undefined || v === null) return null;
   if (!isObject(v)) throw new InvalidItemError(`${show(v)} is not an AnyValue object`);
   if ('stringValue' in v) return text(v.stringValue, 'stringValue');
@@ -171,15 +65,18 @@ function anyValueAt(v: unknown, depth: number): unknown {
   if ('arrayValue' in v) {
     if (depth >= MAX_ANY_VALUE_DEPTH) throw tooDeep();
     const values = itemArray(obj(v.arrayValue, 'arrayValue').values, 'arrayValue.values');
+    charge(budget, values.length);
     const out = new Array<unknown>(values.length);
-    for (let i = 0; i < values.length; i++) out[i] = anyValueAt(values[i], depth + 1);
+    for (let i = 0; i < values.length; i++) out[i] = anyValueAt(values[i], depth + 1, budget);
     return out;
   }
   if ('kvlistValue' in v) {
     if (depth >= MAX_ANY_VALUE_DEPTH) throw tooDeep();
     const out: Attributes = {};
-    for (const kv of itemArray(obj(v.kvlistValue, 'kvlistValue').values, 'kvlistValue.values')) {
-      if (isObject(kv) && typeof kv.key === 'string' && kv.key) setAttribute(out, kv.key, anyValueAt(kv.value, depth + 1));
+    const entries = itemArray(obj(v.kvlistValue, 'kvlistValue').values, 'kvlistValue.values');
+    charge(budget, entries.length);
+    for (const kv of entries) {
+      if (isObject(kv) && typeof kv.key === 'string' && kv.key) setAttribute(out, kv.key, anyValueAt(kv.value, depth + 1, budget));
     }
     return out;
   }
@@ -200,13 +97,16 @@ function itemObject(v: unknown, what: string): Json {
   return v;
 }
 
-/** Top-level attributes; an error names the attribute (`label "key": reason`). */
-function attributesFromJson(kvs: unknown, label = 'attribute'): Attributes {
+/**
+ * Top-level attributes (their number already taken from `budget` by the caller, nested entries
+ * are taken here); an error names the attribute (`label "key": reason`).
+ */
+function attributesFromJson(kvs: unknown, budget: ValueBudget, label = 'attribute'): Attributes {
   const out: Attributes = {};
   for (const kv of itemArray(kvs, 'attributes')) {
     if (!isObject(kv) || typeof kv.key !== 'string' || !kv.key) continue;
     try {
-      setAttribute(out, kv.key, anyValueAt(kv.value, 0));
+      setAttribute(out, kv.key, anyValueAt(kv.value, 0, budget));
     } catch (err) {
       if (err instanceof InvalidItemError) throw new InvalidItemError(`${attributeLabel(label, kv.key)}: ${err.message}`, { cause: err });
       throw err;
@@ -219,7 +119,9 @@ function attributesFromJson(kvs: unknown, label = 'attribute'): Attributes {
 function resourceFromJson(v: unknown): { resource: DecodedResource; invalid?: string } {
   const r = obj(v, 'resource');
   try {
-    return { resource: { attributes: attributesFromJson(r.attributes, 'resource attribute'), droppedAttributesCount: u32(r.droppedAttributesCount, 'resource droppedAttributesCount') } };
+    const budget = valueBudget();
+    charge(budget, itemArray(r.attributes, 'attributes').length, 'resource');
+    return { resource: { attributes: attributesFromJson(r.attributes, budget, 'resource attribute'), droppedAttributesCount: u32(r.droppedAttributesCount, 'resource droppedAttributesCount') } };
   } catch (err) {
     if (!(err instanceof InvalidItemError)) throw err;
     return { resource: { attributes: {}, droppedAttributesCount: 0 }, invalid: err.message };
@@ -234,6 +136,15 @@ function scopeFromJson(v: unknown): DecodedScope {
 function spanFields(s: Json): DecodedSpan {
   const status = itemObject(s.status, 'status');
   const events = itemArray(s.events, 'events');
+  const budget = valueBudget();
+  // Counted before anything is converted, as the protobuf decoder counts them before decoding the
+  // span: the same span is refused with the same reason in both encodings. Links are not kept,
+  // but they count, as protobufjs decodes them.
+  const links = itemArray(s.links, 'links');
+  let values = itemArray(s.attributes, 'attributes').length + events.length + links.length;
+  for (const e of events) if (isObject(e)) values += itemArray(e.attributes, 'attributes').length;
+  for (const l of links) if (isObject(l)) values += itemArray(l.attributes, 'attributes').length;
+  charge(budget, values);
   return {
     traceId: hexId(s.traceId),
     spanId: hexId(s.spanId),
@@ -242,13 +153,13 @@ function spanFields(s: Json): DecodedSpan {
     kind: enumValue(s.kind, SPAN_KINDS, 'kind'),
     startTimeUnixNano: u64(s.startTimeUnixNano, 'startTimeUnixNano'),
     endTimeUnixNano: u64(s.endTimeUnixNano, 'endTimeUnixNano'),
-    attributes: attributesFromJson(s.attributes),
+    attributes: attributesFromJson(s.attributes, budget),
     droppedAttributesCount: u32(s.droppedAttributesCount, 'droppedAttributesCount'),
     events: events.map((e, i) => {
       const ev = itemObject(e, `events[${i}]`);
       const name = text(ev.name, `events[${i}].name`);
       const label = `event ${JSON.stringify(name.slice(0, 64))}`;
-      return { name, timeUnixNano: u64(ev.timeUnixNano, `${label} timeUnixNano`), attributes: attributesFromJson(ev.attributes, `${label} attribute`) };
+      return { name, timeUnixNano: u64(ev.timeUnixNano, `${label} timeUnixNano`), attributes: attributesFromJson(ev.attributes, budget, `${label} attribute`) };
     }),
     status: { code: enumValue(status.code, STATUS_CODES, 'status.code'), message: text(status.message, 'status.message') },
   };
@@ -291,9 +202,11 @@ function logRecordFromJson(v: unknown, resourceInvalid: string | undefined): Dec
   try {
     if (!isObject(v)) throw new InvalidItemError(`log record ${show(v)} is not an object`);
     let body: unknown = null;
+    const budget = valueBudget();
+    charge(budget, itemArray(lr.attributes, 'attributes').length);
     if ('body' in lr) {
       try {
-        body = anyValueAt(lr.body, 0);
+        body = anyValueAt(lr.body, 0, budget);
       } catch (err) {
         if (err instanceof InvalidItemError) throw new InvalidItemError(`body: ${err.message}`, { cause: err });
         throw err;
@@ -304,7 +217,7 @@ function logRecordFromJson(v: unknown, resourceInvalid: string | undefined): Dec
       observedTimeUnixNano: u64(lr.observedTimeUnixNano, 'observedTimeUnixNano'),
       eventName: text(lr.eventName, 'eventName'),
       body,
-      attributes: attributesFromJson(lr.attributes),
+      attributes: attributesFromJson(lr.attributes, budget),
       droppedAttributesCount: u32(lr.droppedAttributesCount, 'droppedAttributesCount'),
       ...ids,
     };

@@ -13,7 +13,8 @@ import type {
 } from './types.ts';
 import { DecodeError, InvalidItemError } from './types.ts';
 import { materializeLogsRequest, materializeTraceRequest } from './lazy-request.ts';
-import { attributeLabel, MAX_ANY_VALUE_DEPTH, setAttribute, tooDeep } from './any-value.ts';
+import { attributeLabel, charge, MAX_ANY_VALUE_DEPTH, MAX_VALUES_PER_ITEM, setAttribute, tooDeep, tooManyValues, valueBudget, type ValueBudget } from './any-value.ts';
+import { bytesFields, countField, countLogRecordValues, countSpanValues } from './proto-scan.ts';
 
 const pb = opentelemetry.proto;
 type PbAnyValue = opentelemetry.proto.common.v1.IAnyValue;
@@ -56,8 +57,12 @@ function nested<T>(what: string, decode: () => T): T {
   }
 }
 
-/** Converts a protobuf AnyValue enclosed by `depth` arrays/kvlists to a plain JS value (see Attributes). */
-function anyValueAt(v: LazyAnyValue | null | undefined, depth: number): unknown {
+/**
+ * Converts a protobuf AnyValue enclosed by `depth` arrays/kvlists to a plain JS value (see
+ * Attributes); the entries of arrays and kvlists are counted and taken from `budget` before they
+ * are decoded.
+ */
+function anyValueAt(v: LazyAnyValue | null | undefined, depth: number, budget: ValueBudget): unknown {
   if (!v) return null;
   if (v.stringValue != null) return v.stringValue;
   if (v.intValue != null) return i64(v.intValue);
@@ -66,17 +71,19 @@ function anyValueAt(v: LazyAnyValue | null | undefined, depth: number): unknown 
   if (v.arrayBytes != null) {
     if (depth >= MAX_ANY_VALUE_DEPTH) throw tooDeep();
     const bytes = v.arrayBytes;
+    charge(budget, countField(bytes, 0, bytes.length, 1));
     const values: LazyAnyValue[] = nested('arrayValue', () => pb.common.v1.ArrayValue.decode(bytes).values ?? []);
     const out = new Array<unknown>(values.length);
-    for (let i = 0; i < values.length; i++) out[i] = anyValueAt(values[i], depth + 1);
+    for (let i = 0; i < values.length; i++) out[i] = anyValueAt(values[i], depth + 1, budget);
     return out;
   }
   if (v.kvlistBytes != null) {
     if (depth >= MAX_ANY_VALUE_DEPTH) throw tooDeep();
     const bytes = v.kvlistBytes;
+    charge(budget, countField(bytes, 0, bytes.length, 1));
     const out: Attributes = {};
     for (const kv of nested('kvlistValue', () => pb.common.v1.KeyValueList.decode(bytes).values ?? [])) {
-      if (kv.key) setAttribute(out, kv.key, anyValueAt(kv.value, depth + 1));
+      if (kv.key) setAttribute(out, kv.key, anyValueAt(kv.value, depth + 1, budget));
     }
     return out;
   }
@@ -84,14 +91,17 @@ function anyValueAt(v: LazyAnyValue | null | undefined, depth: number): unknown 
   return null;
 }
 
-/** Top-level attributes; an error names the attribute (`label "key": reason`). */
-function attributesFromProto(kvs: PbKeyValue[] | null | undefined, label = 'attribute'): Attributes {
+/**
+ * Top-level attributes (their number already taken from `budget` by the caller, nested entries
+ * are taken here); an error names the attribute (`label "key": reason`).
+ */
+function attributesFromProto(kvs: PbKeyValue[] | null | undefined, budget: ValueBudget, label = 'attribute'): Attributes {
   const out: Attributes = {};
   if (!kvs) return out;
   for (const kv of kvs) {
     if (!kv.key) continue;
     try {
-      setAttribute(out, kv.key, anyValueAt(kv.value, 0));
+      setAttribute(out, kv.key, anyValueAt(kv.value, 0, budget));
     } catch (err) {
       if (err instanceof InvalidItemError) throw new InvalidItemError(`${attributeLabel(label, kv.key)}: ${err.message}`, { cause: err });
       throw err;
@@ -103,7 +113,9 @@ function attributesFromProto(kvs: PbKeyValue[] | null | undefined, label = 'attr
 /** The resource, or the reason why none of its spans (or log records) can be accepted. */
 function resourceFromProto(r: opentelemetry.proto.resource.v1.IResource | null | undefined): { resource: DecodedResource; invalid?: string } {
   try {
-    return { resource: { attributes: attributesFromProto(r?.attributes, 'resource attribute'), droppedAttributesCount: r?.droppedAttributesCount ?? 0 } };
+    const budget = valueBudget();
+    charge(budget, r?.attributes?.length ?? 0, 'resource');
+    return { resource: { attributes: attributesFromProto(r?.attributes, budget, 'resource attribute'), droppedAttributesCount: r?.droppedAttributesCount ?? 0 } };
   } catch (err) {
     if (!(err instanceof InvalidItemError)) throw err;
     return { resource: { attributes: {}, droppedAttributesCount: 0 }, invalid: err.message };
@@ -114,7 +126,16 @@ function scopeFromProto(s: opentelemetry.proto.common.v1.IInstrumentationScope |
   return { name: s?.name ?? '', version: s?.version ?? '' };
 }
 
-function spanFromProto(s: opentelemetry.proto.trace.v1.ISpan, resourceInvalid: string | undefined): DecodedSpan {
+/** As countSpanValues, for a span protobufjs has decoded already. */
+function decodedSpanValues(s: opentelemetry.proto.trace.v1.ISpan): number {
+  let n = (s.attributes?.length ?? 0) + (s.events?.length ?? 0) + (s.links?.length ?? 0);
+  for (const e of s.events ?? []) n += e.attributes?.length ?? 0;
+  for (const l of s.links ?? []) n += l.attributes?.length ?? 0;
+  return n;
+}
+
+/** `budget`: what is left after the span's attributes, events and links were counted (nested entries are taken as they are reached). */
+function spanFromProto(s: opentelemetry.proto.trace.v1.ISpan, resourceInvalid: string | undefined, budget: ValueBudget): DecodedSpan {
   const span: DecodedSpan = {
     traceId: hex(s.traceId),
     spanId: hex(s.spanId),
@@ -129,12 +150,12 @@ function spanFromProto(s: opentelemetry.proto.trace.v1.ISpan, resourceInvalid: s
     status: { code: s.status?.code ?? 0, message: s.status?.message ?? '' },
   };
   try {
-    span.attributes = attributesFromProto(s.attributes);
+    span.attributes = attributesFromProto(s.attributes, budget);
     if (s.events) {
       for (const e of s.events) {
         const name = e.name ?? '';
         const label = `event ${JSON.stringify(name.slice(0, 64))} attribute`;
-        span.events.push({ name, timeUnixNano: u64(e.timeUnixNano), attributes: attributesFromProto(e.attributes, label) });
+        span.events.push({ name, timeUnixNano: u64(e.timeUnixNano), attributes: attributesFromProto(e.attributes, budget, label) });
       }
     }
   } catch (err) {
@@ -147,7 +168,8 @@ function spanFromProto(s: opentelemetry.proto.trace.v1.ISpan, resourceInvalid: s
   return span;
 }
 
-function logRecordFromProto(lr: opentelemetry.proto.logs.v1.ILogRecord, resourceInvalid: string | undefined): DecodedLogRecord {
+/** `budget`: what is left after the record's attributes were counted. */
+function logRecordFromProto(lr: opentelemetry.proto.logs.v1.ILogRecord, resourceInvalid: string | undefined, budget: ValueBudget): DecodedLogRecord {
   const record: DecodedLogRecord = {
     timeUnixNano: u64(lr.timeUnixNano),
     observedTimeUnixNano: u64(lr.observedTimeUnixNano),
@@ -161,13 +183,13 @@ function logRecordFromProto(lr: opentelemetry.proto.logs.v1.ILogRecord, resource
   try {
     if (lr.body) {
       try {
-        record.body = anyValueAt(lr.body, 0);
+        record.body = anyValueAt(lr.body, 0, budget);
       } catch (err) {
         if (err instanceof InvalidItemError) throw new InvalidItemError(`body: ${err.message}`, { cause: err });
         throw err;
       }
     }
-    record.attributes = attributesFromProto(lr.attributes);
+    record.attributes = attributesFromProto(lr.attributes, budget);
   } catch (err) {
     if (!(err instanceof InvalidItemError)) throw err;
     record.body = null;
@@ -176,6 +198,29 @@ function logRecordFromProto(lr: opentelemetry.proto.logs.v1.ILogRecord, resource
   }
   if (resourceInvalid) record.invalid = resourceInvalid;
   return record;
+}
+
+/** A span refused before it was decoded: its ids (Span fields 1, 2, 4) for the message, and the reason. */
+function refusedSpan(ids: Map<number, Uint8Array>, invalid: string): DecodedSpan {
+  return {
+    traceId: hex(ids.get(1)),
+    spanId: hex(ids.get(2)),
+    parentSpanId: hex(ids.get(4)),
+    name: '',
+    kind: 0,
+    startTimeUnixNano: '0',
+    endTimeUnixNano: '0',
+    attributes: {},
+    droppedAttributesCount: 0,
+    events: [],
+    status: { code: 0, message: '' },
+    invalid,
+  };
+}
+
+/** As refusedSpan, for a log record (LogRecord fields 9 and 10). */
+function refusedLogRecord(ids: Map<number, Uint8Array>, invalid: string): DecodedLogRecord {
+  return { timeUnixNano: '0', observedTimeUnixNano: '0', eventName: '', body: null, attributes: {}, droppedAttributesCount: 0, traceId: hex(ids.get(9)), spanId: hex(ids.get(10)), invalid };
 }
 
 /** protobufjs picks its Buffer reader (fast utf8Slice strings) only for a Buffer, not a plain Uint8Array. */
@@ -251,7 +296,12 @@ export function decodeTraceRequestProtobufLazy(body: Uint8Array): LazyTraceReque
           const spans = (ss.spans ?? []) as unknown as Array<ItemPlace | opentelemetry.proto.trace.v1.ISpan>;
           const span = (i: number): DecodedSpan => {
             const s = spans[i];
-            return spanFromProto(isPlace(s) ? decodeItem(what, buffer, s, decodeSpan) : s, invalid);
+            // Counted before protobufjs builds an object per value: a span over the budget is never decoded.
+            const values = isPlace(s) ? countSpanValues(buffer, s.offset, s.offset + s.length) : decodedSpanValues(s);
+            if (values > MAX_VALUES_PER_ITEM) return refusedSpan(isPlace(s) ? bytesFields(buffer, s.offset, s.offset + s.length, [1, 2, 4]) : new Map<number, Uint8Array>(), tooManyValues().message);
+            const budget = valueBudget();
+            charge(budget, values);
+            return spanFromProto(isPlace(s) ? decodeItem(what, buffer, s, decodeSpan) : s, invalid, budget);
           };
           return { scope: scopeFromProto(ss.scope), count: spans.length, span };
         }),
@@ -285,7 +335,11 @@ export function decodeLogsRequestProtobufLazy(body: Uint8Array): LazyLogsRequest
           const records = (sl.logRecords ?? []) as unknown as Array<ItemPlace | opentelemetry.proto.logs.v1.ILogRecord>;
           const logRecord = (i: number): DecodedLogRecord => {
             const r = records[i];
-            return logRecordFromProto(isPlace(r) ? decodeItem(what, buffer, r, decodeRecord) : r, invalid);
+            const values = isPlace(r) ? countLogRecordValues(buffer, r.offset, r.offset + r.length) : (r.attributes?.length ?? 0);
+            if (values > MAX_VALUES_PER_ITEM) return refusedLogRecord(isPlace(r) ? bytesFields(buffer, r.offset, r.offset + r.length, [9, 10]) : new Map<number, Uint8Array>(), tooManyValues().message);
+            const budget = valueBudget();
+            charge(budget, values);
+            return logRecordFromProto(isPlace(r) ? decodeItem(what, buffer, r, decodeRecord) : r, invalid, budget);
           };
           return { scope: scopeFromProto(sl.scope), count: records.length, logRecord };
         }),

@@ -1,2 +1,2 @@
-export { loadConfig, ConfigSchema, ConfigError } from './config.ts';
+export { loadConfig, ConfigSchema, ConfigError, DEFAULT_METRICS_PORTS, metricsPortFor } from './config.ts';
 export type { Config } from './config.ts';

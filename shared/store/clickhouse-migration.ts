@@ -13,6 +13,8 @@ import {
   unitsTableSql,
   type ClickHouseFeatures,
 } from './clickhouse-schema.ts';
+import { clickHouseErrorCode } from './clickhouse-errors.ts';
+import { withSchemaLease, type SchemaLeaseOptions } from './clickhouse-lease.ts';
 import { UNIT_REVISION_INSERT_COLUMNS, col } from './clickhouse-writes.ts';
 import { SCORE_FIELDS } from './rows.ts';
 import { sql } from './sql-quote.ts';
@@ -23,7 +25,11 @@ export interface ClickHouseMigrationOptions {
   database: string;
   ttlDays: number | undefined;
   log: Logger;
+  /** The schema lease's timings (tests shorten them). */
+  lease?: Pick<SchemaLeaseOptions, 'ttlSeconds' | 'acquireTimeoutMs' | 'pollMs'>;
 }
+
+const DATABASE_ALREADY_EXISTS = 82;
 
 /**
  * The ClickHouse schema brought up to date: the database, its tables, columns added since, and the
@@ -51,7 +57,22 @@ export function createClickHouseMigration(options: ClickHouseMigrationOptions): 
       log.warn({ version: f.version, ttlDays: options.ttlDays }, 'this ClickHouse has no table TTL; keeping all rows');
     }
     const schema = { database, ttlDays: options.ttlDays };
-    await command('create database', createDatabaseSql(schema));
+    await createDatabase(schema);
+    // One process at a time creates and migrates the tables (every service migrates at its start).
+    await withSchemaLease({ connection, log, ...options.lease }, () => migrateTables(f, schema));
+    log.info({ version: f.version, modern: f.modern, database }, 'clickhouse schema ready');
+  }
+
+  /** IF NOT EXISTS is no guard against a concurrent creation on 18.16: the loser is told it exists. */
+  async function createDatabase(schema: { database: string }): Promise<void> {
+    try {
+      await command('create database', createDatabaseSql(schema));
+    } catch (err) {
+      if (clickHouseErrorCode(err instanceof Error && err.cause !== undefined ? err.cause : err) !== DATABASE_ALREADY_EXISTS) throw err;
+    }
+  }
+
+  async function migrateTables(f: ClickHouseFeatures, schema: { database: string; ttlDays: number | undefined }): Promise<void> {
     await command('create units table', unitsTableSql(f, schema));
     await command('create scores table', scoresTableSql(f, schema));
     await command('create docs table', docsTableSql(schema));
@@ -63,15 +84,15 @@ export function createClickHouseMigration(options: ClickHouseMigrationOptions): 
     if (history.length === 0) await copyToRevisions(f, schema);
     await command('create unit revisions table', unitRevisionsTableSql(schema));
     await command('create score revisions table', scoreRevisionsTableSql(f, schema));
-    log.info({ version: f.version, modern: f.modern, database }, 'clickhouse schema ready');
   }
 
   /**
    * A database from before revisions: what it holds becomes revision 1. Copied into tables under
    * another name and renamed at the end, so a start that dies half-way copies again next time
-   * rather than leaving a history without some units. Two processes migrating at once copy twice
-   * (the copies share keys and versions: reads and merges keep one), and the second rename fails
-   * harmlessly on the table the first put in place.
+   * rather than leaving a history without some units (a copy cut half-way is copied into again: the
+   * copies share keys and versions, and reads and merges keep one). Runs under the schema lease, so
+   * no other process renames the tables while this one fills them (it did: "Table
+   * <db>.score_revisions_migrating doesn't exist" when services started together on a new database).
    */
   async function copyToRevisions(f: ClickHouseFeatures, schema: { database: string; ttlDays: number | undefined }): Promise<void> {
     const scoreCols = SCORE_FIELDS.map(col).join(', ');

@@ -1,9 +1,11 @@
 import { mkdirSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { join, resolve } from 'node:path';
 import type { Bus, TopicHoldings } from '../shared/bus/index.ts';
 import { createInMemoryBus, createKafkaBus } from '../shared/bus/index.ts';
 import type { RunnableCheck } from '../shared/checks/contract.ts';
 import type { Config } from '../shared/config/index.ts';
+import { errorMessage } from '../shared/errors/index.ts';
 import { loadRegistry, selectChecks } from './check-runtime.ts';
 import type { Logger } from '../shared/logging/index.ts';
 import type { Store } from '../shared/store/index.ts';
@@ -16,10 +18,39 @@ import { createClickHouseStore, createDuckDbStore } from '../shared/store/index.
  */
 export function createBus(config: Config, log: Logger): { bus: Bus; close: () => Promise<void>; holdings: (() => TopicHoldings[]) | null } {
   if (config.kafka) {
-    return { bus: createKafkaBus({ brokers: config.kafka.brokers, clientId: config.kafka.clientId, lagIntervalMs: config.kafka.lagIntervalMs, log: log.child({ component: 'kafka' }) }), close: () => Promise.resolve(), holdings: null };
+    const bus = createKafkaBus({ brokers: config.kafka.brokers, clientId: config.kafka.clientId, lagIntervalMs: config.kafka.lagIntervalMs, log: log.child({ component: 'kafka' }) });
+    return { bus: withTopicCreationRace(bus, log), close: () => Promise.resolve(), holdings: null };
   }
   const bus = createInMemoryBus({ log: log.child({ component: 'bus' }), durable: { dir: resolve(config.bus.dir), fsync: config.bus.fsync, segmentBytes: config.bus.segmentBytes } });
   return { bus, close: () => bus.close(), holdings: () => bus.holdings() };
+}
+
+/** The broker's answers to a topic that another client is creating at the same moment. */
+const CREATION_RACE = /does not host this topic-partition|already exists/i;
+
+/**
+ * Services started together create the same topics at once (the collector and the assembler both
+ * the spans topic), and Kafka may answer one of them that a topic the other is creating does not
+ * exist yet ("This server does not host this topic-partition"): measured once in 20 cold starts of
+ * the README's command, the assembler stopped on it. That answer is tried again, a few times with
+ * backoff (by then the topic exists); any other failure is thrown at once.
+ * (Its home is ensureTopics in shared/bus/kafka-bus.ts, held still while the stage kit is built on it.)
+ */
+export function withTopicCreationRace(bus: Bus, log: Logger): Bus {
+  return {
+    ...bus,
+    async ensureTopics(topics) {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await bus.ensureTopics(topics);
+        } catch (err) {
+          if (attempt >= 5 || !CREATION_RACE.test(errorMessage(err))) throw err;
+          log.info({ topics, attempt, err: errorMessage(err) }, 'topics being created by another service; trying again');
+          await sleep(250 * 2 ** attempt);
+        }
+      }
+    },
+  };
 }
 
 /** ClickHouse when a URL is configured, else a DuckDB file under the data dir (embedded mode). */

@@ -1,6 +1,6 @@
 import { topicsFor, type Bus, type ConsumerLag, type TopicNames } from '../shared/bus/index.ts';
 import type { JudgeClient } from '../shared/checks/contract.ts';
-import type { Config } from '../shared/config/index.ts';
+import { metricsPortFor, type Config } from '../shared/config/index.ts';
 import type { Component } from '../shared/lifecycle/index.ts';
 import type { Logger } from '../shared/logging/index.ts';
 import type { Store } from '../shared/store/index.ts';
@@ -244,7 +244,7 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
   }
   let metricsUrl = (): string => '';
   if (!services.has('api') && !services.has('collector')) {
-    const server = createMetricsServer({ host: config.host, port: config.ports.metrics, metrics, log, health: () => lag.health() });
+    const server = createMetricsServer({ host: config.host, port: metricsPortFor(config.ports.metrics, services), metrics, log, health: () => lag.health() });
     metricsUrl = () => server.url();
     components.push(server);
   }

@@ -1,9 +1,11 @@
 import { parseArgs } from 'node:util';
 import { createCommandLogger } from '../command-logger.ts';
 import type { CliCommand, CliIo } from '../command.ts';
+import { PortInUseError } from '../../shared/errors/index.ts';
 import { runService } from '../../shared/lifecycle/index.ts';
 import { loadConfigOrReport } from '../load-config-or-exit.ts';
 import { buildPipeline, type ServiceName } from '../pipeline.ts';
+import { startFailureMessage } from '../start-failure.ts';
 
 async function runOne(service: ServiceName, argv: string[], io: CliIo): Promise<number> {
   parseArgs({ args: argv, options: {}, allowPositionals: false });
@@ -17,7 +19,15 @@ async function runOne(service: ServiceName, argv: string[], io: CliIo): Promise<
     io.stderr.write(`tracecheck: ${err instanceof Error ? err.message : String(err)}\n`);
     return 1;
   }
-  await runService(pipeline.components, log);
+  try {
+    await runService(pipeline.components, log);
+  } catch (err) {
+    // A failed start (what had started is stopped again) is one line, not a stack trace; a taken
+    // port names its variable. Anything but a taken port is logged in full as well.
+    if (!(err instanceof PortInUseError)) log.error({ err }, 'could not start');
+    io.stderr.write(`tracecheck ${service}: could not start: ${startFailureMessage(err, config, new Set([service]))}\n`);
+    return 1;
+  }
   return 0;
 }
 

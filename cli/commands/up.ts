@@ -6,7 +6,11 @@ import { createJudge } from '../check-runtime.ts';
 import { createModelServer } from '../../tools/model-server/src/index.ts';
 import { runDemo, waitForDemoScores, formatScoreTable } from '../../tools/demo-agent/src/index.ts';
 import { loadConfigOrReport } from '../load-config-or-exit.ts';
-import { buildPipeline } from '../pipeline.ts';
+import { buildPipeline, type ServiceName } from '../pipeline.ts';
+import { startFailureMessage } from '../start-failure.ts';
+
+/** Every service, in one process. */
+const UP_SERVICES: ReadonlySet<ServiceName> = new Set(['collector', 'assembler', 'scorer', 'api', 'alerter'] as const);
 
 const USAGE = `usage: tracecheck up [--demo] [--exit-after-demo]
 
@@ -48,14 +52,14 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   const judge = modelServer && !config.judge
     ? (createJudge(config, log.child({ component: 'judge' }), { baseUrl: `${modelServer.url()}/v1`, model: 'mock-judge' }) ?? undefined)
     : undefined;
-  const pipeline = buildPipeline(config, log, new Set(['collector', 'assembler', 'scorer', 'api', 'alerter'] as const), judge ? { judge } : {});
+  const pipeline = buildPipeline(config, log, UP_SERVICES, judge ? { judge } : {});
 
   let stopAll: () => Promise<void>;
   try {
     stopAll = await startAll(pipeline.components, log);
   } catch (err) {
     await modelServer?.shutdown();
-    io.stderr.write(`tracecheck: could not start: ${err instanceof Error ? err.message : String(err)}\n`);
+    io.stderr.write(`tracecheck: could not start: ${startFailureMessage(err, config, UP_SERVICES)}\n`);
     return 1;
   }
   const mode = `${pipeline.bus.kind === 'kafka' ? 'Kafka' : 'in-process bus'} + ${pipeline.store?.kind === 'clickhouse' ? 'ClickHouse' : 'DuckDB'}`;

@@ -10,7 +10,7 @@ describe('loadConfig', () => {
     expect(c.clickhouse).toBeNull();
     expect(c.judge).toBeNull();
     expect(c.judgeUnavailableReason).toMatch(/OPENAI_BASE_URL/);
-    expect(c.ports).toEqual({ otlpHttp: 4318, otlpGrpc: 4317, api: 8080, metrics: 9464 });
+    expect(c.ports).toEqual({ otlpHttp: 4318, otlpGrpc: 4317, api: 8080, metrics: null });
     expect(c.dataDir).toBe('./data');
     expect(c.limits.maxBodyBytes).toBe(20 * 1024 * 1024);
     expect(c.alerter).toEqual({ intervalMs: 60_000, allowPrivateTargets: { hosts: [], cidrs: [] } });

@@ -94,7 +94,8 @@ export const ConfigSchema = z
     TRACECHECK_OTLP_HTTP_PORT: port.default(4318),
     TRACECHECK_OTLP_GRPC_PORT: port.default(4317),
     TRACECHECK_API_PORT: port.default(8080),
-    TRACECHECK_METRICS_PORT: port.default(9464),
+    // Unset: each service its own default (DEFAULT_METRICS_PORTS), so that services started together never collide.
+    TRACECHECK_METRICS_PORT: z.preprocess(emptyAsUndefined, port.optional()),
     TRACECHECK_HOST: z.string().default('127.0.0.1'),
     TRACECHECK_MAX_BODY_BYTES: positiveInt.default(20 * 1024 * 1024),
     TRACECHECK_MAX_ATTRIBUTE_BYTES: positiveInt.default(1024 * 1024),
@@ -157,8 +158,11 @@ export interface Config {
   /** Why model checks will not run, when `judge` is null. */
   judgeUnavailableReason: string | null;
   host: string;
-  /** `metrics`: GET /metrics of a process that runs neither the API nor the collector. */
-  ports: { otlpHttp: number; otlpGrpc: number; api: number; metrics: number };
+  /**
+   * `metrics`: GET /metrics of a process that runs neither the API nor the collector; null: the
+   * default of the service it runs (metricsPortFor).
+   */
+  ports: { otlpHttp: number; otlpGrpc: number; api: number; metrics: number | null };
   limits: { maxBodyBytes: number; maxAttributeBytes: number; maxSpansPerRequest: number; maxRecordBytes: number };
   /** `maxSpansPerTrace`: spans kept per trace; past it the unit is flagged truncated. */
   assembler: { traceGraceMs: number; traceCompleteGraceMs: number; traceEntryGraceMs: number; traceMaxOpenMs: number; maxSpansPerTrace: number };
@@ -241,7 +245,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     judgePrices: c.TRACECHECK_JUDGE_PRICES ?? {},
     judgeUnavailableReason: judgeConfigured ? null : 'no judge configured: set OPENAI_BASE_URL (or OPENAI_API_KEY) to run model checks',
     host: c.TRACECHECK_HOST,
-    ports: { otlpHttp: c.TRACECHECK_OTLP_HTTP_PORT, otlpGrpc: c.TRACECHECK_OTLP_GRPC_PORT, api: c.TRACECHECK_API_PORT, metrics: c.TRACECHECK_METRICS_PORT },
+    ports: { otlpHttp: c.TRACECHECK_OTLP_HTTP_PORT, otlpGrpc: c.TRACECHECK_OTLP_GRPC_PORT, api: c.TRACECHECK_API_PORT, metrics: c.TRACECHECK_METRICS_PORT ?? null },
     limits: {
       maxBodyBytes: c.TRACECHECK_MAX_BODY_BYTES,
       maxAttributeBytes: c.TRACECHECK_MAX_ATTRIBUTE_BYTES,
@@ -263,4 +267,22 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     metricsToken: c.TRACECHECK_METRICS_TOKEN ?? null,
     logLevel: c.TRACECHECK_LOG_LEVEL ?? null,
   };
+}
+
+/**
+ * Metrics ports of the services that serve /metrics on a server of their own, by default: one each,
+ * so that the assembler, the scorer and the alerter started side by side on one host (as the README
+ * shows) never bind the same port. Fixed rather than ephemeral ports, so that Prometheus can be
+ * pointed at them.
+ */
+export const DEFAULT_METRICS_PORTS = { assembler: 9464, scorer: 9465, alerter: 9466 } as const;
+
+/**
+ * The metrics port of a process running `services`: TRACECHECK_METRICS_PORT when set, else the
+ * default of the first of them in pipeline order (assembler, scorer, alerter).
+ */
+export function metricsPortFor(configured: number | null, services: ReadonlySet<string>): number {
+  if (configured !== null) return configured;
+  for (const [service, port] of Object.entries(DEFAULT_METRICS_PORTS)) if (services.has(service)) return port;
+  return DEFAULT_METRICS_PORTS.assembler;
 }

@@ -1,4 +1,4 @@
-export { loadConfig, ConfigSchema, ConfigError } from './config.ts';
+export { loadConfig, ConfigSchema, ConfigError, DEFAULT_METRICS_PORTS, metricsPortFor } from './config.ts';
 export type { Config, LogLevel } from './config.ts';
 export {
   DEFAULT_LAG_INTERVAL_MS,

@@ -29,3 +29,24 @@ export function isRetriable(err: unknown): boolean {
 export function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
+
+/**
+ * A server could not listen because its address is taken. Permanent: retrying the same port does
+ * not help; another port must be configured (the composition root names the setting).
+ */
+export class PortInUseError extends PermanentError {
+  readonly host: string;
+  readonly port: number;
+  constructor(host: string, port: number, options?: { cause?: unknown }) {
+    super(`${host}:${port} is already in use`, options);
+    this.name = 'PortInUseError';
+    this.host = host;
+    this.port = port;
+  }
+}
+
+/** A failure to listen on `host:port` as a PortInUseError when the address is taken (EADDRINUSE), else unchanged. */
+export function listenError(err: Error, host: string, port: number): Error {
+  // gRPC reports the bind failure in its message only ("… listen EADDRINUSE: address already in use …").
+  return (err as { code?: unknown }).code === 'EADDRINUSE' || /\bEADDRINUSE\b/.test(err.message) ? new PortInUseError(host, port, { cause: err }) : err;
+}

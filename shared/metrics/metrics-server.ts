@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { listenError } from '../errors/index.ts';
 import { createComponent, type Component } from '../lifecycle/index.ts';
 import type { Logger } from '../logging/index.ts';
 import { METRICS_CONTENT_TYPE, renderMetrics, type Metrics } from './metrics.ts';
@@ -33,7 +34,7 @@ export function createMetricsServer(options: { host: string; port: number; metri
             },
           );
         });
-        server.once('error', reject);
+        server.once('error', (err) => reject(listenError(err, options.host, options.port)));
         server.listen(options.port, options.host, () => {
           url = `http://${options.host}:${(server!.address() as AddressInfo).port}`;
           options.log.info({ url: `${url}/metrics` }, 'metrics listening');

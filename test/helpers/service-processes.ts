@@ -5,7 +5,7 @@ import { waitFor } from './infra.ts';
 import { freePort } from './private-servers.ts';
 
 // Pipeline services as separate processes, as users run them on Kafka + ClickHouse
-// (`tracecheck collector`, `tracecheck assembler`, `tracecheck scorer`), through bin/tracecheck.mjs,
+// (`tracecheck collector`, `tracecheck assembler`, `tracecheck scorer`, `tracecheck api`), through bin/tracecheck.mjs,
 // i.e. dist/ (`npm run build` first). Fault tests kill them with SIGKILL and start them again.
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -15,8 +15,8 @@ process.once('exit', () => {
 });
 
 export interface ServiceProcess {
-  readonly name: 'collector' | 'assembler' | 'scorer';
-  /** http://host:port of its OTLP/HTTP receiver (collector) or metrics server (assembler, scorer). */
+  readonly name: 'collector' | 'assembler' | 'scorer' | 'api';
+  /** http://host:port of its OTLP/HTTP receiver (collector), its API (api) or metrics server (assembler, scorer). */
   readonly url: string;
   pid(): number | undefined;
   /** kill -9, and wait for the exit. */
@@ -36,7 +36,12 @@ export interface ServiceProcess {
  */
 export async function startService(name: ServiceProcess['name'], env: Record<string, string>, options: { readyTimeoutMs?: number } = {}): Promise<ServiceProcess> {
   const port = await freePort();
-  const ports = name === 'collector' ? { TRACECHECK_OTLP_HTTP_PORT: String(port), TRACECHECK_OTLP_GRPC_PORT: String(await freePort()) } : { TRACECHECK_METRICS_PORT: String(port) };
+  const ports =
+    name === 'collector'
+      ? { TRACECHECK_OTLP_HTTP_PORT: String(port), TRACECHECK_OTLP_GRPC_PORT: String(await freePort()) }
+      : name === 'api'
+        ? { TRACECHECK_API_PORT: String(port) }
+        : { TRACECHECK_METRICS_PORT: String(port) };
   const child = spawn(process.execPath, [join(ROOT, 'bin', 'tracecheck.mjs'), name], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', TRACECHECK_LOG_LEVEL: 'info', ...env, ...ports },

@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
+import { listenError } from '../../../shared/errors/index.ts';
 import { createComponent, type Component } from '../../../shared/lifecycle/index.ts';
 import type { Logger } from '../../../shared/logging/index.ts';
 import type { Store } from '../../../shared/store/index.ts';
@@ -42,7 +43,7 @@ export function createApiServer(options: ApiServerOptions): Component & { url():
           options.log.info({ url }, 'api listening');
           resolve();
         });
-        server.once('error', reject);
+        server.once('error', (err: Error) => reject(listenError(err, options.host, options.port)));
       }),
     stop: () =>
       new Promise<void>((resolve) => {

@@ -1,6 +1,7 @@
 import { Metadata, Server, ServerCredentials, status, type sendUnaryData, type ServerUnaryCall, type ServiceDefinition } from '@grpc/grpc-js';
 import type { Logger } from '../../../../shared/logging/index.ts';
 import { admissionKey, type Admission } from '../admission.ts';
+import { listenError } from '../../../../shared/errors/index.ts';
 import type { Authorize, Ingest, IngestResult } from '../ingest.ts';
 import { decodeLogsRequestProtobufLazy, decodeTraceRequestProtobufLazy } from '../otlp/decode-protobuf.ts';
 import { encodeLogsResponse, encodeTraceResponse } from '../otlp/encode-response.ts';
@@ -122,7 +123,7 @@ export function createGrpcReceiver(options: GrpcReceiverOptions): GrpcReceiver {
     start() {
       return new Promise((resolve, reject) => {
         server.bindAsync(`${options.host}:${options.port}`, ServerCredentials.createInsecure(), (err, port) => {
-          if (err) return reject(err);
+          if (err) return reject(listenError(err, options.host, options.port));
           bound = true;
           address = `${options.host}:${port}`;
           log.info({ address }, 'OTLP/gRPC receiver listening');

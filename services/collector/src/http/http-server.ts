@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../../../../shared/logging/index.ts';
 import { admissionKey, type Admission, type AdmissionTicket } from '../admission.ts';
+import { listenError } from '../../../../shared/errors/index.ts';
 import type { Authorize, Ingest, IngestResult } from '../ingest.ts';
 import { acceptedMediaType } from '../../../../shared/http/index.ts';
 import { METRICS_CONTENT_TYPE, renderMetrics, type Metrics } from '../../../../shared/metrics/index.ts';
@@ -181,9 +182,10 @@ export function createHttpReceiver(options: HttpReceiverOptions): HttpReceiver {
   return {
     start() {
       return new Promise((resolve, reject) => {
-        server.once('error', reject);
+        const failed = (err: Error): void => reject(listenError(err, options.host, options.port));
+        server.once('error', failed);
         server.listen(options.port, options.host, () => {
-          server.off('error', reject);
+          server.off('error', failed);
           const a = server.address() as AddressInfo;
           const host = a.family === 'IPv6' ? `[${a.address}]` : a.address;
           address = `http://${host}:${a.port}`;

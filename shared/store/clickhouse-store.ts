@@ -1,5 +1,6 @@
 import { createClient, type ClickHouseClient, type ClickHouseSettings } from '@clickhouse/client';
 import { PermanentError } from '../errors/index.ts';
+import { createSerialQueue } from '../flow/index.ts';
 import type { Logger } from '../logging/index.ts';
 import type { Score, Unit } from '../schemas/index.ts';
 import type { AggregateQuery, DocQuery, ScoreQuery, ScoredUnit, Store, StoredDoc, UnitQuery, UnitRevision, UnitWriteResult } from './contract.ts';
@@ -238,12 +239,7 @@ export function createClickHouseStore(options: ClickHouseStoreOptions): Store {
   // Revisions are decided from what is stored, so two writes of this process never decide at once.
   // (Across processes they do not meet: units are keyed by unit id on the bus, so one scorer at a
   // time handles a unit.)
-  let writing: Promise<unknown> = Promise.resolve();
-  function exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    const run = writing.then(fn);
-    writing = run.catch(() => undefined);
-    return run;
-  }
+  const writes = createSerialQueue();
 
   async function knownRevisions(unitIds: readonly string[]): Promise<UnitRevision[]> {
     const out: UnitRevision[] = [];
@@ -327,13 +323,13 @@ export function createClickHouseStore(options: ClickHouseStoreOptions): Store {
     },
     migrate,
 
-    writeScoredUnits: (items) => exclusive(() => writeScoredUnits(items)),
+    writeScoredUnits: (items) => writes.run(() => writeScoredUnits(items)),
 
     async writeUnits(units: readonly Unit[]) {
       return throwIfRefused(await store.writeScoredUnits(units.map((unit) => ({ unit, scores: [] }))));
     },
 
-    writeScores: (scores) => exclusive(() => writeScores(scores, new Map())),
+    writeScores: (scores) => writes.run(() => writeScores(scores, new Map())),
 
     async getUnitRevision(unitId: string, project?: string, revision?: number) {
       await migrate();

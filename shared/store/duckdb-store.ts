@@ -2,6 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { DuckDBInstance, type DuckDBAppender, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
 import { PermanentError, RetriableError } from '../errors/index.ts';
+import { createSerialQueue } from '../flow/index.ts';
 import type { Logger } from '../logging/index.ts';
 import type { Score, Unit } from '../schemas/index.ts';
 import type { AggregateQuery, DocQuery, ScoreQuery, ScoredUnit, Store, StoredDoc, UnitQuery, UnitWriteResult } from './contract.ts';
@@ -300,7 +301,7 @@ export function createDuckDbStore(options: DuckDbStoreOptions): Store {
   let migrated = false;
   let closed = false;
   // DuckDB has one writer and a connection runs one statement at a time: every operation queues here.
-  let tail: Promise<unknown> = Promise.resolve();
+  const operations = createSerialQueue();
 
   async function open(): Promise<DuckDBConnection> {
     if (closed) throw new PermanentError('duckdb store is shut down');
@@ -319,15 +320,13 @@ export function createDuckDbStore(options: DuckDbStoreOptions): Store {
   }
 
   function serialized<T>(action: string, fn: (c: DuckDBConnection) => Promise<T>): Promise<T> {
-    const run = tail.then(async () => {
+    return operations.run(async () => {
       try {
         return await fn(await open());
       } catch (err) {
         throw classify(err, action);
       }
     });
-    tail = run.catch(() => undefined);
-    return run;
   }
 
   async function migrate(): Promise<void> {
@@ -400,10 +399,7 @@ export function createDuckDbStore(options: DuckDbStoreOptions): Store {
     async shutdown() {
       if (closed) return;
       // Let queued operations finish, including ones queued while we waited, then close at once.
-      for (let seen = tail; ; seen = tail) {
-        await seen;
-        if (seen === tail) break;
-      }
+      await operations.idle();
       closed = true;
       connection?.closeSync();
       instance?.closeSync();

@@ -1,4 +1,5 @@
 import { committableBelow, deadLetterRecord, deadLetterTopic, type Bus, type BusMessage, type ConsumerLag } from '../../../shared/bus/index.ts';
+import { createTimeSlicer } from '../../../shared/flow/index.ts';
 import type { Metrics } from '../../../shared/metrics/index.ts';
 import { createComponent, type Component } from '../../../shared/lifecycle/index.ts';
 import type { Logger } from '../../../shared/logging/index.ts';
@@ -39,8 +40,6 @@ export interface AssemblerOptions {
 const PUBLISH_BATCH = 500;
 /** Work between two yields to the event loop while units are built: other requests wait no longer. */
 const YIELD_AFTER_MS = 20;
-
-const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /**
  * A tenth of the shortest grace, 10–1000 ms (20 ms for the default 200 ms complete-trace grace): a
@@ -99,12 +98,8 @@ export function createAssembler(options: AssemblerOptions): Component & { openTr
     const units: Array<{ trace: TraceParts & { reason: string }; unit: Unit; value: string }> = [];
     // A trace is unpacked and built in steps, and traces ready at once one after another, with
     // yields in between: the collector and the API keep answering while a large trace or a burst closes.
-    let sliceStart = performance.now();
-    const pause = async (): Promise<void> => {
-      if (performance.now() - sliceStart < YIELD_AFTER_MS) return;
-      await yieldToEventLoop();
-      sliceStart = performance.now();
-    };
+    const slicer = createTimeSlicer(YIELD_AFTER_MS);
+    const pause = (): Promise<void> => slicer.pause();
     for (const { traceId, reason, parts } of taken) {
       let loaded: IteratorResult<void, TraceParts>;
       try {

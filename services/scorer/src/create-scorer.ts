@@ -4,6 +4,7 @@ import type { Metrics } from '../../../shared/metrics/index.ts';
 import { createComponent, type Component } from '../../../shared/lifecycle/index.ts';
 import type { Logger } from '../../../shared/logging/index.ts';
 import { createGroupCommit } from '../../../shared/batching/index.ts';
+import { createKeyedSerialQueue, type Turn } from '../../../shared/flow/index.ts';
 import { UnitSchema, parseRecord, type Score, type Unit } from '../../../shared/schemas/index.ts';
 import type { Store, UnitWriteResult } from '../../../shared/store/index.ts';
 import { scoreUnit, type ScoreUnitDeps } from './score-unit.ts';
@@ -100,18 +101,8 @@ export function createScorer(options: ScorerOptions): Component {
   // still being judged) are stored in the order they were published, so the later is the later
   // revision; different units still run side by side. A version's turn ends when the bus is done
   // with it (scored, dead-lettered, or left for a restart), retries included.
-  const unitChains = new Map<string, Promise<void>>();
-  function inUnitOrder(unit: Unit): { ready: Promise<void>; release: () => void } {
-    const key = `${unit.project ?? 'default'}\u0000${unit.unit_id}`;
-    const ready = unitChains.get(key) ?? Promise.resolve();
-    let release: () => void = () => undefined;
-    const mine = new Promise<void>((resolve) => (release = resolve));
-    unitChains.set(key, mine);
-    void mine.then(() => {
-      if (unitChains.get(key) === mine) unitChains.delete(key);
-    });
-    return { ready, release };
-  }
+  const unitTurns = createKeyedSerialQueue();
+  const inUnitOrder = (unit: Unit): Turn => unitTurns.turn(`${unit.project ?? 'default'}\u0000${unit.unit_id}`);
 
   /**
    * Puts stored units that have no score back on the units topic, a page at a time, until none is

@@ -1,11 +1,11 @@
 import type { JudgeClient } from '../../../../shared/checks/index.ts';
 import { errorMessage } from '../../../../shared/errors/index.ts';
+import { createPrng } from '../../../../shared/flow/index.ts';
 import type { Logger } from '../../../../shared/logging/index.ts';
 import type { ComparisonItem, ComparisonResult } from './comparison.ts';
 import { summarizeComparison } from './comparison.ts';
 import type { AlignedPair } from './outputs-file.ts';
 import { buildPairwisePrompt } from './pairwise-prompt.ts';
-import { createPrng } from './prng.ts';
 import { parsePairwiseVerdict } from './verdict.ts';
 
 export interface PairwiseOptions {

@@ -1,0 +1,10 @@
+export { createBreaker, createKeyedBreaker } from './breaker.ts';
+export type { Breaker, BreakerOptions, BreakerRefusal, BreakerState, KeyedBreaker } from './breaker.ts';
+export { createLimiter } from './limiter.ts';
+export type { Limiter } from './limiter.ts';
+export { createPrng } from './prng.ts';
+export type { Random } from './prng.ts';
+export { createKeyedSerialQueue, createSerialQueue } from './serial-queue.ts';
+export type { KeyedSerialQueue, SerialQueue, Turn } from './serial-queue.ts';
+export { createTimeSlicer, runAtOnce, runInSlices, yieldToEventLoop } from './time-slicer.ts';
+export type { TimeSlicer } from './time-slicer.ts';

@@ -1,0 +1,73 @@
+/**
+ * At most `concurrency` tasks at once; the rest wait in order. A waiter whose signal aborts leaves
+ * the line, so a caller's deadline also bounds its wait for a slot.
+ */
+export interface Limiter {
+  /** Runs `task` once a slot is free; rejects without running it if `signal` aborts first. */
+  run<T>(task: () => Promise<T>, signal?: AbortSignal): Promise<T>;
+  inFlight(): number;
+  waiting(): number;
+  /** Resolves once nothing runs or waits. */
+  idle(): Promise<void>;
+}
+
+export function createLimiter(concurrency: number): Limiter {
+  let active = 0;
+  const line: Array<{ go: () => void }> = [];
+  let idleWaiters: Array<() => void> = [];
+  const settleIdle = (): void => {
+    if (active > 0 || line.length > 0) return;
+    const waiters = idleWaiters;
+    idleWaiters = [];
+    for (const w of waiters) w();
+  };
+  const release = (): void => {
+    // The slot passes straight to the next waiter: no newcomer overtakes it.
+    const next = line.shift();
+    if (next) next.go();
+    else active -= 1;
+    settleIdle();
+  };
+  const acquire = (signal: AbortSignal | undefined): Promise<void> => {
+    if (active < concurrency) {
+      active += 1;
+      return Promise.resolve();
+    }
+    return new Promise((resolve, reject) => {
+      const entry = {
+        go: () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        },
+      };
+      const onAbort = (): void => {
+        const i = line.indexOf(entry);
+        if (i >= 0) line.splice(i, 1);
+        reject(signal?.reason instanceof Error ? signal.reason : new Error('aborted while waiting for a slot'));
+        settleIdle();
+      };
+      if (signal?.aborted) {
+        onAbort();
+        return;
+      }
+      signal?.addEventListener('abort', onAbort, { once: true });
+      line.push(entry);
+    });
+  };
+  return {
+    async run<T>(task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+      await acquire(signal);
+      try {
+        return await task();
+      } finally {
+        release();
+      }
+    },
+    inFlight: () => active,
+    waiting: () => line.length,
+    idle() {
+      if (active === 0 && line.length === 0) return Promise.resolve();
+      return new Promise((resolve) => idleWaiters.push(resolve));
+    },
+  };
+}

@@ -4,4 +4,3 @@ export { createRecordStage } from './record-stage.ts';
 export type { RecordStageConfig, RecordStageDeps } from './record-stage.ts';
 export type { GroupRecord, RecordPosition, TakenGroup, Window } from './window.ts';
 export { POSITION_BYTES, readPosition, writePosition } from './position-bytes.ts';
-export { createTimeSlicer } from './time-slicer.ts';

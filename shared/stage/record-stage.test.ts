@@ -4,7 +4,6 @@ import { PermanentError, RetriableError } from '../errors/index.ts';
 import type { Component } from '../lifecycle/index.ts';
 import { createSilentLogger } from '../logging/index.ts';
 import { waitFor } from '../../test/helpers/infra.ts';
-import { createKeyOrder } from './key-order.ts';
 import { createRecordStage } from './record-stage.ts';
 
 const log = createSilentLogger();
@@ -59,24 +58,5 @@ describe('record stage', () => {
     await waitFor(() => done.length === 3, { timeoutMs: 5_000, intervalMs: 5, description: 'a done' });
     expect(done).toEqual(['b-1', 'a-1', 'a-2']);
     expect(dead[0].headers.error).toBe('no key');
-  });
-});
-
-describe('key order', () => {
-  it('forgets a key once its last turn ended', async () => {
-    const order = createKeyOrder();
-    const first = order.turn('k');
-    const second = order.turn('k');
-    let secondReady = false;
-    void second.ready.then(() => (secondReady = true));
-    await Promise.resolve();
-    expect(secondReady).toBe(false);
-    first.end();
-    await first.ready;
-    await new Promise((r) => setImmediate(r));
-    expect(secondReady).toBe(true);
-    second.end();
-    await new Promise((r) => setImmediate(r));
-    expect(order.size()).toBe(0);
   });
 });

@@ -1,7 +1,8 @@
 import type { Bus, ConsumerLag, Producer } from '../bus/index.ts';
+import { createKeyedSerialQueue } from '../flow/index.ts';
 import { createComponent, type Component } from '../lifecycle/index.ts';
 import type { Logger } from '../logging/index.ts';
-import { createKeyOrder } from './key-order.ts';
+
 
 export interface RecordStageConfig {
   /** The component's name, and its logger's. */
@@ -45,7 +46,7 @@ export interface RecordStageDeps<R> {
  */
 export function createRecordStage<R>(config: RecordStageConfig, deps: RecordStageDeps<R>): Component {
   const log = deps.log.child({ component: config.name });
-  const order = createKeyOrder();
+  const order = createKeyedSerialQueue();
   const consumer = deps.bus.createConsumer({
     topic: config.in,
     groupId: config.groupId,
@@ -67,7 +68,7 @@ export function createRecordStage<R>(config: RecordStageConfig, deps: RecordStag
           await deps.run(record);
         },
         // A turn ends when the bus is done with the record (finished, dead-lettered, or left for a restart).
-        settled: turn.end,
+        settled: turn.release,
       });
     },
     ...(deps.onLag ? { onLag: deps.onLag } : {}),

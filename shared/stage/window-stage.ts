@@ -1,8 +1,8 @@
 import { deadLetterRecord, deadLetterTopic, type Bus, type ConsumerLag, type OutgoingMessage } from '../bus/index.ts';
+import { createTimeSlicer } from '../flow/index.ts';
 import { createComponent, type Component } from '../lifecycle/index.ts';
 import type { Logger } from '../logging/index.ts';
 import { createCommitGuard } from './commit-guard.ts';
-import { createTimeSlicer } from './time-slicer.ts';
 import type { GroupRecord, TakenGroup, Window } from './window.ts';
 
 export interface WindowStageConfig {
@@ -43,6 +43,8 @@ export interface WindowStage extends Component {
 
 /** Outputs per produce request, at most (Kafka's request size stays well below its limits). */
 const PUBLISH_BATCH = 500;
+/** Work between two yields to the event loop while groups are read back and built: other requests wait no longer. */
+const YIELD_AFTER_MS = 20;
 
 /**
  * A grouping stage: consumes records, holds them in a Window until a group is ready, builds each
@@ -101,7 +103,7 @@ export function createWindowStage<R, G, O>(config: WindowStageConfig, deps: Wind
 
   async function publishReady(force: boolean): Promise<void> {
     const built: Array<{ key: string; reason: string; output: O; message: OutgoingMessage }> = [];
-    const slicer = createTimeSlicer();
+    const slicer = createTimeSlicer(YIELD_AFTER_MS);
     for (const taken of window.takeReady(now(), force)) {
       guard.taken(taken.key);
       let group: G;

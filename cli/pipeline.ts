@@ -11,7 +11,7 @@ import { createCollector } from '../services/collector/src/index.ts';
 import { createCheckSelector, createScorer } from '../services/scorer/src/index.ts';
 import { createBus, createStore, resolveChecks } from './compose.ts';
 import { createJudge, loadRegistry } from './check-runtime.ts';
-import { createSessionAssembler } from '../services/assembler/src/index.ts';
+import { createSessionAggregator, createSessionRouter } from '../services/assembler/src/index.ts';
 import { DEFAULT_PRICES } from '../shared/judge/index.ts';
 import { loadMonitorsFile } from '../shared/monitors/index.ts';
 import type { CheckSelector } from '../services/scorer/src/index.ts';
@@ -154,17 +154,12 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
         onLag,
         log,
       }),
-      createSessionAssembler({
-        bus,
-        unitsTopic: topics.units,
-        sessionsTopic: topics.sessions,
-        groupId: groupOf('sessions'),
-        onLag,
-        idleMs: config.sessionIdleMs,
-        spill: config.spill,
-        ...(store && assemblerReadsSessions ? { loadSession: (id: string, project: string | undefined) => store.getUnit(id, project ?? 'default') } : {}),
-        log,
-      }),
+      createSessionAggregator(
+        { sessionsTopic: topics.sessions, unitsTopic: topics.units, groupId: groupOf('sessions'), idleMs: config.sessionIdleMs, spill: config.spill },
+        { bus, log, onLag, ...(store && assemblerReadsSessions ? { loadSession: (id: string, project: string | undefined) => store.getUnit(id, project ?? 'default') } : {}) },
+      ),
+      // After the aggregator, so stopped before it: nothing is routed to an aggregator that stopped.
+      createSessionRouter({ unitsTopic: topics.units, sessionsTopic: topics.sessions, groupId: `${groupOf('sessions')}-route` }, { bus, log, onLag }),
     );
   }
   if (services.has('api')) {

@@ -25,7 +25,7 @@ export interface WindowStageDeps<R, G, O> {
   /** A record's value as the window takes it; throws (PermanentError) for one that is not: it is dead-lettered. */
   parse: (value: string) => R | Promise<R>;
   /** Pure: a group's output, in steps (a yield between two; the kit decides when to give the event loop a turn). */
-  build: (group: G, nowMs: number) => Generator<void, O>;
+  build: (group: G, nowMs: number) => Iterator<void, O>;
   toMessage: (output: O) => OutgoingMessage;
   /** The records of a group that cannot be built, as they are dead-lettered. */
   records: (group: G) => GroupRecord[];

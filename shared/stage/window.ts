@@ -10,7 +10,7 @@ export interface TakenGroup<G> {
   /** Why it is ready now (logged). */
   reason: string;
   /** Throws when the contents cannot be read back (a spill file): the group is released, offered again. */
-  load: Generator<void, G>;
+  load: Iterator<void, G>;
 }
 
 /**
@@ -39,4 +39,18 @@ export interface Window<R, G, O = unknown> {
 export interface GroupRecord {
   value: string;
   at?: RecordPosition;
+}
+
+/** Steps that are already done: a group read back, or an output built, in one go. */
+export function done<T>(value: T): Iterator<void, T> {
+  return { next: () => ({ done: true, value }) };
+}
+
+/** Steps that fail at the first: a group that could not be read back (the kit releases it). */
+export function failing<T>(err: unknown): Iterator<void, T> {
+  return {
+    next: () => {
+      throw err;
+    },
+  };
 }

@@ -6,6 +6,8 @@ export { appendDeduplicated, linkToolResultsByPosition, sameMessage } from './me
 export { createTraceBuffer } from './trace-buffer.ts';
 export { createHeldRecords } from './held-records.ts';
 export { createSpillStore } from './spill-store.ts';
-export { createSessionAssembler } from './create-session-assembler.ts';
-export type { SessionAssemblerOptions } from './create-session-assembler.ts';
+export { createSessionAggregator } from './create-session-aggregator.ts';
+export type { SessionAggregatorConfig, SessionAggregatorDeps } from './create-session-aggregator.ts';
+export { createSessionRouter } from './create-session-router.ts';
+export type { SessionRouterConfig, SessionRouterDeps } from './create-session-router.ts';
 export { assembleSession, sessionUnitId } from './assemble-session.ts';

@@ -3,11 +3,12 @@ import { createInMemoryBus, type BusMessage } from '../../../shared/bus/index.ts
 import { createSilentLogger } from '../../../shared/logging/index.ts';
 import { waitFor } from '../../../test/helpers/infra.ts';
 import { createTestUnit } from '../../../test/helpers/unit-factory.ts';
-import { createSessionAssembler } from './create-session-assembler.ts';
+import { createSessionAggregator } from './create-session-aggregator.ts';
+import { createSessionRouter } from './create-session-router.ts';
 
 const log = createSilentLogger();
 
-describe('session assembler: routing trace units', () => {
+describe('session stages: routing trace units', () => {
   const cleanups: Array<() => Promise<void>> = [];
   afterEach(async () => {
     for (const c of cleanups.splice(0).reverse()) await c();
@@ -15,9 +16,12 @@ describe('session assembler: routing trace units', () => {
 
   it('dead-letters a record that is not a unit with the reason, and routes the valid trace units around it into their session', async () => {
     const bus = createInMemoryBus({ log, retryBackoff: { initialDelayMs: 5, maxDelayMs: 20 } });
-    const sessions = createSessionAssembler({ bus, unitsTopic: 'units', sessionsTopic: 'sessions', groupId: 'sessions', idleMs: 50, tickMs: 10, log });
-    await sessions.start();
-    cleanups.push(() => sessions.shutdown());
+    const aggregator = createSessionAggregator({ unitsTopic: 'units', sessionsTopic: 'sessions', groupId: 'sessions', idleMs: 300, tickMs: 10 }, { bus, log });
+    const router = createSessionRouter({ unitsTopic: 'units', sessionsTopic: 'sessions', groupId: 'sessions-route' }, { bus, log });
+    for (const stage of [aggregator, router]) {
+      await stage.start();
+      cleanups.push(() => stage.shutdown());
+    }
     const dead: BusMessage[] = [];
     const published: BusMessage[] = [];
     for (const [topic, into] of [['units.dlq', dead], ['units', published]] as const) {

@@ -139,21 +139,20 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
   }
   if (services.has('assembler')) {
     components.push(
-      createAssembler({
-        bus,
-        spansTopic: topics.spans,
-        unitsTopic: topics.units,
-        groupId: groupOf('assembler'),
-        graceMs: config.assembler.traceGraceMs,
-        completeGraceMs: config.assembler.traceCompleteGraceMs,
-        entryGraceMs: config.assembler.traceEntryGraceMs,
-        maxOpenMs: config.assembler.traceMaxOpenMs,
-        maxSpansPerTrace: config.assembler.maxSpansPerTrace,
-        spill: config.spill,
-        metrics,
-        onLag,
-        log,
-      }),
+      createAssembler(
+        {
+          spansTopic: topics.spans,
+          unitsTopic: topics.units,
+          groupId: groupOf('assembler'),
+          graceMs: config.assembler.traceGraceMs,
+          completeGraceMs: config.assembler.traceCompleteGraceMs,
+          entryGraceMs: config.assembler.traceEntryGraceMs,
+          maxOpenMs: config.assembler.traceMaxOpenMs,
+          maxSpansPerTrace: config.assembler.maxSpansPerTrace,
+          spill: config.spill,
+        },
+        { bus, log, metrics, onLag },
+      ),
       createSessionAggregator(
         { sessionsTopic: topics.sessions, unitsTopic: topics.units, groupId: groupOf('sessions'), idleMs: config.sessionIdleMs, spill: config.spill },
         { bus, log, onLag, ...(store && assemblerReadsSessions ? { loadSession: (id: string, project: string | undefined) => store.getUnit(id, project ?? 'default') } : {}) },

@@ -2,7 +2,7 @@ import { deadLetterRecord, deadLetterTopic, type Bus, type ConsumerLag, type Out
 import { createTimeSlicer } from '../flow/index.ts';
 import { createComponent, type Component } from '../lifecycle/index.ts';
 import type { Logger } from '../logging/index.ts';
-import { createCommitGuard } from './commit-guard.ts';
+import { guardWindow } from './guarded-window.ts';
 import type { GroupRecord, TakenGroup, Window } from './window.ts';
 
 export interface WindowStageConfig {
@@ -57,8 +57,7 @@ const YIELD_AFTER_MS = 20;
 export function createWindowStage<R, G, O>(config: WindowStageConfig, deps: WindowStageDeps<R, G, O>): WindowStage {
   const log = deps.log.child({ component: config.name });
   const now = deps.nowMs ?? Date.now;
-  const { window } = deps;
-  const guard = createCommitGuard();
+  const window = guardWindow(deps.window);
   const producer = deps.bus.createProducer();
 
   const consumer = deps.bus.createConsumer({
@@ -67,24 +66,11 @@ export function createWindowStage<R, G, O>(config: WindowStageConfig, deps: Wind
     // A throw (a bad record) sends the record to the dead-letter topic, or retries a retriable one.
     handle: async (message) => {
       const record = await deps.parse(message.value);
-      const at = { partition: message.partition, offset: BigInt(message.offset) };
-      const key = window.add(record, at, now());
-      // Only once the window holds it: a record it refused or could not hold is nobody's.
-      guard.hold(key, at.partition, at.offset);
+      window.add(record, { partition: message.partition, offset: BigInt(message.offset) }, now());
     },
-    committableOffset: (partition, lastHandled) => guard.committable(partition, lastHandled),
+    committableOffset: (partition, lastHandled) => window.committable(partition, lastHandled),
     ...(deps.onLag ? { onLag: deps.onLag } : {}),
   });
-
-  /** The group's output is out (or its records dead-lettered): it closes, unless a record joined meanwhile. */
-  function confirm(key: string, output?: O): void {
-    if (guard.changedSinceTaken(key)) {
-      window.release(key);
-      return;
-    }
-    window.confirm(key, now(), output);
-    guard.close(key, now());
-  }
 
   async function deadLetter(taken: TakenGroup<G>, group: G, err: unknown): Promise<void> {
     log.error({ err, key: taken.key }, 'a group could not be built; its records go to the dead-letter topic');
@@ -94,7 +80,7 @@ export function createWindowStage<R, G, O>(config: WindowStageConfig, deps: Wind
     );
     try {
       await producer.send(deadLetterTopic(config.in), records);
-      confirm(taken.key);
+      window.confirm(taken.key, now());
     } catch (sendErr) {
       window.release(taken.key);
       log.warn({ err: sendErr, key: taken.key }, 'dead-letter publish failed; will retry');
@@ -105,7 +91,6 @@ export function createWindowStage<R, G, O>(config: WindowStageConfig, deps: Wind
     const built: Array<{ key: string; reason: string; output: O; message: OutgoingMessage }> = [];
     const slicer = createTimeSlicer(YIELD_AFTER_MS);
     for (const taken of window.takeReady(now(), force)) {
-      guard.taken(taken.key);
       let group: G;
       try {
         let step = taken.load.next();
@@ -134,7 +119,7 @@ export function createWindowStage<R, G, O>(config: WindowStageConfig, deps: Wind
         await producer.send(config.out, batch.map((b) => b.message));
         for (const b of batch) {
           deps.published?.(b.output, b.reason);
-          confirm(b.key, b.output);
+          window.confirm(b.key, now(), b.output);
         }
       } catch (err) {
         for (const b of batch) window.release(b.key);

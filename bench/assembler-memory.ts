@@ -14,7 +14,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { parseSpanEnvelope } from '../services/assembler/src/create-assembler.ts';
 import { createHeldRecords } from '../services/assembler/src/held-records.ts';
 import { createSpillStore } from '../services/assembler/src/spill-store.ts';
-import { createTraceWindowHarness } from '../services/assembler/src/testing/trace-window-harness.ts';
+import { createTraceWindowHarness } from '../test/helpers/trace-window-harness.ts';
 
 const i = process.argv.indexOf('--traces');
 const TRACES = i >= 0 ? Number(process.argv[i + 1]) : 50_000;

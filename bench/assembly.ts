@@ -4,7 +4,7 @@
 // `node bin/run-ts.mjs bench/assembly.ts [sizes|chain|wide|all]`; with `node --cpu-prof` for a profile.
 import type { SpanRecord } from '../shared/schemas/index.ts';
 import { assembleTrace } from '../services/assembler/src/assemble-trace.ts';
-import { createTraceWindowHarness } from '../services/assembler/src/testing/trace-window-harness.ts';
+import { createTraceWindowHarness } from '../test/helpers/trace-window-harness.ts';
 
 const TRACE = 'c'.repeat(32);
 const spanId = (i: number): string => (i + 1).toString(16).padStart(16, '0');

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { assembleSession } from '../../services/assembler/src/assemble-session.ts';
 import { assembleTrace } from '../../services/assembler/src/assemble-trace.ts';
 import { parseSpanEnvelope } from '../../services/assembler/src/create-assembler.ts';
-import { createTraceWindowHarness } from '../../services/assembler/src/testing/trace-window-harness.ts';
+import { createTraceWindowHarness } from '../helpers/trace-window-harness.ts';
 import { decodeLogsRequestJson, decodeLogsRequestProtobuf, decodeTraceRequestJson, decodeTraceRequestProtobuf, logsRequestToMessages, traceRequestToMessages, type Conversion, type DecodedLogsRequest, type DecodedTraceRequest } from '../../services/collector/src/index.ts';
 import { DecodeError } from '../../services/collector/src/otlp/types.ts';
 import { buildJudgePrompt, unitToCheckInput } from '../../shared/checks/index.ts';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ChatMessage, LogRecordEnvelope, SpanRecord } from '../../../shared/schemas/index.ts';
 import { assembleTrace } from './assemble-trace.ts';
 import { appendDeduplicated } from './merge-history.ts';
-import { createTraceWindowHarness } from './testing/trace-window-harness.ts';
+import { createTraceWindowHarness } from '../../../test/helpers/trace-window-harness.ts';
 import { assistant, createTestSpan, user } from '../../../test/helpers/span-factory.ts';
 
 // Issue 11: traces built to hurt. Each of these froze or crashed assembly before: quadratic walks

@@ -7,7 +7,7 @@ import type { LogRecordEnvelope } from '../../../shared/schemas/index.ts';
 import { createTestSpan } from '../../../test/helpers/span-factory.ts';
 import { createHeldRecords } from './held-records.ts';
 import { createSpillStore } from './spill-store.ts';
-import { createTraceWindowHarness } from './testing/trace-window-harness.ts';
+import { createTraceWindowHarness } from '../../../test/helpers/trace-window-harness.ts';
 
 const parents: string[] = [];
 function parentDir(): string {

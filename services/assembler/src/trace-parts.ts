@@ -10,7 +10,7 @@ const UNPACK_STEP = 200;
  * A trace's parts, unpacked in steps of UNPACK_STEP records with a yield after each: a trace at
  * the cap holds 10,000 packed records, about 50 ms of inflate and JSON.parse in one go. Each
  * record unpacked is remembered in `positions` with where it was read (weakly: for as long as the
- * caller holds it), so that a trace that cannot be built is dead-lettered record by record.
+ * caller holds it), so that a trace that cannot be built is set aside record by record.
  */
 export function* unpackInSteps(
   records: HeldRecords,

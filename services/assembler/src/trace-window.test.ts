@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createTraceWindowHarness } from './testing/trace-window-harness.ts';
+import { createTraceWindowHarness } from '../../../test/helpers/trace-window-harness.ts';
 import { createTestSpan } from '../../../test/helpers/span-factory.ts';
 
 const A = 'a'.repeat(32);

@@ -1,8 +1,8 @@
-import { runAtOnce } from '../../../../shared/flow/index.ts';
-import type { SpanEnvelope } from '../../../../shared/schemas/index.ts';
-import { guardWindow } from '../../../../shared/stage/index.ts';
-import type { TraceParts } from '../assemble-trace.ts';
-import { createTraceWindow, type TraceWindowOptions } from '../trace-window.ts';
+import { runAtOnce } from '../../shared/flow/index.ts';
+import type { SpanEnvelope } from '../../shared/schemas/index.ts';
+import { guardWindow } from '../../shared/stage/index.ts';
+import type { TraceParts } from '../../services/assembler/src/assemble-trace.ts';
+import { createTraceWindow, type TraceWindowOptions } from '../../services/assembler/src/trace-window.ts';
 
 /**
  * A trace window run through the kit's commit guard, driven the way the window stage drives it,

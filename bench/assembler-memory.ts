@@ -2,7 +2,7 @@
 // root, four model calls, four tool executions), every span carrying one 1–2 KB message of real
 // English prose (windows of this repository's README, so that it compresses like text and not like
 // a repeated filler), fed as bus records (JSON, parsed like the assembler parses them) into the
-// trace buffer with no root ended, so that every trace stays open. GC forced before each reading.
+// trace window with no root ended, so that every trace stays open. GC forced before each reading.
 // Records are spilled to a directory under the OS temp directory, as the services do. Each reading
 // is taken after two forced GCs a second apart (V8 returns freed pages to the OS in the background).
 // `npm run bench:assembler-memory [-- --traces 50000]` (node --expose-gc); appended to bench/results/assembler-memory.md.
@@ -124,6 +124,6 @@ const table = [
   '',
 ].join('\n');
 const out = join(import.meta.dirname, 'results', 'assembler-memory.md');
-if (!existsSync(out)) appendFileSync(out, '# Assembler memory\n\nOpen traces held by the trace buffer (services/assembler/src/trace-window.ts).\n\n');
+if (!existsSync(out)) appendFileSync(out, '# Assembler memory\n\nOpen traces held by the trace window (services/assembler/src/trace-window.ts).\n\n');
 appendFileSync(out, `${table}\n`);
 console.log(table);

@@ -1,6 +1,6 @@
 // Assembles large hostile traces: a 30,000-span parent chain and a 130,000-span wide trace, each
 // span a model call with usage and a short dialog, every third a tool execution. Prints the time
-// of `assembleTrace` alone and of the trace buffer + assembly with the span cap.
+// of `assembleTrace` alone and of the trace window + assembly with the span cap.
 // `node bin/run-ts.mjs bench/assembly.ts [sizes|chain|wide|all]`; with `node --cpu-prof` for a profile.
 import type { SpanRecord } from '../shared/schemas/index.ts';
 import { assembleTrace } from '../services/assembler/src/assemble-trace.ts';

@@ -134,7 +134,7 @@ function mustRejectAll(request: Record<string, unknown>): RegExp[][] {
   return resourceSpans.flatMap((rs) => rs.scopeSpans.flatMap((ss) => ss.spans.map(mustRejectFor)));
 }
 
-// --- What the trace buffer keeps (services/assembler/src/open-trace.ts, `addSpan`) ---
+// --- What the trace window keeps (services/assembler/src/open-trace.ts, `addSpan`) ---
 
 interface ExpectedUnit {
   spanCount: number;

@@ -34,7 +34,8 @@ describe('session stages: routing trace units', () => {
     cleanups.push(() => producer.shutdown());
 
     const first = createTestUnit(1, { conversation_id: 'conv-1' });
-    const second = createTestUnit(2, { conversation_id: 'conv-1' });
+    // Started 1 ms before the first, whenever the factory ran (it stamps the current time).
+    const second = createTestUnit(2, { conversation_id: 'conv-1', start_time_ms: first.start_time_ms - 1 });
     await producer.send('units', [
       { key: first.unit_id, value: JSON.stringify(first) },
       { key: 'span-1', value: JSON.stringify({ schema_version: 1, kind: 'span', trace_id: 'a'.repeat(32) }) },
@@ -50,7 +51,7 @@ describe('session stages: routing trace units', () => {
     expect(dead[0].headers?.error).toBe('record is not a unit v1: unit_id: Invalid input: expected string, received undefined; kind: Invalid option: expected one of "trace"|"session"; conversation_id: Invalid input: expected string, received undefined');
     expect(dead[1].headers?.error).toMatch(/^record is not JSON: /);
     const session = JSON.parse(published.find((m) => m.key === 'session:conv-1')!.value) as { trace_ids: string[] };
-    // In order of start: createTestUnit(2) started 1 ms before createTestUnit(1).
+    // In order of start.
     expect(session.trace_ids).toEqual([second.unit_id, first.unit_id]);
   });
 });

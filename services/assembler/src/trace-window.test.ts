@@ -6,7 +6,7 @@ const A = 'a'.repeat(32);
 const B = 'b'.repeat(32);
 const ROOT = '1'.repeat(16);
 
-describe('trace buffer', () => {
+describe('trace window', () => {
   it('closes a complete trace after the short grace, and one with a missing parent after the long one', () => {
     const buf = createTraceWindowHarness({ graceMs: 2_000, completeGraceMs: 200, maxOpenMs: 60_000, retainClosedMs: 60_000 });
     const CHILD = '2'.repeat(16);

@@ -61,9 +61,4 @@ export default tseslint.config(
     files: ['**/*.{ts,js,mjs}'],
     rules: { 'max-lines': ['error', { max: 400 }] },
   },
-  {
-    // Being split by branch `stagekit` (issue 21, the stage kit): remove from this exclusion when it merges.
-    files: ['services/assembler/src/trace-buffer.ts', 'services/assembler/src/assemble-trace.ts'],
-    rules: { 'max-lines': 'off' },
-  },
 );

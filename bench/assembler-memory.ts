@@ -2,7 +2,7 @@
 // root, four model calls, four tool executions), every span carrying one 1–2 KB message of real
 // English prose (windows of this repository's README and docs/, so that it compresses like text and not like
 // a repeated filler), fed as bus records (JSON, parsed like the assembler parses them) into the
-// trace buffer with no root ended, so that every trace stays open. GC forced before each reading.
+// trace window with no root ended, so that every trace stays open. GC forced before each reading.
 // Records are spilled to a directory under the OS temp directory, as the services do. Each reading
 // is taken after two forced GCs a second apart (V8 returns freed pages to the OS in the background).
 // `npm run bench:assembler-memory [-- --traces 50000]` (node --expose-gc); appended to bench/results/assembler-memory.md.
@@ -11,7 +11,10 @@ import { cpus, hostname, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SpanRecord } from '../shared/schemas/index.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createHeldRecords, createSpillStore, createTraceBuffer, parseSpanEnvelope } from '../services/assembler/src/index.ts';
+import { parseSpanEnvelope } from '../services/assembler/src/create-assembler.ts';
+import { createHeldRecords } from '../services/assembler/src/held-records.ts';
+import { createSpillStore } from '../services/assembler/src/spill-store.ts';
+import { createTraceWindowHarness } from '../test/helpers/trace-window-harness.ts';
 
 const i = process.argv.indexOf('--traces');
 const TRACES = i >= 0 ? Number(process.argv[i + 1]) : 50_000;
@@ -82,7 +85,7 @@ async function reading() {
 
 const before = await reading();
 const spill = createSpillStore({ dir: join(tmpdir(), 'tracecheck-bench-spill') });
-const buffer = createTraceBuffer({ graceMs: 60_000, maxOpenMs: 3_600_000, retainClosedMs: 3_600_000, records: createHeldRecords(spill) });
+const buffer = createTraceWindowHarness({ graceMs: 60_000, maxOpenMs: 3_600_000, retainClosedMs: 3_600_000, records: createHeldRecords(spill) });
 let offset = 0n;
 let bytes = 0;
 const c0 = process.cpuUsage();
@@ -92,7 +95,7 @@ for (let t = 0; t < TRACES; t++) {
   for (const s of spansOf(t)) {
     const value = JSON.stringify(s);
     bytes += value.length;
-    buffer.add(parseSpanEnvelope({ topic: 'spans', partition: 0, offset: String(offset), key: s.trace_id, value, headers: {}, timestampMs: 0 }), 0, offset, 0);
+    buffer.add(parseSpanEnvelope(value), 0, offset, 0);
     offset += 1n;
   }
 }
@@ -126,6 +129,6 @@ const table = [
   '',
 ].join('\n');
 const out = join(import.meta.dirname, 'results', 'assembler-memory.md');
-if (!existsSync(out)) appendFileSync(out, '# Assembler memory\n\nOpen traces held by the trace buffer (services/assembler/src/trace-buffer.ts).\n\n');
+if (!existsSync(out)) appendFileSync(out, '# Assembler memory\n\nOpen traces held by the trace window (services/assembler/src/trace-window.ts).\n\n');
 appendFileSync(out, `${table}\n`);
 console.log(table);

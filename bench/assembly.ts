@@ -1,9 +1,10 @@
 // Assembles large hostile traces: a 30,000-span parent chain and a 130,000-span wide trace, each
 // span a model call with usage and a short dialog, every third a tool execution. Prints the time
-// of `assembleTrace` alone and of the trace buffer + assembly with the span cap.
+// of `assembleTrace` alone and of the trace window + assembly with the span cap.
 // `node bin/run-ts.mjs bench/assembly.ts [sizes|chain|wide|all]`; with `node --cpu-prof` for a profile.
 import type { SpanRecord } from '../shared/schemas/index.ts';
-import { assembleTrace, createTraceBuffer } from '../services/assembler/src/index.ts';
+import { assembleTrace } from '../services/assembler/src/assemble-trace.ts';
+import { createTraceWindowHarness } from '../test/helpers/trace-window-harness.ts';
 
 const TRACE = 'c'.repeat(32);
 const spanId = (i: number): string => (i + 1).toString(16).padStart(16, '0');
@@ -61,7 +62,7 @@ function time(label: string, run: () => { span_count: number; truncated: boolean
 }
 
 function viaBuffer(spans: readonly SpanRecord[]) {
-  const buffer = createTraceBuffer({ graceMs: 0, maxOpenMs: 60_000, retainClosedMs: 60_000 });
+  const buffer = createTraceWindowHarness({ graceMs: 0, maxOpenMs: 60_000, retainClosedMs: 60_000 });
   spans.forEach((s, i) => buffer.add(s, 0, BigInt(i), 0));
   const [ready] = buffer.takeReady(1, true);
   return assembleTrace(ready, 1);

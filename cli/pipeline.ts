@@ -8,13 +8,13 @@ import { createCodeSandbox } from '../shared/code-sandbox/index.ts';
 import { createApiServer } from '../services/api/src/index.ts';
 import { createAssembler } from '../services/assembler/src/index.ts';
 import { createCollector } from '../services/collector/src/index.ts';
-import { createCheckSelector, createScorer, createSimulationWaiter } from '../services/scorer/src/index.ts';
+import { createCheckSelector, createScorer } from '../services/scorer/src/index.ts';
 import { createBus, createStore, resolveChecks } from './compose.ts';
 import { topicsOf } from './topology.ts';
 import { createJudge, loadRegistry } from './check-runtime.ts';
-import { createSessionAssembler } from '../services/assembler/src/index.ts';
-import { DEFAULT_PRICES, costUsd } from '../shared/judge/index.ts';
-import { loadMonitorsFile, putSimulation } from '../shared/monitors/index.ts';
+import { createSessionAggregator, createSessionRouter } from '../services/assembler/src/index.ts';
+import { DEFAULT_PRICES } from '../shared/judge/index.ts';
+import { loadMonitorsFile } from '../shared/monitors/index.ts';
 import type { CheckSelector } from '../services/scorer/src/index.ts';
 import { createKeyring, type AuthResult, type Keyring } from '../shared/access/index.ts';
 import { createAlerter, type Alerter } from '../services/alerter/src/index.ts';
@@ -124,64 +124,45 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
     });
     checkSelector = selector;
     components.push({ name: 'check-selector', start: () => selector.start(), shutdown: () => selector.shutdown() });
-    const simulationWaits = new AbortController();
     components.push(
-      createScorer({
-        bus,
-        store: store!,
-        unitsTopic: topics.units,
-        scoresTopic: topics.scores,
-        groupId: groupOf('scorer'),
-        checks,
-        selectChecks: (unit) => selector.select(unit),
-        judge,
-        judgeUnavailableReason: judge ? null : config.judgeUnavailableReason,
-        codeRunner: sandbox,
-        simulationDialog: createSimulationWaiter({ store: store!, waitMs: config.simulationWaitMs, now: Date.now, signal: simulationWaits.signal }),
-        storeSimulationRecord: async (unit) => {
-          if (unit.simulation_id) await putSimulation(store!, unit.project ?? 'default', unit.simulation_id, unit.message_history, Date.now());
+      createScorer(
+        {
+          unitsTopic: topics.units,
+          scoresTopic: topics.scores,
+          groupId: groupOf('scorer'),
+          maxConcurrentUnits: config.scorerConcurrency,
+          judgeUnavailableReason: judge ? null : config.judgeUnavailableReason,
+          simulationWaitMs: config.simulationWaitMs,
+          prices,
+          // Embedded mode: a unit stored without its scores by a crash is scored at the next start.
+          sweepUnscored: store!.kind === 'duckdb',
         },
-        costUsd: (model, input, output) => costUsd(prices, model, input, output),
-        maxConcurrentUnits: config.scorerConcurrency,
-        // Embedded mode: a unit stored without its scores by a crash is scored at the next start.
-        sweepUnscored: store!.kind === 'duckdb',
-        nowMs: Date.now,
-        metrics,
-        onLag,
-        log,
-      }),
-      // Stopped before the scorer drains: units still waiting for a simulation end with the reason.
-      { name: 'simulation-waits', start: () => Promise.resolve(), shutdown: () => Promise.resolve(simulationWaits.abort()) },
+        { bus, store: store!, log, checks, judge, selectChecks: (unit) => selector.select(unit), codeRunner: sandbox, metrics, onLag },
+      ),
     );
   }
   if (services.has('assembler')) {
     components.push(
-      createAssembler({
-        bus,
-        spansTopic: topics.spans,
-        unitsTopic: topics.units,
-        groupId: groupOf('assembler'),
-        graceMs: config.assembler.traceGraceMs,
-        completeGraceMs: config.assembler.traceCompleteGraceMs,
-        entryGraceMs: config.assembler.traceEntryGraceMs,
-        maxOpenMs: config.assembler.traceMaxOpenMs,
-        maxSpansPerTrace: config.assembler.maxSpansPerTrace,
-        spill: config.spill,
-        metrics,
-        onLag,
-        log,
-      }),
-      createSessionAssembler({
-        bus,
-        unitsTopic: topics.units,
-        sessionsTopic: topics.sessions,
-        groupId: groupOf('sessions'),
-        onLag,
-        idleMs: config.sessionIdleMs,
-        spill: config.spill,
-        ...(store && assemblerReadsSessions ? { loadSession: (id: string, project: string | undefined) => store.getUnit(id, project ?? 'default') } : {}),
-        log,
-      }),
+      createAssembler(
+        {
+          spansTopic: topics.spans,
+          unitsTopic: topics.units,
+          groupId: groupOf('assembler'),
+          graceMs: config.assembler.traceGraceMs,
+          completeGraceMs: config.assembler.traceCompleteGraceMs,
+          entryGraceMs: config.assembler.traceEntryGraceMs,
+          maxOpenMs: config.assembler.traceMaxOpenMs,
+          maxSpansPerTrace: config.assembler.maxSpansPerTrace,
+          spill: config.spill,
+        },
+        { bus, log, metrics, onLag },
+      ),
+      createSessionAggregator(
+        { sessionsTopic: topics.sessions, unitsTopic: topics.units, groupId: groupOf('sessions'), idleMs: config.sessionIdleMs, spill: config.spill },
+        { bus, log, onLag, ...(store && assemblerReadsSessions ? { loadSession: (id: string, project: string | undefined) => store.getUnit(id, project ?? 'default') } : {}) },
+      ),
+      // After the aggregator, so stopped before it: nothing is routed to an aggregator that stopped.
+      createSessionRouter({ unitsTopic: topics.units, sessionsTopic: topics.sessions, groupId: `${groupOf('sessions')}-route` }, { bus, log, onLag }),
     );
   }
   if (services.has('api')) {

@@ -6,7 +6,7 @@ import {
   traceRequestToMessages,
 } from '../../services/collector/src/index.ts';
 import { encodeLogsRequest, encodeTraceRequest, jsonLogsRequest, jsonTraceRequest } from '../../services/collector/src/testing/otlp-builders.ts';
-import { assembleTrace } from '../../services/assembler/src/index.ts';
+import { assembleTrace } from '../../services/assembler/src/assemble-trace.ts';
 import { SpanEnvelopeSchema, type LogRecordEnvelope, type SpanRecord } from '../../shared/schemas/index.ts';
 
 // Current OTel GenAI semconv with content captured as events: the spans carry no content, and each

@@ -64,7 +64,7 @@ export function mustRejectAll(request: Record<string, unknown>): RegExp[][] {
   return resourceSpans.flatMap((rs) => rs.scopeSpans.flatMap((ss) => ss.spans.map(mustRejectFor)));
 }
 
-// --- What the trace buffer keeps (services/assembler/src/trace-buffer.ts, `addSpan`) ---
+// --- What the trace window keeps (services/assembler/src/open-trace.ts, `addSpan`) ---
 
 export interface ExpectedUnit {
   spanCount: number;

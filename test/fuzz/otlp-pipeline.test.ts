@@ -1,6 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { assembleSession, assembleTrace, createTraceBuffer, parseSpanEnvelope } from '../../services/assembler/src/index.ts';
+import { assembleSession } from '../../services/assembler/src/assemble-session.ts';
+import { assembleTrace } from '../../services/assembler/src/assemble-trace.ts';
+import { parseSpanEnvelope } from '../../services/assembler/src/create-assembler.ts';
+import { createTraceWindowHarness } from '../helpers/trace-window-harness.ts';
 import { decodeLogsRequestJson, decodeLogsRequestProtobuf, decodeTraceRequestJson, decodeTraceRequestProtobuf, logsRequestToMessages, traceRequestToMessages, type Conversion, type DecodedLogsRequest, type DecodedTraceRequest } from '../../services/collector/src/index.ts';
 import { DecodeError } from '../../services/collector/src/otlp/types.ts';
 import { buildJudgePrompt, unitToCheckInput } from '../../shared/checks/index.ts';
@@ -166,11 +169,11 @@ function checkPipeline(req: DecodedTraceRequest, { logsReq = null, mustReject = 
   if (conversion.rejected > 0) expect(conversion.errorMessage).toMatch(new RegExp(`^${conversion.rejected} rejected: \\S`));
   checkEachSpan(copy, conversion, mustReject);
 
-  const buffer = createTraceBuffer({ graceMs: 200, maxOpenMs: 300_000, retainClosedMs: 300_000, maxSpansPerTrace: MAX_SPANS_PER_TRACE });
+  const buffer = createTraceWindowHarness({ graceMs: 200, maxOpenMs: 300_000, retainClosedMs: 300_000, maxSpansPerTrace: MAX_SPANS_PER_TRACE });
   const arrived = new Map<string, SpanRecord[]>();
   const sent = resend === 'while-open' ? [...conversion.messages, ...retried(conversion.messages, RECEIVED_AT_MS + 1)] : conversion.messages;
   sent.forEach((m, i) => {
-    const envelope = parseSpanEnvelope({ topic: 'spans', partition: 0, offset: String(i), key: m.key, value: m.value, headers: {}, timestampMs: RECEIVED_AT_MS });
+    const envelope = parseSpanEnvelope(m.value);
     expect(envelope.trace_id).toBe(m.key);
     if (envelope.kind !== 'span') throw new Error(`a span export produced a ${envelope.kind} record`);
     buffer.add(envelope, 0, BigInt(i), 0);
@@ -184,7 +187,7 @@ function checkPipeline(req: DecodedTraceRequest, { logsReq = null, mustReject = 
     expect(logs.accepted + logs.rejected).toBe(countLogRecords(logsReq));
     logs.messages.forEach((m, i) => {
       const offset = sent.length + i;
-      const envelope = parseSpanEnvelope({ topic: 'spans', partition: 0, offset: String(offset), key: m.key, value: m.value, headers: {}, timestampMs: RECEIVED_AT_MS });
+      const envelope = parseSpanEnvelope(m.value);
       expect(envelope.kind).toBe('log');
       buffer.add(envelope, 0, BigInt(offset), 0);
       // A record of a trace with no span here still makes a unit (of zero spans), never vanishes.
@@ -216,7 +219,7 @@ function checkPipeline(req: DecodedTraceRequest, { logsReq = null, mustReject = 
     const offset = sent.length + logCount;
     const again = retried(conversion.messages, RECEIVED_AT_MS + 2);
     again.forEach((m, i) => {
-      const envelope = parseSpanEnvelope({ topic: 'spans', partition: 0, offset: String(offset + i), key: m.key, value: m.value, headers: {}, timestampMs: RECEIVED_AT_MS });
+      const envelope = parseSpanEnvelope(m.value);
       if (envelope.kind !== 'span') throw new Error(`a span export produced a ${envelope.kind} record`);
       buffer.add(envelope, 0, BigInt(offset + i), FAR_LATER_MS + 1);
       arrived.get(envelope.trace_id)!.push(envelope);

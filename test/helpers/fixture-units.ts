@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { decodeLogsRequestJson, decodeLogsRequestProtobuf, decodeTraceRequestJson, decodeTraceRequestProtobuf, logsRequestToMessages, traceRequestToMessages } from '../../services/collector/src/index.ts';
-import { assembleTrace } from '../../services/assembler/src/index.ts';
+import { assembleTrace } from '../../services/assembler/src/assemble-trace.ts';
 import { SpanEnvelopeSchema, type LogRecordEnvelope, type SpanRecord, type Unit } from '../../shared/schemas/index.ts';
 import { listFixtures } from '../integration/collector/fixture-expectations.ts';
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage, Unit } from '../../../shared/schemas/index.ts';
 import { assembleSession, sessionUnitId } from './assemble-session.ts';
-import { createSessionBuffer } from './session-buffer.ts';
+import { runAtOnce } from '../../../shared/flow/index.ts';
+import { createSessionWindow } from './session-window.ts';
 
 const sys: ChatMessage = { role: 'system', content: 'You are a booking agent.' };
 const turns: ChatMessage[][] = [
@@ -88,18 +89,19 @@ describe('session units', () => {
     expect(seen.size).toBe((projects.length - 1) * conversations.length);
   });
 
-  it('closes after the idle time or at the end marker, and holds the commit below its oldest trace until published', () => {
-    const b = createSessionBuffer({ idleMs: 1_000 });
-    b.add(trace(0), 0, 5n, 0);
-    b.add(trace(1), 0, 9n, 500);
-    expect(b.takeReady(1_400)).toEqual([]);
-    expect(b.lowWaterMark(0)).toBe(5n);
-    const [ready] = b.takeReady(1_500);
+  it('closes after the idle time or at the end marker, and comes back with the session published before', () => {
+    const b = createSessionWindow({ idleMs: 1_000 });
+    const at = { partition: 0, offset: 0n };
+    const take = (nowMs: number) => b.takeReady(nowMs, false).map((t) => ({ key: t.key, reason: t.reason, ...runAtOnce(t.load) }));
+    b.add({ unit: trace(0), previous: null }, at, 0);
+    b.add({ unit: trace(1), previous: null }, at, 500);
+    expect(take(1_400)).toEqual([]);
+    const [ready] = take(1_500);
     expect(ready.reason).toBe('idle');
-    b.confirm(ready.key, assembleSession(null, ready.traces, 'c1', 1_500));
-    expect(b.lowWaterMark(0)).toBeNull();
-    b.add(trace(2, { session_end: true }), 0, 12n, 1_600);
-    const [ended] = b.takeReady(1_600);
+    b.confirm(ready.key, 1_500, assembleSession(null, ready.traces, 'c1', 1_500));
+    expect(b.openCount()).toBe(0);
+    b.add({ unit: trace(2, { session_end: true }), previous: null }, at, 1_600);
+    const [ended] = take(1_600);
     expect(ended.reason).toBe('end-marker');
     expect(ended.previous?.trace_ids).toEqual(['t0', 't1']);
   });

@@ -7,7 +7,8 @@ import { RetriableError } from '../../../shared/errors/index.ts';
 import { createSilentLogger } from '../../../shared/logging/index.ts';
 import { createTestSpan } from '../../../test/helpers/span-factory.ts';
 import { assembleTrace, type TraceParts } from './assemble-trace.ts';
-import { createAssembler, defaultTickMs } from './create-assembler.ts';
+import { defaultTickMs } from './closing-policy.ts';
+import { createAssembler } from './create-assembler.ts';
 
 const log = createSilentLogger();
 
@@ -49,7 +50,8 @@ describe('assembler dead-letter path', () => {
       if (trace.traceId === poison) throw new Error('cannot assemble this trace');
       return assembleTrace(trace, nowMs);
     };
-    const options = { bus, spansTopic: 'spans', unitsTopic: 'units', groupId: 'assembler', graceMs: 20, completeGraceMs: 20, maxOpenMs: 60_000, tickMs: 10, assemble, log };
+    const config = { spansTopic: 'spans', unitsTopic: 'units', groupId: 'assembler', graceMs: 20, completeGraceMs: 20, maxOpenMs: 60_000, tickMs: 10 };
+    const deps = { bus, assemble, log };
     const units: string[] = [];
     const reader = inner.createConsumer({ topic: 'units', groupId: 'reader', handle: (m) => Promise.resolve(void units.push(m.key)) });
     await reader.start();
@@ -63,7 +65,7 @@ describe('assembler dead-letter path', () => {
       { key: healthy, value: JSON.stringify(createTestSpan({ trace_id: healthy })) },
     ]);
 
-    const first = createAssembler(options);
+    const first = createAssembler(config, deps);
     await first.start();
     await waitUntil(() => units.includes(healthy), 5_000, 'the healthy trace published');
     await waitUntil(() => dlqAttempts >= 3, 5_000, 'the dead-letter send retried');
@@ -76,7 +78,7 @@ describe('assembler dead-letter path', () => {
     const dlq = inner.createConsumer({ topic: 'spans.dlq', groupId: 'dlq-reader', handle: (m) => Promise.resolve(void dead.push(m)) });
     await dlq.start();
     cleanups.push(() => dlq.shutdown());
-    const second = createAssembler(options);
+    const second = createAssembler(config, deps);
     await second.start();
     cleanups.push(() => second.shutdown());
     await waitUntil(() => dead.length === 1, 5_000, 'the poison trace in the dead-letter topic');
@@ -101,7 +103,7 @@ describe('assembler dead-letter path', () => {
     const traceId = '0'.repeat(31) + '3';
     const dead: BusMessage[] = [];
     const dlq = bus.createConsumer({ topic: 'spans.dlq', groupId: 'dlq-reader', handle: (m) => Promise.resolve(void dead.push(m)) });
-    const assembler = createAssembler({ bus, spansTopic: 'spans', unitsTopic: 'units', groupId: 'assembler', graceMs: 20, completeGraceMs: 20, maxOpenMs: 60_000, tickMs: 10, log });
+    const assembler = createAssembler({ spansTopic: 'spans', unitsTopic: 'units', groupId: 'assembler', graceMs: 20, completeGraceMs: 20, maxOpenMs: 60_000, tickMs: 10 }, { bus, log });
     await dlq.start();
     await assembler.start();
     cleanups.push(() => assembler.shutdown(), () => dlq.shutdown());
@@ -133,7 +135,7 @@ describe('assembler dead-letter path', () => {
     cleanups.push(() => Promise.resolve(rmSync(parent, { recursive: true, force: true })));
     const bus = createInMemoryBus({ log, retryBackoff: { initialDelayMs: 5, maxDelayMs: 20 } });
     const traceId = '0'.repeat(31) + '4';
-    const assembler = createAssembler({ bus, spansTopic: 'spans', unitsTopic: 'units', groupId: 'assembler', graceMs: 20, completeGraceMs: 20, maxOpenMs: 60_000, tickMs: 10, log, spill: { dir: parent, segmentBytes: 1 } });
+    const assembler = createAssembler({ spansTopic: 'spans', unitsTopic: 'units', groupId: 'assembler', graceMs: 20, completeGraceMs: 20, maxOpenMs: 60_000, tickMs: 10, spill: { dir: parent, segmentBytes: 1 } }, { bus, log });
     const [own] = readdirSync(parent);
     // The first record's segment file is /dev/full: its write fails with ENOSPC.
     symlinkSync('/dev/full', join(parent, own, '0.seg'));

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ChatMessage, LogRecordEnvelope, SpanRecord } from '../../../shared/schemas/index.ts';
 import { assembleTrace } from './assemble-trace.ts';
 import { appendDeduplicated } from './merge-history.ts';
-import { createTraceBuffer } from './trace-buffer.ts';
+import { createTraceWindowHarness } from '../../../test/helpers/trace-window-harness.ts';
 import { assistant, createTestSpan, user } from '../../../test/helpers/span-factory.ts';
 
 // Issue 11: traces built to hurt. Each of these froze or crashed assembly before: quadratic walks
@@ -78,7 +78,7 @@ describe('the span cap', () => {
   const root = createTestSpan({ trace_id: T, span_id: id(0), startMs: 1_700_000_000_000, genai: { agent_name: 'runaway' } });
 
   it('keeps the first spans and the root that comes last, counts the rest, and flags the unit truncated', () => {
-    const buf = createTraceBuffer({ graceMs: 0, maxOpenMs: 60_000, retainClosedMs: 60_000, maxSpansPerTrace: 3 });
+    const buf = createTraceWindowHarness({ graceMs: 0, maxOpenMs: 60_000, retainClosedMs: 60_000, maxSpansPerTrace: 3 });
     for (let i = 1; i <= 5; i++) buf.add(child(i), 0, BigInt(i), 0);
     buf.add(root, 0, 6n, 0);
     const [ready] = buf.takeReady(1);
@@ -94,7 +94,7 @@ describe('the span cap', () => {
   });
 
   it('closes a trace at the cap once quiet, without its root; the root re-opens it and the counts carry over', () => {
-    const buf = createTraceBuffer({ graceMs: 2_000, completeGraceMs: 200, maxOpenMs: 60_000, retainClosedMs: 60_000, maxSpansPerTrace: 3 });
+    const buf = createTraceWindowHarness({ graceMs: 2_000, completeGraceMs: 200, maxOpenMs: 60_000, retainClosedMs: 60_000, maxSpansPerTrace: 3 });
     for (let i = 1; i <= 4; i++) buf.add(child(i), 0, BigInt(i), 0);
     expect(buf.takeReady(199)).toEqual([]);
     const [first] = buf.takeReady(200);
@@ -110,7 +110,7 @@ describe('the span cap', () => {
   });
 
   it('keeps ten log records per span of the cap', () => {
-    const buf = createTraceBuffer({ graceMs: 0, maxOpenMs: 60_000, retainClosedMs: 60_000, maxSpansPerTrace: 1 });
+    const buf = createTraceWindowHarness({ graceMs: 0, maxOpenMs: 60_000, retainClosedMs: 60_000, maxSpansPerTrace: 1 });
     buf.add(root, 0, 0n, 0);
     for (let i = 0; i < 12; i++) {
       const log: LogRecordEnvelope = { schema_version: 1, kind: 'log', trace_id: T, span_id: id(0), event_name: 'gen_ai.user.message', time_unix_nano: '1', sequence: i, is_output: false, attributes: {}, received_at_ms: 0 };
@@ -124,7 +124,7 @@ describe('the span cap', () => {
 
 describe('a span that arrives while its trace is being published', () => {
   it('keeps the trace open, so that the span reaches a unit and is not committed unseen', () => {
-    const buf = createTraceBuffer({ graceMs: 0, maxOpenMs: 60_000, retainClosedMs: 60_000 });
+    const buf = createTraceWindowHarness({ graceMs: 0, maxOpenMs: 60_000, retainClosedMs: 60_000 });
     buf.add(createTestSpan({ trace_id: T, span_id: id(0) }), 0, 0n, 0);
     const [taken] = buf.takeReady(1);
     expect(taken.spans).toHaveLength(1);
@@ -144,7 +144,7 @@ describe('duplicate span ids', () => {
   const root = createTestSpan({ trace_id: T, span_id: id(0), startMs: 1_700_000_000_000 });
 
   it('keeps both spans that claim one id, and the unit says so', () => {
-    const buf = createTraceBuffer({ graceMs: 0, maxOpenMs: 60_000, retainClosedMs: 60_000 });
+    const buf = createTraceWindowHarness({ graceMs: 0, maxOpenMs: 60_000, retainClosedMs: 60_000 });
     buf.add(root, 0, 0n, 0);
     buf.add(tool('first', 1), 0, 1n, 0);
     buf.add(tool('second', 2), 0, 2n, 0);
@@ -158,7 +158,7 @@ describe('duplicate span ids', () => {
   });
 
   it('keeps an exporter\'s re-send (same contents, received later) once, unflagged', () => {
-    const buf = createTraceBuffer({ graceMs: 0, maxOpenMs: 60_000, retainClosedMs: 60_000 });
+    const buf = createTraceWindowHarness({ graceMs: 0, maxOpenMs: 60_000, retainClosedMs: 60_000 });
     buf.add(root, 0, 0n, 0);
     buf.add(tool('same', 1), 0, 1n, 0);
     buf.add(tool('same', 5_000), 0, 2n, 0);
@@ -169,7 +169,7 @@ describe('duplicate span ids', () => {
   });
 
   it('keeps both copies when a late span re-opens the trace', () => {
-    const buf = createTraceBuffer({ graceMs: 0, maxOpenMs: 60_000, retainClosedMs: 60_000 });
+    const buf = createTraceWindowHarness({ graceMs: 0, maxOpenMs: 60_000, retainClosedMs: 60_000 });
     buf.add(root, 0, 0n, 0);
     buf.add(tool('first', 1), 0, 1n, 0);
     buf.add(tool('second', 2), 0, 2n, 0);

@@ -1,11 +1,6 @@
-export { createAssembler, parseSpanEnvelope } from './create-assembler.ts';
-export type { AssemblerOptions } from './create-assembler.ts';
-export { assembleTrace, nanosToMs } from './assemble-trace.ts';
-export type { TraceParts } from './assemble-trace.ts';
-export { appendDeduplicated, linkToolResultsByPosition, sameMessage } from './merge-history.ts';
-export { createTraceBuffer } from './trace-buffer.ts';
-export { createHeldRecords } from './held-records.ts';
-export { createSpillStore } from './spill-store.ts';
-export { createSessionAssembler } from './create-session-assembler.ts';
-export type { SessionAssemblerOptions } from './create-session-assembler.ts';
-export { assembleSession, sessionUnitId } from './assemble-session.ts';
+export { createAssembler } from './create-assembler.ts';
+export type { AssemblerConfig, AssemblerDeps } from './create-assembler.ts';
+export { createSessionAggregator } from './create-session-aggregator.ts';
+export type { SessionAggregatorConfig, SessionAggregatorDeps } from './create-session-aggregator.ts';
+export { createSessionRouter } from './create-session-router.ts';
+export type { SessionRouterConfig, SessionRouterDeps } from './create-session-router.ts';

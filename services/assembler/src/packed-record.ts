@@ -44,8 +44,7 @@ export function packRecord(record: object): Buffer {
   return deflateSync(json, ZLIB);
 }
 
-export function unpackRecord<T>(packed: Uint8Array): T {
-  const bytes = Buffer.from(packed.buffer, packed.byteOffset, packed.byteLength);
+export function unpackRecord<T>(bytes: Buffer): T {
   const json = bytes[0] === OPEN_BRACE ? bytes.toString('utf8') : inflateSync(bytes, ZLIB).toString('utf8');
   return JSON.parse(json) as T;
 }

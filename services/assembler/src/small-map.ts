@@ -1,7 +1,7 @@
 /**
  * A map for the common case of one entry: the first entry in fields, a real Map only from the
- * second. The session buffer keeps two maps per open session (its traces, its first offset per
- * partition), most sessions have one trace from one partition, and an open session lives for the
+ * second. The session window keeps a map of traces per open session, most sessions have one
+ * trace, and an open session lives for the
  * idle time (15 minutes by default), so there are many: an empty Map costs ~170 bytes of heap,
  * this ~40. Keys compare as in a Map (SameValueZero).
  */

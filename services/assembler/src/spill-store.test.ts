@@ -7,7 +7,7 @@ import type { LogRecordEnvelope } from '../../../shared/schemas/index.ts';
 import { createTestSpan } from '../../../test/helpers/span-factory.ts';
 import { createHeldRecords } from './held-records.ts';
 import { createSpillStore } from './spill-store.ts';
-import { createTraceBuffer } from './trace-buffer.ts';
+import { createTraceWindowHarness } from '../../../test/helpers/trace-window-harness.ts';
 
 const parents: string[] = [];
 function parentDir(): string {
@@ -38,9 +38,9 @@ describe('spill store', () => {
 
     const records = createHeldRecords(store);
     const span = createTestSpan({ name: `chat ${'Ω🍽️'.repeat(2_000)}` });
-    const id = records.hold(span, { partition: 3, offset: '9007199254740' });
-    expect(records.read(id)).toEqual({ record: span, origin: { partition: 3, offset: '9007199254740' } });
-    expect(records.read(records.hold({ a: 1 }))).toEqual({ record: { a: 1 }, origin: undefined });
+    const id = records.hold(span, { partition: 3, offset: 9007199254740n });
+    expect(records.read(id)).toEqual({ record: span, at: { partition: 3, offset: 9007199254740n } });
+    expect(records.read(records.hold({ a: 1 }))).toEqual({ record: { a: 1 }, at: undefined });
     store.close();
   });
 
@@ -136,7 +136,7 @@ describe('spill store', () => {
 
   it('a span that could not be spilled is refused with a retriable error, and its re-delivery makes the trace whole', () => {
     const store = createSpillStore({ dir: parentDir(), segmentBytes: 1 });
-    const buf = createTraceBuffer({ graceMs: 0, completeGraceMs: 0, maxOpenMs: 60_000, retainClosedMs: 60_000, records: createHeldRecords(store) });
+    const buf = createTraceWindowHarness({ graceMs: 0, completeGraceMs: 0, maxOpenMs: 60_000, retainClosedMs: 60_000, records: createHeldRecords(store) });
     const traceId = 'c'.repeat(32);
     const root = createTestSpan({ trace_id: traceId, span_id: '1'.repeat(16), name: 'root' });
     const child = createTestSpan({ trace_id: traceId, span_id: '2'.repeat(16), parent_span_id: '1'.repeat(16), name: 'child' });
@@ -158,7 +158,7 @@ describe('spill store', () => {
 
   it("deletes a trace's segment files once it is no longer retained", () => {
     const store = createSpillStore({ dir: parentDir(), segmentBytes: 1 });
-    const buf = createTraceBuffer({ graceMs: 0, completeGraceMs: 0, maxOpenMs: 1_000, retainClosedMs: 1_000, maxClosedTraces: 1, records: createHeldRecords(store) });
+    const buf = createTraceWindowHarness({ graceMs: 0, completeGraceMs: 0, maxOpenMs: 1_000, retainClosedMs: 1_000, maxClosedTraces: 1, records: createHeldRecords(store) });
     const spanOf = (t: string) => createTestSpan({ trace_id: t.repeat(32), span_id: '1'.repeat(16) });
     buf.add(spanOf('a'), 0, 0n, 0);
     buf.add(spanOf('b'), 0, 1n, 0);
@@ -174,7 +174,7 @@ describe('spill store', () => {
 
   it('a log sent again while its trace is unpacked: the parts keep the one taken, and the one replaced is dropped once that emission ends', () => {
     const store = createSpillStore({ dir: parentDir() });
-    const buf = createTraceBuffer({ graceMs: 0, completeGraceMs: 0, maxOpenMs: 60_000, retainClosedMs: 60_000, records: createHeldRecords(store) });
+    const buf = createTraceWindowHarness({ graceMs: 0, completeGraceMs: 0, maxOpenMs: 60_000, retainClosedMs: 60_000, records: createHeldRecords(store) });
     const traceId = 'd'.repeat(32);
     const root = createTestSpan({ trace_id: traceId, span_id: '1'.repeat(16) });
     const log = (receivedAtMs: number): LogRecordEnvelope => ({ schema_version: 1, kind: 'log', trace_id: traceId, span_id: '1'.repeat(16), event_name: 'gen_ai.user.message', time_unix_nano: '1', sequence: 0, is_output: false, attributes: {}, received_at_ms: receivedAtMs });

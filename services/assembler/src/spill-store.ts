@@ -43,7 +43,7 @@ const MOVE_PER_PUT = 32;
 
 /**
  * Record bytes appended to segment files on local disk, read back with positional reads. The heap
- * keeps 12 bytes per record (segment, offset, length in typed arrays, indexed by the record's id).
+ * keeps 12 bytes per record (segment, position, length in typed arrays, indexed by the record's id).
  * Not durable: no fsync, nothing survives the process. A segment file is deleted once none of its
  * records is referenced. A segment kept alive by a few long-lived records is rewritten: whenever
  * the dead bytes on disk exceed the live bytes plus one segment, the live records of the emptiest
@@ -63,7 +63,7 @@ export function createSpillStore(options: SpillStoreOptions): ByteStore & { stat
   let current: Segment | null = null;
   let nextSegment = 0;
   let segOf = new Int32Array(1024).fill(NO_SEGMENT);
-  let offOf = new Uint32Array(1024);
+  let posOf = new Uint32Array(1024);
   let lenOf = new Uint32Array(1024);
   const freeIds: number[] = [];
   let nextId = 0;
@@ -99,8 +99,8 @@ export function createSpillStore(options: SpillStoreOptions): ByteStore & { stat
     }
   }
 
-  /** Appends to the current segment (a new one when full); the segment and offset written. */
-  function append(bytes: Uint8Array): { seg: Segment; offset: number } {
+  /** Appends to the current segment (a new one when full); the segment and position written. */
+  function append(bytes: Uint8Array): { seg: Segment; pos: number } {
     if (closed) throw new RetriableError('the spill store is closed');
     if (!current || (current.size > 0 && current.size + bytes.length > segmentBytes)) {
       const next = openSegment();
@@ -120,15 +120,15 @@ export function createSpillStore(options: SpillStoreOptions): ByteStore & { stat
       if (seg.live === 0) dropSegment(seg);
       throw new RetriableError(`a record could not be spilled to disk (${(err as Error).message})`, { cause: err });
     }
-    const offset = seg.size;
+    const pos = seg.size;
     seg.size += bytes.length;
     diskBytes += bytes.length;
-    return { seg, offset };
+    return { seg, pos };
   }
 
-  function place(id: number, seg: Segment, offset: number, length: number): void {
+  function place(id: number, seg: Segment, pos: number, length: number): void {
     segOf[id] = seg.no;
-    offOf[id] = offset;
+    posOf[id] = pos;
     lenOf[id] = length;
     seg.live += 1;
     seg.liveBytes += length;
@@ -144,16 +144,16 @@ export function createSpillStore(options: SpillStoreOptions): ByteStore & { stat
         return b;
       };
       segOf = grow(segOf, (n) => new Int32Array(n).fill(NO_SEGMENT));
-      offOf = grow(offOf, (n) => new Uint32Array(n));
+      posOf = grow(posOf, (n) => new Uint32Array(n));
       lenOf = grow(lenOf, (n) => new Uint32Array(n));
     }
     return nextId++;
   }
 
   function put(bytes: Uint8Array): number {
-    const { seg, offset } = append(bytes);
+    const { seg, pos } = append(bytes);
     const id = newId();
-    place(id, seg, offset, bytes.length);
+    place(id, seg, pos, bytes.length);
     liveBytes += bytes.length;
     compactStep();
     return id;
@@ -163,13 +163,13 @@ export function createSpillStore(options: SpillStoreOptions): ByteStore & { stat
     const seg = segments.get(segOf[id]);
     if (!seg) throw new RangeError(`spill record ${id} is not held`);
     const length = lenOf[id];
-    const offset = offOf[id];
+    const pos = posOf[id];
     const buf = Buffer.allocUnsafe(length);
     let done = 0;
     try {
       while (done < length) {
-        const n = readSync(seg.fd, buf, done, length - done, offset + done);
-        if (n === 0) throw new Error(`segment ${seg.no} ends before ${offset + length}`);
+        const n = readSync(seg.fd, buf, done, length - done, pos + done);
+        if (n === 0) throw new Error(`segment ${seg.no} ends before ${pos + length}`);
         done += n;
       }
     } catch (err) {
@@ -215,10 +215,10 @@ export function createSpillStore(options: SpillStoreOptions): ByteStore & { stat
         // Freed since (an id given out again never points into an old segment).
         if (segOf[id] !== m.seg.no) continue;
         const bytes = get(id);
-        const { seg, offset } = append(bytes);
+        const { seg, pos } = append(bytes);
         m.seg.live -= 1;
         m.seg.liveBytes -= bytes.length;
-        place(id, seg, offset, bytes.length);
+        place(id, seg, pos, bytes.length);
         moved += 1;
       }
     } catch {
@@ -296,18 +296,18 @@ function startOf(pid: number): string | null {
 /** The same contract in memory (tests and tools that need no disk). */
 export function createMemoryByteStore(): ByteStore {
   // Each record in an ArrayBuffer of its own: a slice of Buffer's shared pool would keep the whole pool alive.
-  const held: Array<Uint8Array | undefined> = [];
+  const held: Array<Buffer | undefined> = [];
   const freeIds: number[] = [];
   return {
     put: (bytes) => {
       const id = freeIds.pop() ?? held.length;
-      held[id] = new Uint8Array(bytes);
+      held[id] = Buffer.from(bytes);
       return id;
     },
     get: (id) => {
       const bytes = held[id];
       if (!bytes) throw new RangeError(`record ${id} is not held`);
-      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      return bytes;
     },
     free: (id) => {
       held[id] = undefined;

@@ -70,7 +70,7 @@ describe('scorer', () => {
     cleanups.push(() => store.shutdown());
     const judge = quorumJudge(4);
     const registry = createCheckRegistry();
-    const scorer = createScorer({ bus, store, unitsTopic: 'units', scoresTopic: 'scores', groupId: 'g', log, nowMs: Date.now, checks: [registry.get('task_completed')!], judge, judgeUnavailableReason: null, maxConcurrentUnits: 8 });
+    const scorer = createScorer({ unitsTopic: 'units', scoresTopic: 'scores', groupId: 'g', judgeUnavailableReason: null, maxConcurrentUnits: 8 }, { bus, store, log, nowMs: Date.now, checks: [registry.get('task_completed')!], judge });
     await scorer.start();
     cleanups.push(() => scorer.shutdown());
     const producer = bus.createProducer();
@@ -92,7 +92,7 @@ describe('scorer', () => {
     // 600 units were stored before a crash (more than one page of the sweep); unit 0 has its scores.
     await store.writeUnits(Array.from({ length: 600 }, (_, i) => unit(i)));
     const judge = quorumJudge(1);
-    const first = createScorer({ bus, store, unitsTopic: 'units', scoresTopic: 'scores', groupId: 'g', log, nowMs: Date.now, checks, judge, judgeUnavailableReason: null });
+    const first = createScorer({ unitsTopic: 'units', scoresTopic: 'scores', groupId: 'g', judgeUnavailableReason: null }, { bus, store, log, nowMs: Date.now, checks, judge });
     await first.start();
     const producer = bus.createProducer();
     await producer.start();
@@ -102,7 +102,7 @@ describe('scorer', () => {
     expect(await store.unscoredUnitIds!('', 1000)).toHaveLength(599);
     const callsBefore = judge.calls();
 
-    const second = createScorer({ bus, store, unitsTopic: 'units', scoresTopic: 'scores', groupId: 'g', log, nowMs: Date.now, checks, judge, judgeUnavailableReason: null, sweepUnscored: true });
+    const second = createScorer({ unitsTopic: 'units', scoresTopic: 'scores', groupId: 'g', judgeUnavailableReason: null, sweepUnscored: true }, { bus, store, log, nowMs: Date.now, checks, judge });
     await second.start();
     cleanups.push(() => second.shutdown());
     await waitUntil(async () => (await store.unscoredUnitIds!('', 1000)).length === 0, 20_000, 'no unit without scores');
@@ -127,7 +127,7 @@ describe('scorer', () => {
     await producer.start();
     // A judge that never reaches its quorum: each call takes 300 ms.
     const slow = quorumJudge(100, 300);
-    const first = createScorer({ bus, store, unitsTopic: 'units', scoresTopic: 'scores', groupId: 'g', log, nowMs: Date.now, checks, judge: slow, judgeUnavailableReason: null, maxConcurrentUnits: 2 });
+    const first = createScorer({ unitsTopic: 'units', scoresTopic: 'scores', groupId: 'g', judgeUnavailableReason: null, maxConcurrentUnits: 2 }, { bus, store, log, nowMs: Date.now, checks, judge: slow });
     await first.start();
     await producer.send('units', Array.from({ length: 6 }, (_, i) => ({ key: unit(i).unit_id, value: JSON.stringify(unit(i)) })));
     await waitUntil(() => slow.calls() >= 1, 5_000, 'the first judge call');
@@ -135,7 +135,7 @@ describe('scorer', () => {
     const scoredByFirst = (await store.queryScores({ check: 'task_completed' })).length;
     expect(scoredByFirst).toBeLessThan(6);
 
-    const second = createScorer({ bus, store, unitsTopic: 'units', scoresTopic: 'scores', groupId: 'g', log, nowMs: Date.now, checks, judge: quorumJudge(1), judgeUnavailableReason: null });
+    const second = createScorer({ unitsTopic: 'units', scoresTopic: 'scores', groupId: 'g', judgeUnavailableReason: null }, { bus, store, log, nowMs: Date.now, checks, judge: quorumJudge(1) });
     await second.start();
     cleanups.push(() => second.shutdown());
     await waitUntil(async () => (await store.queryScores({ check: 'task_completed' })).length === 6, 10_000, 'all 6 units scored');
@@ -159,12 +159,13 @@ describe('scorer', () => {
     const poison = unit(0).unit_id;
     const store: Store = { ...real, writeScoredUnits: (items) => (items.some((i) => i.unit.unit_id === poison) ? Promise.reject(new PermanentError('invalid unit')) : real.writeScoredUnits(items)) };
     const checks = [createCheckRegistry().get('function_result_present')!];
-    const options = { bus, store, unitsTopic: 'units', scoresTopic: 'scores', groupId: 'g', log, nowMs: Date.now, checks, judge: null, judgeUnavailableReason: 'none' };
+    const config = { unitsTopic: 'units', scoresTopic: 'scores', groupId: 'g', judgeUnavailableReason: 'none' };
+    const deps = { bus, store, log, nowMs: Date.now, checks, judge: null };
     const producer = bus.createProducer();
     await producer.start();
     await producer.send('units', [0, 1, 2].map((i) => ({ key: unit(i).unit_id, value: JSON.stringify(unit(i)) })));
 
-    const first = createScorer(options);
+    const first = createScorer(config, deps);
     await first.start();
     await waitUntil(async () => (await real.queryScores({ check: 'function_result_present' })).length === 2, 10_000, 'units 1 and 2 scored');
     await new Promise((r) => setTimeout(r, 200)); // the dead-letter send keeps failing meanwhile
@@ -176,7 +177,7 @@ describe('scorer', () => {
     const dlq = inner.createConsumer({ topic: 'units.dlq', groupId: 'dlq-reader', handle: (m) => Promise.resolve(void dead.push(m)) });
     await dlq.start();
     cleanups.push(() => dlq.shutdown());
-    const second = createScorer(options);
+    const second = createScorer(config, deps);
     await second.start();
     cleanups.push(() => second.shutdown());
     await waitUntil(() => dead.length === 1, 10_000, 'the poison unit in the dead-letter topic');
@@ -202,7 +203,7 @@ describe('scorer', () => {
     const second = { ...first, model_output: 'changed by a late span', span_count: 2, assembled_at_ms: 5 };
     const published: Score[] = [];
     const scoresReader = bus.createConsumer({ topic: 'scores', groupId: 'reader', handle: (m) => Promise.resolve(void published.push(JSON.parse(String(m.value)) as Score)) });
-    const scorer = createScorer({ bus, store, unitsTopic: 'units', scoresTopic: 'scores', groupId: 'g', log, nowMs: Date.now, checks: [slowFirst], judge: null, judgeUnavailableReason: 'none' });
+    const scorer = createScorer({ unitsTopic: 'units', scoresTopic: 'scores', groupId: 'g', judgeUnavailableReason: 'none' }, { bus, store, log, nowMs: Date.now, checks: [slowFirst], judge: null });
     await scorer.start();
     await scoresReader.start();
     cleanups.push(() => scorer.shutdown(), () => scoresReader.shutdown());
@@ -227,7 +228,7 @@ describe('scorer', () => {
     await store.writeUnits([owned]);
     const dead: BusMessage[] = [];
     const dlq = bus.createConsumer({ topic: 'units.dlq', groupId: 'dlq-reader', handle: (m) => Promise.resolve(void dead.push(m)) });
-    const scorer = createScorer({ bus, store, unitsTopic: 'units', scoresTopic: 'scores', groupId: 'g', log, nowMs: Date.now, checks: [createCheckRegistry().get('function_result_present')!], judge: null, judgeUnavailableReason: 'none' });
+    const scorer = createScorer({ unitsTopic: 'units', scoresTopic: 'scores', groupId: 'g', judgeUnavailableReason: 'none' }, { bus, store, log, nowMs: Date.now, checks: [createCheckRegistry().get('function_result_present')!], judge: null });
     await dlq.start();
     await scorer.start();
     cleanups.push(() => scorer.shutdown(), () => dlq.shutdown());

@@ -23,7 +23,7 @@ describe('scorer with a user code check that never answers', () => {
     const hang = createCodeCheck({ kind: 'code', name: 'hang', description: '', outputType: 'pass_fail', language: 'typescript', source: 'export function evaluate() { return new Promise(() => {}); }', timeoutMs: 1_500 });
     const answered = createCodeCheck({ kind: 'code', name: 'answered', description: '', outputType: 'pass_fail', language: 'typescript', source: 'export function evaluate(a: { model_output: string | null }) { return (a.model_output ?? "").length > 0; }' });
     const bus = createInMemoryBus({ log });
-    const scorer = createScorer({ bus, store, unitsTopic: 'units', scoresTopic: 'scores', groupId: 'g', log, nowMs: Date.now, checks: [hang, answered], judge: null, judgeUnavailableReason: 'none', codeRunner: sandbox });
+    const scorer = createScorer({ unitsTopic: 'units', scoresTopic: 'scores', groupId: 'g', judgeUnavailableReason: 'none' }, { bus, store, log, nowMs: Date.now, checks: [hang, answered], judge: null, codeRunner: sandbox });
     await scorer.start();
     const producer = bus.createProducer();
     await producer.start();

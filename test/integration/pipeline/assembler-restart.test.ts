@@ -61,15 +61,15 @@ describe('assembler on Kafka', () => {
     const A = '1'.repeat(32);
     const B = '2'.repeat(32);
     // Long grace: trace A stays open while trace B (after it on the partition) closes.
-    const first = createAssembler({ bus, spansTopic: spans, unitsTopic, groupId, graceMs: 60_000, maxOpenMs: 600_000, log, tickMs: 50, spill });
+    const first = createAssembler({ spansTopic: spans, unitsTopic, groupId, graceMs: 60_000, maxOpenMs: 600_000, tickMs: 50, spill }, { bus, log });
     await first.start();
     await producer.send(spans, [chatSpan(A, 'first call')]);
-    await waitFor(() => first.openTraces() === 1, { timeoutMs: 20_000, description: 'trace A open' });
+    await waitFor(() => first.openCount() === 1, { timeoutMs: 20_000, description: 'trace A open' });
     // The first assembler dies without publishing A (as after a crash: shutdown would flush only rooted traces).
     await first.shutdown();
     expect(reader.units).toEqual([]);
 
-    const second = createAssembler({ bus, spansTopic: spans, unitsTopic, groupId, graceMs: 200, maxOpenMs: 600_000, log, tickMs: 50, spill });
+    const second = createAssembler({ spansTopic: spans, unitsTopic, groupId, graceMs: 200, maxOpenMs: 600_000, tickMs: 50, spill }, { bus, log });
     await second.start();
     stops.push(() => second.shutdown());
     await producer.send(spans, [chatSpan(A, 'second call'), rootSpan(A), rootSpan(B)]);
@@ -95,7 +95,7 @@ describe('assembler on Kafka', () => {
     const reader = collectUnits(bus, unitsTopic);
     await reader.consumer.start();
     stops.push(() => reader.consumer.shutdown());
-    const assembler = createAssembler({ bus, spansTopic: spans, unitsTopic, groupId: uniqueName('assembler'), graceMs: 100, maxOpenMs: 600_000, log, tickMs: 50 });
+    const assembler = createAssembler({ spansTopic: spans, unitsTopic, groupId: uniqueName('assembler'), graceMs: 100, maxOpenMs: 600_000, tickMs: 50 }, { bus, log });
     await assembler.start();
     stops.push(() => assembler.shutdown());
 

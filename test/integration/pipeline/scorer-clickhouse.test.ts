@@ -39,11 +39,7 @@ describe('scorer on Kafka + ClickHouse', () => {
     const unitsTopic = uniqueName('units');
     const scoresTopic = uniqueName('scores');
     const registry = createCheckRegistry();
-    const scorer = createScorer({
-      bus, store, unitsTopic, scoresTopic, groupId: uniqueName('scorer'), log, nowMs: Date.now,
-      checks: [registry.get('function_result_present')!, registry.get('task_completed')!],
-      judge: null, judgeUnavailableReason: 'no judge configured: set OPENAI_BASE_URL',
-    });
+    const scorer = createScorer({ unitsTopic, scoresTopic, groupId: uniqueName('scorer'), judgeUnavailableReason: 'no judge configured: set OPENAI_BASE_URL' }, { bus, store, log, nowMs: Date.now, checks: [registry.get('function_result_present')!, registry.get('task_completed')!], judge: null });
     await scorer.start();
     const producer = bus.createProducer();
     await producer.start();

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { createTraceBuffer } from './trace-buffer.ts';
+import { createTraceWindowHarness } from '../../../test/helpers/trace-window-harness.ts';
 import { createTestSpan } from '../../../test/helpers/span-factory.ts';
 
 const A = 'a'.repeat(32);
 const B = 'b'.repeat(32);
 const ROOT = '1'.repeat(16);
 
-describe('trace buffer', () => {
+describe('trace window', () => {
   it('closes a complete trace after the short grace, and one with a missing parent after the long one', () => {
-    const buf = createTraceBuffer({ graceMs: 2_000, completeGraceMs: 200, maxOpenMs: 60_000, retainClosedMs: 60_000 });
+    const buf = createTraceWindowHarness({ graceMs: 2_000, completeGraceMs: 200, maxOpenMs: 60_000, retainClosedMs: 60_000 });
     const CHILD = '2'.repeat(16);
     // A: root and child, complete.
     buf.add(createTestSpan({ trace_id: A, span_id: CHILD, parent_span_id: ROOT }), 0, 1n, 0);
@@ -26,7 +26,7 @@ describe('trace buffer', () => {
     // Every trace's records are at 2i and (1000 or 2000)+i: published, trace 0 spans every other
     // trace's first record, so the mark stays at 0 until no trace is open; a replay from any later
     // offset would re-read published traces' roots without their first spans.
-    const buf = createTraceBuffer({ graceMs: 0, maxOpenMs: 60_000, retainClosedMs: 60_000 });
+    const buf = createTraceWindowHarness({ graceMs: 0, maxOpenMs: 60_000, retainClosedMs: 60_000 });
     const ids = Array.from({ length: 50 }, (_, i) => i.toString(16).padStart(32, '0'));
     ids.forEach((id, i) => buf.add(createTestSpan({ trace_id: id, parent_span_id: ROOT }), 0, BigInt(i * 2), 0));
     // Close every odd trace, then the even ones from the lowest up: the mark follows the oldest open.
@@ -45,7 +45,7 @@ describe('trace buffer', () => {
   });
 
   it('gives back large spans (held deflated) exactly, a re-send once and a differing copy too, also after a late span re-opens the trace', () => {
-    const buf = createTraceBuffer({ graceMs: 0, completeGraceMs: 0, maxOpenMs: 60_000, retainClosedMs: 60_000 });
+    const buf = createTraceWindowHarness({ graceMs: 0, completeGraceMs: 0, maxOpenMs: 60_000, retainClosedMs: 60_000 });
     const long = (n: number) => `Your table for ${n} is booked; we hold it for fifteen minutes. `.repeat(40);
     const child = createTestSpan({ trace_id: A, span_id: '2'.repeat(16), parent_span_id: ROOT, genai: { operation: 'chat', output_messages: [{ role: 'assistant', content: long(2) }] } });
     const root = createTestSpan({ trace_id: A, span_id: ROOT, genai: { operation: 'invoke_agent', input_messages: [{ role: 'user', content: long(3) }] } });
@@ -63,7 +63,7 @@ describe('trace buffer', () => {
   });
 
   it('unpacks a large trace in steps of 200 records, from the records held when it was taken', () => {
-    const buf = createTraceBuffer({ graceMs: 0, completeGraceMs: 0, maxOpenMs: 60_000, retainClosedMs: 60_000 });
+    const buf = createTraceWindowHarness({ graceMs: 0, completeGraceMs: 0, maxOpenMs: 60_000, retainClosedMs: 60_000 });
     const children = Array.from({ length: 450 }, (_, i) => createTestSpan({ trace_id: A, span_id: (i + 2).toString(16).padStart(16, '0'), parent_span_id: ROOT }));
     children.forEach((s, i) => buf.add(s, 0, BigInt(i), 0));
     const root = createTestSpan({ trace_id: A, span_id: ROOT });
@@ -84,7 +84,7 @@ describe('trace buffer', () => {
   });
 
   it('closes a trace only after its root has ended and a quiet grace period has passed', () => {
-    const buf = createTraceBuffer({ graceMs: 100, maxOpenMs: 10_000, retainClosedMs: 10_000 });
+    const buf = createTraceWindowHarness({ graceMs: 100, maxOpenMs: 10_000, retainClosedMs: 10_000 });
     buf.add(createTestSpan({ trace_id: A, parent_span_id: ROOT }), 0, 5n, 0);
     expect(buf.takeReady(1_000)).toEqual([]);
     buf.add(createTestSpan({ trace_id: A, span_id: ROOT }), 0, 6n, 1_000);
@@ -94,7 +94,7 @@ describe('trace buffer', () => {
   });
 
   it('holds the commit at the oldest open trace until its unit is confirmed', () => {
-    const buf = createTraceBuffer({ graceMs: 0, maxOpenMs: 10_000, retainClosedMs: 10_000 });
+    const buf = createTraceWindowHarness({ graceMs: 0, maxOpenMs: 10_000, retainClosedMs: 10_000 });
     buf.add(createTestSpan({ trace_id: A, parent_span_id: ROOT }), 0, 3n, 0);
     buf.add(createTestSpan({ trace_id: B, span_id: ROOT }), 0, 4n, 0);
     expect(buf.lowWaterMark(0)).toBe(3n);
@@ -114,7 +114,7 @@ describe('trace buffer', () => {
   });
 
   it('never puts the commit inside a published trace: a replay re-reads it whole or not at all', () => {
-    const buf = createTraceBuffer({ graceMs: 0, maxOpenMs: 10_000, retainClosedMs: 10_000 });
+    const buf = createTraceWindowHarness({ graceMs: 0, maxOpenMs: 10_000, retainClosedMs: 10_000 });
     const C = 'c'.repeat(32);
     const D = 'd'.repeat(32);
     // C's child at 3, D's first record at 8, C's root at 12: C closes while D stays open.
@@ -134,7 +134,7 @@ describe('trace buffer', () => {
   });
 
   it('de-duplicates a span sent twice and closes a rootless trace after the max open time', () => {
-    const buf = createTraceBuffer({ graceMs: 0, maxOpenMs: 500, retainClosedMs: 10_000 });
+    const buf = createTraceWindowHarness({ graceMs: 0, maxOpenMs: 500, retainClosedMs: 10_000 });
     const span = createTestSpan({ trace_id: A, parent_span_id: ROOT });
     buf.add(span, 0, 1n, 0);
     buf.add(span, 0, 2n, 10);
@@ -144,7 +144,7 @@ describe('trace buffer', () => {
   });
 
   it('re-opens a closed trace whole when a late span arrives', () => {
-    const buf = createTraceBuffer({ graceMs: 0, maxOpenMs: 10_000, retainClosedMs: 10_000 });
+    const buf = createTraceWindowHarness({ graceMs: 0, maxOpenMs: 10_000, retainClosedMs: 10_000 });
     buf.add(createTestSpan({ trace_id: A, span_id: ROOT }), 0, 1n, 0);
     buf.takeReady(0);
     buf.confirm(A, 0);
@@ -159,8 +159,8 @@ describe('trace buffer', () => {
     // Another span under the kept span's id: past the cap, it is left out.
     const other = { ...kept, name: 'another span, same id' };
     const dropped = (r: { dropped?: { spans: number } }) => r.dropped?.spans;
-    const open = createTraceBuffer({ graceMs: 0, maxOpenMs: 10_000, retainClosedMs: 10_000, maxSpansPerTrace: 2 });
-    const closing = createTraceBuffer({ graceMs: 0, maxOpenMs: 10_000, retainClosedMs: 10_000, maxSpansPerTrace: 2 });
+    const open = createTraceWindowHarness({ graceMs: 0, maxOpenMs: 10_000, retainClosedMs: 10_000, maxSpansPerTrace: 2 });
+    const closing = createTraceWindowHarness({ graceMs: 0, maxOpenMs: 10_000, retainClosedMs: 10_000, maxSpansPerTrace: 2 });
     for (const buf of [open, closing]) [root, kept, other].forEach((s, i) => buf.add(s, 0, BigInt(i), 0));
     const [first] = closing.takeReady(0);
     expect([first.spans.length, dropped(first)]).toEqual([2, 1]);
@@ -174,7 +174,7 @@ describe('trace buffer', () => {
   });
 
   it('keeps at most maxClosedTraces closed traces for late spans, dropping the oldest', () => {
-    const buf = createTraceBuffer({ graceMs: 0, maxOpenMs: 10_000, retainClosedMs: 10_000, maxClosedTraces: 2 });
+    const buf = createTraceWindowHarness({ graceMs: 0, maxOpenMs: 10_000, retainClosedMs: 10_000, maxClosedTraces: 2 });
     for (const id of ['1', '2', '3'].map((c) => c.repeat(32))) {
       buf.add(createTestSpan({ trace_id: id, span_id: ROOT }), 0, 1n, 0);
       buf.takeReady(0);
@@ -193,7 +193,7 @@ describe('trace buffer', () => {
   });
 
   it('closes a trace whose top span has a parent in a calling service, once that entry span ended', () => {
-    const buf = createTraceBuffer({ graceMs: 100, entryGraceMs: 5_000, maxOpenMs: 300_000, retainClosedMs: 10_000 });
+    const buf = createTraceWindowHarness({ graceMs: 100, entryGraceMs: 5_000, maxOpenMs: 300_000, retainClosedMs: 10_000 });
     const remoteParent = 'e'.repeat(16);
     buf.add(createTestSpan({ trace_id: A, span_id: '2'.repeat(16), parent_span_id: ROOT }), 0, 1n, 0);
     // A plain child whose parent is missing is not an entry: keep waiting.
@@ -205,7 +205,7 @@ describe('trace buffer', () => {
   });
 
   it('waits for a true root that comes after an entry span, then uses the short grace', () => {
-    const buf = createTraceBuffer({ graceMs: 100, entryGraceMs: 5_000, maxOpenMs: 300_000, retainClosedMs: 10_000 });
+    const buf = createTraceWindowHarness({ graceMs: 100, entryGraceMs: 5_000, maxOpenMs: 300_000, retainClosedMs: 10_000 });
     buf.add(createTestSpan({ trace_id: A, parent_span_id: ROOT, genai: { operation: 'invoke_agent' } }), 0, 1n, 0);
     buf.add(createTestSpan({ trace_id: A, span_id: ROOT }), 0, 2n, 3_000);
     expect(buf.takeReady(3_050)).toEqual([]);
@@ -213,7 +213,7 @@ describe('trace buffer', () => {
   });
 
   it("refuses a span of another project for a trace it holds, open or closed, and keeps the owner's trace as it was", () => {
-    const buf = createTraceBuffer({ graceMs: 0, completeGraceMs: 0, maxOpenMs: 60_000, retainClosedMs: 60_000 });
+    const buf = createTraceWindowHarness({ graceMs: 0, completeGraceMs: 0, maxOpenMs: 60_000, retainClosedMs: 60_000 });
     buf.add(createTestSpan({ trace_id: A, span_id: ROOT, project: 'shop' }), 0, 1n, 0);
     const intruder = createTestSpan({ trace_id: A, span_id: '9'.repeat(16), parent_span_id: ROOT, project: 'bank' });
     const reason = `trace ${A} belongs to project "shop"; a record sent with a key of project "bank" is refused`;

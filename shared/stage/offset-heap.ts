@@ -1,7 +1,7 @@
 /**
- * A min-heap of (offset, trace id): the assembler's low-water mark per partition in O(log n)
- * instead of a scan of every open trace on each commit decision. Entries are not removed when a
- * trace closes; `min` drops stale ones lazily (the caller says which entries still hold).
+ * A min-heap of (offset, group key): a partition's low-water mark in O(log n)
+ * instead of a scan of every open group on each commit decision. Entries are not removed when a
+ * group closes; `min` drops stale ones lazily (the caller says which entries still hold).
  */
 export function createOffsetHeap() {
   const heap: Array<[bigint, string]> = [];
@@ -41,15 +41,15 @@ export function createOffsetHeap() {
   }
 
   return {
-    push(offset: bigint, traceId: string): void {
-      heap.push([offset, traceId]);
+    push(offset: bigint, key: string): void {
+      heap.push([offset, key]);
       up(heap.length - 1);
     },
     /** The lowest offset whose entry `holds` (others are dropped for good), or null. */
-    min(holds: (offset: bigint, traceId: string) => boolean): bigint | null {
+    min(holds: (offset: bigint, key: string) => boolean): bigint | null {
       while (heap.length > 0) {
-        const [offset, traceId] = heap[0];
-        if (holds(offset, traceId)) return offset;
+        const [offset, key] = heap[0];
+        if (holds(offset, key)) return offset;
         pop();
       }
       return null;

@@ -3,11 +3,12 @@ import { createInMemoryBus, type BusMessage } from '../../../shared/bus/index.ts
 import { createSilentLogger } from '../../../shared/logging/index.ts';
 import { waitFor } from '../../../test/helpers/infra.ts';
 import { createTestUnit } from '../../../test/helpers/unit-factory.ts';
-import { createSessionAssembler } from './create-session-assembler.ts';
+import { createSessionAggregator } from './create-session-aggregator.ts';
+import { createSessionRouter } from './create-session-router.ts';
 
 const log = createSilentLogger();
 
-describe('session assembler: routing trace units', () => {
+describe('session stages: routing trace units', () => {
   const cleanups: Array<() => Promise<void>> = [];
   afterEach(async () => {
     for (const c of cleanups.splice(0).reverse()) await c();
@@ -15,9 +16,12 @@ describe('session assembler: routing trace units', () => {
 
   it('dead-letters a record that is not a unit with the reason, and routes the valid trace units around it into their session', async () => {
     const bus = createInMemoryBus({ log, retryBackoff: { initialDelayMs: 5, maxDelayMs: 20 } });
-    const sessions = createSessionAssembler({ bus, unitsTopic: 'units', sessionsTopic: 'sessions', groupId: 'sessions', idleMs: 50, tickMs: 10, log });
-    await sessions.start();
-    cleanups.push(() => sessions.shutdown());
+    const aggregator = createSessionAggregator({ unitsTopic: 'units', sessionsTopic: 'sessions', groupId: 'sessions', idleMs: 300, tickMs: 10 }, { bus, log });
+    const router = createSessionRouter({ unitsTopic: 'units', sessionsTopic: 'sessions', groupId: 'sessions-route' }, { bus, log });
+    for (const stage of [aggregator, router]) {
+      await stage.start();
+      cleanups.push(() => stage.shutdown());
+    }
     const dead: BusMessage[] = [];
     const published: BusMessage[] = [];
     for (const [topic, into] of [['units.dlq', dead], ['units', published]] as const) {
@@ -30,7 +34,8 @@ describe('session assembler: routing trace units', () => {
     cleanups.push(() => producer.shutdown());
 
     const first = createTestUnit(1, { conversation_id: 'conv-1' });
-    const second = createTestUnit(2, { conversation_id: 'conv-1' });
+    // Started 1 ms before the first, whenever the factory ran (it stamps the current time).
+    const second = createTestUnit(2, { conversation_id: 'conv-1', start_time_ms: first.start_time_ms - 1 });
     await producer.send('units', [
       { key: first.unit_id, value: JSON.stringify(first) },
       { key: 'span-1', value: JSON.stringify({ schema_version: 1, kind: 'span', trace_id: 'a'.repeat(32) }) },
@@ -46,7 +51,7 @@ describe('session assembler: routing trace units', () => {
     expect(dead[0].headers?.error).toBe('record is not a unit v1: unit_id: Invalid input: expected string, received undefined; kind: Invalid option: expected one of "trace"|"session"; conversation_id: Invalid input: expected string, received undefined');
     expect(dead[1].headers?.error).toMatch(/^record is not JSON: /);
     const session = JSON.parse(published.find((m) => m.key === 'session:conv-1')!.value) as { trace_ids: string[] };
-    // In order of start: createTestUnit(2) started 1 ms before createTestUnit(1).
+    // In order of start.
     expect(session.trace_ids).toEqual([second.unit_id, first.unit_id]);
   });
 });

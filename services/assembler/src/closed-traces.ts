@@ -1,0 +1,60 @@
+import type { TraceParts } from './assemble-trace.ts';
+import type { HeldRecords } from './held-records.ts';
+
+/** A published trace kept for a while, so that a late span re-opens it whole. */
+export interface ClosedTrace {
+  project: string;
+  spans: number[];
+  logs: number[];
+  dropped?: TraceParts['dropped'];
+  closedAtMs: number;
+}
+
+export interface ClosedTracesOptions {
+  /** How long a closed trace is kept so that a late span re-opens it whole. */
+  retainClosedMs: number;
+  /** At most this many closed traces are kept (oldest dropped first). Default 10,000. */
+  maxClosedTraces?: number;
+  /** Ids of dropped closed traces remembered, so a very late span is not taken for a whole trace. Default 200,000. */
+  maxEvictedIds?: number;
+}
+
+/**
+ * Published traces, kept with their records for `retainClosedMs` (and at most `maxClosedTraces`),
+ * then forgotten but for their id (at most `maxEvictedIds`): a span of an evicted trace makes a
+ * fragment unit of its own instead of replacing the whole unit with itself.
+ */
+export function createClosedTraces(records: HeldRecords, options: ClosedTracesOptions) {
+  const closed = new Map<string, ClosedTrace>();
+  const evicted = new Set<string>();
+  const maxClosed = options.maxClosedTraces ?? 10_000;
+  const maxEvicted = options.maxEvictedIds ?? 200_000;
+
+  function dropAll(ids: Iterable<number>): void {
+    for (const id of ids) records.drop(id);
+  }
+
+  return {
+    get: (traceId: string): ClosedTrace | undefined => closed.get(traceId),
+    /** The trace re-opened: its records moved to the open trace. */
+    reopened: (traceId: string): void => void closed.delete(traceId),
+    wasEvicted: (traceId: string): boolean => evicted.has(traceId),
+    add(traceId: string, trace: ClosedTrace, nowMs: number): void {
+      closed.set(traceId, trace);
+      evicted.delete(traceId);
+      for (const [id, c] of closed) {
+        if (nowMs - c.closedAtMs < options.retainClosedMs && closed.size <= maxClosed) break;
+        closed.delete(id);
+        dropAll(c.spans);
+        dropAll(c.logs);
+        evicted.add(id);
+      }
+      for (const id of evicted) {
+        if (evicted.size <= maxEvicted) break;
+        evicted.delete(id);
+      }
+    },
+    dropAll,
+    size: (): number => closed.size,
+  };
+}

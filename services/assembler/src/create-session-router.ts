@@ -1,0 +1,50 @@
+import type { Bus, ConsumerLag } from '../../../shared/bus/index.ts';
+import type { Component } from '../../../shared/lifecycle/index.ts';
+import type { Logger } from '../../../shared/logging/index.ts';
+import { UnitSchema, parseRecord } from '../../../shared/schemas/index.ts';
+import { createRecordStage } from '../../../shared/stage/index.ts';
+import { sessionKey } from './session-window.ts';
+
+export interface SessionRouterConfig {
+  unitsTopic: string;
+  /** Trace units with a conversation id go on here, keyed by project and conversation. */
+  sessionsTopic: string;
+  groupId: string;
+}
+
+export interface SessionRouterDeps {
+  bus: Bus;
+  log: Logger;
+  onLag?: (lag: ConsumerLag) => void;
+}
+
+/**
+ * What the router reads of a unit to route it. The scorer validates every unit of the units topic
+ * in full, and the aggregator every one routed (the value goes on unchanged), so the router does
+ * not check the dialog again (it was a tenth of the main thread's parsing): a record without these
+ * fields is still refused as not a unit.
+ */
+const RoutedUnitSchema = UnitSchema.pick({ schema_version: true, unit_id: true, kind: true, conversation_id: true, simulation_record: true, project: true });
+
+/**
+ * The first half of sessions: every trace unit with a conversation id is re-published to the
+ * sessions topic, keyed by project and conversation id, so that one aggregator sees a whole
+ * conversation (createSessionAggregator). A record stage (shared/stage): units of one
+ * conversation go on in the order they came.
+ */
+export function createSessionRouter(config: SessionRouterConfig, deps: SessionRouterDeps): Component {
+  const producer = deps.bus.createProducer();
+  return createRecordStage(
+    { name: 'session-router', in: config.unitsTopic, out: [config.sessionsTopic], groupId: config.groupId },
+    {
+      bus: deps.bus,
+      log: deps.log,
+      producer,
+      parse: (value) => ({ unit: parseRecord(RoutedUnitSchema, value, 'a unit v1'), value }),
+      skip: ({ unit }) => unit.kind !== 'trace' || !unit.conversation_id || unit.simulation_record === true,
+      keyOf: ({ unit }) => sessionKey(unit.project, unit.conversation_id!),
+      run: ({ unit, value }) => producer.send(config.sessionsTopic, [{ key: sessionKey(unit.project, unit.conversation_id!), value }]),
+      ...(deps.onLag ? { onLag: deps.onLag } : {}),
+    },
+  );
+}

@@ -1,0 +1,56 @@
+/** Where a record was read: its partition and its offset there. */
+export interface RecordPosition {
+  partition: number;
+  offset: bigint;
+}
+
+/** A group taken to be built; `load` reads its contents back in steps (a yield between two). */
+export interface TakenGroup<G> {
+  key: string;
+  /** Why it is ready now (logged). */
+  reason: string;
+  /** Throws when the contents cannot be read back (a spill file): the group is released, offered again. */
+  load: Iterator<void, G>;
+}
+
+/**
+ * What a grouping stage keeps: records grouped by key, and which groups are ready. Pure of the
+ * bus (no consumer, no commit): the stage kit (window-stage.ts) feeds it records, takes the ready
+ * groups, builds and publishes them, and tells it the outcome. A group taken is held until
+ * `confirm` or `release`; `takeReady` must not offer it again meanwhile.
+ */
+export interface Window<R, G, O = unknown> {
+  /**
+   * Takes in one parsed record and returns the key of the group it joined. Throws a PermanentError
+   * to refuse the record (it is dead-lettered with the reason), or a RetriableError when it could
+   * not be held (disk full), with nothing changed.
+   */
+  add(record: R, at: RecordPosition, nowMs: number): string;
+  /** Groups ready to be built; `force` (shutdown) also takes those that would otherwise wait. */
+  takeReady(nowMs: number, force: boolean): Array<TakenGroup<G>>;
+  /** The group's output is durably published (none: its records were dead-lettered): it closes. */
+  confirm(key: string, nowMs: number, output?: O): void;
+  /** Publishing failed, or a record joined while it was built: it waits again and is offered again. */
+  release(key: string): void;
+  openCount(): number;
+}
+
+/** A record of a group as it is dead-lettered: its text, and where it was read when that is known. */
+export interface GroupRecord {
+  value: string;
+  at?: RecordPosition;
+}
+
+/** Steps that are already done: a group read back, or an output built, in one go. */
+export function done<T>(value: T): Iterator<void, T> {
+  return { next: () => ({ done: true, value }) };
+}
+
+/** Steps that fail at the first: a group that could not be read back (the kit releases it). */
+export function failing<T>(err: unknown): Iterator<void, T> {
+  return {
+    next: () => {
+      throw err;
+    },
+  };
+}

@@ -1,0 +1,32 @@
+import { runAtOnce } from '../../shared/flow/index.ts';
+import type { SpanEnvelope } from '../../shared/schemas/index.ts';
+import { guardWindow } from '../../shared/stage/index.ts';
+import type { TraceParts } from '../../services/assembler/src/assemble-trace.ts';
+import { createTraceWindow, type TraceWindowOptions } from '../../services/assembler/src/trace-window.ts';
+
+/**
+ * A trace window run through the kit's commit guard, driven the way the window stage drives it,
+ * for tests, the fuzz test and benchmarks: records go in with their partition and offset, and
+ * `lowWaterMark` says what would be committed.
+ */
+export function createTraceWindowHarness(options: TraceWindowOptions) {
+  const window = createTraceWindow(options);
+  const guarded = guardWindow(window);
+  const take = (nowMs: number, force = false) => guarded.takeReady(nowMs, force);
+  return {
+    add: (envelope: SpanEnvelope, partition: number, offset: bigint, nowMs: number): string => guarded.add(envelope, { partition, offset }, nowMs),
+    /** Ready traces, unpacked at once. */
+    takeReady: (nowMs: number, force = false): Array<TraceParts & { reason: string }> => take(nowMs, force).map((t) => ({ ...runAtOnce(t.load), reason: t.reason })),
+    takeReadyInSteps: (nowMs: number, force = false) => take(nowMs, force).map((t) => ({ traceId: t.key, reason: t.reason, parts: t.load })),
+    /** As the stage confirms: a trace that got a record since it was taken stays open. */
+    confirm: (traceId: string, nowMs: number): boolean => guarded.confirm(traceId, nowMs),
+    release: (traceId: string): void => guarded.release(traceId),
+    lowWaterMark: (partition: number): bigint | null => guarded.lowWaterMark(partition),
+    openCount: (): number => window.openCount(),
+    closedCount: (): number => window.closedCount(),
+    originOf: (record: object) => {
+      const at = window.positionOf(record);
+      return at && { partition: at.partition, offset: String(at.offset) };
+    },
+  };
+}

@@ -3,6 +3,7 @@ import { createInterface } from 'node:readline';
 import type { Logger } from 'pino';
 import { createFailureBreaker } from './failure-breaker.ts';
 import { createFairQueue } from './fair-queue.ts';
+import { networkIsolation } from './network-isolation.ts';
 import type { ProcessLimits } from './spawn-limited.ts';
 import { spawnLimited } from './spawn-limited.ts';
 
@@ -92,6 +93,7 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
   const stats: ProcessPoolStats = { starts: 0, startMs: [] };
   let nextId = 1;
   let closed = false;
+  options.log?.info({ network: networkIsolation().kind }, `${options.name}: processes start ${networkIsolation().kind === 'none' ? 'without a network namespace (the language-level refusal only)' : `in a network namespace of their own (${networkIsolation().kind})`}`);
 
   const remove = (w: Worker): void => {
     const i = workers.indexOf(w);

@@ -1,4 +1,8 @@
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { networkIsolation } from './network-isolation.ts';
+import { REFUSE_NETWORK_SOURCE } from './refuse-network-source.ts';
 import { spawnLimited } from './spawn-limited.ts';
 
 /** Runs a program under the limits; its stdout and how it ended. */
@@ -36,5 +40,61 @@ describe.runIf(process.platform === 'linux')('processes started under OS limits 
     expect((await run(u8, 256)).out).toMatch(/^RangeError at (128|192) MB$/);
     expect((await run(buf, 256)).out).toMatch(/^RangeError at (128|192) MB$/);
     expect((await run(wasm, 256)).out).toMatch(/^RangeError at (128|192) MB$/);
+  });
+});
+
+/** A loopback listener, what it received, and a program that connects to it and prints how that went. */
+async function listener(): Promise<{ port: number; received: string[]; close: () => Promise<void> }> {
+  const received: string[] = [];
+  const server = createServer((socket) => {
+    received.push('connection');
+    socket.on('data', (d: Buffer) => received.push(d.toString()));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { port: (server.address() as { port: number }).port, received, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+const connectTo = (port: number): string => `
+  try {
+    const s = require('node:net').connect(${port}, '127.0.0.1', () => { s.write('secret'); console.log('connected'); s.end(); });
+    s.on('error', (err) => console.log(err.code));
+  } catch (err) { console.log(err.message); }`;
+
+describe.runIf(networkIsolation().kind !== 'none')('sandbox processes in a network namespace of their own', () => {
+  it(`reach no address: a connection to a loopback listener of the host fails, and the listener receives nothing (${networkIsolation().kind})`, async () => {
+    const l = await listener();
+    try {
+      expect((await run(connectTo(l.port), 200)).out).toBe('ENETUNREACH');
+      expect(l.received).toEqual([]);
+    } finally {
+      await l.close();
+    }
+  });
+});
+
+describe('the language-level refusal (every platform; the only layer without a network namespace)', () => {
+  it('disarms node:net, http and child_process in the process, for require and import alike', async () => {
+    const l = await listener();
+    try {
+      const program = `${REFUSE_NETWORK_SOURCE}
+        ${connectTo(l.port)}
+        for (const attempt of [() => new (require('node:net').Socket)().connect(${l.port}), () => require('node:http').get('http://127.0.0.1:${l.port}/'), () => require('node:child_process').spawnSync('id')]) {
+          try { attempt(); console.log('not refused'); } catch (err) { console.log(err.message); }
+        }
+        import('node:net').then((net) => { try { net.connect(${l.port}); } catch (err) { console.log('import: ' + err.message); } });`;
+      const proc = spawn(process.execPath, ['-e', program], { stdio: ['ignore', 'pipe', 'inherit'] });
+      let out = '';
+      proc.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      await new Promise((resolve) => proc.on('close', resolve));
+      expect(out.trim().split('\n')).toEqual([
+        'node:net connect is not available in a tracecheck sandbox (no network, no processes)',
+        'node:net Socket.connect is not available in a tracecheck sandbox (no network, no processes)',
+        'node:http get is not available in a tracecheck sandbox (no network, no processes)',
+        'node:child_process spawnSync is not available in a tracecheck sandbox (no network, no processes)',
+        'import: node:net connect is not available in a tracecheck sandbox (no network, no processes)',
+      ]);
+      expect(l.received).toEqual([]);
+    } finally {
+      await l.close();
+    }
   });
 });

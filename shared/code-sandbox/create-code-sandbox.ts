@@ -6,6 +6,8 @@ import type { PythonSandbox, PythonSandboxOptions } from '../python-sandbox/inde
 import { createPythonSandbox } from '../python-sandbox/index.ts';
 import type { PoolOutcome, ProcessPool } from '../sandbox-pool/index.ts';
 import { createProcessPool } from '../sandbox-pool/index.ts';
+import type { SyntaxChecker } from './create-syntax-checker.ts';
+import { createSyntaxChecker } from './create-syntax-checker.ts';
 import { transpileCheck } from './transpile.ts';
 import { WORKER_SOURCE } from './worker-source.ts';
 
@@ -24,7 +26,7 @@ export interface CodeSandboxOptions {
   python?: PythonSandboxOptions;
 }
 
-export interface CodeSandbox extends CodeRunner {
+export interface CodeSandbox extends Required<CodeRunner> {
   /** The Python pool behind `language: 'python'` (started on first use), for snippets too. */
   python(): PythonSandbox;
   /** Process ids of the live JavaScript sandbox processes. */
@@ -63,6 +65,7 @@ export function createCodeSandbox(options: CodeSandboxOptions = {}): CodeSandbox
   const memoryMb = options.memoryMb ?? 256;
   const heapMb = Math.max(16, Math.floor(memoryMb / 2));
   let python: PythonSandbox | null = null;
+  let parser: SyntaxChecker | null = null;
   let closed = false;
   const pythonSandbox = (): PythonSandbox =>
     (python ??= createPythonSandbox({ ...(options.processes ? { poolSize: options.processes } : {}), ...(options.log ? { log: options.log } : {}), ...options.python }));
@@ -111,11 +114,16 @@ export function createCodeSandbox(options: CodeSandboxOptions = {}): CodeSandbox
       const outcome = await pool.run({ key, request: JSON.stringify({ code: compiled.code, args, timeoutMs }), timeoutMs });
       return toResult(outcome, timeoutMs);
     },
+    syntaxErrors(req) {
+      if (closed) return Promise.resolve({ ok: false, error: 'the code sandbox is closed' });
+      parser ??= createSyntaxChecker({ processes: options.processes ?? 2, ...(options.log ? { log: options.log } : {}) });
+      return parser.syntaxErrors(req);
+    },
     python: pythonSandbox,
     pids: () => pool.pids(),
     async close(): Promise<void> {
       closed = true;
-      await Promise.all([pool.close(), python?.close()]);
+      await Promise.all([pool.close(), python?.close(), parser?.close()]);
     },
   };
 }

@@ -168,7 +168,6 @@ createInterface({ input: process.stdin }).on('line', (line) => {
   removeFile(DIR + '/reply.json');
   // Files written, streams left open or functions added live outside the memory restored below.
   const changedOutside = fsState() !== pristineFs;
-  restore();
   if (memoryRefused) reply = JSON.stringify({ ok: false, error: 'memory', memory: memoryRefused });
   // Recycled after five minutes of CPU, long before RLIMIT_CPU (ten) would kill it mid-call.
   const cpu = process.cpuUsage();
@@ -176,5 +175,8 @@ createInterface({ input: process.stdin }).on('line', (line) => {
   process.stdout.write(JSON.stringify({ id, reply, exiting }) + '\n', () => {
     if (exiting) process.exit(0);
   });
+  // After the reply is out, so the caller does not wait for it; before this handler returns, so the
+  // next request (the next line) always meets the pristine interpreter.
+  if (!exiting) restore();
 }).on('close', () => process.exit(0));
 `;

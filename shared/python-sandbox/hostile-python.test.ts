@@ -111,3 +111,12 @@ def evaluate():
     expect(res).toEqual({ ok: false, error: `evaluate threw: ValueError: ${'x'.repeat(2_000 - 'evaluate threw: ValueError: '.length)}` });
   }, START_BOUND_MS);
 });
+
+describe('files a check leaves behind', () => {
+  it('a file written anywhere, the request folder included, is not there for the next check (its process is replaced)', async () => {
+    const writer = "def evaluate():\n    for p in ['/tmp/note', '/home/pyodide/note', '/tmp/.tracecheck/note']:\n        open(p, 'w').write('project A')\n    return 1\n";
+    const reader = "import os\ndef evaluate():\n    return [p for p in ['/tmp/note', '/home/pyodide/note', '/tmp/.tracecheck/note'] if os.path.exists(p)]\n";
+    expect(await run(writer)).toEqual({ ok: true, value: 1 });
+    expect(await run(reader)).toEqual({ ok: true, value: [] });
+  }, START_BOUND_MS * 2);
+});

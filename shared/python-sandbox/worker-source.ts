@@ -123,9 +123,10 @@ const fsState = () => {
     for (const name of FS.readdir(path)) {
       if (name === '.' || name === '..') continue;
       const full = (path === '/' ? '' : path) + '/' + name;
-      if (full === '/proc' || full === DIR) continue;
+      if (full === '/proc') continue;
       const st = FS.lstat(full);
-      out.push(full + ':' + st.mode + ':' + st.size + ':' + st.ino + ':' + Number(st.mtime));
+      // The request folder's own times change with every call; its mode and contents (empty between calls) may not.
+      out.push(full + ':' + st.mode + ':' + st.ino + (full === DIR ? '' : ':' + st.size + ':' + Number(st.mtime)));
       if (FS.isDir(st.mode)) walk(full);
     }
   };
@@ -154,8 +155,8 @@ createInterface({ input: process.stdin }).on('line', (line) => {
   const { id, request } = JSON.parse(line);
   let reply = null;
   let fatal = false;
-  FS.writeFile(DIR + '/request.json', request);
   try {
+    FS.writeFile(DIR + '/request.json', request);
     M._PyRun_SimpleString(entry);
     reply = FS.readFile(DIR + '/reply.json', { encoding: 'utf8' });
   } catch (err) {

@@ -82,4 +82,14 @@ describe('contains_all_imports', () => {
     const ok = '```python\nfrom math import sqrt\nfrom collections import defaultdict as dd\ndef helper(n):\n    return n\nclass Box:\n    pass\nf = lambda v: v\ntry:\n    d = dd(list)\nexcept ValueError as err:\n    print(err)\nif (n := len([helper(i) for i in range(3)])) > 1:\n    print(sqrt(n), Box(), f(1), isinstance(n, int))\n```';
     expect(await imports.run(out(ok), ctxWith())).toMatchObject({ passed: true, explanation: 'every called name is imported, defined or a builtin (imports: sqrt, dd)' });
   });
+
+  it('walks 20,000 nested parentheses without overflowing the stack (before: RangeError in the scorer\'s thread) and refuses more than 100,000 characters of code', async () => {
+    const nested = `x = ${'('.repeat(20_000)}f(1)${')'.repeat(20_000)}`;
+    expect(await imports.run(out(`\`\`\`python\n${nested}\n\`\`\``), ctxWith())).toMatchObject({ passed: false, explanation: 'not imported: f (line 1)' });
+    const calls = Array.from({ length: 30_000 }, (_, i) => `f${i}(1)`).join('\n');
+    expect(await imports.run(out(`\`\`\`python\n${calls}\n\`\`\``), ctxWith())).toEqual({
+      status: 'error', method: 'deterministic', error: `the Python code has ${calls.length + 1} characters, more than the 100000 that are parsed`,
+    });
+    expect(await imports.run(out('```python\nimport os\nos.path.join("a")\n```'), ctxWith())).toMatchObject({ passed: true });
+  });
 });

@@ -8,7 +8,6 @@ import type { PoolOutcome, ProcessPool } from '../sandbox-pool/index.ts';
 import { createProcessPool } from '../sandbox-pool/index.ts';
 import type { SyntaxChecker } from './create-syntax-checker.ts';
 import { createSyntaxChecker } from './create-syntax-checker.ts';
-import { transpileCheck } from './transpile.ts';
 import { WORKER_SOURCE } from './worker-source.ts';
 
 export interface CodeSandboxOptions {
@@ -69,6 +68,7 @@ export function createCodeSandbox(options: CodeSandboxOptions = {}): CodeSandbox
   let closed = false;
   const pythonSandbox = (): PythonSandbox =>
     (python ??= createPythonSandbox({ ...(options.processes ? { poolSize: options.processes } : {}), ...(options.log ? { log: options.log } : {}), ...options.python }));
+  const syntaxChecker = (): SyntaxChecker => (parser ??= createSyntaxChecker({ processes: options.processes ?? 2, ...(options.log ? { log: options.log } : {}) }));
   const pool: ProcessPool = createProcessPool({
     name: 'code sandbox',
     args: ['--experimental-permission', '--disallow-code-generation-from-strings', `--max-old-space-size=${heapMb}`, '--no-warnings', '-e', WORKER_SOURCE],
@@ -100,7 +100,8 @@ export function createCodeSandbox(options: CodeSandboxOptions = {}): CodeSandbox
     async evaluate(req: CodeRunRequest): Promise<CodeRunResult> {
       if (closed) return { ok: false, error: 'the code sandbox is closed' };
       if (req.language === 'python') return pythonSandbox().evaluate(req);
-      const compiled = transpileCheck(req.source, req.language);
+      // Check sources are hostile too: the TypeScript parser never runs in this thread (a source can overflow its stack and break its module state for every other check).
+      const compiled = await syntaxChecker().transpile(req.source, req.language);
       if (!compiled.ok) return { ok: false, error: compiled.error };
       let args: string;
       try {
@@ -116,8 +117,7 @@ export function createCodeSandbox(options: CodeSandboxOptions = {}): CodeSandbox
     },
     syntaxErrors(req) {
       if (closed) return Promise.resolve({ ok: false, error: 'the code sandbox is closed' });
-      parser ??= createSyntaxChecker({ processes: options.processes ?? 2, ...(options.log ? { log: options.log } : {}) });
-      return parser.syntaxErrors(req);
+      return syntaxChecker().syntaxErrors(req);
     },
     python: pythonSandbox,
     pids: () => pool.pids(),

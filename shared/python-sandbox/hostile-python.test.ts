@@ -120,3 +120,16 @@ describe('files a check leaves behind', () => {
     expect(await run(reader)).toEqual({ ok: true, value: [] });
   }, START_BOUND_MS * 2);
 });
+
+describe('what ordinary checks use still works in the restored interpreter, without replacing it', () => {
+  it('time.sleep, sqlite3, uuid, zoneinfo, csv; random draws differ between calls', async () => {
+    await run('def evaluate():\n    return 0\n');
+    const starts = sandbox.stats().starts;
+    const src = 'import time, sqlite3, uuid, csv, io, datetime\ndef evaluate():\n    time.sleep(0.01)\n    return [sqlite3.connect(":memory:").execute("select 1 + 1").fetchone()[0], len(str(uuid.uuid4())), list(csv.reader(io.StringIO("a,b"))), datetime.datetime(2020, 1, 1, tzinfo=datetime.timezone.utc).isoformat()]\n';
+    expect(await run(src)).toEqual({ ok: true, value: [2, 36, [['a', 'b']], '2020-01-01T00:00:00+00:00'] });
+    const draw = 'import random\ndef evaluate():\n    return random.random()\n';
+    const [a, b] = [await run(draw), await run(draw)];
+    expect(a.ok && b.ok && a.value !== b.value).toBe(true);
+    expect(sandbox.stats().starts).toBe(starts);
+  }, START_BOUND_MS);
+});

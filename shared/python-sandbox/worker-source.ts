@@ -65,7 +65,7 @@ WebAssembly.Memory.prototype.grow = function (pages) {
 };
 
 // What a plain interpreter calls out to once loaded (measured over the sandbox's tests): everything else is the bridge.
-const ALLOWED_IMPORT = /^(fd_(read|write|seek|close|fdstat_get|sync|pread|pwrite)|__syscall_(openat|fstat64|stat64|lstat64|newfstatat|getcwd|getdents64|fcntl64|ioctl|readlinkat|unlinkat|rmdir|mkdirat|renameat|faccessat|chdir|fchmod|chmod|fchmodat2?|ftruncate64|truncate64|utimensat|dup|dup3|pipe|poll|fdatasync|statfs64|fstatfs64|symlinkat|getrusage)|environ_(get|sizes_get)|clock_(time_get|res_get)|random_get|invoke_\w+|emscripten_(date_now|get_now|get_now_res|resize_heap|get_heap_max)|_(tzset|localtime|gmtime|mktime|timegm|abort|mmap|munmap|msync)_js|_PyEM_TrampolineCall_JS|_Py_CheckEmscriptenSignals_Helper|_Py_emscripten_runtime|__assert_fail|_emscripten_get_progname|_emscripten_runtime_keepalive_clear|emscripten_runtime_keepalive_(push|pop))$/;
+const ALLOWED_IMPORT = /^(fd_(read|write|seek|close|fdstat_get|sync|pread|pwrite)|__syscall_(openat|fstat64|stat64|lstat64|newfstatat|getcwd|getdents64|fcntl64|ioctl|readlinkat|unlinkat|rmdir|mkdirat|renameat|faccessat|chdir|fchmod|chmod|fchmodat2?|ftruncate64|truncate64|utimensat|dup|dup3|pipe|poll|fdatasync|statfs64|fstatfs64|symlinkat|getrusage)|environ_(get|sizes_get)|clock_(time_get|res_get)|random_get|invoke_\w+|emscripten_(date_now|get_now|get_now_res|resize_heap|get_heap_max)|_(tzset|localtime|gmtime|mktime|timegm|abort|mmap|munmap|msync)_js|_PyEM_TrampolineCall_JS|can_run_sync_js|_Py_CheckEmscriptenSignals_Helper|_Py_emscripten_runtime|__assert_fail|_emscripten_get_progname|_emscripten_runtime_keepalive_clear|emscripten_runtime_keepalive_(push|pop))$/;
 let bridgeOpen = true;
 let bridgeRefused = null;
 let gated = 0;

@@ -1,6 +1,8 @@
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createGroupCommit } from '../batching/index.ts';
+import { DEFAULT_SEGMENT_BYTES } from '../config/index.ts';
+import { createSerialQueue } from '../flow/index.ts';
 import type { Logger } from '../logging/index.ts';
 import { readOffsetsFile, writeOffsetsFile, type CommittedOffsets } from './offset-file.ts';
 import { openPartitionLog, type OpenedPartitionLog, type PartitionLog } from './partition-log.ts';
@@ -30,7 +32,7 @@ export interface PendingAppend {
  */
 export function createBusStorage(options: BusStorageOptions) {
   const fsync = options.fsync ?? true;
-  const segmentBytes = options.segmentBytes ?? 16 * 1024 * 1024;
+  const segmentBytes = options.segmentBytes ?? DEFAULT_SEGMENT_BYTES;
   const topicsDir = join(options.dir, 'topics');
   const offsetsPath = join(options.dir, 'offsets.json');
   mkdirSync(topicsDir, { recursive: true });
@@ -65,7 +67,7 @@ export function createBusStorage(options: BusStorageOptions) {
   };
   const commit = createGroupCommit(appendBatch, { maxItems: 50_000 });
 
-  let offsetsWrite: Promise<void> = Promise.resolve();
+  const offsetsWrites = createSerialQueue();
 
   return {
     fsync,
@@ -76,8 +78,8 @@ export function createBusStorage(options: BusStorageOptions) {
     append: (items: Array<PendingAppend & { onDurable(): void }>): Promise<void> => commit.write(items),
     /** Writes the offsets (one write at a time; the latest wins). */
     writeOffsets(offsets: CommittedOffsets): Promise<void> {
-      const write = offsetsWrite.then(() => writeOffsetsFile(offsetsPath, offsets, fsync));
-      offsetsWrite = write.catch((err: unknown) => log.error({ err }, 'could not write the bus offsets file'));
+      const write = offsetsWrites.run(() => writeOffsetsFile(offsetsPath, offsets, fsync));
+      void write.catch((err: unknown) => log.error({ err }, 'could not write the bus offsets file'));
       return write;
     },
     idle: () => commit.idle(),

@@ -5,7 +5,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../../test/helpers/infra.ts';
 import { createSilentLogger } from '../logging/index.ts';
 import type { Bus, BusMessage, OutgoingMessage } from './contract.ts';
-import { BusFullError, createInMemoryBus, type InMemoryBusOptions } from './in-memory-bus.ts';
+import { createInMemoryBus, type InMemoryBusOptions } from './in-memory-bus.ts';
+import { BusFullError } from './memory-topics.ts';
 import { encodeFrame } from './record-frame.ts';
 import { blockInMemoryDeadLetters, describeBusContract } from './testing/bus-contract-suite.ts';
 

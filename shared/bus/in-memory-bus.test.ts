@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { waitFor } from '../../test/helpers/infra.ts';
 import { createSilentLogger } from '../logging/index.ts';
-import { BusFullError, createInMemoryBus, partitionForKey } from './in-memory-bus.ts';
+import { createInMemoryBus } from './in-memory-bus.ts';
+import { BusFullError } from './memory-topics.ts';
+import { partitionForKey } from './partition-for-key.ts';
 import type { Bus } from './contract.ts';
 import { blockInMemoryDeadLetters, describeBusContract } from './testing/bus-contract-suite.ts';
 

@@ -2,8 +2,7 @@ import type { Logger } from 'pino';
 import { backoffDelayMs, sleepUnlessAborted, type BackoffPolicy } from '../bus/index.ts';
 import type { JudgeClient, JudgeRequest, JudgeResponse } from '../checks/index.ts';
 import { errorMessage, isRetriable } from '../errors/index.ts';
-import { createBoundedPool } from './bounded-pool.ts';
-import { createCircuitBreaker, type CircuitState } from './circuit-breaker.ts';
+import { createBreaker, createLimiter, type BreakerRefusal, type BreakerState } from '../flow/index.ts';
 import { createJudgeCache, judgeRequestKey } from './judge-cache.ts';
 import { JudgeRetriableError } from './judge-error.ts';
 import { createTokenBucket } from './token-bucket.ts';
@@ -30,7 +29,7 @@ export interface JudgeStats {
   calls: number;
   failures: number;
   cacheHits: number;
-  circuit: CircuitState;
+  circuit: BreakerState;
   circuitOpened: number;
   circuitClosed: number;
   inFlight: number;
@@ -48,9 +47,9 @@ export type ResilientJudge = JudgeClient & { stats(): JudgeStats };
 export function createResilientJudge(raw: JudgeClient, ops: JudgeOperations, deps: { defaultModel: string; log?: Logger; now?: () => number; onRetry?: () => void }): ResilientJudge {
   const now = deps.now ?? Date.now;
   const backoff = ops.backoff ?? { initialDelayMs: 250, maxDelayMs: 10_000 };
-  const pool = createBoundedPool(ops.concurrency);
+  const pool = createLimiter(ops.concurrency);
   const bucket = createTokenBucket({ ratePerMinute: ops.ratePerMinute, now });
-  const breaker = createCircuitBreaker({
+  const breaker = createBreaker({
     failureThreshold: ops.breakerFailures,
     cooldownMs: ops.breakerCooldownMs,
     now,
@@ -83,7 +82,7 @@ export function createResilientJudge(raw: JudgeClient, ops: JudgeOperations, dep
         let waitMs: number;
         const refused = breaker.admit();
         if (refused) {
-          last = refused.reason;
+          last = refusalReason(refused);
           waitMs = refused.retryInMs;
         } else {
           const tokenInMs = bucket.tryTake();
@@ -124,6 +123,12 @@ export function createResilientJudge(raw: JudgeClient, ops: JudgeOperations, dep
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  function refusalReason(r: BreakerRefusal): string {
+    return r.state === 'open'
+      ? `judge circuit open after ${ops.breakerFailures} failures in a row (last: ${r.lastReason})`
+      : `judge circuit half-open, a trial call is in flight (last failure: ${r.lastReason})`;
   }
 
   function deadlineError(started: number, attempts: number, last: string): JudgeRetriableError {

@@ -1,7 +1,8 @@
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import type { Logger } from 'pino';
-import { createFailureBreaker } from './failure-breaker.ts';
+import { createKeyedBreaker } from '../flow/index.ts';
+import { pauseMessage } from './pause-message.ts';
 import { createFairQueue } from './fair-queue.ts';
 import { networkIsolation } from './network-isolation.ts';
 import type { ProcessLimits } from './spawn-limited.ts';
@@ -88,7 +89,14 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
   const size = Math.max(1, Math.floor(options.size));
   const workers: Worker[] = [];
   const queue = createFairQueue<Waiting>();
-  const breaker = createFailureBreaker({ failures: options.breakerFailures ?? 3, cooldownMs: options.breakerCooldownMs ?? 30_000, now });
+  // Per key (a check's code): evaluations that cost a sandbox process (a timeout, a memory overrun,
+  // a crash) in a row. A failing key gets one process at a time (see admit); after
+  // `breakerFailures` in a row it is refused until the cool-down ends, then one is tried again.
+  const breaker = createKeyedBreaker({ failureThreshold: options.breakerFailures ?? 3, cooldownMs: options.breakerCooldownMs ?? 30_000, now });
+  const pausedWhy = (key: string): string | null => {
+    const r = breaker.blocked(key);
+    return r ? pauseMessage(r, now()) : null;
+  };
   const running = new Map<string, number>();
   const stats: ProcessPoolStats = { starts: 0, startMs: [] };
   let nextId = 1;
@@ -108,9 +116,9 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
     const n = (running.get(job.key) ?? 1) - 1;
     if (n > 0) running.set(job.key, n);
     else running.delete(job.key);
-    if (outcome.kind === 'reply') breaker.record(job.key, { ok: true });
-    else if (outcome.kind === 'timeout') breaker.record(job.key, { ok: false, reason: `timed out after ${job.timeoutMs} ms` });
-    else if (outcome.kind === 'exit') breaker.record(job.key, { ok: false, reason: `the process ended (${outcome.signal ?? `code ${String(outcome.code)}`})` });
+    if (outcome.kind === 'reply') breaker.success(job.key);
+    else if (outcome.kind === 'timeout') breaker.failure(job.key, `timed out after ${job.timeoutMs} ms`);
+    else if (outcome.kind === 'exit') breaker.failure(job.key, `the process ended (${outcome.signal ?? `code ${String(outcome.code)}`})`);
     job.resolve(outcome);
   };
 
@@ -183,14 +191,14 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
   };
 
   const admit = (key: string): boolean => {
-    const refusal = breaker.refusal(key);
+    const refusal = pausedWhy(key);
     if (refusal) {
       // Refused now rather than when a process frees up: a paused check waits for nothing.
       for (const job of queue.drainKey(key)) job.resolve({ kind: 'refused', error: refusal });
       return false;
     }
     // One process always stays free for the other keys; a suspect key gets one at a time.
-    const cap = breaker.suspect(key) ? 1 : Math.max(1, size - 1);
+    const cap = breaker.failing(key) ? 1 : Math.max(1, size - 1);
     return (running.get(key) ?? 0) < cap;
   };
 
@@ -228,7 +236,7 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
   return {
     run(job) {
       if (closed) return Promise.resolve({ kind: 'refused', error: `the ${options.name} is closed` });
-      const refusal = breaker.refusal(job.key);
+      const refusal = pausedWhy(job.key);
       if (refusal) return Promise.resolve({ kind: 'refused', error: refusal });
       return new Promise((resolve) => {
         queue.push(job.key, { ...job, resolve });

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { ValueCount } from './index.ts';
 import { mannWhitneyFromCounts, mannWhitneyU } from './index.ts';
-import { mulberry32 } from './seeded-random.ts';
+import { createPrng } from '../flow/index.ts';
 
 const expand = (counts: readonly ValueCount[]): number[] => counts.flatMap(({ value, count }) => new Array<number>(count).fill(value));
 
 describe('mannWhitneyFromCounts', () => {
   it('equals mannWhitneyU on the expanded samples (300 seeded random 1–5 score tables)', () => {
-    const random = mulberry32(20240611);
+    const random = createPrng(20240611);
     const table = (): ValueCount[] => [1, 2, 3, 4, 5].map((value) => ({ value, count: Math.floor(random() * 40) }));
     let compared = 0;
     for (let i = 0; i < 300; i++) {

@@ -1,20 +1,5 @@
-/**
- * Deterministic pseudo-random numbers for the simulation tests: mulberry32 (Tommy Ettinger), a
- * 32-bit generator that is tiny, fast and good enough for Monte Carlo estimates of error rates.
- * Not for anything needing unpredictability.
- */
-export type Random = () => number;
-
-export function mulberry32(seed: number): Random {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Draws from a seeded generator (shared/flow's createPrng) for the simulation tests. */
+import type { Random } from '../flow/index.ts';
 
 /** Number of successes in `n` Bernoulli(p) draws. */
 export function binomialDraw(random: Random, n: number, p: number): number {

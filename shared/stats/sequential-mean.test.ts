@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { MeanSummary } from './index.ts';
 import { alwaysValidMeanTest, DEFAULT_MEAN_TAU_SD, sequentialMeanRegression } from './index.ts';
-import type { Random } from './seeded-random.ts';
-import { categoricalDraw, mulberry32 } from './seeded-random.ts';
+import { createPrng, type Random } from '../flow/index.ts';
+import { categoricalDraw } from './seeded-random.ts';
 
 const STREAMS = 1000;
 const BATCH = 10;
@@ -40,7 +40,7 @@ function firstFire(random: Random, probsA: readonly number[], probsB: readonly n
 }
 
 function simulate(seed: number, probsA: readonly number[], probsB: readonly number[]): (number | null)[] {
-  const random = mulberry32(seed);
+  const random = createPrng(seed);
   return Array.from({ length: STREAMS }, () => firstFire(random, probsA, probsB));
 }
 

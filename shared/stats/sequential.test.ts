@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { createPrng, type Random } from '../flow/index.ts';
 import { alwaysValidProportionTest, DEFAULT_PROPORTION_TAU, sequentialRegression, twoProportionZTest } from './index.ts';
-import type { Random } from './seeded-random.ts';
-import { binomialDraw, mulberry32 } from './seeded-random.ts';
+import { binomialDraw } from './seeded-random.ts';
 
 // The alerter's situation: both arms grow by a batch a minute and the rule is re-evaluated each time.
 const STREAMS = 1000;
@@ -40,7 +40,7 @@ function runStream(random: Random, passA: number, passB: number): StreamOutcome 
 }
 
 function simulate(seed: number, passA: number, passB: number): StreamOutcome[] {
-  const random = mulberry32(seed);
+  const random = createPrng(seed);
   return Array.from({ length: STREAMS }, () => runStream(random, passA, passB));
 }
 

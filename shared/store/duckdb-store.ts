@@ -2,6 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { DuckDBInstance, type DuckDBAppender, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
 import { PermanentError, RetriableError } from '../errors/index.ts';
+import { createSerialQueue } from '../flow/index.ts';
 import type { Logger } from '../logging/index.ts';
 import type { Score, Unit } from '../schemas/index.ts';
 import type { AggregateQuery, DocQuery, ScoreQuery, ScoredUnit, Store, StoredDoc, UnitQuery, UnitWriteResult } from './contract.ts';
@@ -9,14 +10,13 @@ import { DEFAULT_PROJECT, normalizeAggregateQuery, normalizeUnitQuery, revisionC
 import { UNIT_SUMMARY_COLUMNS, docLimit, docToRow, finiteNumber, rowToAggregate, rowToDoc, rowToUnitSummary, rowToValueCount, text } from './monitoring-rows.ts';
 import { SCORE_FIELDS, UNIT_COLUMNS, jsonToUnit, lastPerScoreKey, normalizeScoreQuery, rowsToScores, scoreToRow, type ScoreRow } from './rows.ts';
 import {
-  decideRevisions,
+  decideUnitWrites,
   isRefused,
   prepareUnits,
   rowToUnitRevision,
   scoresOfRevisions,
   throwIfRefused,
   toWriteResult,
-  type KnownRevision,
 } from './revisions.ts';
 
 export interface DuckDbStoreOptions {
@@ -300,7 +300,7 @@ export function createDuckDbStore(options: DuckDbStoreOptions): Store {
   let migrated = false;
   let closed = false;
   // DuckDB has one writer and a connection runs one statement at a time: every operation queues here.
-  let tail: Promise<unknown> = Promise.resolve();
+  const operations = createSerialQueue();
 
   async function open(): Promise<DuckDBConnection> {
     if (closed) throw new PermanentError('duckdb store is shut down');
@@ -319,15 +319,13 @@ export function createDuckDbStore(options: DuckDbStoreOptions): Store {
   }
 
   function serialized<T>(action: string, fn: (c: DuckDBConnection) => Promise<T>): Promise<T> {
-    const run = tail.then(async () => {
+    return operations.run(async () => {
       try {
         return await fn(await open());
       } catch (err) {
         throw classify(err, action);
       }
     });
-    tail = run.catch(() => undefined);
-    return run;
   }
 
   async function migrate(): Promise<void> {
@@ -363,17 +361,10 @@ export function createDuckDbStore(options: DuckDbStoreOptions): Store {
     await ensureMigrated();
     return serialized('writeScoredUnits', (c) =>
       inTransaction(c, log, async () => {
-        const ids = [...new Set(prepared.map((p) => String(p.row.unit_id)))];
-        const known: KnownRevision[] = [];
-        for (let i = 0; i < ids.length; i += 1000) {
-          const part = ids.slice(i, i + 1000);
-          const rows = (await c.runAndReadAll(`SELECT ${REVISION_SELECT} FROM unit_revisions WHERE unit_id IN (${part.map((_, j) => `$${j + 1}`).join(', ')})`, part)).getRowObjectsJS();
-          known.push(...rows.map((r) => rowToUnitRevision(r, log)));
-        }
-        const decisions = decideRevisions(
-          prepared.map((p) => ({ unit_id: String(p.row.unit_id), project: String(p.row.project), content_hash: p.fingerprint.content_hash })),
-          known,
-        );
+        const { decisions } = await decideUnitWrites(prepared, async (ids) => {
+          const rows = (await c.runAndReadAll(`SELECT ${REVISION_SELECT} FROM unit_revisions WHERE unit_id IN (${ids.map((_, j) => `$${j + 1}`).join(', ')})`, ids)).getRowObjectsJS();
+          return rows.map((r) => rowToUnitRevision(r, log));
+        });
         const storedAtMs = Date.now();
         // One staged row per (unit, revision): the last item of a revision carries its latest form.
         const staged = new Map<string, UnitStagingRow>();
@@ -400,10 +391,7 @@ export function createDuckDbStore(options: DuckDbStoreOptions): Store {
     async shutdown() {
       if (closed) return;
       // Let queued operations finish, including ones queued while we waited, then close at once.
-      for (let seen = tail; ; seen = tail) {
-        await seen;
-        if (seen === tail) break;
-      }
+      await operations.idle();
       closed = true;
       connection?.closeSync();
       instance?.closeSync();

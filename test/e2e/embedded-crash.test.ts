@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createPrng } from '../../shared/flow/index.ts';
 import { streamRuns, type RunSpec } from '../helpers/agent-runs.ts';
 import { waitFor } from '../helpers/infra.ts';
 
@@ -15,18 +16,6 @@ import { waitFor } from '../helpers/infra.ts';
 const SEED = Number(process.env.TRACECHECK_CRASH_SEED ?? 20261123);
 const KILLS = 6;
 const CHECKS = ['function_result_present', 'task_completed'];
-
-/** mulberry32: a small seeded generator, so a failing run can be repeated with its seed. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -82,7 +71,7 @@ describe('embedded mode killed with SIGKILL while traces stream in', () => {
   });
 
   it('loses no acknowledged span, and scores every unit exactly once per check', async () => {
-    const random = seeded(SEED);
+    const random = createPrng(SEED);
     const [http, grpc, api] = [await freePort(), await freePort(), await freePort()];
     const env = {
       TRACECHECK_DATA_DIR: dataDir,

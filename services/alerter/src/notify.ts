@@ -1,6 +1,7 @@
 import { backoffDelayMs, sleepUnlessAborted } from '../../../shared/bus/index.ts';
 import type { AlertPayload, Delivery, NotifyTarget } from '../../../shared/alerts/index.ts';
 import { errorMessage } from '../../../shared/errors/index.ts';
+import { createLimiter } from '../../../shared/flow/index.ts';
 import type { Logger } from '../../../shared/logging/index.ts';
 
 export interface DeliveryPolicy {
@@ -15,7 +16,7 @@ export interface DeliveryPolicy {
   maxRetryAfterMs: number;
 }
 
-export const DEFAULT_DELIVERY_POLICY: DeliveryPolicy = { attempts: 5, initialDelayMs: 500, maxDelayMs: 8_000, timeoutMs: 10_000, maxRetryAfterMs: 60_000 };
+const DEFAULT_DELIVERY_POLICY: DeliveryPolicy = { attempts: 5, initialDelayMs: 500, maxDelayMs: 8_000, timeoutMs: 10_000, maxRetryAfterMs: 60_000 };
 
 /** What one HTTP attempt means for the delivery. */
 export type AttemptResult =
@@ -52,7 +53,7 @@ export interface SlackMessage {
 }
 
 /** A Slack incoming-webhook message with the payload's facts: the summary as text, a section with fields, the failing units. */
-export function slackMessage(payload: AlertPayload, unitLink?: (unitId: string) => string): SlackMessage {
+function slackMessage(payload: AlertPayload, unitLink?: (unitId: string) => string): SlackMessage {
   const title = payload.state === 'firing' ? `:rotating_light: *Firing: ${mrkdwn(payload.rule)}*` : `:white_check_mark: *Resolved: ${mrkdwn(payload.rule)}*`;
   const field = (name: string, value: string) => ({ type: 'mrkdwn', text: `*${name}*\n${mrkdwn(value)}` });
   const fields = [
@@ -74,7 +75,7 @@ export function slackMessage(payload: AlertPayload, unitLink?: (unitId: string) 
 }
 
 /** The request body for a target: the payload itself for a webhook, a Slack message for Slack. */
-export function requestBody(target: NotifyTarget, payload: AlertPayload, unitLink?: (unitId: string) => string): string {
+function requestBody(target: NotifyTarget, payload: AlertPayload, unitLink?: (unitId: string) => string): string {
   return JSON.stringify(target.type === 'slack' ? slackMessage(payload, unitLink) : payload);
 }
 
@@ -184,9 +185,7 @@ export function createNotificationQueue(options: NotificationQueueOptions): Noti
   const maxQueued = options.maxQueued ?? 1_000;
   const concurrency = options.concurrency ?? 4;
   const stop = new AbortController();
-  const queue: NotificationJob[] = [];
-  let active = 0;
-  let idleWaiters: Array<() => void> = [];
+  const limiter = createLimiter(concurrency);
   const deps: DeliverDeps = {
     fetch: options.fetch ?? fetch,
     policy,
@@ -195,13 +194,6 @@ export function createNotificationQueue(options: NotificationQueueOptions): Noti
     ...(options.random ? { random: options.random } : {}),
     ...(options.unitLink ? { unitLink: options.unitLink } : {}),
   };
-
-  function settleIdle(): void {
-    if (active > 0 || queue.length > 0) return;
-    const waiters = idleWaiters;
-    idleWaiters = [];
-    for (const w of waiters) w();
-  }
 
   async function run(job: NotificationJob): Promise<void> {
     const deliveries = await Promise.all(job.targets.map((t) => deliver(t, job.payload, deps)));
@@ -217,30 +209,14 @@ export function createNotificationQueue(options: NotificationQueueOptions): Noti
     }
   }
 
-  function pump(): void {
-    while (active < concurrency && queue.length > 0) {
-      const job = queue.shift()!;
-      active++;
-      void run(job).finally(() => {
-        active--;
-        pump();
-        settleIdle();
-      });
-    }
-  }
-
   return {
     enqueue(job) {
-      if (stop.signal.aborted || queue.length >= maxQueued) return false;
-      queue.push(job);
-      pump();
+      if (stop.signal.aborted || limiter.waiting() >= maxQueued) return false;
+      void limiter.run(() => run(job));
       return true;
     },
-    pending: () => queue.length + active,
-    idle() {
-      if (active === 0 && queue.length === 0) return Promise.resolve();
-      return new Promise((resolve) => idleWaiters.push(resolve));
-    },
+    pending: () => limiter.waiting() + limiter.inFlight(),
+    idle: () => limiter.idle(),
     async shutdown(graceMs = options.shutdownGraceMs ?? 5_000) {
       if (graceMs > 0 && !stop.signal.aborted) {
         let timer: NodeJS.Timeout | undefined;
@@ -249,7 +225,6 @@ export function createNotificationQueue(options: NotificationQueueOptions): Noti
       }
       stop.abort();
       // Queued jobs run too: with the signal aborted each attempt ends at once, as a recorded failure.
-      pump();
       await this.idle();
     },
   };

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { twoProportionZTest } from '../../../shared/stats/index.ts';
-import { mulberry32 } from '../../../shared/stats/seeded-random.ts';
+import { createPrng } from '../../../shared/flow/index.ts';
 import { regressionVerdict } from './regression-test.ts';
 
 describe('A/A simulation: false alarms under continuous monitoring', () => {
   it('the mSPRT stays below alpha where a fixed-sample z-test looked at every minute does not', () => {
-    const random = mulberry32(20260301);
+    const random = createPrng(20260301);
     const runs = 200;
     const looks = 100;
     const perLook = 10;

@@ -1,4 +1,6 @@
-import { committableBelow, deadLetterRecord, deadLetterTopic, type Bus, type BusMessage, type ConsumerLag } from '../../../shared/bus/index.ts';
+import { committableBelow, writeDeadLetters, type Bus, type BusMessage, type ConsumerLag } from '../../../shared/bus/index.ts';
+import { DEFAULT_TRACE_COMPLETE_GRACE_MS } from '../../../shared/config/index.ts';
+import { createTimeSlicer } from '../../../shared/flow/index.ts';
 import type { Metrics } from '../../../shared/metrics/index.ts';
 import { createComponent, type Component } from '../../../shared/lifecycle/index.ts';
 import type { Logger } from '../../../shared/logging/index.ts';
@@ -40,15 +42,13 @@ const PUBLISH_BATCH = 500;
 /** Work between two yields to the event loop while units are built: other requests wait no longer. */
 const YIELD_AFTER_MS = 20;
 
-const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-
 /**
  * A tenth of the shortest grace, 10–1000 ms (20 ms for the default 200 ms complete-trace grace): a
  * trace waits at most that long after its grace. A tick that finds nothing costs next to nothing
  * (open traces are kept in order of their last record).
  */
 export function defaultTickMs(graceMs: number, completeGraceMs: number | undefined): number {
-  return Math.min(1000, Math.max(10, Math.floor(Math.min(graceMs, completeGraceMs ?? 200) / 10)));
+  return Math.min(1000, Math.max(10, Math.floor(Math.min(graceMs, completeGraceMs ?? DEFAULT_TRACE_COMPLETE_GRACE_MS) / 10)));
 }
 
 export function parseSpanEnvelope(message: BusMessage) {
@@ -99,12 +99,8 @@ export function createAssembler(options: AssemblerOptions): Component & { openTr
     const units: Array<{ trace: TraceParts & { reason: string }; unit: Unit; value: string }> = [];
     // A trace is unpacked and built in steps, and traces ready at once one after another, with
     // yields in between: the collector and the API keep answering while a large trace or a burst closes.
-    let sliceStart = performance.now();
-    const pause = async (): Promise<void> => {
-      if (performance.now() - sliceStart < YIELD_AFTER_MS) return;
-      await yieldToEventLoop();
-      sliceStart = performance.now();
-    };
+    const slicer = createTimeSlicer(YIELD_AFTER_MS);
+    const pause = (): Promise<void> => slicer.pause();
     for (const { traceId, reason, parts } of taken) {
       let loaded: IteratorResult<void, TraceParts>;
       try {
@@ -156,12 +152,9 @@ export function createAssembler(options: AssemblerOptions): Component & { openTr
     const unknownOrigin = { topic: options.spansTopic, partition: -1, offset: '-1', key: trace.traceId, headers: {}, timestampMs: now() };
     // Where each record was read from, so that it is dead-lettered in the bus's one format (origin
     // topic, partition, offset); a record kept from before a re-open has none any more.
-    const records = [...trace.spans, ...trace.logs].map((r) => {
-      const origin = buffer.originOf(r);
-      return deadLetterRecord({ ...unknownOrigin, ...(origin ?? {}), value: JSON.stringify(r) }, err);
-    });
+    const messages = [...trace.spans, ...trace.logs].map((r): BusMessage => ({ ...unknownOrigin, ...(buffer.originOf(r) ?? {}), value: JSON.stringify(r) }));
     try {
-      await producer.send(deadLetterTopic(options.spansTopic), records);
+      await writeDeadLetters((topic, records) => producer.send(topic, records), messages, err);
       buffer.confirm(trace.traceId, now());
     } catch (sendErr) {
       buffer.release(trace.traceId);

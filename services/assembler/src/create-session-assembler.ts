@@ -1,7 +1,7 @@
 import { committableBelow, type Bus, type BusMessage, type ConsumerLag } from '../../../shared/bus/index.ts';
 import { createComponent, type Component } from '../../../shared/lifecycle/index.ts';
 import type { Logger } from '../../../shared/logging/index.ts';
-import { UnitSchema, parseRecord, type Unit } from '../../../shared/schemas/index.ts';
+import { UnitSchema, parseRecord, parseUnit, type Unit } from '../../../shared/schemas/index.ts';
 import { assembleSession, sessionUnitId } from './assemble-session.ts';
 import { createHeldRecords } from './held-records.ts';
 import { createSessionBuffer, sessionKey } from './session-buffer.ts';
@@ -25,8 +25,6 @@ export interface SessionAssemblerOptions {
   /** Open sessions' trace units are spilled to disk here (see spill-store.ts). Unset: held in memory (tests). */
   spill?: SpillStoreOptions;
 }
-
-const parseUnit = (message: BusMessage): Unit => parseRecord(UnitSchema, message.value, 'a unit v1');
 
 /**
  * What the router reads of a unit to route it. The scorer validates every unit of the units topic
@@ -75,7 +73,7 @@ export function createSessionAssembler(options: SessionAssemblerOptions): Compon
     topic: options.sessionsTopic,
     groupId: options.groupId,
     handle: async (message) => {
-      const unit = parseUnit(message);
+      const unit = parseUnit(message.value);
       const key = sessionKey(unit.project, unit.conversation_id!);
       let previous: Unit | null = null;
       if (!buffer.isKnown(key) && options.loadSession) {

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { DEFAULT_MAX_SPANS_PER_TRACE, DEFAULT_TRACE_COMPLETE_GRACE_MS, DEFAULT_TRACE_ENTRY_GRACE_MS } from '../../../shared/config/index.ts';
 import { PermanentError } from '../../../shared/errors/index.ts';
 import type { LogRecordEnvelope, SpanEnvelope, SpanRecord } from '../../../shared/schemas/index.ts';
 import type { TraceParts } from './assemble-trace.ts';
@@ -14,14 +15,14 @@ export interface TraceBufferOptions {
   graceMs: number;
   /**
    * Quiet time before a *complete* trace is closed: its root has ended and no span points at a
-   * parent that has not arrived. Default min(graceMs, 200). The long grace applies only when
+   * parent that has not arrived. Default min(graceMs, DEFAULT_TRACE_COMPLETE_GRACE_MS). The long grace applies only when
    * something is missing.
    */
   completeGraceMs?: number;
   /**
    * Quiet time after an entry span when no root came (its parent is in a caller that exports
    * elsewhere). Longer than `graceMs`: an SDK exports in batches every few seconds, so a local
-   * root may still be on its way. Default max(graceMs, 10 s).
+   * root may still be on its way. Default max(graceMs, DEFAULT_TRACE_ENTRY_GRACE_MS).
    */
   entryGraceMs?: number;
   /** A trace whose root never arrives is closed this long after its first span. */
@@ -42,7 +43,6 @@ export interface TraceBufferOptions {
   records?: HeldRecords;
 }
 
-export const DEFAULT_MAX_SPANS_PER_TRACE = 10_000;
 /** Log records (legacy message events, one per message) per span kept, on average, at most. */
 const LOGS_PER_SPAN = 10;
 
@@ -134,8 +134,8 @@ export function createTraceBuffer(options: TraceBufferOptions) {
   const open = new Map<string, OpenTrace>();
   const closed = new Map<string, ClosedTrace>();
   const evicted = new Set<string>();
-  const entryGraceMs = options.entryGraceMs ?? Math.max(options.graceMs, 10_000);
-  const completeGraceMs = options.completeGraceMs ?? Math.min(options.graceMs, 200);
+  const entryGraceMs = options.entryGraceMs ?? Math.max(options.graceMs, DEFAULT_TRACE_ENTRY_GRACE_MS);
+  const completeGraceMs = options.completeGraceMs ?? Math.min(options.graceMs, DEFAULT_TRACE_COMPLETE_GRACE_MS);
   const byLastSeen = new Map<string, OpenTrace>();
   const heaps = new Map<number, ReturnType<typeof createOffsetHeap>>();
   /**

@@ -1,5 +1,6 @@
 import { BusFullError, type Producer } from '../../../shared/bus/index.ts';
 import { errorMessage, isRetriable } from '../../../shared/errors/index.ts';
+import { createSerialQueue } from '../../../shared/flow/index.ts';
 import type { Logger } from '../../../shared/logging/index.ts';
 import type { PartialSuccess } from './otlp/encode-response.ts';
 import type { LazyLogsRequest, LazyTraceRequest } from './otlp/types.ts';
@@ -67,12 +68,7 @@ export function createIngest(options: IngestOptions): Ingest {
   // export waits for its turn, so records reach the bus in the same order as when conversion was
   // one synchronous pass, and at most one decoded export is held beside the raw bodies. Only the
   // acknowledgement is awaited outside the turn, so produce requests still overlap.
-  let turn: Promise<unknown> = Promise.resolve();
-  function inTurn<T>(work: () => Promise<T>): Promise<T> {
-    const mine = turn.then(work);
-    turn = mine.catch(() => undefined);
-    return mine;
-  }
+  const turns = createSerialQueue();
 
   /** Starts the produce; the promise never rejects (null: acknowledged, else the error). */
   function startProduce(conversion: Conversion): Promise<unknown> {
@@ -112,7 +108,7 @@ export function createIngest(options: IngestOptions): Ingest {
   type Turn = { kind: 'refused'; result: IngestResult } | { kind: 'converted'; conversion: Conversion; produced: Promise<unknown> };
 
   async function run(work: () => Promise<Turn>): Promise<IngestResult> {
-    const done = await inTurn(work);
+    const done = await turns.run(work);
     return done.kind === 'refused' ? done.result : answer(done.conversion, done.produced);
   }
 

@@ -1,5 +1,7 @@
 import type { OutgoingMessage } from '../../../shared/bus/index.ts';
+import { DEFAULT_MAX_RECORD_BYTES } from '../../../shared/config/index.ts';
 import { errorMessage } from '../../../shared/errors/index.ts';
+import { runAtOnce, runInSlices } from '../../../shared/flow/index.ts';
 import { SpanEnvelopeSchema, type SpanGenAi } from '../../../shared/schemas/index.ts';
 import type { DecodedLogsRequest, DecodedSpan, DecodedTraceRequest, LazyLogsRequest, LazyTraceRequest } from './otlp/types.ts';
 import { lazyLogsRequest, lazyTraceRequest } from './otlp/lazy-request.ts';
@@ -7,8 +9,6 @@ import { normalizeLogRecord } from './normalize/normalize-log.ts';
 import { normalizeSpan, type NormalizeOptions } from './normalize/normalize-span.ts';
 import { fitRecord } from './fit-record.ts';
 
-/** Kafka's default `message.max.bytes` is 1,048,588; leave room for the key and headers. */
-export const DEFAULT_MAX_RECORD_BYTES = 1_000_000;
 
 export interface Conversion {
   messages: OutgoingMessage[];
@@ -94,27 +94,6 @@ export function countLogRecords(req: LazyLogsRequest): number {
 /** Work between two yields to the event loop while an export is converted: other requests wait no longer. */
 const YIELD_AFTER_MS = 10;
 
-const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-
-/**
- * Runs a conversion's steps with a yield to the event loop after every YIELD_AFTER_MS of work.
- * The steps and their order are those of the synchronous run: only the time between them differs.
- */
-async function runInSlices(steps: Generator<void, Conversion>): Promise<Conversion> {
-  let sliceStart = performance.now();
-  for (let step = steps.next(); ; step = steps.next()) {
-    if (step.done) return step.value;
-    if (performance.now() - sliceStart >= YIELD_AFTER_MS) {
-      await yieldToEventLoop();
-      sliceStart = performance.now();
-    }
-  }
-}
-
-function runAtOnce(steps: Generator<void, Conversion>): Conversion {
-  for (let step = steps.next(); ; step = steps.next()) if (step.done) return step.value;
-}
-
 /** Decoded export → bus records keyed by trace id; spans with invalid ids are rejected one by one. */
 export function traceRequestToMessages(req: DecodedTraceRequest, options: NormalizeOptions): Conversion {
   return runAtOnce(traceConversionSteps(lazyTraceRequest(req), options));
@@ -122,7 +101,7 @@ export function traceRequestToMessages(req: DecodedTraceRequest, options: Normal
 
 /** As traceRequestToMessages, with each span decoded as it is reached and yields to the event loop between slices of work. */
 export function traceRequestToMessagesInSlices(req: LazyTraceRequest, options: NormalizeOptions): Promise<Conversion> {
-  return runInSlices(traceConversionSteps(req, options));
+  return runInSlices(traceConversionSteps(req, options), YIELD_AFTER_MS);
 }
 
 /** One step per span. */
@@ -179,7 +158,7 @@ export function logsRequestToMessages(req: DecodedLogsRequest, options: Normaliz
 
 /** As logsRequestToMessages, in slices (see traceRequestToMessagesInSlices). */
 export function logsRequestToMessagesInSlices(req: LazyLogsRequest, options: NormalizeOptions): Promise<Conversion> {
-  return runInSlices(logsConversionSteps(req, options));
+  return runInSlices(logsConversionSteps(req, options), YIELD_AFTER_MS);
 }
 
 /** One step per log record. */

@@ -1,10 +1,12 @@
-import type { Bus, BusMessage, ConsumerLag } from '../../../shared/bus/index.ts';
+import type { Bus, ConsumerLag } from '../../../shared/bus/index.ts';
+import { DEFAULT_SCORER_CONCURRENCY } from '../../../shared/config/index.ts';
 import { PermanentError } from '../../../shared/errors/index.ts';
 import type { Metrics } from '../../../shared/metrics/index.ts';
 import { createComponent, type Component } from '../../../shared/lifecycle/index.ts';
 import type { Logger } from '../../../shared/logging/index.ts';
 import { createGroupCommit } from '../../../shared/batching/index.ts';
-import { UnitSchema, parseRecord, type Score, type Unit } from '../../../shared/schemas/index.ts';
+import { createKeyedSerialQueue, forEachLimited, type Turn } from '../../../shared/flow/index.ts';
+import { parseUnit, type Score, type Unit } from '../../../shared/schemas/index.ts';
 import type { Store, UnitWriteResult } from '../../../shared/store/index.ts';
 import { scoreUnit, type ScoreUnitDeps } from './score-unit.ts';
 
@@ -39,10 +41,6 @@ interface StoreWrite {
   unit: Unit;
   scores: Score[];
   result?: UnitWriteResult;
-}
-
-export function parseUnit(message: BusMessage): Unit {
-  return parseRecord(UnitSchema, message.value, 'a unit v1');
 }
 
 /**
@@ -100,18 +98,8 @@ export function createScorer(options: ScorerOptions): Component {
   // still being judged) are stored in the order they were published, so the later is the later
   // revision; different units still run side by side. A version's turn ends when the bus is done
   // with it (scored, dead-lettered, or left for a restart), retries included.
-  const unitChains = new Map<string, Promise<void>>();
-  function inUnitOrder(unit: Unit): { ready: Promise<void>; release: () => void } {
-    const key = `${unit.project ?? 'default'}\u0000${unit.unit_id}`;
-    const ready = unitChains.get(key) ?? Promise.resolve();
-    let release: () => void = () => undefined;
-    const mine = new Promise<void>((resolve) => (release = resolve));
-    unitChains.set(key, mine);
-    void mine.then(() => {
-      if (unitChains.get(key) === mine) unitChains.delete(key);
-    });
-    return { ready, release };
-  }
+  const unitTurns = createKeyedSerialQueue();
+  const inUnitOrder = (unit: Unit): Turn => unitTurns.turn(`${unit.project ?? 'default'}\u0000${unit.unit_id}`);
 
   /**
    * Puts stored units that have no score back on the units topic, a page at a time, until none is
@@ -126,10 +114,11 @@ export function createScorer(options: ScorerOptions): Component {
       const ids = await store.unscoredUnitIds(after, 500);
       if (ids.length === 0) break;
       after = ids[ids.length - 1];
-      const units: Unit[] = [];
-      for (let i = 0; i < ids.length; i += SWEEP_CONCURRENCY) {
-        for (const unit of await Promise.all(ids.slice(i, i + SWEEP_CONCURRENCY).map((id) => store.getUnit(id)))) if (unit) units.push(unit);
-      }
+      const found: Array<Unit | null> = [];
+      await forEachLimited(ids, SWEEP_CONCURRENCY, async (id, i) => {
+        found[i] = await store.getUnit(id);
+      });
+      const units = found.filter((unit): unit is Unit => unit !== null);
       await producer.send(options.unitsTopic, units.map((unit) => ({ key: unit.unit_id, value: JSON.stringify(unit), headers: { source: 'unscored-sweep' } })));
       swept += units.length;
     }
@@ -140,10 +129,10 @@ export function createScorer(options: ScorerOptions): Component {
   const consumer = options.bus.createConsumer({
     topic: options.unitsTopic,
     groupId: options.groupId,
-    maxInFlight: options.maxConcurrentUnits ?? 1024,
+    maxInFlight: options.maxConcurrentUnits ?? DEFAULT_SCORER_CONCURRENCY,
     handle: (message) => {
       try {
-        const unit = parseUnit(message);
+        const unit = parseUnit(message.value);
         const turn = inUnitOrder(unit);
         return Promise.resolve({
           run: async () => {

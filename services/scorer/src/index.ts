@@ -1,4 +1,4 @@
-export { createScorer, parseUnit } from './create-scorer.ts';
+export { createScorer } from './create-scorer.ts';
 export type { ScorerOptions } from './create-scorer.ts';
 export { scoreUnit } from './score-unit.ts';
 export type { ScoreUnitDeps, SelectedCheck, SimulationDialog } from './score-unit.ts';

@@ -3,9 +3,9 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compareCommand } from '../../../cli/commands/compare.ts';
 import type { ComparisonResult } from '../../../tools/eval/src/index.ts';
-import { createPrng } from '../../../tools/eval/src/index.ts';
 import { createModelServer } from '../../../tools/model-server/src/index.ts';
 import type { ModelServer } from '../../../tools/model-server/src/index.ts';
+import { createPrng } from '../../../shared/flow/index.ts';
 import { createSilentLogger } from '../../../shared/logging/index.ts';
 import { runCli, writeSuite } from './helpers.ts';
 

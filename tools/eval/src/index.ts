@@ -24,7 +24,6 @@ export { crossRunRollup, rollupTable } from './report/cross-run-rollup.ts';
 export {
   alignOutputs,
   buildPairwisePrompt,
-  createPrng,
   formatPercent,
   formatPValue,
   generatePairs,

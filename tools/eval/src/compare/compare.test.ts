@@ -2,9 +2,10 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { createPrng } from '../../../../shared/flow/index.ts';
 import { createSilentLogger } from '../../../../shared/logging/index.ts';
 import type { JudgeClient } from '../../../../shared/checks/index.ts';
-import { alignOutputs, buildPairwisePrompt, createPrng, formatPValue, parsePairwiseVerdict, readOutputsFile, readPreferencesFile, renderComparisonText, runPairwise, summarizeComparison } from './index.ts';
+import { alignOutputs, buildPairwisePrompt, formatPValue, parsePairwiseVerdict, readOutputsFile, readPreferencesFile, renderComparisonText, runPairwise, summarizeComparison } from './index.ts';
 
 function file(name: string, text: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'tracecheck-compare-'));
@@ -28,17 +29,6 @@ describe('parsePairwiseVerdict', () => {
     expect(parsePairwiseVerdict('[[A]] or [[B]]')).toBeNull();
     expect(parsePairwiseVerdict('[[C]]')).toBeNull();
     expect(parsePairwiseVerdict('')).toBeNull();
-  });
-});
-
-describe('createPrng', () => {
-  it('replays from its seed', () => {
-    const a = createPrng(7);
-    const b = createPrng(7);
-    const xs = Array.from({ length: 5 }, a);
-    expect(Array.from({ length: 5 }, b)).toEqual(xs);
-    expect(xs.every((x) => x >= 0 && x < 1)).toBe(true);
-    expect(Array.from({ length: 5 }, createPrng(8))).not.toEqual(xs);
   });
 });
 

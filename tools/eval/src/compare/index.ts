@@ -1,6 +1,5 @@
 export { parsePairwiseVerdict } from './verdict.ts';
 export type { PositionVerdict } from './verdict.ts';
-export { createPrng } from './prng.ts';
 export { buildPairwisePrompt } from './pairwise-prompt.ts';
 export { alignOutputs, readOutputsFile } from './outputs-file.ts';
 export type { AlignedPair, OutputRecord } from './outputs-file.ts';

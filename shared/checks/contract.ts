@@ -102,7 +102,7 @@ export type CheckOutcome =
   | (OutcomeCommon & { status: 'error' | 'not_run'; error: string; explanation?: string });
 
 export type CheckKind = 'model' | 'code' | 'builtin';
-/** Python runs in Pyodide (shared/python-sandbox), the others in a V8 context (shared/code-sandbox). */
+/** Python runs in Pyodide (shared/code-sandbox/python-sandbox), the others in a V8 context (shared/code-sandbox). */
 export type CodeLanguage = 'typescript' | 'javascript' | 'python';
 export type OutputType = 'pass_fail' | 'score';
 

@@ -2,10 +2,10 @@ import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { CodeRunner, CodeRunRequest, CodeRunResult } from '../checks/index.ts';
 import { MAX_CODE_CHECK_TIMEOUT_MS } from '../checks/index.ts';
-import type { PythonSandbox, PythonSandboxOptions } from '../python-sandbox/index.ts';
-import { createPythonSandbox } from '../python-sandbox/index.ts';
-import type { PoolOutcome, ProcessPool } from '../sandbox-pool/index.ts';
-import { createProcessPool } from '../sandbox-pool/index.ts';
+import type { PythonSandbox, PythonSandboxOptions } from './python-sandbox/index.ts';
+import { createPythonSandbox } from './python-sandbox/index.ts';
+import type { PoolOutcome, ProcessPool } from './sandbox-pool/index.ts';
+import { createProcessPool } from './sandbox-pool/index.ts';
 import type { SyntaxChecker } from './create-syntax-checker.ts';
 import { createSyntaxChecker } from './create-syntax-checker.ts';
 import { WORKER_SOURCE } from './worker-source.ts';
@@ -41,7 +41,7 @@ const OOM_STDERR = /heap out of memory|Allocation failed|out of memory|bad_alloc
  * gets a fresh VM context, so no state is shared between checks or between calls).
  *
  * Guarantees, by layer:
- * - OS limits set before node starts (shared/sandbox-pool): RLIMIT_DATA caps everything the process
+ * - OS limits set before node starts (sandbox-pool/): RLIMIT_DATA caps everything the process
  *   allocates (heap, ArrayBuffers, Buffers, WebAssembly memory), RLIMIT_CPU backs up the deadline,
  *   no core files.
  * - Node permission model (`--experimental-permission`, no allow flags): no file-system read or

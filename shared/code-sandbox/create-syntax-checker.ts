@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import type { Logger } from 'pino';
 import type { SyntaxCheckRequest, SyntaxCheckResult } from '../checks/index.ts';
-import { createProcessPool } from '../sandbox-pool/index.ts';
+import { createProcessPool } from './sandbox-pool/index.ts';
 import { PARSER_SOURCE } from './parser-source.ts';
 
 /** Longer texts are not parsed at all: a fenced block of this size is no snippet. */

@@ -1,9 +1,9 @@
-import { REFUSE_NETWORK_SOURCE } from '../sandbox-pool/index.ts';
+import { REFUSE_NETWORK_SOURCE } from './sandbox-pool/index.ts';
 
 /**
  * The TypeScript parser's process program (run with `node -e`; argument: the path of the
  * `typescript` package's main file, the only file it may read). The pool's line protocol
- * (shared/sandbox-pool): `{"ready": true}` once, then one stdin line `{id, request}` per text
+ * (sandbox-pool/): `{"ready": true}` once, then one stdin line `{id, request}` per text
  * (request: JSON of `{kind, code, language}`) and one stdout line `{id, ok, errors | code | error,
  * exiting?}`. Two kinds: `syntax`, the syntax errors of a snippet from a trace (no type checking: a
  * snippet's imports are not available here); `transpile`, a check's TypeScript or JavaScript

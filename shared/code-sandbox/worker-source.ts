@@ -1,8 +1,8 @@
-import { REFUSE_NETWORK_SOURCE } from '../sandbox-pool/index.ts';
+import { REFUSE_NETWORK_SOURCE } from './sandbox-pool/index.ts';
 
 /**
  * The sandbox process's program, run with `node -e` so the process needs no file read at all.
- * The pool's line protocol (shared/sandbox-pool): `{"ready": true}` once, then one stdin line
+ * The pool's line protocol (sandbox-pool/): `{"ready": true}` once, then one stdin line
  * `{id, request}` per evaluation (request: JSON text of `{code, args, timeoutMs}`) and one stdout
  * line `{id, ok, value | error, memory?, exiting?}`.
  *

@@ -1,7 +1,7 @@
 /**
  * JavaScript run first in every sandbox process (both worker programs splice it in): the language
- * level of the network refusal, for platforms without a network namespace (shared/sandbox-pool
- * network-isolation.ts) and as a second layer where there is one. Node 20's permission model does
+ * level of the network refusal, for platforms without a network namespace (network-isolation.ts)
+ * and as a second layer where there is one. Node 20's permission model does
  * not cover sockets, so the builtin modules that open them or start processes are disarmed in
  * place: every later `require`/`import` of them (Pyodide's `useNodeSockFS` imports `node:net`)
  * gets the same, disarmed, module objects. Uses only `process.getBuiltinModule` (Node ≥ 20.16), so

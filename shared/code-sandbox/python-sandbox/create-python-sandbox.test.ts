@@ -8,7 +8,7 @@ const START_BOUND_MS = 60_000;
 const sandbox = createPythonSandbox({ timeoutMs: 1_500, memoryMb: 256 });
 afterAll(() => sandbox.close());
 
-const example = (name: string): string => readFileSync(resolve(import.meta.dirname, '../../examples/checks', name), 'utf8');
+const example = (name: string): string => readFileSync(resolve(import.meta.dirname, '../../../examples/checks', name), 'utf8');
 const run = (source: string, args: Record<string, unknown> = {}) => sandbox.evaluate({ language: 'python', source, args });
 
 describe('documented Okareo check files, run unchanged (expected values computed with CPython 3.11)', () => {

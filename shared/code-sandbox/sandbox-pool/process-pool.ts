@@ -1,7 +1,7 @@
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import type { Logger } from 'pino';
-import { createKeyedBreaker } from '../flow/index.ts';
+import { createKeyedBreaker } from '../../flow/index.ts';
 import { pauseMessage } from './pause-message.ts';
 import { createFairQueue } from './fair-queue.ts';
 import { networkIsolation } from './network-isolation.ts';

@@ -13,7 +13,7 @@ import { REFUSE_NETWORK_SOURCE } from '../sandbox-pool/index.ts';
  * Layers, outermost first:
  * - the parent starts this process under OS limits (RLIMIT_DATA over everything it allocates,
  *   RLIMIT_CPU, no core files), in a network namespace of its own where the platform allows
- *   (shared/sandbox-pool), and the Node permission model with no allow flag but a read of the
+ *   (../sandbox-pool), and the Node permission model with no allow flag but a read of the
  *   Pyodide folder: no other file read, no write, no child process, no worker, no addon; an empty
  *   environment; SIGKILL at the deadline;
  * - here, before Pyodide loads: the socket, DNS and process modules are disarmed

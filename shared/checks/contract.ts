@@ -62,7 +62,21 @@ export interface CheckContext {
  */
 export interface CodeRunner {
   evaluate(request: CodeRunRequest): Promise<CodeRunResult>;
+  /**
+   * Syntax errors of JavaScript/TypeScript text from a trace (hostile: a parser can be made to
+   * overflow its stack or take minutes), parsed off the caller's thread with a time and size budget.
+   * Absent → checks that need it answer `not_run`.
+   */
+  syntaxErrors?(request: SyntaxCheckRequest): Promise<SyntaxCheckResult>;
 }
+
+export interface SyntaxCheckRequest {
+  code: string;
+  language: 'javascript' | 'typescript';
+}
+
+/** `errors`: at most five, each `line N: message`; none when the text parses. */
+export type SyntaxCheckResult = { ok: true; errors: string[] } | { ok: false; error: string };
 
 export interface CodeRunRequest {
   /** The source: a TypeScript or JavaScript module exporting `evaluate(args)`, or a Python check file. */
@@ -88,7 +102,7 @@ export type CheckOutcome =
   | (OutcomeCommon & { status: 'error' | 'not_run'; error: string; explanation?: string });
 
 export type CheckKind = 'model' | 'code' | 'builtin';
-/** Python runs in Pyodide (shared/python-sandbox), the others in a V8 context (shared/code-sandbox). */
+/** Python runs in Pyodide (shared/code-sandbox/python-sandbox), the others in a V8 context (shared/code-sandbox). */
 export type CodeLanguage = 'typescript' | 'javascript' | 'python';
 export type OutputType = 'pass_fail' | 'score';
 

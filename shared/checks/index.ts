@@ -7,6 +7,8 @@ export type {
   CodeRunner,
   CodeRunRequest,
   CodeRunResult,
+  SyntaxCheckRequest,
+  SyntaxCheckResult,
   JudgeClient,
   JudgeRequest,
   JudgeResponse,

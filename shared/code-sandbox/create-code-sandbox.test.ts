@@ -61,4 +61,10 @@ describe('code sandbox', () => {
     expect(await ts('export function evaluate() { return "yes"; }')).toEqual({ ok: true, value: 'yes' });
     expect(await ts('export function evaluate() { return { a: 1 }; }')).toEqual({ ok: true, value: { unsupported: 'object' } });
   });
+
+  it('transpiles check sources in the parser processes: 2,000 nested parentheses are a compile error of that check only, and the next check compiles and runs', async () => {
+    const nested = `export function evaluate() { return ${'('.repeat(2_000)}1${')'.repeat(2_000)}; }`;
+    expect(await ts(nested)).toEqual({ ok: false, error: 'does not compile: the TypeScript parser failed: RangeError: Maximum call stack size exceeded' });
+    expect(await ts('export function evaluate(a: { n: number }) { const f = (x: number, y: number): number => x * y; return f(a.n, 2); }', { n: 21 })).toEqual({ ok: true, value: 42 });
+  });
 });

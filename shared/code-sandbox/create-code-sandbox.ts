@@ -2,11 +2,12 @@ import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { CodeRunner, CodeRunRequest, CodeRunResult } from '../checks/index.ts';
 import { MAX_CODE_CHECK_TIMEOUT_MS } from '../checks/index.ts';
-import type { PythonSandbox, PythonSandboxOptions } from '../python-sandbox/index.ts';
-import { createPythonSandbox } from '../python-sandbox/index.ts';
-import type { PoolOutcome, ProcessPool } from '../sandbox-pool/index.ts';
-import { createProcessPool } from '../sandbox-pool/index.ts';
-import { transpileCheck } from './transpile.ts';
+import type { PythonSandbox, PythonSandboxOptions } from './python-sandbox/index.ts';
+import { createPythonSandbox } from './python-sandbox/index.ts';
+import type { PoolOutcome, ProcessPool } from './sandbox-pool/index.ts';
+import { createProcessPool } from './sandbox-pool/index.ts';
+import type { SyntaxChecker } from './create-syntax-checker.ts';
+import { createSyntaxChecker } from './create-syntax-checker.ts';
 import { WORKER_SOURCE } from './worker-source.ts';
 
 export interface CodeSandboxOptions {
@@ -24,7 +25,7 @@ export interface CodeSandboxOptions {
   python?: PythonSandboxOptions;
 }
 
-export interface CodeSandbox extends CodeRunner {
+export interface CodeSandbox extends Required<CodeRunner> {
   /** The Python pool behind `language: 'python'` (started on first use), for snippets too. */
   python(): PythonSandbox;
   /** Process ids of the live JavaScript sandbox processes. */
@@ -40,7 +41,7 @@ const OOM_STDERR = /heap out of memory|Allocation failed|out of memory|bad_alloc
  * gets a fresh VM context, so no state is shared between checks or between calls).
  *
  * Guarantees, by layer:
- * - OS limits set before node starts (shared/sandbox-pool): RLIMIT_DATA caps everything the process
+ * - OS limits set before node starts (sandbox-pool/): RLIMIT_DATA caps everything the process
  *   allocates (heap, ArrayBuffers, Buffers, WebAssembly memory), RLIMIT_CPU backs up the deadline,
  *   no core files.
  * - Node permission model (`--experimental-permission`, no allow flags): no file-system read or
@@ -63,9 +64,11 @@ export function createCodeSandbox(options: CodeSandboxOptions = {}): CodeSandbox
   const memoryMb = options.memoryMb ?? 256;
   const heapMb = Math.max(16, Math.floor(memoryMb / 2));
   let python: PythonSandbox | null = null;
+  let parser: SyntaxChecker | null = null;
   let closed = false;
   const pythonSandbox = (): PythonSandbox =>
     (python ??= createPythonSandbox({ ...(options.processes ? { poolSize: options.processes } : {}), ...(options.log ? { log: options.log } : {}), ...options.python }));
+  const syntaxChecker = (): SyntaxChecker => (parser ??= createSyntaxChecker({ processes: options.processes ?? 2, ...(options.log ? { log: options.log } : {}) }));
   const pool: ProcessPool = createProcessPool({
     name: 'code sandbox',
     args: ['--experimental-permission', '--disallow-code-generation-from-strings', `--max-old-space-size=${heapMb}`, '--no-warnings', '-e', WORKER_SOURCE],
@@ -97,7 +100,8 @@ export function createCodeSandbox(options: CodeSandboxOptions = {}): CodeSandbox
     async evaluate(req: CodeRunRequest): Promise<CodeRunResult> {
       if (closed) return { ok: false, error: 'the code sandbox is closed' };
       if (req.language === 'python') return pythonSandbox().evaluate(req);
-      const compiled = transpileCheck(req.source, req.language);
+      // Check sources are hostile too: the TypeScript parser never runs in this thread (a source can overflow its stack and break its module state for every other check).
+      const compiled = await syntaxChecker().transpile(req.source, req.language);
       if (!compiled.ok) return { ok: false, error: compiled.error };
       let args: string;
       try {
@@ -111,11 +115,15 @@ export function createCodeSandbox(options: CodeSandboxOptions = {}): CodeSandbox
       const outcome = await pool.run({ key, request: JSON.stringify({ code: compiled.code, args, timeoutMs }), timeoutMs });
       return toResult(outcome, timeoutMs);
     },
+    syntaxErrors(req) {
+      if (closed) return Promise.resolve({ ok: false, error: 'the code sandbox is closed' });
+      return syntaxChecker().syntaxErrors(req);
+    },
     python: pythonSandbox,
     pids: () => pool.pids(),
     async close(): Promise<void> {
       closed = true;
-      await Promise.all([pool.close(), python?.close()]);
+      await Promise.all([pool.close(), python?.close(), parser?.close()]);
     },
   };
 }

@@ -115,6 +115,33 @@ describe('code checks that go for time', () => {
   }, 30_000);
 });
 
+describe('work a check leaves behind runs on its own time (one process, so attacker and victim share it)', () => {
+  const victim = 'export function evaluate(args: { model_output: string }) { return args.model_output.length; }';
+  const victimRuns = async (): Promise<CodeRunResult[]> => {
+    const results: CodeRunResult[] = [];
+    for (let i = 0; i < 3; i++) results.push(await sandbox.evaluate({ source: victim, language: 'typescript', args: { model_output: 'abc' }, timeoutMs: 2_000 }));
+    return results;
+  };
+  const sandbox = createCodeSandbox({ processes: 1 });
+  afterAll(() => sandbox.close());
+
+  it('an endless microtask chain queued before return is charged to the check that queued it; the next checks succeed (before: they timed out and were paused)', async () => {
+    const attacker = 'export function evaluate() { (async () => { for (;;) await null; })(); return 1; }';
+    expect(await sandbox.evaluate({ ...ts(attacker), timeoutMs: 1_000 })).toEqual({ ok: false, error: 'timed out after 1000 ms' });
+    expect(await victimRuns()).toEqual([1, 2, 3].map(() => ({ ok: true, value: 3 })));
+  });
+
+  it('promise jobs that spin for 5 s after 1,000 microtask turns, queued before return, are charged to the check that queued them; the next checks succeed (before: they timed out)', async () => {
+    const attacker = 'export function evaluate() { (async () => { for (let i = 0; i < 1_000; i++) await null; const t = Date.now(); while (Date.now() - t < 5_000); })(); return 1; }';
+    expect(await sandbox.evaluate({ ...ts(attacker), timeoutMs: 1_000 })).toEqual({ ok: false, error: 'timed out after 1000 ms' });
+    expect(await victimRuns()).toEqual([1, 2, 3].map(() => ({ ok: true, value: 3 })));
+  });
+
+  it('FinalizationRegistry and WeakRef, whose callbacks would run as later host tasks, are not there', async () => {
+    expect(await sandbox.evaluate(ts('export function evaluate() { return [typeof FinalizationRegistry, typeof WeakRef].join(); }'))).toEqual({ ok: true, value: 'undefined,undefined' });
+  });
+});
+
 describe('shutdown with hung checks', () => {
   it('close() kills the busy processes at once and answers their evaluations', async () => {
     const sandbox = createCodeSandbox({ processes: 3 });

@@ -1,3 +1,2 @@
 export { createCodeSandbox } from './create-code-sandbox.ts';
 export type { CodeSandbox, CodeSandboxOptions } from './create-code-sandbox.ts';
-export { transpileCheck } from './transpile.ts';

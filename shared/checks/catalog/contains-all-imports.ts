@@ -3,12 +3,23 @@ import { builtinEntry } from '../builtin-check.ts';
 import { codeBlocks, guessLanguage } from '../lib/code-blocks.ts';
 import { PYTHON_BUILTINS } from '../lib/python-builtins.ts';
 import { parsePython } from '../lib/python-parser.ts';
-import { notRun, passFail } from '../outcome.ts';
+import { errorOutcome, notRun, passFail } from '../outcome.ts';
+
+/** Parsed in the scorer's thread (tree-sitter, linear): 100,000 characters take ~0.3 s on a loaded core, 290,000 took 3.6 s. */
+const MAX_PARSED_CHARS = 100_000;
 
 
-function walk(n: Node, visit: (n: Node) => void): void {
-  visit(n);
-  for (const c of n.namedChildren) if (c) walk(c, visit);
+/** Pre-order, with a stack of its own: trace text nested 20,000 deep overflowed a recursive walk's stack in the scorer's thread. */
+function walk(root: Node, visit: (n: Node) => void): void {
+  const stack: Node[] = [root];
+  for (let n = stack.pop(); n; n = stack.pop()) {
+    visit(n);
+    const children = n.namedChildren;
+    for (let i = children.length - 1; i >= 0; i--) {
+      const c = children[i];
+      if (c) stack.push(c);
+    }
+  }
 }
 
 /** Names a module binds: imports (with aliases), definitions, assignments, parameters, loop and with targets. */
@@ -77,7 +88,9 @@ export const containsAllImports = builtinEntry(
     if (!input.model_output?.trim()) return notRun('deterministic', 'the unit has no final output (model_output)');
     const blocks = codeBlocks(input.model_output).filter((b) => b.language === 'python' || (b.language === 'unknown' && guessLanguage(b.code) === 'python'));
     if (blocks.length === 0) return notRun('deterministic', 'the output has no Python code');
-    const tree = await parsePython(blocks.map((b) => b.code).join('\n'));
+    const code = blocks.map((b) => b.code).join('\n');
+    if (code.length > MAX_PARSED_CHARS) return errorOutcome('deterministic', `the Python code has ${code.length} characters, more than the ${MAX_PARSED_CHARS} that are parsed`);
+    const tree = await parsePython(code);
     const { imported, defined } = boundNames(tree.rootNode);
     if (imported.has('*')) return passFail(true, 'deterministic', 'a wildcard import may provide every name');
     const missing = [...calledNames(tree.rootNode)].filter(([name]) => !imported.has(name) && !defined.has(name) && !PYTHON_BUILTINS.has(name));

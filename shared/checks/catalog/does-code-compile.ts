@@ -1,5 +1,4 @@
 import { builtinEntry } from '../builtin-check.ts';
-import { typescriptSyntaxErrors } from '../lib/typescript-syntax.ts';
 import { errorOutcome, notRun, passFail } from '../outcome.ts';
 
 // The definition is Python's own compile(), so it runs in the Python sandbox: tree-sitter accepts
@@ -56,10 +55,24 @@ export const doesCodeCompile = builtinEntry(
       if (!Array.isArray(res.value)) return errorOutcome('deterministic', 'the Python sandbox answered in an unexpected shape');
       pythonProblems = res.value.map(String);
     }
+    // The TypeScript parser never runs on trace text in this thread: a block can overflow its stack
+    // or take minutes, so it is parsed in the sandbox's parser processes under a budget.
+    const scripts = blocks.flatMap((b) => (b.language === 'python' ? [] : [{ code: b.code, language: b.language }]));
+    const parse = ctx.codeRunner?.syntaxErrors?.bind(ctx.codeRunner);
+    if (scripts.length > 0 && !parse) return notRun('deterministic', 'needs the code sandbox to parse JavaScript/TypeScript blocks, and none is configured');
+    const scriptResults = parse ? await Promise.all(scripts.map((s) => parse(s))) : [];
     const problems: string[] = [];
     let p = 0;
+    let s = 0;
     for (const [i, b] of blocks.entries()) {
-      const found = b.language === 'python' ? pythonProblems[p++] : typescriptSyntaxErrors(b.code, b.language).join('; ');
+      let found: string;
+      if (b.language === 'python') {
+        found = pythonProblems[p++];
+      } else {
+        const res = scriptResults[s++];
+        if (!res.ok) return errorOutcome('deterministic', `block ${i + 1} (${b.language}) could not be parsed: ${res.error}`);
+        found = res.errors.join('; ');
+      }
       if (found) problems.push(`${blocks.length > 1 || b.language !== 'python' ? `block ${i + 1} (${b.language}): ` : ''}${found}`);
     }
     const langs = blocks.map((b) => b.language).join(', ');

@@ -7,7 +7,7 @@ import { ExpressionError, looseEquals, toText, truthy } from './expression/index
 import type { MetricResult } from './result-types.ts';
 import type { MetricSpec, Place, Reference } from './suite-types.ts';
 
-/** Runs llmeval's Python snippets (shared/python-sandbox); null when the run has no sandbox. */
+/** Runs llmeval's Python snippets (shared/code-sandbox/python-sandbox); null when the run has no sandbox. */
 export interface SnippetRunner {
   runSnippet(request: { source: string; vars: Record<string, unknown>; outputs: readonly string[] }): Promise<{ ok: true; values: Record<string, unknown> } | { ok: false; error: string }>;
 }

@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import type { Logger } from 'pino';
-import type { CodeRunner, CodeRunRequest, CodeRunResult } from '../checks/index.ts';
-import { MAX_CODE_CHECK_TIMEOUT_MS } from '../checks/index.ts';
+import type { CodeRunner, CodeRunRequest, CodeRunResult } from '../../checks/index.ts';
+import { MAX_CODE_CHECK_TIMEOUT_MS } from '../../checks/index.ts';
 import type { ProcessPoolStats } from '../sandbox-pool/index.ts';
 import { createProcessPool } from '../sandbox-pool/index.ts';
 import { RUNNER_SOURCE } from './runner-source.ts';
@@ -41,6 +41,9 @@ export type PythonSnippetResult = { ok: true; values: Record<string, unknown> } 
 /** `starts`: interpreters started so far (a timeout or a memory overrun replaces one); `startMs`: loading Pyodide and the runner, as each measured it. */
 export type PythonSandboxStats = ProcessPoolStats;
 
+/** Error text kept of a failed call, as the JavaScript sandbox cuts its errors: a check cannot make the store hold megabytes per score. */
+const MAX_ERROR_CHARS = 2_000;
+
 /** Room beyond the WebAssembly cap and V8 heap: an idle interpreter process maps about 240 MB of data (measured), part of it its first WebAssembly memory. */
 const PYODIDE_OVERHEAD_MB = 256;
 
@@ -62,8 +65,9 @@ export function pyodideDir(): string {
 /**
  * Python check files and snippets run in Pyodide (CPython compiled to WebAssembly) inside a pool of
  * child processes, each held by the Node permission model (worker-source.ts lists the layers).
- * Interpreters start on first use and are reused; each call gets fresh globals and builtins, and
- * modules it imported are dropped afterwards. A call past its deadline kills its process (a
+ * Interpreters start on first use and are reused; after each call the interpreter's whole memory is
+ * put back as it was before the first, so no call sees what an earlier one did (a call that changed
+ * anything outside that memory ends its process instead). A call past its deadline kills its process (a
  * synchronous `while True` cannot be interrupted otherwise); the pool starts another.
  */
 export function createPythonSandbox(options: PythonSandboxOptions = {}): PythonSandbox {
@@ -95,6 +99,10 @@ export function createPythonSandbox(options: PythonSandboxOptions = {}): PythonS
   });
 
   const submit = async (payload: Record<string, unknown>, requestedTimeoutMs: number | undefined): Promise<Reply> => {
+    const reply = await submitUncut(payload, requestedTimeoutMs);
+    return reply.ok ? reply : { ...reply, error: reply.error.slice(0, MAX_ERROR_CHARS) };
+  };
+  const submitUncut = async (payload: Record<string, unknown>, requestedTimeoutMs: number | undefined): Promise<Reply> => {
     if (closed) return { ok: false, error: 'the Python sandbox is closed' };
     let request: string;
     try {

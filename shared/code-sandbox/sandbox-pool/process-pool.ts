@@ -1,9 +1,10 @@
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import type { Logger } from 'pino';
-import { createKeyedBreaker } from '../flow/index.ts';
+import { createKeyedBreaker } from '../../flow/index.ts';
 import { pauseMessage } from './pause-message.ts';
 import { createFairQueue } from './fair-queue.ts';
+import { networkIsolation } from './network-isolation.ts';
 import type { ProcessLimits } from './spawn-limited.ts';
 import { spawnLimited } from './spawn-limited.ts';
 
@@ -100,6 +101,7 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
   const stats: ProcessPoolStats = { starts: 0, startMs: [] };
   let nextId = 1;
   let closed = false;
+  options.log?.info({ network: networkIsolation().kind }, `${options.name}: processes start ${networkIsolation().kind === 'none' ? 'without a network namespace (the language-level refusal only)' : `in a network namespace of their own (${networkIsolation().kind})`}`);
 
   const remove = (w: Worker): void => {
     const i = workers.indexOf(w);

@@ -1,4 +1,4 @@
-import type { BreakerRefusal } from '../flow/index.ts';
+import type { BreakerRefusal } from '../../flow/index.ts';
 
 /** Why a check's evaluations are refused while its breaker is open, for the check's author. */
 export function pauseMessage(refusal: BreakerRefusal, nowMs: number): string {

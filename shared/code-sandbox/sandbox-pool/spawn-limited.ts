@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { networkIsolation } from './network-isolation.ts';
 
 export interface ProcessLimits {
   /**
@@ -16,14 +17,16 @@ export interface ProcessLimits {
 
 /**
  * Starts `node <args>` under OS resource limits the child cannot raise (soft = hard), set by
- * `/bin/sh`'s `ulimit` just before it execs node: no core files, RLIMIT_DATA and RLIMIT_CPU. The
- * environment is empty. On Windows there is no `ulimit`: node starts with only its own (V8)
- * limits.
+ * `/bin/sh`'s `ulimit` just before it execs node: no core files, RLIMIT_DATA and RLIMIT_CPU; on
+ * Linux in a network namespace of its own where one can be made (network-isolation.ts), so it
+ * reaches no address at all. The environment is empty. On Windows there is no `ulimit`: node
+ * starts with only its own (V8) limits.
  */
 export function spawnLimited(args: readonly string[], limits: ProcessLimits): ChildProcessWithoutNullStreams {
   if (process.platform === 'win32') return spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'], env: {} });
   const dataKb = Math.floor(limits.memoryMb * 1024);
   const cpu = Math.max(1, Math.floor(limits.cpuSeconds));
   const script = `ulimit -c 0 && ulimit -d ${dataKb} && ulimit -t ${cpu} && unset PWD OLDPWD && exec "$0" "$@"`;
-  return spawn('/bin/sh', ['-c', script, process.execPath, ...args], { stdio: ['pipe', 'pipe', 'pipe'], env: {} });
+  const command = [...networkIsolation().prefix, process.execPath, ...args];
+  return spawn('/bin/sh', ['-c', script, ...command], { stdio: ['pipe', 'pipe', 'pipe'], env: {} });
 }

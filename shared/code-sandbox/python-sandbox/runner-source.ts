@@ -1,17 +1,19 @@
 /**
  * The Python side of the sandbox, run once per interpreter right after Pyodide loads. It installs
  * the `okareo.checks` shims (so documented check files import as written), takes the JavaScript
- * bridge away from user code, and defines `_tc_call(request_json) -> reply_json`, the only entry
- * point the worker calls.
+ * bridge away from user code, and defines `_tc_call()`, the only entry point the worker calls: it
+ * reads the request from `/tmp/.tracecheck/request.json` and writes the reply next to it.
  *
  * Why the bridge goes: Pyodide exposes JavaScript to Python (`import js`, `pyodide.ffi`,
  * `pyodide_js`). Every module of that family is dropped from `sys.modules`, its finder is taken
- * off `sys.meta_path`, and a finder that refuses them (and the process/network modules, which
- * could only fail in WebAssembly anyway) goes first. This is the convenience layer with a clear
- * error; the boundary is the worker process (see worker-source.ts).
+ * off `sys.meta_path` (and its cache of JavaScript modules emptied), and a finder that refuses
+ * them (and the process/network modules) goes first. This is the convenience layer with a clear
+ * error; what holds is in the worker (worker-source.ts): the interpreter's calls out to JavaScript
+ * are refused, and its memory is put back after every call, so nothing done here by one call is
+ * seen by the next.
  */
 export const RUNNER_SOURCE = String.raw`
-import builtins, inspect, json, math, sys, traceback, types
+import builtins, gc, inspect, json, math, sys, traceback, types
 
 _BLOCKED = frozenset([
     'js', 'pyodide_js', 'pyodide', '_pyodide', '_pyodide_core', 'micropip', 'pyodide_http',
@@ -25,6 +27,10 @@ class _DenyFinder:
             raise ImportError(f"import of '{name}' is not allowed in a tracecheck Python check (no host, network or process access)")
         return None
 
+_hook = sys.modules.get('_pyodide._importhook')
+if _hook is not None and isinstance(getattr(getattr(_hook, 'jsfinder', None), 'jsproxies', None), dict):
+    _hook.jsfinder.jsproxies.clear()
+del _hook
 for _name in list(sys.modules):
     if _name.split('.')[0] in _BLOCKED:
         del sys.modules[_name]
@@ -147,33 +153,28 @@ def _run_snippet(req):
     return {'ok': True, 'values': {k: _jsonable(g[k]) for k in req['outputs'] if k in g}}
 
 sys.modules.update(_BASELINE_SHIMS)
-_loads, _dumps = json.loads, json.dumps
-# What every call starts from: the loaded modules and their namespaces (user code may assign into
-# builtins or any module, or edit sys.meta_path); restored after each call.
-_MODULES = dict(sys.modules)
-_NAMESPACES = {name: (mod, dict(mod.__dict__)) for name, mod in _MODULES.items() if isinstance(getattr(mod, '__dict__', None), dict)}
-_META_PATH = list(sys.meta_path)
-_PATH = list(sys.path)
+_REQUEST, _REPLY = '/tmp/.tracecheck/request.json', '/tmp/.tracecheck/reply.json'
+_MAX_ERROR = 2000
 
-def _restore():
-    for name in [n for n in sys.modules if n not in _MODULES]:
-        del sys.modules[name]
-    sys.modules.update(_MODULES)
-    for mod, snapshot in _NAMESPACES.values():
-        d = mod.__dict__
-        if len(d) != len(snapshot) or any(d.get(k, d) is not v for k, v in snapshot.items()):
-            d.clear()
-            d.update(snapshot)
-    sys.meta_path[:] = _META_PATH
-    sys.path[:] = _PATH
-
-def _tc_call(request_json):
+def _tc_call():
+    # The worker puts the whole interpreter back after this call: no restore is needed here.
+    if 'random' in sys.modules:
+        # Or every call would draw the same numbers from the restored generator.
+        sys.modules['random'].seed()
     try:
-        req = _loads(request_json)
+        with open(_REQUEST, encoding='utf-8') as f:
+            req = json.load(f)
         reply = _run_check(req) if req['kind'] == 'check' else _run_snippet(req)
     except BaseException as err:
         reply = {'ok': False, 'error': _describe(err, '')}
-    finally:
-        _restore()
-    return _dumps(reply, allow_nan=False)
-`;
+    if not reply['ok']:
+        reply['error'] = str(reply['error'])[:_MAX_ERROR]
+    try:
+        text = json.dumps(reply, allow_nan=False)
+    except BaseException as err:
+        text = json.dumps({'ok': False, 'error': ('the result is not JSON: ' + _describe(err, ''))[:_MAX_ERROR]})
+    with open(_REPLY, 'w', encoding='utf-8') as f:
+        f.write(text)
+
+gc.collect()
+`

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createKeyedBreaker } from '../flow/index.ts';
+import { createKeyedBreaker } from '../../flow/index.ts';
 import { pauseMessage } from './pause-message.ts';
 
 describe('pause message', () => {

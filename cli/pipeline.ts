@@ -16,7 +16,7 @@ import { createSessionAggregator, createSessionRouter } from '../services/assemb
 import { DEFAULT_PRICES } from '../shared/judge/index.ts';
 import { loadMonitorsFile } from '../shared/monitors/index.ts';
 import type { CheckSelector } from '../services/scorer/src/index.ts';
-import { createKeyring, type AuthResult, type Keyring } from '../shared/access/index.ts';
+import { createKeyring, createMetricsAccess, type AuthResult, type Keyring } from '../shared/access/index.ts';
 import { createAlerter, type Alerter } from '../services/alerter/src/index.ts';
 import type { Authorize } from '../services/collector/src/index.ts';
 import { createAddressMatcher } from '../shared/http/index.ts';
@@ -212,7 +212,7 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
         topic: topics.spans,
       },
       producer,
-      ...(keyring ? { authorize: (header: string | undefined) => keyring.authenticate(header, ['ingest']).then(openAsDefault) } : {}),
+      ...(keyring ? { authorize: (header: string | undefined) => keyring.authenticate(header, ['ingest']).then(openAsDefault), metricsAccess: createMetricsAccess(keyring, config.metricsToken) } : {}),
       metrics,
       log,
     });

@@ -6,3 +6,5 @@ export { SESSION_DOC_KIND, SESSION_TTL_MS, createSessions } from './sessions.ts'
 export type { Sessions } from './sessions.ts';
 export { DEFAULT_ADDRESS_THROTTLE, DEFAULT_PREFIX_THROTTLE, KEY_PREFIX_CHARS, createThrottle } from './throttle.ts';
 export type { Throttle, ThrottleOptions } from './throttle.ts';
+export { METRICS_DENIED, createMetricsAccess } from './metrics-access.ts';
+export type { MetricsAccess } from './metrics-access.ts';

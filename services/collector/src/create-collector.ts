@@ -7,6 +7,7 @@ import { createGrpcReceiver } from './grpc/grpc-server.ts';
 import { createHttpReceiver } from './http/http-server.ts';
 import { createIngest, type Authorize } from './ingest.ts';
 import { withIngestMetrics } from './ingest-metrics.ts';
+import type { MetricsAccess } from '../../../shared/access/index.ts';
 import type { Metrics } from '../../../shared/metrics/index.ts';
 
 export interface CollectorLimits {
@@ -54,6 +55,8 @@ export interface CollectorOptions {
   authorize?: Authorize;
   /** Counts spans received, accepted and rejected; the OTLP/HTTP receiver serves them at GET /metrics. */
   metrics?: Metrics;
+  /** Who may read GET /metrics (once API keys exist, the operator's token only); absent: anyone. */
+  metricsAccess?: MetricsAccess;
   log: Logger;
 }
 
@@ -111,6 +114,7 @@ export function createCollector(options: CollectorOptions): Collector {
     ingest,
     ...(authorize ? { authorize } : {}),
     ...(options.metrics ? { metrics: options.metrics } : {}),
+    ...(options.metricsAccess ? { metricsAccess: options.metricsAccess } : {}),
     log,
   });
   const grpc = createGrpcReceiver({

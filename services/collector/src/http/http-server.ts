@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { METRICS_DENIED, type MetricsAccess } from '../../../../shared/access/index.ts';
 import type { Logger } from '../../../../shared/logging/index.ts';
 import { admissionKey, type Admission, type AdmissionTicket } from '../admission.ts';
 import { listenError } from '../../../../shared/errors/index.ts';
@@ -27,6 +28,8 @@ export interface HttpReceiverOptions {
   authorize?: Authorize;
   /** Served at GET /metrics. */
   metrics?: Metrics;
+  /** Who may read GET /metrics; absent: anyone. */
+  metricsAccess?: MetricsAccess;
   log: Logger;
 }
 
@@ -133,6 +136,7 @@ export function createHttpReceiver(options: HttpReceiverOptions): HttpReceiver {
     if (path === '/metrics' && options.metrics) {
       req.resume();
       if (req.method !== 'GET') return fail(res, 405, replyEncoding, 'method not allowed', { Allow: 'GET' });
+      if (options.metricsAccess && !(await options.metricsAccess(req.headers.authorization))) return fail(res, 401, 'json', METRICS_DENIED, { 'WWW-Authenticate': 'Bearer' });
       const text = await renderMetrics(options.metrics);
       res.writeHead(200, { 'content-type': METRICS_CONTENT_TYPE }).end(text);
       return undefined;

@@ -24,6 +24,8 @@ export function createTraceWindowHarness(options: TraceWindowOptions) {
     lowWaterMark: (partition: number): bigint | null => guarded.lowWaterMark(partition),
     openCount: (): number => window.openCount(),
     closedCount: (): number => window.closedCount(),
+    openBytes: (): number => window.openBytes(),
+    rootlessCount: (): number => window.rootlessCount(),
     originOf: (record: object) => {
       const at = window.positionOf(record);
       return at && { partition: at.partition, offset: String(at.offset) };

@@ -8,6 +8,8 @@ export interface ClosedTrace {
   logs: number[];
   dropped?: TraceParts['dropped'];
   closedAtMs: number;
+  /** Packed bytes of its records: they count again if it re-opens (see open-caps.ts). */
+  bytes: number;
 }
 
 export interface ClosedTracesOptions {

@@ -81,6 +81,7 @@ export function createAssembler(config: AssemblerConfig, deps: AssemblerDeps): W
       records: (trace) => [...trace.spans, ...trace.logs].map((r) => ({ value: JSON.stringify(r), at: window.positionOf(r) })),
       published: (unit, reason) => {
         deps.metrics?.unitsAssembled.inc();
+        if (reason.startsWith('cap-')) deps.metrics?.tracesClosedByCap.inc({ cap: reason.slice(4) });
         log.debug({ traceId: unit.trace_ids[0], reason, spans: unit.span_count }, 'unit published');
       },
       ...(deps.onLag ? { onLag: deps.onLag } : {}),

@@ -36,10 +36,12 @@ export interface OpenTrace {
   emitting: boolean;
   /** Set when the trace was published and dropped before this span came: its unit is a fragment. */
   unitId?: string;
+  /** Packed bytes of the records held for it (see open-caps.ts). */
+  bytes: number;
 }
 
 export function newOpenTrace(traceId: string, project: string, nowMs: number): OpenTrace {
-  return { traceId, project, spans: new Map(), droppedSpans: 0, droppedLogs: 0, firstSeenMs: nowMs, lastSeenMs: nowMs, rootSeen: false, missingParents: new Set(), entrySeen: false, emitting: false };
+  return { traceId, project, spans: new Map(), droppedSpans: 0, droppedLogs: 0, firstSeenMs: nowMs, lastSeenMs: nowMs, rootSeen: false, missingParents: new Set(), entrySeen: false, emitting: false, bytes: 0 };
 }
 
 export function logKey(l: LogRecordEnvelope): string {
@@ -101,7 +103,12 @@ export function createTraceContents(records: HeldRecords, maxSpans: number) {
       if (!isRoot && isEntrySpan(s)) t.entrySeen = true;
       return;
     }
-    const id = held ?? records.hold(s, at);
+    let id = held;
+    if (id === undefined) {
+      const sized = records.holdSized(s, at);
+      id = sized.id;
+      t.bytes += sized.bytes;
+    }
     copy?.seen.add(copy.fp);
     if (first !== undefined) (t.copies ??= []).push(id);
     else t.spans.set(s.span_id, id);
@@ -118,7 +125,8 @@ export function createTraceContents(records: HeldRecords, maxSpans: number) {
       t.droppedLogs++;
       return;
     }
-    const id = records.hold(l, at);
+    const { id, bytes } = records.holdSized(l, at);
+    t.bytes += bytes;
     (t.logs ??= new Map()).set(key, id);
     if (before === undefined) return;
     // Parts being unpacked may still read the one replaced.

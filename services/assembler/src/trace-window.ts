@@ -5,11 +5,12 @@ import type { TraceParts } from './assemble-trace.ts';
 import { createClosedTraces, type ClosedTracesOptions } from './closed-traces.ts';
 import { createClosingPolicy, type ClosingOptions } from './closing-policy.ts';
 import { createHeldRecords, type HeldRecords } from './held-records.ts';
+import { createOpenCaps, type OpenCapsOptions } from './open-caps.ts';
 import { createTraceContents, DEFAULT_MAX_SPANS_PER_TRACE, droppedOf, logKey, newOpenTrace, spanIdsOf, type OpenTrace } from './open-trace.ts';
 import { createMemoryByteStore } from './spill-store.ts';
 import { unpackInSteps } from './trace-parts.ts';
 
-export interface TraceWindowOptions extends ClosingOptions, ClosedTracesOptions {
+export interface TraceWindowOptions extends ClosingOptions, ClosedTracesOptions, OpenCapsOptions {
   /**
    * Spans kept per trace (the first to arrive, plus the root whenever it comes); later ones are
    * counted and left out, and the unit is flagged truncated. Log records: ten times as many.
@@ -22,6 +23,9 @@ export interface TraceWindowOptions extends ClosingOptions, ClosedTracesOptions 
 
 export type TraceWindow = Window<SpanEnvelope, TraceParts, Unit> & {
   closedCount(): number;
+  /** Packed bytes held by open traces, and how many of them have no root yet (see open-caps.ts). */
+  openBytes(): number;
+  rootlessCount(): number;
   /** Where a record of a trace's parts was read; undefined for one kept from before a re-open. */
   positionOf(record: object): RecordPosition | undefined;
 };
@@ -40,6 +44,7 @@ export function createTraceWindow(options: TraceWindowOptions): TraceWindow {
   const contents = createTraceContents(records, maxSpans);
   const policy = createClosingPolicy(options, contents.isFull);
   const closed = createClosedTraces(records, options);
+  const caps = createOpenCaps(options);
   /** Records handed out in a trace's parts, to where they were read (weak: as long as the caller holds them). */
   const positions = new WeakMap<object, RecordPosition>();
   let lastFullScanMs = 0;
@@ -77,6 +82,7 @@ export function createTraceWindow(options: TraceWindowOptions): TraceWindow {
       for (const id of before.logs) (created.logs ??= new Map()).set(logKey(records.read<LogRecordEnvelope>(id).record), id);
       created.droppedSpans = before.dropped?.spans ?? 0;
       created.droppedLogs = before.dropped?.logs ?? 0;
+      created.bytes = before.bytes;
     } else if (closed.wasEvicted(envelope.trace_id)) {
       // Its unit was published and its spans are gone: this span must not replace that unit.
       const first = envelope.kind === 'span' ? envelope.span_id : `log${envelope.sequence}`;
@@ -87,6 +93,7 @@ export function createTraceWindow(options: TraceWindowOptions): TraceWindow {
     addTo(created, envelope, at);
     if (before) closed.reopened(envelope.trace_id);
     open.set(envelope.trace_id, created);
+    caps.opened(created);
     return created;
   }
 
@@ -94,7 +101,11 @@ export function createTraceWindow(options: TraceWindowOptions): TraceWindow {
     refuseAnotherProject(envelope);
     let t = open.get(envelope.trace_id);
     if (!t) t = openTrace(envelope, at, nowMs);
-    else addTo(t, envelope, at);
+    else {
+      const [bytesBefore, rootBefore] = [t.bytes, t.rootSeen];
+      addTo(t, envelope, at);
+      caps.grew(t, bytesBefore, rootBefore);
+    }
     t.lastSeenMs = nowMs;
     byLastSeen.delete(t.traceId);
     byLastSeen.set(t.traceId, t);
@@ -105,23 +116,28 @@ export function createTraceWindow(options: TraceWindowOptions): TraceWindow {
    * Traces ready to become units, each with the steps that unpack its records (those held now: a
    * record that comes later re-opens it). Only the quiet end of `byLastSeen` is looked at on most
    * calls (a trace that got a record within the shortest grace cannot be ready); everything is
-   * looked at once a second, for max-open.
+   * looked at once a second, for max-open. Past a cap on open traces, the oldest close too, as they are.
    */
   function takeReady(nowMs: number, force: boolean): Array<TakenGroup<TraceParts>> {
-    const taken: Array<TakenGroup<TraceParts>> = [];
+    const taken: OpenTrace[] = [];
+    const groups: Array<TakenGroup<TraceParts>> = [];
+    const take = (t: OpenTrace, reason: string): void => {
+      t.emitting = true;
+      const dropped = droppedOf(t, maxSpans);
+      const head = { traceId: t.traceId, ...(t.unitId ? { unitId: t.unitId } : {}), ...(dropped ? { dropped } : {}) };
+      taken.push(t);
+      groups.push({ key: t.traceId, reason, load: unpackInSteps(records, positions, head, spanIdsOf(t), [...(t.logs?.values() ?? [])]) });
+    };
     const full = force || nowMs - lastFullScanMs >= 1_000;
     if (full) lastFullScanMs = nowMs;
     for (const t of byLastSeen.values()) {
       if (!full && nowMs - t.lastSeenMs < policy.shortestGraceMs) break;
       if (t.emitting) continue;
       const reason = policy.readiness(t, nowMs, force);
-      if (!reason) continue;
-      t.emitting = true;
-      const dropped = droppedOf(t, maxSpans);
-      const head = { traceId: t.traceId, ...(t.unitId ? { unitId: t.unitId } : {}), ...(dropped ? { dropped } : {}) };
-      taken.push({ key: t.traceId, reason, load: unpackInSteps(records, positions, head, spanIdsOf(t), [...(t.logs?.values() ?? [])]) });
+      if (reason) take(t, reason);
     }
-    return taken;
+    if (!force) for (const { trace, reason } of caps.overCaps(open, taken)) take(trace, reason);
+    return groups;
   }
 
   /** The unit of this trace is durably published (or its records set aside): it is kept a while as closed. */
@@ -130,6 +146,7 @@ export function createTraceWindow(options: TraceWindowOptions): TraceWindow {
     if (!t) return;
     open.delete(traceId);
     byLastSeen.delete(traceId);
+    caps.closed(t);
     contents.dropStale(t);
     if (t.unitId) {
       // A fragment is not re-opened; a later span makes another one.
@@ -138,7 +155,7 @@ export function createTraceWindow(options: TraceWindowOptions): TraceWindow {
       return;
     }
     const dropped = droppedOf(t, maxSpans);
-    closed.add(traceId, { project: t.project, spans: spanIdsOf(t), logs: [...(t.logs?.values() ?? [])], ...(dropped ? { dropped } : {}), closedAtMs: nowMs }, nowMs);
+    closed.add(traceId, { project: t.project, spans: spanIdsOf(t), logs: [...(t.logs?.values() ?? [])], ...(dropped ? { dropped } : {}), closedAtMs: nowMs, bytes: t.bytes }, nowMs);
   }
 
   /** Publishing failed, or a record came meanwhile: the trace goes back to waiting and is offered again. */
@@ -156,6 +173,8 @@ export function createTraceWindow(options: TraceWindowOptions): TraceWindow {
     release,
     openCount: () => open.size,
     closedCount: () => closed.size(),
+    openBytes: caps.openBytes,
+    rootlessCount: caps.rootlessCount,
     positionOf: (record) => positions.get(record),
   };
 }

@@ -75,8 +75,8 @@ export function createWindowStage<R, G, O>(config: WindowStageConfig, deps: Wind
   async function deadLetter(taken: TakenGroup<G>, group: G, err: unknown): Promise<void> {
     log.error({ err, key: taken.key }, 'a group could not be built; its records go to the dead-letter topic');
     const unknown = { topic: config.in, partition: -1, offset: '-1', key: taken.key, headers: {}, timestampMs: now() };
-    const records = deps.records(group).map(({ value, at }) =>
-      deadLetterRecord({ ...unknown, ...(at ? { partition: at.partition, offset: String(at.offset) } : {}), value }, err),
+    const records = deps.records(group).map(({ value, at, key }) =>
+      deadLetterRecord({ ...unknown, ...(key !== undefined ? { key } : {}), ...(at ? { partition: at.partition, offset: String(at.offset) } : {}), value }, err),
     );
     try {
       await producer.send(deadLetterTopic(config.in), records);

@@ -11,6 +11,8 @@ const LOGS_PER_SPAN = 10;
 // Records are held outside the heap (see held-records.ts; the trace keeps their ids) and parsed
 // back only when the trace is assembled: tens of thousands of traces may be open at once.
 export interface OpenTrace {
+  /** What the trace window holds it under: its project and trace id (see traceKey in trace-window.ts). */
+  key: string;
   traceId: string;
   /** The project of the key that sent the trace's first record: it owns the trace. */
   project: string;
@@ -36,12 +38,14 @@ export interface OpenTrace {
   emitting: boolean;
   /** Set when the trace was published and dropped before this span came: its unit is a fragment. */
   unitId?: string;
+  /** Set when another project held this trace id first: its unit is `<trace id>@<project>`. */
+  projectUnitId?: string;
   /** Packed bytes of the records held for it (see open-caps.ts). */
   bytes: number;
 }
 
-export function newOpenTrace(traceId: string, project: string, nowMs: number): OpenTrace {
-  return { traceId, project, spans: new Map(), droppedSpans: 0, droppedLogs: 0, firstSeenMs: nowMs, lastSeenMs: nowMs, rootSeen: false, missingParents: new Set(), entrySeen: false, emitting: false, bytes: 0 };
+export function newOpenTrace(key: string, traceId: string, project: string, nowMs: number): OpenTrace {
+  return { key, traceId, project, spans: new Map(), droppedSpans: 0, droppedLogs: 0, firstSeenMs: nowMs, lastSeenMs: nowMs, rootSeen: false, missingParents: new Set(), entrySeen: false, emitting: false, bytes: 0 };
 }
 
 export function logKey(l: LogRecordEnvelope): string {

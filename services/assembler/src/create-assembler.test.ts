@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createInMemoryBus, type Bus, type BusMessage } from '../../../shared/bus/index.ts';
 import { RetriableError } from '../../../shared/errors/index.ts';
 import { createSilentLogger } from '../../../shared/logging/index.ts';
+import { createMetrics, renderMetrics } from '../../../shared/metrics/index.ts';
 import { createTestSpan } from '../../../test/helpers/span-factory.ts';
 import { assembleTrace, type TraceParts } from './assemble-trace.ts';
 import { defaultTickMs } from './closing-policy.ts';
@@ -184,6 +185,34 @@ describe('assembler dead-letter path', () => {
     expect(readdirSync(join(parent, own))).not.toContain('0.seg');
     await assembler.shutdown();
     expect(readdirSync(parent)).toEqual([]);
+  });
+});
+
+describe('assembler caps on open traces', () => {
+  it('closes the oldest root-less traces past the cap at once and counts them in tracecheck_traces_closed_by_cap_total', async () => {
+    const bus = createInMemoryBus({ log });
+    const metrics = createMetrics({ defaultMetrics: false });
+    const units: string[] = [];
+    const reader = bus.createConsumer({ topic: 'units', groupId: 'reader', handle: (m) => Promise.resolve(void units.push(m.key)) });
+    const config = { spansTopic: 'spans', unitsTopic: 'units', groupId: 'assembler', graceMs: 20, completeGraceMs: 20, maxOpenMs: 3_600_000, tickMs: 10, caps: { maxRootlessTraces: 1 } };
+    const assembler = createAssembler(config, { bus, log, metrics });
+    await reader.start();
+    await assembler.start();
+    const producer = bus.createProducer();
+    await producer.start();
+    try {
+      const ids = ['6', '7', '8'].map((c) => '0'.repeat(31) + c);
+      // Spans whose parent never comes: without the cap each would wait an hour for its root.
+      await producer.send('spans', ids.map((id) => ({ key: id, value: JSON.stringify(createTestSpan({ trace_id: id, parent_span_id: 'bbbbbbbbbbbbbbbb' })) })));
+      await waitUntil(() => units.length === 2, 5_000, 'two traces closed by the cap');
+      expect(units).toEqual(ids.slice(0, 2));
+      expect(assembler.openCount()).toBe(1);
+      expect((await renderMetrics(metrics)).split('\n').filter((l) => l.startsWith('tracecheck_traces_closed_by_cap_total'))).toEqual(['tracecheck_traces_closed_by_cap_total{cap="rootless"} 2']);
+    } finally {
+      await producer.shutdown();
+      await assembler.shutdown();
+      await reader.shutdown();
+    }
   });
 });
 

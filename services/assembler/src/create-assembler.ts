@@ -6,6 +6,7 @@ import { createWindowStage, done, type WindowStage } from '../../../shared/stage
 import { assembleTraceInSteps, type TraceParts } from './assemble-trace.ts';
 import { defaultTickMs } from './closing-policy.ts';
 import { createHeldRecords } from './held-records.ts';
+import type { OpenCapsOptions } from './open-caps.ts';
 import { createSpillStore, type SpillStoreOptions } from './spill-store.ts';
 import { createTraceWindow } from './trace-window.ts';
 
@@ -22,6 +23,8 @@ export interface AssemblerConfig {
   maxSpansPerTrace?: number;
   /** How often closed traces are looked for. Default: defaultTickMs. */
   tickMs?: number;
+  /** Caps on open traces (see open-caps.ts). Default DEFAULT_OPEN_CAPS. */
+  caps?: OpenCapsOptions;
   /** Open and retained traces' records are spilled to disk here (see spill-store.ts). Unset: held in memory (tests). */
   spill?: SpillStoreOptions;
 }
@@ -29,7 +32,7 @@ export interface AssemblerConfig {
 export interface AssemblerDeps {
   bus: Bus;
   log: Logger;
-  /** Counts the units published. */
+  /** Counts the units published, and the traces closed by a cap. */
   metrics?: Metrics;
   /** Receives the spans consumer's lag. */
   onLag?: (lag: ConsumerLag) => void;
@@ -59,6 +62,7 @@ export function createAssembler(config: AssemblerConfig, deps: AssemblerDeps): W
     ...(config.entryGraceMs !== undefined ? { entryGraceMs: config.entryGraceMs } : {}),
     ...(config.completeGraceMs !== undefined ? { completeGraceMs: config.completeGraceMs } : {}),
     ...(config.maxSpansPerTrace !== undefined ? { maxSpansPerTrace: config.maxSpansPerTrace } : {}),
+    ...config.caps,
   });
   const { assemble } = deps;
   return createWindowStage(

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { createLogger } from '../../shared/logging/index.ts';
+import { createCommandLogger } from '../command-logger.ts';
 import { DEFAULT_PRICES, costUsd } from '../../shared/judge/index.ts';
 import { DOC_KINDS, MonitorSchema, listUserChecks, loadMonitorsFile, type Monitor } from '../../shared/monitors/index.ts';
 import type { CheckDefinition } from '../../shared/checks/index.ts';
@@ -61,7 +61,7 @@ export async function backfill(argv: string[], io: CliIo, signal?: AbortSignal):
   }
   const config = loadConfigOrReport(io);
   if (!config) return 2;
-  const log = createLogger({ level: io.env.TRACECHECK_LOG_LEVEL ?? 'warn' });
+  const log = createCommandLogger(config, 'warn');
   const project = values.project ?? 'default';
   const store = createStore(config, log);
   await store.start();

@@ -1,10 +1,10 @@
 import { randomInt } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
+import { createCommandLogger } from '../command-logger.ts';
 import type { CliCommand, CliIo } from '../command.ts';
 import { ConfigError, loadConfig } from '../../shared/config/index.ts';
 import { createJudge } from '../check-runtime.ts';
-import { createLogger } from '../../shared/logging/index.ts';
 import type { AlignedPair, ComparisonResult } from '../../tools/eval/src/index.ts';
 import {
   alignOutputs,
@@ -114,13 +114,13 @@ export const compareCommand: CliCommand = {
         io.stderr.write(`tracecheck compare: ${config.judgeUnavailableReason ?? 'no judge configured'}\n`);
         return 2;
       }
-      const log = createLogger({ level: config.logLevel === 'info' ? 'warn' : config.logLevel, name: 'tracecheck-compare' });
+      const log = createCommandLogger(config, 'warn', 'tracecheck-compare');
       const [fileA, fileB] = args.files as [string, string];
       let pairs: AlignedPair[];
       if (args.prompts) {
         const generator = createEvalGenerator({ baseUrl: config.judge.baseUrl, apiKey: config.judge.apiKey, cacheDir: null });
         try {
-          pairs = await generatePairs(fileA, fileB, generator, config.judge.timeoutMs);
+          pairs = await generatePairs(fileA, fileB, generator, config.judgeOps.timeoutMs);
         } finally {
           await generator.close();
         }
@@ -136,7 +136,7 @@ export const compareCommand: CliCommand = {
         judge,
         judgeModel,
         seed: args.seed ?? randomInt(0, 2 ** 31),
-        concurrency: args.concurrency ?? config.judge.concurrency,
+        concurrency: args.concurrency ?? config.judgeOps.concurrency,
         labelA: basename(fileA),
         labelB: basename(fileB),
         log,

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
+import { loadConfigOrReport } from '../load-config-or-exit.ts';
+import { createCommandLogger } from '../command-logger.ts';
 import type { CliCommand, CliIo } from '../command.ts';
-import { createLogger } from '../../shared/logging/index.ts';
 import { createModelServer, type ModelServer } from '../../tools/model-server/src/index.ts';
 import { DEMO_CHECKS, formatScoreTable, runDemo, waitForDemoScores } from '../../tools/demo-agent/src/index.ts';
 
@@ -45,7 +46,9 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     io.stderr.write(`tracecheck demo: --timeout must be a positive number of seconds\n`);
     return 2;
   }
-  const log = createLogger({ level: io.env.TRACECHECK_LOG_LEVEL ?? 'warn' });
+  const config = loadConfigOrReport(io);
+  if (!config) return 2;
+  const log = createCommandLogger(config, 'warn');
   let localModel: ModelServer | null = null;
   try {
     let modelBaseUrl: string;

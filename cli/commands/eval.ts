@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { createCommandLogger } from '../command-logger.ts';
 import type { CliCommand, CliIo } from '../command.ts';
 import { ConfigError, loadConfig } from '../../shared/config/index.ts';
-import { createLogger } from '../../shared/logging/index.ts';
 import {
   buildTables,
   createProgress,
@@ -119,8 +119,8 @@ export const evalCommand: CliCommand = {
     try {
       const config = loadConfig(io.env);
       const overrides = parseOverrides(pairs);
-      const log = createLogger({ level: config.logLevel === 'info' ? 'warn' : config.logLevel, name: 'tracecheck-eval' });
-      const run = await runEval({ configPath, overrides, config, log, judge: createJudge(config, log.child({ component: 'eval.judge' })), progress: createProgress(io.stderr) });
+      const log = createCommandLogger(config, 'warn', 'tracecheck-eval');
+      const run = await runEval({ configPath, overrides, sandbox: config.sandbox, endpoint: config.judge, judgeUnavailableReason: config.judgeUnavailableReason, log, judge: createJudge(config, log.child({ component: 'eval.judge' })), progress: createProgress(io.stderr) });
       if (!quiet) io.stdout.write(renderTextTables(buildTables([run.result])) + '\n');
       io.stdout.write(renderSummary([run.result]));
       io.stderr.write(`reports: ${run.reports.yaml}, ${run.reports.json}, ${run.reports.markdown}, ${run.reports.html}\n`);

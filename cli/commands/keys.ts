@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
+import { createCommandLogger } from '../command-logger.ts';
 import { ROLES, createKeyring, type Role } from '../../shared/access/index.ts';
-import { createLogger } from '../../shared/logging/index.ts';
 import type { CliCommand, CliIo } from '../command.ts';
 import { createStore } from '../compose.ts';
 import { loadConfigOrReport } from '../load-config-or-exit.ts';
@@ -49,7 +49,7 @@ export const keysCommand: CliCommand = {
     }
     const config = loadConfigOrReport(io);
     if (!config) return 2;
-    const log = createLogger({ level: config.logLevel });
+    const log = createCommandLogger(config, 'info');
     const store = createStore(config, log);
     try {
       await store.start();

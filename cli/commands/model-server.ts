@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util';
+import { loadConfigOrReport } from '../load-config-or-exit.ts';
+import { createCommandLogger } from '../command-logger.ts';
 import type { CliCommand, CliIo } from '../command.ts';
 import { startAll, waitForShutdownSignal } from '../../shared/lifecycle/index.ts';
-import { createLogger } from '../../shared/logging/index.ts';
 import { createModelServer } from '../../tools/model-server/src/index.ts';
 
 const USAGE = `usage: tracecheck model-server [--port 8787] [--host 127.0.0.1]
@@ -23,7 +24,9 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     io.stderr.write(`tracecheck model-server: --port must be an integer 0-65535, got "${values.port}"\n`);
     return 2;
   }
-  const log = createLogger({ level: io.env.TRACECHECK_LOG_LEVEL ?? 'warn' });
+  const config = loadConfigOrReport(io);
+  if (!config) return 2;
+  const log = createCommandLogger(config, 'warn');
   const server = createModelServer({ host: values.host, port, log });
   let stop: () => Promise<void>;
   try {

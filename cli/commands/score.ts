@@ -1,6 +1,7 @@
 import type { CheckInput } from '../../shared/checks/index.ts';
 import { parseEvalRecord, recordToCheckInput, runCheck, unitToCheckInput } from '../../shared/checks/index.ts';
 import { loadConfig } from '../../shared/config/index.ts';
+import { forEachLimited } from '../../shared/flow/index.ts';
 import { UnitSchema } from '../../shared/schemas/index.ts';
 import type { CliCommand } from '../command.ts';
 import { contextFor, loadRegistry, parseFlags, readAll, selectChecks } from '../check-runtime.ts';
@@ -75,9 +76,8 @@ not be read or a check errored.`,
     const { ctx: base, sandbox } = contextFor(config, checks.some((c) => c.usesCodeRunner === true));
     const ctx = { ...base, batch: inputs };
     const concurrencyFlag = Number(flags.get('concurrency'));
-    const concurrency = Number.isInteger(concurrencyFlag) && concurrencyFlag > 0 ? concurrencyFlag : (config.judge?.concurrency ?? 4);
+    const concurrency = Number.isInteger(concurrencyFlag) && concurrencyFlag > 0 ? concurrencyFlag : config.judgeOps.concurrency;
     const results: Promise<string>[] = [];
-    let next = 0;
     const scoreOne = async (input: CheckInput): Promise<string> => {
       const rows: string[] = [];
       for (const check of checks) {
@@ -98,16 +98,10 @@ not be read or a check errored.`,
       return rows.join('\n');
     };
     // Records run `concurrency` at a time; output keeps input order.
-    const slots: Promise<void>[] = [];
     const settled: (string | undefined)[] = [];
-    const worker = async (): Promise<void> => {
-      while (next < inputs.length) {
-        const i = next++;
-        settled[i] = await scoreOne(inputs[i]);
-      }
-    };
-    for (let k = 0; k < Math.min(concurrency, inputs.length); k++) slots.push(worker());
-    await Promise.all(slots);
+    await forEachLimited(inputs, concurrency, async (input, i) => {
+      settled[i] = await scoreOne(input);
+    });
     for (const s of settled) if (s) results.push(Promise.resolve(s));
     for (const r of results) io.stdout.write(`${await r}\n`);
     await sandbox?.close();

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
+import { createCommandLogger } from '../command-logger.ts';
 import type { CliCommand, CliIo } from '../command.ts';
 import { runService } from '../../shared/lifecycle/index.ts';
-import { createLogger } from '../../shared/logging/index.ts';
 import { loadConfigOrReport } from '../load-config-or-exit.ts';
 import { buildPipeline, type ServiceName } from '../pipeline.ts';
 
@@ -9,7 +9,7 @@ async function runOne(service: ServiceName, argv: string[], io: CliIo): Promise<
   parseArgs({ args: argv, options: {}, allowPositionals: false });
   const config = loadConfigOrReport(io);
   if (!config) return 2;
-  const log = createLogger({ level: config.logLevel });
+  const log = createCommandLogger(config, 'info');
   let pipeline;
   try {
     pipeline = buildPipeline(config, log, new Set([service]));

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
+import { createCommandLogger } from '../command-logger.ts';
 import type { CliCommand, CliIo } from '../command.ts';
 import { startAll, waitForShutdownSignal } from '../../shared/lifecycle/index.ts';
-import { createLogger } from '../../shared/logging/index.ts';
 import { createJudge } from '../check-runtime.ts';
 import { createModelServer } from '../../tools/model-server/src/index.ts';
 import { runDemo, waitForDemoScores, formatScoreTable } from '../../tools/demo-agent/src/index.ts';
@@ -25,7 +25,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   const demo = values.demo || values['exit-after-demo'];
   const config = loadConfigOrReport(io);
   if (!config) return 2;
-  const log = createLogger({ level: io.env.TRACECHECK_LOG_LEVEL ?? (demo ? 'warn' : 'info') });
+  const log = createCommandLogger(config, demo ? 'warn' : 'info');
 
   // The model server starts first: the demo's judge needs its address.
   const modelServer = demo ? createModelServer({ host: config.host, port: 0, log }) : null;

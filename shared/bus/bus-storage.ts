@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createGroupCommit } from '../batching/index.ts';
+import { DEFAULT_SEGMENT_BYTES } from '../config/index.ts';
 import { createSerialQueue } from '../flow/index.ts';
 import type { Logger } from '../logging/index.ts';
 import { readOffsetsFile, writeOffsetsFile, type CommittedOffsets } from './offset-file.ts';
@@ -31,7 +32,7 @@ export interface PendingAppend {
  */
 export function createBusStorage(options: BusStorageOptions) {
   const fsync = options.fsync ?? true;
-  const segmentBytes = options.segmentBytes ?? 16 * 1024 * 1024;
+  const segmentBytes = options.segmentBytes ?? DEFAULT_SEGMENT_BYTES;
   const topicsDir = join(options.dir, 'topics');
   const offsetsPath = join(options.dir, 'offsets.json');
   mkdirSync(topicsDir, { recursive: true });

@@ -23,3 +23,21 @@ export function deadLetterRecord(message: BusMessage, err: unknown): OutgoingMes
     },
   };
 }
+
+/** How a dead-letter writer puts records on a topic: the bus's own append, or a producer's send. */
+export type SendRecords = (topic: string, records: readonly OutgoingMessage[]) => Promise<void>;
+
+/**
+ * The one dead-letter writer: each record goes to its own topic's `<topic>.dlq` in the format of
+ * `deadLetterRecord`, one send per origin topic. Rejects when a send does: the caller keeps the
+ * records uncommitted and tries again.
+ */
+export async function writeDeadLetters(send: SendRecords, messages: readonly BusMessage[], err: unknown): Promise<void> {
+  const byTopic = new Map<string, OutgoingMessage[]>();
+  for (const m of messages) {
+    const records = byTopic.get(m.topic);
+    if (records) records.push(deadLetterRecord(m, err));
+    else byTopic.set(m.topic, [deadLetterRecord(m, err)]);
+  }
+  for (const [topic, records] of byTopic) await send(deadLetterTopic(topic), records);
+}

@@ -1,10 +1,12 @@
 import type { Kafka, Consumer as KafkaConsumer, EachBatchPayload, IHeaders, KafkaMessage, Producer as KafkaProducer } from 'kafkajs';
+import { DEFAULT_LAG_INTERVAL_MS } from '../config/index.ts';
 import { RetriableError } from '../errors/index.ts';
+import { createSerialQueue } from '../flow/index.ts';
 import type { Logger } from '../logging/index.ts';
 import type { BackoffPolicy } from './backoff.ts';
 import { nextCommitOffset } from './commit-offset.ts';
 import type { BusMessage, Consumer, ConsumerOptions, DeferredWork, OutgoingMessage } from './contract.ts';
-import { deadLetterRecord, deadLetterTopic } from './dead-letter.ts';
+import { writeDeadLetters } from './dead-letter.ts';
 import { deliver } from './deliver.ts';
 import { createDeferredDelivery, DEFAULT_MAX_IN_FLIGHT } from './deferred-delivery.ts';
 import type { KafkaBusOptions } from './kafka-bus.ts';
@@ -57,10 +59,10 @@ export function createKafkaConsumer(deps: KafkaConsumerDeps): Consumer {
     assigned = [...((event.payload.memberAssignment as Record<string, number[] | undefined>)[topic] ?? [])];
   });
   const maxInFlight = consumerOptions.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
-  const deadLetter = (m: BusMessage, err: unknown): Promise<void> => deps.sendWith(dlqProducer, deadLetterTopic(topic), [deadLetterRecord(m, err)]);
+  const deadLetter = (m: BusMessage, err: unknown): Promise<void> => writeDeadLetters((t, records) => deps.sendWith(dlqProducer, t, records), [m], err);
   const deferred = createDeferredDelivery({ capacity: maxInFlight, deadLetter, backoff: deps.backoff, signal: abort.signal, log });
   const reportLag = consumerOptions.onLag?.bind(consumerOptions);
-  const lagMonitor = reportLag ? createLagMonitor({ kafka, topic, groupId, assigned: () => assigned, onLag: reportLag, intervalMs: options.lagIntervalMs ?? 5_000, log }) : null;
+  const lagMonitor = reportLag ? createLagMonitor({ kafka, topic, groupId, assigned: () => assigned, onLag: reportLag, intervalMs: options.lagIntervalMs ?? DEFAULT_LAG_INTERVAL_MS, log }) : null;
 
   const commit = async (partition: number, lastHandled: string): Promise<void> => {
     const own = consumerOptions.committableOffset ? consumerOptions.committableOffset(partition, lastHandled) : lastHandled;
@@ -78,9 +80,9 @@ export function createKafkaConsumer(deps: KafkaConsumerDeps): Consumer {
 
   // A batch's closing commit is sent without holding up the next fetch (it is a broker round trip,
   // often tens of ms); commits still go one at a time, in order, and shutdown waits for them.
-  let commits: Promise<void> = Promise.resolve();
+  const commits = createSerialQueue();
   const commitInOrder = (partition: number, lastHandled: string): Promise<void> =>
-    (commits = commits.then(() => commit(partition, lastHandled)).catch((err: unknown) => log.error({ err, partition }, 'offset commit failed')));
+    commits.run(() => commit(partition, lastHandled)).catch((err: unknown) => log.error({ err, partition }, 'offset commit failed'));
 
   const eachBatch = async (payload: EachBatchPayload): Promise<void> => {
     const { batch } = payload;

@@ -1,9 +1,10 @@
 import { PermanentError, RetriableError } from '../errors/index.ts';
+import { createTimeSlicer } from '../flow/index.ts';
 import type { Logger } from '../logging/index.ts';
 import { backoffDelayMs, sleepUnlessAborted, type BackoffPolicy } from './backoff.ts';
 import { nextCommitOffset } from './commit-offset.ts';
 import type { BusMessage, Consumer, ConsumerOptions, DeferredWork } from './contract.ts';
-import { deadLetterRecord, deadLetterTopic } from './dead-letter.ts';
+import { writeDeadLetters } from './dead-letter.ts';
 import { deliver } from './deliver.ts';
 import { createDeferredDelivery, DEFAULT_MAX_IN_FLIGHT } from './deferred-delivery.ts';
 import type { MemoryTopics, Topic } from './memory-topics.ts';
@@ -81,7 +82,7 @@ export function createMemoryConsumer(deps: MemoryConsumerDeps): Consumer {
       return d.chunk[0];
     };
     const lastHandled = new Map<number, string>();
-    const deadLetter = (m: BusMessage, err: unknown): Promise<void> => topics.append(deadLetterTopic(topic), [deadLetterRecord(m, err)]);
+    const deadLetter = (m: BusMessage, err: unknown): Promise<void> => writeDeadLetters(topics.append, [m], err);
     const deferred = createDeferredDelivery({ capacity: consumerOptions.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT, deadLetter, backoff, signal: abort.signal, log: clog });
     const commit = (partition: number, handled: string): void => {
       const own = consumerOptions.committableOffset ? consumerOptions.committableOffset(partition, handled) : handled;
@@ -92,20 +93,17 @@ export function createMemoryConsumer(deps: MemoryConsumerDeps): Consumer {
     try {
       let next = 0;
       let diskFailures = 0;
-      let sliceStart = performance.now();
+      const slicer = createTimeSlicer(YIELD_AFTER_MS);
       while (!abort.signal.aborted) {
         // Records already here are handled without waiting on I/O, each in a microtask: a backlog
         // of 10,000 would hold the event loop for its whole length. Other work gets a turn between slices.
-        if (performance.now() - sliceStart >= YIELD_AFTER_MS) {
-          await new Promise<void>((resolve) => setImmediate(resolve));
-          sliceStart = performance.now();
-        }
+        if (slicer.due()) await slicer.pause();
         const partition = nextReadyPartition(t, positions, next);
         if (partition !== null && deferred.size() >= (consumerOptions.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT)) {
           // Full of unfinished deferred work: take nothing new until some finishes (or shutdown).
           for (const [p, handled] of lastHandled) commit(p, handled);
           await deferred.room();
-          sliceStart = performance.now();
+          slicer.restart();
           continue;
         }
         if (partition === null) {
@@ -124,7 +122,7 @@ export function createMemoryConsumer(deps: MemoryConsumerDeps): Consumer {
             t.waiters.add(wake);
             abort.signal.addEventListener('abort', wake, { once: true });
           });
-          sliceStart = performance.now();
+          slicer.restart();
           continue;
         }
         // Round-robin, so one busy partition cannot starve the others.
@@ -142,7 +140,7 @@ export function createMemoryConsumer(deps: MemoryConsumerDeps): Consumer {
           await fromDisk[partition].reader?.close().catch(() => undefined);
           fromDisk[partition].reader = null;
           if (!(await sleepUnlessAborted(backoffDelayMs(diskFailures++, backoff), abort.signal))) break;
-          sliceStart = performance.now();
+          slicer.restart();
           continue;
         }
         let work: DeferredWork | null = null;

@@ -1,10 +1,22 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
+import {
+  DEFAULT_LAG_INTERVAL_MS,
+  DEFAULT_MAX_RECORD_BYTES,
+  DEFAULT_MAX_SPANS_PER_TRACE,
+  DEFAULT_SCORER_CONCURRENCY,
+  DEFAULT_SEGMENT_BYTES,
+  DEFAULT_TRACE_COMPLETE_GRACE_MS,
+  DEFAULT_TRACE_ENTRY_GRACE_MS,
+} from './defaults.ts';
 
 const port = z.coerce.number().int().min(0).max(65_535);
 const positiveInt = z.coerce.number().int().positive();
 const emptyAsUndefined = (v: unknown): unknown => (typeof v === 'string' && v.trim() === '' ? undefined : v);
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /**
  * Everything tracecheck reads from the environment, parsed once at start-up.
@@ -15,7 +27,7 @@ export const ConfigSchema = z
     TRACECHECK_KAFKA_BROKERS: z.preprocess(emptyAsUndefined, z.string().optional()),
     TRACECHECK_KAFKA_CLIENT_ID: z.string().default('tracecheck'),
     TRACECHECK_KAFKA_PREFIX: z.string().regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, ".", "_" and "-" only').default('tracecheck'),
-    TRACECHECK_LAG_INTERVAL_MS: z.coerce.number().int().min(100).default(5_000),
+    TRACECHECK_LAG_INTERVAL_MS: z.coerce.number().int().min(100).default(DEFAULT_LAG_INTERVAL_MS),
     TRACECHECK_LAG_BEHIND_RECORDS: positiveInt.default(10_000),
     TRACECHECK_CLICKHOUSE_URL: z.preprocess(emptyAsUndefined, z.url().optional()),
     TRACECHECK_CLICKHOUSE_DATABASE: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a plain identifier').default('tracecheck'),
@@ -34,9 +46,9 @@ export const ConfigSchema = z
     ),
     TRACECHECK_BUS_DIR: z.preprocess(emptyAsUndefined, z.string().optional()),
     TRACECHECK_BUS_FSYNC: z.stringbool().default(true),
-    TRACECHECK_BUS_SEGMENT_BYTES: z.coerce.number().int().min(4096).default(16 * 1024 * 1024),
+    TRACECHECK_BUS_SEGMENT_BYTES: z.coerce.number().int().min(4096).default(DEFAULT_SEGMENT_BYTES),
     TRACECHECK_SPILL_DIR: z.preprocess(emptyAsUndefined, z.string().optional()),
-    TRACECHECK_SPILL_SEGMENT_BYTES: z.coerce.number().int().min(4096).max(2 ** 31).default(16 * 1024 * 1024),
+    TRACECHECK_SPILL_SEGMENT_BYTES: z.coerce.number().int().min(4096).max(2 ** 31).default(DEFAULT_SEGMENT_BYTES),
     OPENAI_BASE_URL: z.preprocess(emptyAsUndefined, z.url().optional()),
     OPENAI_API_KEY: z.preprocess(emptyAsUndefined, z.string().optional()),
     TRACECHECK_JUDGE_MODEL: z.preprocess(emptyAsUndefined, z.string().optional()),
@@ -45,7 +57,7 @@ export const ConfigSchema = z
     // Two store batches share these in turn (one written while the next gathers): 1024 gives batches
     // of up to 500 units; at 256 they were about 128, and DuckDB spent a third more CPU a unit. On
     // ClickHouse a window of 256 filled behind slow INSERTs at 2,000 spans/s and stopped the consumer.
-    TRACECHECK_SCORER_CONCURRENCY: positiveInt.default(1024),
+    TRACECHECK_SCORER_CONCURRENCY: positiveInt.default(DEFAULT_SCORER_CONCURRENCY),
     TRACECHECK_JUDGE_RATE_PER_MINUTE: positiveInt.default(600),
     TRACECHECK_JUDGE_DEADLINE_MS: positiveInt.default(120_000),
     TRACECHECK_JUDGE_BREAKER_FAILURES: positiveInt.default(5),
@@ -78,18 +90,19 @@ export const ConfigSchema = z
     TRACECHECK_MAX_BODY_BYTES: positiveInt.default(20 * 1024 * 1024),
     TRACECHECK_MAX_ATTRIBUTE_BYTES: positiveInt.default(1024 * 1024),
     TRACECHECK_MAX_SPANS_PER_REQUEST: positiveInt.default(10_000),
-    TRACECHECK_MAX_RECORD_BYTES: positiveInt.default(1_000_000),
+    TRACECHECK_MAX_RECORD_BYTES: positiveInt.default(DEFAULT_MAX_RECORD_BYTES),
     TRACECHECK_TRACE_GRACE_MS: z.coerce.number().int().nonnegative().default(2_000),
-    TRACECHECK_TRACE_COMPLETE_GRACE_MS: z.coerce.number().int().nonnegative().max(60_000).default(200),
+    TRACECHECK_TRACE_COMPLETE_GRACE_MS: z.coerce.number().int().nonnegative().max(60_000).default(DEFAULT_TRACE_COMPLETE_GRACE_MS),
     TRACECHECK_TRACE_MAX_OPEN_MS: positiveInt.default(300_000),
-    TRACECHECK_TRACE_ENTRY_GRACE_MS: z.coerce.number().int().nonnegative().default(10_000),
-    TRACECHECK_MAX_SPANS_PER_TRACE: positiveInt.default(10_000),
+    TRACECHECK_TRACE_ENTRY_GRACE_MS: z.coerce.number().int().nonnegative().default(DEFAULT_TRACE_ENTRY_GRACE_MS),
+    TRACECHECK_MAX_SPANS_PER_TRACE: positiveInt.default(DEFAULT_MAX_SPANS_PER_TRACE),
     TRACECHECK_CHECKS: z.string().default('function_result_present,task_completed'),
     TRACECHECK_CHECK_DEFINITIONS: z.preprocess(emptyAsUndefined, z.string().optional()),
     TRACECHECK_SANDBOX_PROCESSES: z.coerce.number().int().min(1).max(64).default(2),
     TRACECHECK_SANDBOX_MEMORY_MB: z.coerce.number().int().min(128).max(8192).default(256),
     TRACECHECK_ALERT_INTERVAL_MS: z.coerce.number().int().min(100).default(60_000),
-    TRACECHECK_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    // No default: a command without it logs at its own level (see cli/command-logger.ts).
+    TRACECHECK_LOG_LEVEL: z.preprocess(emptyAsUndefined, z.enum(LOG_LEVELS).optional()),
   })
   .superRefine((c, ctx) => {
     if (c.TRACECHECK_JUDGE_MODEL && !c.OPENAI_BASE_URL && !c.OPENAI_API_KEY) {
@@ -117,7 +130,8 @@ export interface Config {
    * in a subdirectory per process (default under the OS temp directory), never read after a restart.
    */
   spill: { dir: string; segmentBytes: number };
-  judge: { baseUrl: string | undefined; apiKey: string; model: string; timeoutMs: number; concurrency: number } | null;
+  /** The judge's endpoint and model; how calls are run (timeout, concurrency…) is `judgeOps`. */
+  judge: { baseUrl: string | undefined; apiKey: string; model: string } | null;
   /** How every judge call is run (pool, rate, timeout, deadline, breaker, cache), judge configured or not. */
   judgeOps: { concurrency: number; ratePerMinute: number; timeoutMs: number; deadlineMs: number; breakerFailures: number; breakerCooldownMs: number; cacheEntries: number };
   /** USD per 1M input/output tokens by model, added to the built-in table (judge spend budgets, `cost_usd`). */
@@ -153,7 +167,8 @@ export interface Config {
   scorerConcurrency: number;
   /** How often the alerter evaluates its rules. */
   alerter: { intervalMs: number };
-  logLevel: string;
+  /** TRACECHECK_LOG_LEVEL; null: unset, each command logs at its own default. */
+  logLevel: LogLevel | null;
 }
 
 export class ConfigError extends Error {
@@ -190,8 +205,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
           // A local OpenAI-compatible server needs no key, but the client insists on one.
           apiKey: c.OPENAI_API_KEY ?? 'not-needed',
           model: c.TRACECHECK_JUDGE_MODEL ?? 'gpt-4o-mini',
-          timeoutMs: c.TRACECHECK_JUDGE_TIMEOUT_MS,
-          concurrency: c.TRACECHECK_JUDGE_CONCURRENCY,
         }
       : null,
     judgeOps: {
@@ -224,6 +237,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     sandbox: { processes: c.TRACECHECK_SANDBOX_PROCESSES, memoryMb: c.TRACECHECK_SANDBOX_MEMORY_MB },
     scorerConcurrency: c.TRACECHECK_SCORER_CONCURRENCY,
     alerter: { intervalMs: c.TRACECHECK_ALERT_INTERVAL_MS },
-    logLevel: c.TRACECHECK_LOG_LEVEL,
+    logLevel: c.TRACECHECK_LOG_LEVEL ?? null,
   };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createLimiter } from './limiter.ts';
+import { createLimiter, forEachLimited } from './limiter.ts';
 
 function gate(): { promise: Promise<void>; open: () => void } {
   let open: () => void = () => undefined;
@@ -60,5 +60,33 @@ describe('limiter', () => {
     await expect(l.run(() => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
     expect(await l.run(() => Promise.resolve('next'))).toBe('next');
     expect(l.inFlight()).toBe(0);
+  });
+});
+
+describe('forEachLimited', () => {
+  it('runs every item at most `concurrency` at once, started in item order, with its index', async () => {
+    let running = 0;
+    let most = 0;
+    const started: Array<[string, number]> = [];
+    await forEachLimited(['a', 'b', 'c', 'd', 'e'], 2, async (item, i) => {
+      started.push([item, i]);
+      running++;
+      most = Math.max(most, running);
+      await new Promise((resolve) => setImmediate(resolve));
+      running--;
+    });
+    expect(started).toEqual([['a', 0], ['b', 1], ['c', 2], ['d', 3], ['e', 4]]);
+    expect(most).toBe(2);
+  });
+
+  it('starts no item after a failure and rejects with it; a concurrency below one runs one at a time', async () => {
+    const seen: number[] = [];
+    await expect(
+      forEachLimited([1, 2, 3], 0, (n) => {
+        seen.push(n);
+        return n === 2 ? Promise.reject(new Error('two failed')) : Promise.resolve();
+      }),
+    ).rejects.toThrow('two failed');
+    expect(seen).toEqual([1, 2]);
   });
 });

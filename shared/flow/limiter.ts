@@ -1,6 +1,6 @@
 /**
- * At most `concurrency` tasks at once; the rest wait in order. A waiter whose signal aborts leaves
- * the line, so a caller's deadline also bounds its wait for a slot.
+ * At most `concurrency` tasks at once (at least one); the rest wait in order. A waiter whose
+ * signal aborts leaves the line, so a caller's deadline also bounds its wait for a slot.
  */
 export interface Limiter {
   /** Runs `task` once a slot is free; rejects without running it if `signal` aborts first. */
@@ -12,6 +12,7 @@ export interface Limiter {
 }
 
 export function createLimiter(concurrency: number): Limiter {
+  const limit = Math.max(1, Math.floor(concurrency));
   let active = 0;
   const line: Array<{ go: () => void }> = [];
   let idleWaiters: Array<() => void> = [];
@@ -29,7 +30,7 @@ export function createLimiter(concurrency: number): Limiter {
     settleIdle();
   };
   const acquire = (signal: AbortSignal | undefined): Promise<void> => {
-    if (active < concurrency) {
+    if (active < limit) {
       active += 1;
       return Promise.resolve();
     }
@@ -70,4 +71,26 @@ export function createLimiter(concurrency: number): Limiter {
       return new Promise((resolve) => idleWaiters.push(resolve));
     },
   };
+}
+
+/**
+ * `fn` over every item, at most `concurrency` at once, started in item order. After a failure no
+ * further item starts (those running finish), and the promise rejects with the first failure.
+ */
+export async function forEachLimited<T>(items: readonly T[], concurrency: number, fn: (item: T, index: number) => Promise<void>): Promise<void> {
+  const limiter = createLimiter(concurrency);
+  let failed = false;
+  await Promise.all(
+    items.map((item, i) =>
+      limiter.run(async () => {
+        if (failed) return;
+        try {
+          await fn(item, i);
+        } catch (err) {
+          failed = true;
+          throw err;
+        }
+      }),
+    ),
+  );
 }

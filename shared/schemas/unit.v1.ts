@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ChatMessageSchema, ToolDefinitionSchema } from './message.ts';
+import { parseRecord } from './parse-record.ts';
 import { TokenUsageSchema } from './span-envelope.v1.ts';
 
 /** A tool call joined with its result (by call id). */
@@ -68,3 +69,8 @@ export const UnitSchema = z.object({
   project: z.string().min(1).max(200).optional(),
 });
 export type Unit = z.infer<typeof UnitSchema>;
+
+/** A units-topic record's value as a unit; anything else is a PermanentError (see parseRecord). */
+export function parseUnit(value: string): Unit {
+  return parseRecord(UnitSchema, value, 'a unit v1');
+}

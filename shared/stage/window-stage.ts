@@ -1,4 +1,4 @@
-import { deadLetterRecord, deadLetterTopic, type Bus, type ConsumerLag, type OutgoingMessage } from '../bus/index.ts';
+import { writeDeadLetters, type Bus, type BusMessage, type ConsumerLag, type OutgoingMessage } from '../bus/index.ts';
 import { createTimeSlicer } from '../flow/index.ts';
 import { createComponent, type Component } from '../lifecycle/index.ts';
 import type { Logger } from '../logging/index.ts';
@@ -75,11 +75,13 @@ export function createWindowStage<R, G, O>(config: WindowStageConfig, deps: Wind
   async function deadLetter(taken: TakenGroup<G>, group: G, err: unknown): Promise<void> {
     log.error({ err, key: taken.key }, 'a group could not be built; its records go to the dead-letter topic');
     const unknown = { topic: config.in, partition: -1, offset: '-1', key: taken.key, headers: {}, timestampMs: now() };
-    const records = deps.records(group).map(({ value, at, key }) =>
-      deadLetterRecord({ ...unknown, ...(key !== undefined ? { key } : {}), ...(at ? { partition: at.partition, offset: String(at.offset) } : {}), value }, err),
+    // Where each record was read, so that it is dead-lettered in the bus's one format; a record
+    // kept from before its group re-opened has no position any more.
+    const messages = deps.records(group).map(
+      ({ value, at, key }): BusMessage => ({ ...unknown, ...(key !== undefined ? { key } : {}), ...(at ? { partition: at.partition, offset: String(at.offset) } : {}), value }),
     );
     try {
-      await producer.send(deadLetterTopic(config.in), records);
+      await writeDeadLetters((topic, records) => producer.send(topic, records), messages, err);
       window.confirm(taken.key, now());
     } catch (sendErr) {
       window.release(taken.key);

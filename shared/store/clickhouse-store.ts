@@ -23,10 +23,10 @@ import {
 import { SCORE_FIELDS, UNIT_COLUMNS, createWriteSequence, jsonToUnit, normalizeScoreQuery, rowsToScores, scoreToRow } from './rows.ts';
 import {
   UNIT_REVISION_COLUMNS,
-  chunks,
-  decideRevisions,
+  decideUnitWrites,
   isRefused,
   prepareUnits,
+  readKnownRevisions,
   rowToUnitRevision,
   scoresOfRevisions,
   throwIfRefused,
@@ -59,8 +59,6 @@ const UNIT_INSERT_COLUMNS: [string, ...string[]] = ['write_seq', 'revision', ...
 const UNIT_REVISION_INSERT_COLUMNS: [string, ...string[]] = ['write_seq', ...UNIT_REVISION_COLUMNS];
 // Rows migrated from before revisions carry no hashes: their JSON is read to compute them.
 const REVISION_SELECT = sql`unit_id, project, revision, content_hash, model_output_hash, messages_hash, span_count, assembled_at_ms, stored_at_ms, if(content_hash = '', unit_json, '') AS legacy_json`;
-/** Unit ids per IN list: the query text stays far below ClickHouse's 256 KiB default. */
-const IDS_PER_QUERY = 1000;
 const SCORE_SELECT: SqlFragment = joinSql(SCORE_FIELDS.map((f) => (f === 'check' ? sql`\`check\`` : sqlIdentifier(f))), ', ');
 const UNIT_SUMMARY_SELECT: SqlFragment = joinSql(UNIT_SUMMARY_COLUMNS.map((f) => sqlIdentifier(f)), ', ');
 const DOC_COLUMNS: [string, ...string[]] = ['kind', 'project', 'id', 'body', 'updated_at_ms', 'deleted', 'write_seq'];
@@ -241,13 +239,9 @@ export function createClickHouseStore(options: ClickHouseStoreOptions): Store {
   // time handles a unit.)
   const writes = createSerialQueue();
 
-  async function knownRevisions(unitIds: readonly string[]): Promise<UnitRevision[]> {
-    const out: UnitRevision[] = [];
-    for (const part of chunks([...new Set(unitIds)], IDS_PER_QUERY)) {
-      const rows = await select('knownRevisions', sql`SELECT ${REVISION_SELECT} FROM ${db}.unit_revisions WHERE unit_id IN (${joinSql(part.map((id) => sql`${id}`), ', ')})`);
-      out.push(...rows.map((r) => rowToUnitRevision(r, log)));
-    }
-    return out;
+  async function knownRevisionsPart(ids: string[]): Promise<UnitRevision[]> {
+    const rows = await select('knownRevisions', sql`SELECT ${REVISION_SELECT} FROM ${db}.unit_revisions WHERE unit_id IN (${joinSql(ids.map((id) => sql`${id}`), ', ')})`);
+    return rows.map((r) => rowToUnitRevision(r, log));
   }
 
   /** `latest`: the latest revision of units already known (from this write); the others are read. */
@@ -256,7 +250,7 @@ export function createClickHouseStore(options: ClickHouseStoreOptions): Store {
     const rows = scores.map(scoreToRow);
     await migrate();
     const unknown = rows.map((r) => String(r.unit_id)).filter((id) => !latest.has(id));
-    if (unknown.length > 0) for (const k of await knownRevisions(unknown)) latest.set(k.unit_id, Math.max(latest.get(k.unit_id) ?? 0, k.revision));
+    if (unknown.length > 0) for (const k of await readKnownRevisions(unknown, knownRevisionsPart)) latest.set(k.unit_id, Math.max(latest.get(k.unit_id) ?? 0, k.revision));
     // Sequence numbers in batch order: a later element for the same key wins on read and merge.
     const stamped = rows.map((r) => ({
       ...r,
@@ -273,11 +267,7 @@ export function createClickHouseStore(options: ClickHouseStoreOptions): Store {
     if (items.length === 0) return [];
     const prepared = prepareUnits(items.map((i) => i.unit));
     await migrate();
-    const known = await knownRevisions(prepared.map((p) => String(p.row.unit_id)));
-    const decisions = decideRevisions(
-      prepared.map((p) => ({ unit_id: String(p.row.unit_id), project: String(p.row.project), content_hash: p.fingerprint.content_hash })),
-      known,
-    );
+    const { known, decisions } = await decideUnitWrites(prepared, knownRevisionsPart);
     const storedAtMs = Date.now();
     const revisionRows: Record<string, unknown>[] = [];
     const unitRows: Record<string, unknown>[] = [];

@@ -10,14 +10,13 @@ import { DEFAULT_PROJECT, normalizeAggregateQuery, normalizeUnitQuery, revisionC
 import { UNIT_SUMMARY_COLUMNS, docLimit, docToRow, finiteNumber, rowToAggregate, rowToDoc, rowToUnitSummary, rowToValueCount, text } from './monitoring-rows.ts';
 import { SCORE_FIELDS, UNIT_COLUMNS, jsonToUnit, lastPerScoreKey, normalizeScoreQuery, rowsToScores, scoreToRow, type ScoreRow } from './rows.ts';
 import {
-  decideRevisions,
+  decideUnitWrites,
   isRefused,
   prepareUnits,
   rowToUnitRevision,
   scoresOfRevisions,
   throwIfRefused,
   toWriteResult,
-  type KnownRevision,
 } from './revisions.ts';
 
 export interface DuckDbStoreOptions {
@@ -362,17 +361,10 @@ export function createDuckDbStore(options: DuckDbStoreOptions): Store {
     await ensureMigrated();
     return serialized('writeScoredUnits', (c) =>
       inTransaction(c, log, async () => {
-        const ids = [...new Set(prepared.map((p) => String(p.row.unit_id)))];
-        const known: KnownRevision[] = [];
-        for (let i = 0; i < ids.length; i += 1000) {
-          const part = ids.slice(i, i + 1000);
-          const rows = (await c.runAndReadAll(`SELECT ${REVISION_SELECT} FROM unit_revisions WHERE unit_id IN (${part.map((_, j) => `$${j + 1}`).join(', ')})`, part)).getRowObjectsJS();
-          known.push(...rows.map((r) => rowToUnitRevision(r, log)));
-        }
-        const decisions = decideRevisions(
-          prepared.map((p) => ({ unit_id: String(p.row.unit_id), project: String(p.row.project), content_hash: p.fingerprint.content_hash })),
-          known,
-        );
+        const { decisions } = await decideUnitWrites(prepared, async (ids) => {
+          const rows = (await c.runAndReadAll(`SELECT ${REVISION_SELECT} FROM unit_revisions WHERE unit_id IN (${ids.map((_, j) => `$${j + 1}`).join(', ')})`, ids)).getRowObjectsJS();
+          return rows.map((r) => rowToUnitRevision(r, log));
+        });
         const storedAtMs = Date.now();
         // One staged row per (unit, revision): the last item of a revision carries its latest form.
         const staged = new Map<string, UnitStagingRow>();

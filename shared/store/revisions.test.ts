@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { decideRevisions, unitFingerprint } from './revisions.ts';
+import { createTestUnit } from '../../test/helpers/unit-factory.ts';
 import type { Unit } from '../schemas/index.ts';
+import { decideRevisions, decideUnitWrites, prepareUnits, readKnownRevisions, unitFingerprint, type KnownRevision } from './revisions.ts';
 
 const known = (unit_id: string, revision: number, content_hash: string, project = 'default') => ({ unit_id, project, revision, content_hash });
 const unit = (unit_id: string, content_hash: string, project = 'default') => ({ unit_id, project, content_hash });
@@ -59,5 +60,32 @@ describe('unitFingerprint', () => {
       model_output_hash: 'b49177e05868b7af8e82a644c1ce20e521af46497adeaffe861d294d9b4bb75e',
       messages_hash: '41672b307e432263fb23c6c110a718254ef13534dcedf7e27c8c37365adaa127',
     });
+  });
+});
+
+describe('the stores\' common write prelude', () => {
+  it('reads each unit id once, 1,000 ids a query', async () => {
+    const asked: number[] = [];
+    const ids = Array.from({ length: 2_500 }, (_, i) => `u${i % 2_100}`);
+    const out = await readKnownRevisions(ids, (part) => {
+      asked.push(part.length);
+      return Promise.resolve(part.slice(0, 1).map((id) => known(id, 1, 'h')));
+    });
+    expect(asked).toEqual([1_000, 1_000, 100]);
+    expect(out.map((k) => k.unit_id)).toEqual(['u0', 'u1000', 'u2000']);
+  });
+
+  it('decides each prepared unit\'s revision from what the store holds of its id', async () => {
+    const a = createTestUnit(1);
+    const b = createTestUnit(2);
+    const prepared = prepareUnits([a, b, a]);
+    const stored: KnownRevision = { ...known(b.unit_id, 4, 'other content'), project: String(prepared[1].row.project) };
+    const { known: read, decisions } = await decideUnitWrites(prepared, (ids) => Promise.resolve(ids.includes(b.unit_id) ? [stored] : []));
+    expect(read).toEqual([stored]);
+    expect(decisions).toEqual([
+      { unit_id: a.unit_id, project: String(prepared[0].row.project), revision: 1, fresh: true, latest: true },
+      { unit_id: b.unit_id, project: String(prepared[1].row.project), revision: 5, fresh: true, latest: true },
+      { unit_id: a.unit_id, project: String(prepared[0].row.project), revision: 1, fresh: false, latest: true },
+    ]);
   });
 });

@@ -83,7 +83,7 @@ export function decideRevisions(units: readonly { unit_id: string; project: stri
 }
 
 /** Splits a list into chunks (ClickHouse caps a query's text at 256 KiB by default: long IN lists go in parts). */
-export function chunks<T>(items: readonly T[], size: number): T[][] {
+function chunks<T>(items: readonly T[], size: number): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
   return out;
@@ -172,4 +172,31 @@ export function scoresOfRevisions(items: readonly ScoredUnit[], decisions: reado
     const d = decisions[i];
     return isRefused(d) ? [] : item.scores.map((s) => ({ ...s, unit_revision: d.revision }));
   });
+}
+
+/** Unit ids per query of stored revisions: an IN list's text stays far below ClickHouse's 256 KiB default. */
+const IDS_PER_QUERY = 1000;
+
+/** What a store holds of some unit ids (each asked once), read by `readPart` IDS_PER_QUERY ids at a time. */
+export async function readKnownRevisions<K extends KnownRevision>(unitIds: readonly string[], readPart: (ids: string[]) => Promise<K[]>): Promise<K[]> {
+  const out: K[] = [];
+  for (const part of chunks([...new Set(unitIds)], IDS_PER_QUERY)) out.push(...(await readPart(part)));
+  return out;
+}
+
+/**
+ * The first half of every store's `writeScoredUnits`: what is stored of the prepared units' ids,
+ * and each unit's revision decided from it (in write order). The store then writes the decisions
+ * its own way.
+ */
+export async function decideUnitWrites<K extends KnownRevision>(
+  prepared: readonly { row: UnitRow; fingerprint: UnitFingerprint }[],
+  readPart: (ids: string[]) => Promise<K[]>,
+): Promise<{ known: K[]; decisions: RevisionDecision[] }> {
+  const known = await readKnownRevisions(prepared.map((p) => String(p.row.unit_id)), readPart);
+  const decisions = decideRevisions(
+    prepared.map((p) => ({ unit_id: String(p.row.unit_id), project: String(p.row.project), content_hash: p.fingerprint.content_hash })),
+    known,
+  );
+  return { known, decisions };
 }

@@ -9,6 +9,7 @@ import {
   type Delivery,
 } from '../../../shared/alerts/index.ts';
 import { errorMessage } from '../../../shared/errors/index.ts';
+import { forEachLimited } from '../../../shared/flow/index.ts';
 import type { Component } from '../../../shared/lifecycle/index.ts';
 import type { Logger } from '../../../shared/logging/index.ts';
 import type { Score } from '../../../shared/schemas/index.ts';
@@ -60,14 +61,6 @@ export interface Alerter extends Component {
   idle(): Promise<void>;
   /** Notifications queued or being delivered. */
   pendingNotifications(): number;
-}
-
-async function mapWithConcurrency<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) await fn(items[next++]);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
 
 /**
@@ -206,7 +199,7 @@ export function createAlerter(options: AlerterOptions): Alerter {
     const ids = new Set(rules.map((r) => r.id));
     for (const id of [...all.keys()]) if (!ids.has(id)) all.delete(id);
     const report: EvaluationReport = { atMs: nowMs, rules: enabled.length, evaluated: 0, failed: 0, notifications: [] };
-    await mapWithConcurrency(enabled, options.ruleConcurrency ?? 8, (rule) => evaluateRuleOnce(rule, all, nowMs, report));
+    await forEachLimited(enabled, options.ruleConcurrency ?? 8, (rule) => evaluateRuleOnce(rule, all, nowMs, report));
     log.debug({ ...report }, 'rules evaluated');
     return report;
   }

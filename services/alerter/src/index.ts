@@ -1,12 +1,2 @@
 export { createAlerter } from './create-alerter.ts';
-export type { Alerter, AlerterOptions, AlerterStore, EvaluationReport } from './create-alerter.ts';
-export { evaluateRule, observe, nextState, REGRESSION_RECOVERY_EVALUATIONS } from './evaluate-rule.ts';
-export type { Observation, Verdict, Transition, RuleAggregates, RuleEvaluation, Counts } from './evaluate-rule.ts';
-export { regressionVerdict, DEFAULT_TAU } from './regression-test.ts';
-export type { RegressionCounts, RegressionOptions, RegressionVerdict } from './regression-test.ts';
-export { ruleQueries, failingUnitsQuery } from './rule-queries.ts';
-export type { RuleQueries, FilteredScoreQuery } from './rule-queries.ts';
-export { summarize, formatPValue, rateWithInterval, describeFilters } from './summary.ts';
-export { buildPayload } from './payload.ts';
-export { createNotificationQueue, deliver, classifyResponse, parseRetryAfter, slackMessage, requestBody, DEFAULT_DELIVERY_POLICY } from './notify.ts';
-export type { DeliveryPolicy, NotificationQueue, NotificationQueueOptions, NotificationJob, AttemptResult, SlackMessage } from './notify.ts';
+export type { Alerter, AlerterOptions } from './create-alerter.ts';

@@ -16,7 +16,7 @@ export interface DeliveryPolicy {
   maxRetryAfterMs: number;
 }
 
-export const DEFAULT_DELIVERY_POLICY: DeliveryPolicy = { attempts: 5, initialDelayMs: 500, maxDelayMs: 8_000, timeoutMs: 10_000, maxRetryAfterMs: 60_000 };
+const DEFAULT_DELIVERY_POLICY: DeliveryPolicy = { attempts: 5, initialDelayMs: 500, maxDelayMs: 8_000, timeoutMs: 10_000, maxRetryAfterMs: 60_000 };
 
 /** What one HTTP attempt means for the delivery. */
 export type AttemptResult =
@@ -53,7 +53,7 @@ export interface SlackMessage {
 }
 
 /** A Slack incoming-webhook message with the payload's facts: the summary as text, a section with fields, the failing units. */
-export function slackMessage(payload: AlertPayload, unitLink?: (unitId: string) => string): SlackMessage {
+function slackMessage(payload: AlertPayload, unitLink?: (unitId: string) => string): SlackMessage {
   const title = payload.state === 'firing' ? `:rotating_light: *Firing: ${mrkdwn(payload.rule)}*` : `:white_check_mark: *Resolved: ${mrkdwn(payload.rule)}*`;
   const field = (name: string, value: string) => ({ type: 'mrkdwn', text: `*${name}*\n${mrkdwn(value)}` });
   const fields = [
@@ -75,7 +75,7 @@ export function slackMessage(payload: AlertPayload, unitLink?: (unitId: string) 
 }
 
 /** The request body for a target: the payload itself for a webhook, a Slack message for Slack. */
-export function requestBody(target: NotifyTarget, payload: AlertPayload, unitLink?: (unitId: string) => string): string {
+function requestBody(target: NotifyTarget, payload: AlertPayload, unitLink?: (unitId: string) => string): string {
   return JSON.stringify(target.type === 'slack' ? slackMessage(payload, unitLink) : payload);
 }
 

@@ -1,4 +1,4 @@
-import { DEFAULT_PROPORTION_TAU, sequentialRegression } from '../../../shared/stats/index.ts';
+import { sequentialRegression } from '../../../shared/stats/index.ts';
 
 // The one place the alerter's regression test lives: shared/stats' sequential test, with the
 // alerter's own shape of answer.
@@ -30,9 +30,6 @@ export interface RegressionVerdict {
   rateA: number;
   rateB: number;
 }
-
-/** The mixture's spread: differences of about 10 points of pass rate are what we look for. */
-export const DEFAULT_TAU = DEFAULT_PROPORTION_TAU;
 
 /**
  * The always-valid regression test of shared/stats (mSPRT; Johari, Pekelis and Walsh, "Always valid

@@ -15,7 +15,7 @@ function interval(lower: number, upper: number): string {
 }
 
 /** A rate with its Wilson interval: `29.5% [25.3–34.1]`. */
-export function rateWithInterval(successes: number, total: number): string {
+function rateWithInterval(successes: number, total: number): string {
   const w = wilsonInterval(successes, total);
   return `${percent(w.proportion)} ${interval(w.lower, w.upper)}`;
 }
@@ -35,7 +35,7 @@ function formatMs(ms: number): string {
 const FILTER_KEYS = ['agent', 'agent_version', 'environment', 'service', 'unit_kind'] as const;
 
 /** `agent=booking-agent, environment=prod`; empty for no filters. */
-export function describeFilters(f: AlertFilters | undefined): string {
+function describeFilters(f: AlertFilters | undefined): string {
   return FILTER_KEYS.filter((k) => f?.[k] !== undefined)
     .map((k) => `${k}=${f![k]}`)
     .join(', ');

@@ -1,3 +1,4 @@
+import { DEFAULT_TRACE_COMPLETE_GRACE_MS, DEFAULT_TRACE_ENTRY_GRACE_MS } from '../../../shared/config/index.ts';
 import type { OpenTrace } from './open-trace.ts';
 
 export interface ClosingOptions {
@@ -5,14 +6,14 @@ export interface ClosingOptions {
   graceMs: number;
   /**
    * Quiet time before a *complete* trace is closed: its root has ended and no span points at a
-   * parent that has not arrived. Default min(graceMs, 200). The long grace applies only when
+   * parent that has not arrived. Default min(graceMs, DEFAULT_TRACE_COMPLETE_GRACE_MS). The long grace applies only when
    * something is missing.
    */
   completeGraceMs?: number;
   /**
    * Quiet time after an entry span when no root came (its parent is in a caller that exports
    * elsewhere). Longer than `graceMs`: an SDK exports in batches every few seconds, so a local
-   * root may still be on its way. Default max(graceMs, 10 s).
+   * root may still be on its way. Default max(graceMs, DEFAULT_TRACE_ENTRY_GRACE_MS).
    */
   entryGraceMs?: number;
   /** A trace whose root never arrives is closed this long after its first span. */
@@ -27,13 +28,13 @@ export type ClosingReason = 'root-ended' | 'span-limit' | 'max-open' | 'shutdown
  * (open traces are kept in order of their last record).
  */
 export function defaultTickMs(graceMs: number, completeGraceMs: number | undefined): number {
-  return Math.min(1000, Math.max(10, Math.floor(Math.min(graceMs, completeGraceMs ?? 200) / 10)));
+  return Math.min(1000, Math.max(10, Math.floor(Math.min(graceMs, completeGraceMs ?? DEFAULT_TRACE_COMPLETE_GRACE_MS) / 10)));
 }
 
 /** When an open trace is ready to become a unit, and why. */
 export function createClosingPolicy(options: ClosingOptions, isFull: (t: OpenTrace) => boolean) {
-  const entryGraceMs = options.entryGraceMs ?? Math.max(options.graceMs, 10_000);
-  const completeGraceMs = options.completeGraceMs ?? Math.min(options.graceMs, 200);
+  const entryGraceMs = options.entryGraceMs ?? Math.max(options.graceMs, DEFAULT_TRACE_ENTRY_GRACE_MS);
+  const completeGraceMs = options.completeGraceMs ?? Math.min(options.graceMs, DEFAULT_TRACE_COMPLETE_GRACE_MS);
   return {
     /** A trace that got a record more recently than this cannot be ready (but for max-open). */
     shortestGraceMs: Math.min(completeGraceMs, options.graceMs, entryGraceMs),

@@ -1,6 +1,6 @@
 import type { Bus, ConsumerLag } from '../../../shared/bus/index.ts';
 import type { Logger } from '../../../shared/logging/index.ts';
-import { UnitSchema, parseRecord, type Unit } from '../../../shared/schemas/index.ts';
+import { parseUnit, type Unit } from '../../../shared/schemas/index.ts';
 import { createWindowStage, done, type WindowStage } from '../../../shared/stage/index.ts';
 import { assembleSession, sessionUnitId } from './assemble-session.ts';
 import { createHeldRecords } from './held-records.ts';
@@ -55,7 +55,7 @@ export function createSessionAggregator(config: SessionAggregatorConfig, deps: S
       log: deps.log,
       window,
       parse: async (value): Promise<SessionRecord> => {
-        const unit = parseRecord(UnitSchema, value, 'a unit v1');
+        const unit = parseUnit(value);
         const conversationId = unit.conversation_id!;
         if (window.isKnown(sessionKey(unit.project, conversationId)) || !deps.loadSession) return { unit, previous: null };
         const stored = await deps.loadSession(sessionUnitId(unit.project, conversationId), unit.project);

@@ -4,7 +4,6 @@ import type { RecordPosition } from '../../../shared/stage/index.ts';
 import { isEntrySpan } from './entry-span.ts';
 import type { HeldRecords } from './held-records.ts';
 
-export const DEFAULT_MAX_SPANS_PER_TRACE = 10_000;
 /** Log records (legacy message events, one per message) per span kept, on average, at most. */
 const LOGS_PER_SPAN = 10;
 

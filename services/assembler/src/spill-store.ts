@@ -1,6 +1,7 @@
 import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
+import { DEFAULT_SEGMENT_BYTES } from '../../../shared/config/index.ts';
 import { RetriableError } from '../../../shared/errors/index.ts';
 
 export interface SpillStoreOptions {
@@ -36,7 +37,6 @@ interface Segment {
   liveBytes: number;
 }
 
-export const DEFAULT_SPILL_SEGMENT_BYTES = 16 * 1024 * 1024;
 const NO_SEGMENT = -1;
 /** Records copied out of a segment being rewritten, per record written: about 0.2 ms. */
 const MOVE_PER_PUT = 32;
@@ -53,7 +53,7 @@ const MOVE_PER_PUT = 32;
  * segment or two.
  */
 export function createSpillStore(options: SpillStoreOptions): ByteStore & { stats(): SpillStats } {
-  const segmentBytes = options.segmentBytes ?? DEFAULT_SPILL_SEGMENT_BYTES;
+  const segmentBytes = options.segmentBytes ?? DEFAULT_SEGMENT_BYTES;
   mkdirSync(options.dir, { recursive: true });
   removeLeftovers(options.dir);
   const dir = join(options.dir, `${process.pid}-${startOf(process.pid) ?? 0}-${randomBytes(4).toString('hex')}`);

@@ -1,3 +1,4 @@
+import { DEFAULT_MAX_SPANS_PER_TRACE } from '../../../shared/config/index.ts';
 import type { LogRecordEnvelope, SpanEnvelope, SpanRecord, Unit } from '../../../shared/schemas/index.ts';
 import type { RecordPosition, TakenGroup, Window } from '../../../shared/stage/index.ts';
 import type { TraceParts } from './assemble-trace.ts';
@@ -5,7 +6,7 @@ import { createClosedTraces, type ClosedTrace, type ClosedTracesOptions } from '
 import { createClosingPolicy, type ClosingOptions } from './closing-policy.ts';
 import { createHeldRecords, type HeldRecords } from './held-records.ts';
 import { createOpenCaps, type OpenCapsOptions } from './open-caps.ts';
-import { createTraceContents, DEFAULT_MAX_SPANS_PER_TRACE, droppedOf, logKey, newOpenTrace, spanIdsOf, type OpenTrace } from './open-trace.ts';
+import { createTraceContents, droppedOf, logKey, newOpenTrace, spanIdsOf, type OpenTrace } from './open-trace.ts';
 import { createMemoryByteStore } from './spill-store.ts';
 import { unpackInSteps } from './trace-parts.ts';
 

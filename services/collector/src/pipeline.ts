@@ -1,4 +1,5 @@
 import type { OutgoingMessage } from '../../../shared/bus/index.ts';
+import { DEFAULT_MAX_RECORD_BYTES } from '../../../shared/config/index.ts';
 import { errorMessage } from '../../../shared/errors/index.ts';
 import { runAtOnce, runInSlices } from '../../../shared/flow/index.ts';
 import { SpanEnvelopeSchema, type SpanGenAi } from '../../../shared/schemas/index.ts';
@@ -8,8 +9,6 @@ import { normalizeLogRecord } from './normalize/normalize-log.ts';
 import { normalizeSpan, type NormalizeOptions } from './normalize/normalize-span.ts';
 import { fitRecord } from './fit-record.ts';
 
-/** Kafka's default `message.max.bytes` is 1,048,588; leave room for the key and headers. */
-export const DEFAULT_MAX_RECORD_BYTES = 1_000_000;
 
 export interface Conversion {
   messages: OutgoingMessage[];

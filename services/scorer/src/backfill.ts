@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { RunnableCheck } from '../../../shared/checks/index.ts';
+import { forEachLimited } from '../../../shared/flow/index.ts';
 import { monitorApplies, type Monitor } from '../../../shared/monitors/index.ts';
 import type { Score } from '../../../shared/schemas/index.ts';
 import type { Store, UnitCursor } from '../../../shared/store/index.ts';
@@ -92,20 +93,15 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillPro
   while (!pos.finished && !options.signal?.aborted) {
     const page = await store.listUnits({ ...unitQuery, toMs: pos.to_ms, limit: pageSize, ...(pos.after ? { after: pos.after } : {}) });
     const scores: Score[] = [];
-    let next = 0;
-    const worker = async (): Promise<void> => {
-      while (next < page.length) {
-        const summary = page[next++];
-        const unit = await store.getUnit(summary.unit_id);
-        if (!unit || (options.monitor && !monitorApplies(options.monitor, unit))) {
-          pos.skipped += 1;
-          continue;
-        }
-        scores.push(...(await scoreUnit(unit, deps)));
-        pos.scored += 1;
+    await forEachLimited(page, options.concurrency ?? 8, async (summary) => {
+      const unit = await store.getUnit(summary.unit_id);
+      if (!unit || (options.monitor && !monitorApplies(options.monitor, unit))) {
+        pos.skipped += 1;
+        return;
       }
-    };
-    await Promise.all(Array.from({ length: options.concurrency ?? 8 }, worker));
+      scores.push(...(await scoreUnit(unit, deps)));
+      pos.scored += 1;
+    });
     if (scores.length > 0) await store.writeScores(scores);
     pos.done += page.length;
     const last = page.at(-1);

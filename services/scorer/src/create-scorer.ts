@@ -4,7 +4,8 @@ import { costUsd, type PriceTable } from '../../../shared/judge/index.ts';
 import type { Component } from '../../../shared/lifecycle/index.ts';
 import type { Logger } from '../../../shared/logging/index.ts';
 import type { Metrics } from '../../../shared/metrics/index.ts';
-import { UnitSchema, parseRecord, type Unit } from '../../../shared/schemas/index.ts';
+import { DEFAULT_SCORER_CONCURRENCY } from '../../../shared/config/index.ts';
+import { parseUnit, type Unit } from '../../../shared/schemas/index.ts';
 import { createRecordStage } from '../../../shared/stage/index.ts';
 import type { Store } from '../../../shared/store/index.ts';
 import type { SelectedCheck } from './score-unit.ts';
@@ -51,10 +52,6 @@ export interface ScorerDeps {
   nowMs?: () => number;
 }
 
-export function parseUnit(value: string): Unit {
-  return parseRecord(UnitSchema, value, 'a unit v1');
-}
-
 /**
  * Consumes units, stores each with the scores of its checks, and publishes the scores: a record
  * stage (shared/stage), so many units are scored at once, versions of one unit in the order they
@@ -89,7 +86,7 @@ export function createScorer(config: ScorerConfig, deps: ScorerDeps): Component 
   let sweep: Promise<void> = Promise.resolve();
 
   return createRecordStage(
-    { name: 'scorer', in: config.unitsTopic, out: [config.scoresTopic], groupId: config.groupId, maxInFlight: config.maxConcurrentUnits ?? 1024 },
+    { name: 'scorer', in: config.unitsTopic, out: [config.scoresTopic], groupId: config.groupId, maxInFlight: config.maxConcurrentUnits ?? DEFAULT_SCORER_CONCURRENCY },
     {
       bus: deps.bus,
       log: deps.log,

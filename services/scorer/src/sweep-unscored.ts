@@ -1,9 +1,10 @@
 import type { Producer } from '../../../shared/bus/index.ts';
+import { forEachLimited } from '../../../shared/flow/index.ts';
 import type { Logger } from '../../../shared/logging/index.ts';
 import type { Unit } from '../../../shared/schemas/index.ts';
 import type { Store } from '../../../shared/store/index.ts';
 
-/** Units the sweep reads from the store at once. */
+/** Units the sweep reads from the store at once (a sliding window). */
 const SWEEP_CONCURRENCY = 16;
 
 /**
@@ -20,10 +21,11 @@ export async function sweepUnscored(options: { store: Store; producer: Producer;
     const ids = await store.unscoredUnitIds(after, 500);
     if (ids.length === 0) break;
     after = ids[ids.length - 1];
-    const units: Unit[] = [];
-    for (let i = 0; i < ids.length; i += SWEEP_CONCURRENCY) {
-      for (const unit of await Promise.all(ids.slice(i, i + SWEEP_CONCURRENCY).map((id) => store.getUnit(id)))) if (unit) units.push(unit);
-    }
+    const found: Array<Unit | null> = [];
+    await forEachLimited(ids, SWEEP_CONCURRENCY, async (id, i) => {
+      found[i] = await store.getUnit(id);
+    });
+    const units = found.filter((unit): unit is Unit => unit !== null);
     await options.producer.send(options.unitsTopic, units.map((unit) => ({ key: unit.unit_id, value: JSON.stringify(unit), headers: { source: 'unscored-sweep' } })));
     swept += units.length;
   }

@@ -16,7 +16,12 @@ export interface RunEvalOptions {
   configPath: string;
   /** `key=value` overrides, already parsed (parseOverrides). */
   overrides: Record<string, unknown>;
-  config: Config;
+  /** The sandbox processes' slice of the configuration. */
+  sandbox: Config['sandbox'];
+  /** The model endpoint the suite's generations use (the judge's, from the configuration), unless a prompt file names its own. */
+  endpoint: { baseUrl: string | undefined; apiKey: string } | null;
+  /** Why model checks will not run, when `judge` is null. */
+  judgeUnavailableReason: string | null;
   log: Logger;
   progress: Progress;
   /** The judge (the cli builds it from the configuration); null disables model checks. */
@@ -39,21 +44,20 @@ export interface EvalRun {
  */
 export async function runEval(options: RunEvalOptions): Promise<EvalRun> {
   const suite = loadSuite(options.configPath, options.overrides);
-  const { config } = options;
   const judge = options.judge;
   const checkContext: CheckContext = {
     judge,
-    ...(judge ? {} : { judgeUnavailableReason: config.judgeUnavailableReason ?? 'no judge configured' }),
+    ...(judge ? {} : { judgeUnavailableReason: options.judgeUnavailableReason ?? 'no judge configured' }),
     nowMs: () => Date.now(),
   };
   // The sandbox process starts on first use, so suites without code checks never pay for it.
-  const sandbox = options.codeRunner ? null : createCodeSandbox({ ...config.sandbox, log: options.log.child({ component: 'eval.code-sandbox' }) });
+  const sandbox = options.codeRunner ? null : createCodeSandbox({ ...options.sandbox, log: options.log.child({ component: 'eval.code-sandbox' }) });
   checkContext.codeRunner = options.codeRunner ?? sandbox!;
   // Python (llmeval metric, roll-up and prompt code) runs in the sandbox's Python pool, started on first use.
   const snippets: SnippetRunner | null = options.snippets ?? (sandbox ? { runSnippet: (req) => sandbox.python().runSnippet(req) } : null);
   const generator = createEvalGenerator({
-    baseUrl: config.judge?.baseUrl,
-    apiKey: config.judge?.apiKey,
+    baseUrl: options.endpoint?.baseUrl,
+    apiKey: options.endpoint?.apiKey,
     cacheDir: suite.config.cacheDir,
     snippets,
   });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { CheckContext, CheckRegistry, RunnableCheck } from '../../../shared/checks/index.ts';
 import { canonicalJson } from '../../../shared/checks/index.ts';
 import { errorMessage } from '../../../shared/errors/index.ts';
+import { forEachLimited } from '../../../shared/flow/index.ts';
 import type { Logger } from '../../../shared/logging/index.ts';
 import type { ChatMessage } from '../../../shared/schemas/index.ts';
 import { EvalConfigError } from './eval-error.ts';
@@ -124,7 +125,6 @@ export async function runSuite(suite: Suite, deps: EvalDeps): Promise<{ result: 
   deps.progress.start(totalTries, resumed);
 
   let fatal: unknown = null;
-  let next = 0;
   const runOne = async (row: Row, t: number): Promise<TryResult> => {
     const startedMs = Date.now();
     let actual: string;
@@ -147,21 +147,20 @@ export async function runSuite(suite: Suite, deps: EvalDeps): Promise<{ result: 
     const passed = metrics.every((m) => m.passed !== false && m.error === undefined);
     return { try: t, actual, messages, metrics, passed, cached, latencyMs: Date.now() - startedMs };
   };
-  const worker = async (): Promise<void> => {
-    while (fatal === null && next < tasks.length) {
-      const { row, t } = tasks[next++];
-      try {
-        const result = await runOne(row, t);
-        row.tries[t] = result;
-        resume.record(row.key, result);
-        deps.progress.tick();
-      } catch (err) {
-        fatal ??= err;
-      }
+  // After a fatal error no further try starts.
+  const runTask = async ({ row, t }: (typeof tasks)[number]): Promise<void> => {
+    if (fatal !== null) return;
+    try {
+      const result = await runOne(row, t);
+      row.tries[t] = result;
+      resume.record(row.key, result);
+      deps.progress.tick();
+    } catch (err) {
+      fatal ??= err;
     }
   };
   try {
-    await Promise.all(Array.from({ length: Math.min(suite.config.concurrency, Math.max(1, tasks.length)) }, worker));
+    await forEachLimited(tasks, suite.config.concurrency, runTask);
   } finally {
     deps.progress.finish();
   }

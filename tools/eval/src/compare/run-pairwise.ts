@@ -1,6 +1,6 @@
 import type { JudgeClient } from '../../../../shared/checks/index.ts';
 import { errorMessage } from '../../../../shared/errors/index.ts';
-import { createPrng } from '../../../../shared/flow/index.ts';
+import { createPrng, forEachLimited } from '../../../../shared/flow/index.ts';
 import type { Logger } from '../../../../shared/logging/index.ts';
 import type { ComparisonItem, ComparisonResult } from './comparison.ts';
 import { summarizeComparison } from './comparison.ts';
@@ -26,35 +26,29 @@ export async function runPairwise(o: PairwiseOptions): Promise<ComparisonResult>
   const random = createPrng(o.seed);
   const firsts = o.pairs.map((): 'a' | 'b' => (random() < 0.5 ? 'a' : 'b'));
   const items: ComparisonItem[] = new Array<ComparisonItem>(o.pairs.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < o.pairs.length) {
-      const i = next++;
-      const pair = o.pairs[i];
-      const first = firsts[i];
-      const prompt = buildPairwisePrompt({
-        input: pair.input,
-        first: first === 'a' ? pair.a : pair.b,
-        second: first === 'a' ? pair.b : pair.a,
-        reference: pair.reference,
-      });
-      const base = { id: pair.id, input: pair.input, first };
-      try {
-        const res = await o.judge.complete({ ...prompt, ...(o.judgeModel ? { model: o.judgeModel } : {}), temperature: 0 });
-        const verdict = parsePairwiseVerdict(res.text);
-        if (verdict === null) {
-          items[i] = { ...base, judgeAnswer: res.text, error: 'the judge gave no single [[A]], [[B]] or [[tie]] verdict' };
-        } else {
-          const second = first === 'a' ? 'b' : 'a';
-          items[i] = { ...base, judgeAnswer: res.text, preferred: verdict === 'tie' ? null : verdict === 'A' ? first : second };
-        }
-      } catch (err) {
-        o.log.warn({ err, id: pair.id }, 'pairwise judge call failed');
-        items[i] = { ...base, error: errorMessage(err) };
+  await forEachLimited(o.pairs, o.concurrency, async (pair, i) => {
+    const first = firsts[i];
+    const prompt = buildPairwisePrompt({
+      input: pair.input,
+      first: first === 'a' ? pair.a : pair.b,
+      second: first === 'a' ? pair.b : pair.a,
+      reference: pair.reference,
+    });
+    const base = { id: pair.id, input: pair.input, first };
+    try {
+      const res = await o.judge.complete({ ...prompt, ...(o.judgeModel ? { model: o.judgeModel } : {}), temperature: 0 });
+      const verdict = parsePairwiseVerdict(res.text);
+      if (verdict === null) {
+        items[i] = { ...base, judgeAnswer: res.text, error: 'the judge gave no single [[A]], [[B]] or [[tie]] verdict' };
+      } else {
+        const second = first === 'a' ? 'b' : 'a';
+        items[i] = { ...base, judgeAnswer: res.text, preferred: verdict === 'tie' ? null : verdict === 'A' ? first : second };
       }
-      o.onItem?.();
+    } catch (err) {
+      o.log.warn({ err, id: pair.id }, 'pairwise judge call failed');
+      items[i] = { ...base, error: errorMessage(err) };
     }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(o.concurrency, o.pairs.length)) }, worker));
+    o.onItem?.();
+  });
   return summarizeComparison({ labelA: o.labelA, labelB: o.labelB, seed: o.seed, judgeModel: o.judgeModel ?? null, items });
 }

@@ -1,0 +1,17 @@
+// Defaults that both the configuration (an unset variable) and a component (an unset option, as in
+// tests) fall back to: written once here, so the two cannot drift apart.
+
+/** A closed trace's quiet wait when every parent is present. */
+export const DEFAULT_TRACE_COMPLETE_GRACE_MS = 200;
+/** An entry span's trace closes this long after its last record at most. */
+export const DEFAULT_TRACE_ENTRY_GRACE_MS = 10_000;
+/** Spans kept per trace; past it the unit is flagged truncated. */
+export const DEFAULT_MAX_SPANS_PER_TRACE = 10_000;
+/** Kafka's default `message.max.bytes` is 1,048,588; leave room for the key and headers. */
+export const DEFAULT_MAX_RECORD_BYTES = 1_000_000;
+/** Segment files of the embedded bus's log and of the assembler's spill store. */
+export const DEFAULT_SEGMENT_BYTES = 16 * 1024 * 1024;
+/** Units one scorer scores at once. */
+export const DEFAULT_SCORER_CONCURRENCY = 1024;
+/** How often a Kafka consumer measures its lag. */
+export const DEFAULT_LAG_INTERVAL_MS = 5_000;

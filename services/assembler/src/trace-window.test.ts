@@ -252,6 +252,8 @@ describe('trace window', () => {
     const late = createTestSpan({ trace_id: A, span_id: '9'.repeat(16), parent_span_id: ROOT, project: 'bank' });
     buf.add(late, 0, 4n, 4);
     const [fragment] = buf.takeReady(5);
-    expect([fragment.key, fragment.unitId, assembleTrace(fragment, 5).unit_id]).toEqual([`bank\u0000${A}`, `${A}@bank-late-${late.span_id}`, `${A}@bank-late-${late.span_id}`]);
+    const unit = assembleTrace(fragment, 5);
+    expect([fragment.key, fragment.unitId, unit.unit_id]).toEqual([`bank\u0000${A}`, `${A}@bank-late-${late.span_id}`, `${A}@bank-late-${late.span_id}`]);
+    expect(unit.errors).toEqual([{ message: `late spans of trace ${A}, which was already scored as unit ${A}@bank; scored apart so as not to replace it` }]);
   });
 });

@@ -77,7 +77,9 @@ export function createWindowStage<R, G, O>(config: WindowStageConfig, deps: Wind
     const unknown = { topic: config.in, partition: -1, offset: '-1', key: taken.key, headers: {}, timestampMs: now() };
     // Where each record was read, so that it is dead-lettered in the bus's one format; a record
     // kept from before its group re-opened has no position any more.
-    const messages = deps.records(group).map(({ value, at }): BusMessage => ({ ...unknown, ...(at ? { partition: at.partition, offset: String(at.offset) } : {}), value }));
+    const messages = deps.records(group).map(
+      ({ value, at, key }): BusMessage => ({ ...unknown, ...(key !== undefined ? { key } : {}), ...(at ? { partition: at.partition, offset: String(at.offset) } : {}), value }),
+    );
     try {
       await writeDeadLetters((topic, records) => producer.send(topic, records), messages, err);
       window.confirm(taken.key, now());

@@ -39,6 +39,8 @@ export interface Window<R, G, O = unknown> {
 export interface GroupRecord {
   value: string;
   at?: RecordPosition;
+  /** Its message key, when that is not the group's key (a window that keys groups by more than the record's key). */
+  key?: string;
 }
 
 /** Steps that are already done: a group read back, or an output built, in one go. */

@@ -119,7 +119,7 @@ for (const mode of MODES) {
       return (await res.json()) as T;
     };
 
-    it("keeps revision 1 when a late span changes the answer, shows revision 2 by default, counts the unit once, and refuses another project's span", async () => {
+    it("keeps revision 1 when a late span changes the answer, shows revision 2 by default, counts the unit once, and gives another project's span with that trace id its own unit", async () => {
       const service = uniqueName('rev-agent');
       const traceId = hex(16);
       const root = hex(8);
@@ -173,13 +173,22 @@ for (const mode of MODES) {
       const summary = await json<{ checks: Array<{ check: string; n: number; passed: number; total: number }> }>(keys.shopRead, `/api/v1/checks/summary?service=${service}`);
       expect(summary.checks.map((c) => [c.check, c.total, c.n, c.passed])).toEqual([['model_refusal', 1, 1, 0]]);
 
-      // Another project's key sends a span with the same trace id: refused with the reason, nothing changes.
+      // Another project's key sends a span with the same trace id: its own unit, named after its
+      // project (issue 23: it was dead-lettered silently); the owner's unit does not change.
       await send(
         keys.bankIngest,
-        otlpJson(service, traceId, [{ spanId: hex(8), parentSpanId: root, name: 'chat mock', startMs: t0 + 950, endMs: t0 + 990, chat: { input: [question], output: 'Rewritten by another project.' } }]),
+        otlpJson(service, traceId, [{ spanId: hex(8), name: 'chat mock', startMs: t0 + 950, endMs: t0 + 990, chat: { input: [question], output: 'Rewritten by another project.' } }]),
       );
-      const refused = await waitFor(() => dead.find((m) => m.key === traceId) ?? null, { timeoutMs: 30_000, intervalMs: 100, description: 'the refused span in the dead-letter topic' });
-      expect(String(refused.headers?.error)).toBe(`trace ${traceId} belongs to project "shop"; a record sent with a key of project "bank" is refused`);
+      const banks = await waitFor(
+        async () => {
+          const res = await get(keys.bankRead, `/api/v1/units/${traceId}@bank`);
+          return res.status === 200 ? ((await res.json()) as UnitBody) : null;
+        },
+        { timeoutMs: 30_000, intervalMs: 100, description: "the other project's own unit" },
+      );
+      expect(banks.unit.model_output).toBe('Rewritten by another project.');
+      expect(dead.find((m) => m.key === traceId)).toBeUndefined();
+      expect((await get(keys.shopRead, `/api/v1/units/${traceId}@bank`)).status).toBe(404);
       expect((await get(keys.bankRead, `/api/v1/units/${traceId}`)).status).toBe(404);
       expect((await get(keys.bankRead, `/api/v1/units/${traceId}/revisions`)).status).toBe(404);
       const after = await json<RevisionsBody>(keys.shopRead, `/api/v1/units/${traceId}/revisions`);

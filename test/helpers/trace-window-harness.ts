@@ -15,15 +15,17 @@ export function createTraceWindowHarness(options: TraceWindowOptions) {
   const take = (nowMs: number, force = false) => guarded.takeReady(nowMs, force);
   return {
     add: (envelope: SpanEnvelope, partition: number, offset: bigint, nowMs: number): string => guarded.add(envelope, { partition, offset }, nowMs),
-    /** Ready traces, unpacked at once. */
-    takeReady: (nowMs: number, force = false): Array<TraceParts & { reason: string }> => take(nowMs, force).map((t) => ({ ...runAtOnce(t.load), reason: t.reason })),
+    /** Ready traces, unpacked at once, with the key confirm and release take (the trace id in the project `default`). */
+    takeReady: (nowMs: number, force = false): Array<TraceParts & { key: string; reason: string }> => take(nowMs, force).map((t) => ({ ...runAtOnce(t.load), key: t.key, reason: t.reason })),
     takeReadyInSteps: (nowMs: number, force = false) => take(nowMs, force).map((t) => ({ traceId: t.key, reason: t.reason, parts: t.load })),
     /** As the stage confirms: a trace that got a record since it was taken stays open. */
-    confirm: (traceId: string, nowMs: number): boolean => guarded.confirm(traceId, nowMs),
-    release: (traceId: string): void => guarded.release(traceId),
+    confirm: (key: string, nowMs: number): boolean => guarded.confirm(key, nowMs),
+    release: (key: string): void => guarded.release(key),
     lowWaterMark: (partition: number): bigint | null => guarded.lowWaterMark(partition),
     openCount: (): number => window.openCount(),
     closedCount: (): number => window.closedCount(),
+    openBytes: (): number => window.openBytes(),
+    rootlessCount: (): number => window.rootlessCount(),
     originOf: (record: object) => {
       const at = window.positionOf(record);
       return at && { partition: at.partition, offset: String(at.offset) };

@@ -14,6 +14,8 @@ export interface TraceParts {
   traceId: string;
   /** Defaults to the trace id; set for a fragment of spans that came after the trace's unit was gone. */
   unitId?: string;
+  /** `<trace id>@<project>` when another project used the trace id first (the unit id then). */
+  projectUnitId?: string;
   spans: readonly SpanRecord[];
   logs: readonly LogRecordEnvelope[];
   /** Spans (and log records) of the trace left out for the per-trace cap: the unit is flagged truncated. */
@@ -96,7 +98,7 @@ export function* assembleTraceInSteps(parts: TraceParts, assembledAtMs: number):
 
   return {
     schema_version: 1,
-    unit_id: parts.unitId ?? parts.traceId,
+    unit_id: parts.unitId ?? parts.projectUnitId ?? parts.traceId,
     kind: 'trace',
     trace_ids: [parts.traceId],
     // An agent invocation names the agent; other spans may carry a library's default name.

@@ -3,11 +3,15 @@ import type { HeldRecords } from './held-records.ts';
 
 /** A published trace kept for a while, so that a late span re-opens it whole. */
 export interface ClosedTrace {
+  traceId: string;
   project: string;
+  projectUnitId?: string;
   spans: number[];
   logs: number[];
   dropped?: TraceParts['dropped'];
   closedAtMs: number;
+  /** Packed bytes of its records: they count again if it re-opens (see open-caps.ts). */
+  bytes: number;
 }
 
 export interface ClosedTracesOptions {
@@ -24,7 +28,7 @@ export interface ClosedTracesOptions {
  * then forgotten but for their id (at most `maxEvictedIds`): a span of an evicted trace makes a
  * fragment unit of its own instead of replacing the whole unit with itself.
  */
-export function createClosedTraces(records: HeldRecords, options: ClosedTracesOptions) {
+export function createClosedTraces(records: HeldRecords, options: ClosedTracesOptions, onEvicted: (trace: ClosedTrace) => void) {
   const closed = new Map<string, ClosedTrace>();
   const evicted = new Set<string>();
   const maxClosed = options.maxClosedTraces ?? 10_000;
@@ -35,19 +39,20 @@ export function createClosedTraces(records: HeldRecords, options: ClosedTracesOp
   }
 
   return {
-    get: (traceId: string): ClosedTrace | undefined => closed.get(traceId),
+    get: (key: string): ClosedTrace | undefined => closed.get(key),
     /** The trace re-opened: its records moved to the open trace. */
-    reopened: (traceId: string): void => void closed.delete(traceId),
-    wasEvicted: (traceId: string): boolean => evicted.has(traceId),
-    add(traceId: string, trace: ClosedTrace, nowMs: number): void {
-      closed.set(traceId, trace);
-      evicted.delete(traceId);
+    reopened: (key: string): void => void closed.delete(key),
+    wasEvicted: (key: string): boolean => evicted.has(key),
+    add(key: string, trace: ClosedTrace, nowMs: number): void {
+      closed.set(key, trace);
+      evicted.delete(key);
       for (const [id, c] of closed) {
         if (nowMs - c.closedAtMs < options.retainClosedMs && closed.size <= maxClosed) break;
         closed.delete(id);
         dropAll(c.spans);
         dropAll(c.logs);
         evicted.add(id);
+        onEvicted(c);
       }
       for (const id of evicted) {
         if (evicted.size <= maxEvicted) break;

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createInMemoryBus, type Bus, type BusMessage } from '../../../shared/bus/index.ts';
 import { RetriableError } from '../../../shared/errors/index.ts';
 import { createSilentLogger } from '../../../shared/logging/index.ts';
+import { createMetrics, renderMetrics } from '../../../shared/metrics/index.ts';
 import { createTestSpan } from '../../../test/helpers/span-factory.ts';
 import { assembleTrace, type TraceParts } from './assemble-trace.ts';
 import { defaultTickMs } from './closing-policy.ts';
@@ -98,36 +99,56 @@ describe('assembler dead-letter path', () => {
     expect(units).toEqual([healthy, healthy]);
   });
 
-  it("dead-letters a record of another project's trace in the bus's format and keeps the owner's trace", async () => {
+  it("a record of a trace id another project used first becomes that project's own unit, never a dead letter (issue 23)", async () => {
     const bus = createInMemoryBus({ log });
     const traceId = '0'.repeat(31) + '3';
     const dead: BusMessage[] = [];
+    const units: Array<{ unit_id: string; project: string; span_count: number }> = [];
     const dlq = bus.createConsumer({ topic: 'spans.dlq', groupId: 'dlq-reader', handle: (m) => Promise.resolve(void dead.push(m)) });
+    const reader = bus.createConsumer({ topic: 'units', groupId: 'reader', handle: (m) => Promise.resolve(void units.push(JSON.parse(m.value) as (typeof units)[number])) });
     const assembler = createAssembler({ spansTopic: 'spans', unitsTopic: 'units', groupId: 'assembler', graceMs: 20, completeGraceMs: 20, maxOpenMs: 60_000, tickMs: 10 }, { bus, log });
+    await dlq.start();
+    await reader.start();
+    await assembler.start();
+    cleanups.push(() => assembler.shutdown(), () => reader.shutdown(), () => dlq.shutdown());
+    const producer = bus.createProducer();
+    await producer.start();
+    cleanups.push(() => producer.shutdown());
+    const owner = { ...createTestSpan({ trace_id: traceId, span_id: 'aaaaaaaaaaaaaaaa' }), project: 'shop' };
+    const other = { ...createTestSpan({ trace_id: traceId, span_id: 'cccccccccccccccc' }), project: 'bank' };
+    await producer.send('spans', [
+      { key: traceId, value: JSON.stringify(owner) },
+      { key: traceId, value: JSON.stringify(other) },
+    ]);
+
+    await waitUntil(() => units.length === 2, 5_000, 'two units');
+    expect(units.map((u) => [u.unit_id, u.project, u.span_count]).sort()).toEqual([
+      [traceId, 'shop', 1],
+      [`${traceId}@bank`, 'bank', 1],
+    ]);
+    expect(dead).toEqual([]);
+  });
+
+  it("dead-letters the records of a project's trace that cannot be assembled under the trace id they were sent with", async () => {
+    const bus = createInMemoryBus({ log });
+    const traceId = '0'.repeat(31) + '5';
+    const dead: BusMessage[] = [];
+    const dlq = bus.createConsumer({ topic: 'spans.dlq', groupId: 'dlq-reader', handle: (m) => Promise.resolve(void dead.push(m)) });
+    const assemble = (): never => {
+      throw new Error('cannot assemble this trace');
+    };
+    const assembler = createAssembler({ spansTopic: 'spans', unitsTopic: 'units', groupId: 'assembler', graceMs: 20, completeGraceMs: 20, maxOpenMs: 60_000, tickMs: 10 }, { bus, log, assemble });
     await dlq.start();
     await assembler.start();
     cleanups.push(() => assembler.shutdown(), () => dlq.shutdown());
     const producer = bus.createProducer();
     await producer.start();
     cleanups.push(() => producer.shutdown());
-    const owner = { ...createTestSpan({ trace_id: traceId, span_id: 'aaaaaaaaaaaaaaaa', parent_span_id: 'bbbbbbbbbbbbbbbb' }), project: 'shop' };
-    const intruder = { ...createTestSpan({ trace_id: traceId, span_id: 'cccccccccccccccc', parent_span_id: 'bbbbbbbbbbbbbbbb' }), project: 'bank' };
-    await producer.send('spans', [
-      { key: traceId, value: JSON.stringify(owner) },
-      { key: traceId, value: JSON.stringify(intruder), headers: { sender: 'test' } },
-    ]);
+    const span = { ...createTestSpan({ trace_id: traceId }), project: 'shop' };
+    await producer.send('spans', [{ key: traceId, value: JSON.stringify(span) }]);
 
-    await waitUntil(() => dead.length === 1, 5_000, 'the refused record in the dead-letter topic');
-    expect(dead[0].key).toBe(traceId);
-    expect(JSON.parse(dead[0].value)).toEqual(intruder);
-    expect(dead[0].headers).toEqual({
-      sender: 'test',
-      error: `trace ${traceId} belongs to project "shop"; a record sent with a key of project "bank" is refused`,
-      'error-name': 'PermanentError',
-      'original-topic': 'spans',
-      'original-partition': '0',
-      'original-offset': '1',
-    });
+    await waitUntil(() => dead.length === 1, 5_000, 'the record in the dead-letter topic');
+    expect([dead[0].key, JSON.parse(dead[0].value), dead[0].headers['original-offset']]).toEqual([traceId, span, '0']);
   });
 
   it('a span that could not be spilled to disk is delivered again by the bus: the unit is whole, nothing is dead-lettered, and stop removes the files', async () => {
@@ -164,6 +185,34 @@ describe('assembler dead-letter path', () => {
     expect(readdirSync(join(parent, own))).not.toContain('0.seg');
     await assembler.shutdown();
     expect(readdirSync(parent)).toEqual([]);
+  });
+});
+
+describe('assembler caps on open traces', () => {
+  it('closes the oldest root-less traces past the cap at once and counts them in tracecheck_traces_closed_by_cap_total', async () => {
+    const bus = createInMemoryBus({ log });
+    const metrics = createMetrics({ defaultMetrics: false });
+    const units: string[] = [];
+    const reader = bus.createConsumer({ topic: 'units', groupId: 'reader', handle: (m) => Promise.resolve(void units.push(m.key)) });
+    const config = { spansTopic: 'spans', unitsTopic: 'units', groupId: 'assembler', graceMs: 20, completeGraceMs: 20, maxOpenMs: 3_600_000, tickMs: 10, caps: { maxRootlessTraces: 1 } };
+    const assembler = createAssembler(config, { bus, log, metrics });
+    await reader.start();
+    await assembler.start();
+    const producer = bus.createProducer();
+    await producer.start();
+    try {
+      const ids = ['6', '7', '8'].map((c) => '0'.repeat(31) + c);
+      // Spans whose parent never comes: without the cap each would wait an hour for its root.
+      await producer.send('spans', ids.map((id) => ({ key: id, value: JSON.stringify(createTestSpan({ trace_id: id, parent_span_id: 'bbbbbbbbbbbbbbbb' })) })));
+      await waitUntil(() => units.length === 2, 5_000, 'two traces closed by the cap');
+      expect(units).toEqual(ids.slice(0, 2));
+      expect(assembler.openCount()).toBe(1);
+      expect((await renderMetrics(metrics)).split('\n').filter((l) => l.startsWith('tracecheck_traces_closed_by_cap_total'))).toEqual(['tracecheck_traces_closed_by_cap_total{cap="rootless"} 2']);
+    } finally {
+      await producer.shutdown();
+      await assembler.shutdown();
+      await reader.shutdown();
+    }
   });
 });
 

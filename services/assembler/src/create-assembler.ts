@@ -6,6 +6,7 @@ import { createWindowStage, done, type WindowStage } from '../../../shared/stage
 import { assembleTraceInSteps, type TraceParts } from './assemble-trace.ts';
 import { defaultTickMs } from './closing-policy.ts';
 import { createHeldRecords } from './held-records.ts';
+import type { OpenCapsOptions } from './open-caps.ts';
 import { createSpillStore, type SpillStoreOptions } from './spill-store.ts';
 import { createTraceWindow } from './trace-window.ts';
 
@@ -22,6 +23,8 @@ export interface AssemblerConfig {
   maxSpansPerTrace?: number;
   /** How often closed traces are looked for. Default: defaultTickMs. */
   tickMs?: number;
+  /** Caps on open traces (see open-caps.ts). Default DEFAULT_OPEN_CAPS. */
+  caps?: OpenCapsOptions;
   /** Open and retained traces' records are spilled to disk here (see spill-store.ts). Unset: held in memory (tests). */
   spill?: SpillStoreOptions;
 }
@@ -29,7 +32,7 @@ export interface AssemblerConfig {
 export interface AssemblerDeps {
   bus: Bus;
   log: Logger;
-  /** Counts the units published. */
+  /** Counts the units published, and the traces closed by a cap. */
   metrics?: Metrics;
   /** Receives the spans consumer's lag. */
   onLag?: (lag: ConsumerLag) => void;
@@ -59,6 +62,7 @@ export function createAssembler(config: AssemblerConfig, deps: AssemblerDeps): W
     ...(config.entryGraceMs !== undefined ? { entryGraceMs: config.entryGraceMs } : {}),
     ...(config.completeGraceMs !== undefined ? { completeGraceMs: config.completeGraceMs } : {}),
     ...(config.maxSpansPerTrace !== undefined ? { maxSpansPerTrace: config.maxSpansPerTrace } : {}),
+    ...config.caps,
   });
   const { assemble } = deps;
   return createWindowStage(
@@ -77,10 +81,12 @@ export function createAssembler(config: AssemblerConfig, deps: AssemblerDeps): W
       parse: parseSpanEnvelope,
       build: (trace, nowMs) => (assemble ? done(assemble(trace, nowMs)) : assembleTraceInSteps(trace, nowMs)),
       toMessage: (unit) => ({ key: unit.unit_id, value: JSON.stringify(unit) }),
-      // The records as they were parsed (the original text is not kept in memory), with where each was read.
-      records: (trace) => [...trace.spans, ...trace.logs].map((r) => ({ value: JSON.stringify(r), at: window.positionOf(r) })),
+      // The records as they were parsed (the original text is not kept in memory), with where each
+      // was read, under the trace id they were sent with (the window's key also names the project).
+      records: (trace) => [...trace.spans, ...trace.logs].map((r) => ({ value: JSON.stringify(r), at: window.positionOf(r), key: trace.traceId })),
       published: (unit, reason) => {
         deps.metrics?.unitsAssembled.inc();
+        if (reason.startsWith('cap-')) deps.metrics?.tracesClosedByCap.inc({ cap: reason.slice(4) });
         log.debug({ traceId: unit.trace_ids[0], reason, spans: unit.span_count }, 'unit published');
       },
       ...(deps.onLag ? { onLag: deps.onLag } : {}),

@@ -10,6 +10,8 @@ const LOGS_PER_SPAN = 10;
 // Records are held outside the heap (see held-records.ts; the trace keeps their ids) and parsed
 // back only when the trace is assembled: tens of thousands of traces may be open at once.
 export interface OpenTrace {
+  /** What the trace window holds it under: its project and trace id (see traceKey in trace-window.ts). */
+  key: string;
   traceId: string;
   /** The project of the key that sent the trace's first record: it owns the trace. */
   project: string;
@@ -35,10 +37,14 @@ export interface OpenTrace {
   emitting: boolean;
   /** Set when the trace was published and dropped before this span came: its unit is a fragment. */
   unitId?: string;
+  /** Set when another project held this trace id first: its unit is `<trace id>@<project>`. */
+  projectUnitId?: string;
+  /** Packed bytes of the records held for it (see open-caps.ts). */
+  bytes: number;
 }
 
-export function newOpenTrace(traceId: string, project: string, nowMs: number): OpenTrace {
-  return { traceId, project, spans: new Map(), droppedSpans: 0, droppedLogs: 0, firstSeenMs: nowMs, lastSeenMs: nowMs, rootSeen: false, missingParents: new Set(), entrySeen: false, emitting: false };
+export function newOpenTrace(key: string, traceId: string, project: string, nowMs: number): OpenTrace {
+  return { key, traceId, project, spans: new Map(), droppedSpans: 0, droppedLogs: 0, firstSeenMs: nowMs, lastSeenMs: nowMs, rootSeen: false, missingParents: new Set(), entrySeen: false, emitting: false, bytes: 0 };
 }
 
 export function logKey(l: LogRecordEnvelope): string {
@@ -100,7 +106,12 @@ export function createTraceContents(records: HeldRecords, maxSpans: number) {
       if (!isRoot && isEntrySpan(s)) t.entrySeen = true;
       return;
     }
-    const id = held ?? records.hold(s, at);
+    let id = held;
+    if (id === undefined) {
+      const sized = records.holdSized(s, at);
+      id = sized.id;
+      t.bytes += sized.bytes;
+    }
     copy?.seen.add(copy.fp);
     if (first !== undefined) (t.copies ??= []).push(id);
     else t.spans.set(s.span_id, id);
@@ -117,7 +128,8 @@ export function createTraceContents(records: HeldRecords, maxSpans: number) {
       t.droppedLogs++;
       return;
     }
-    const id = records.hold(l, at);
+    const { id, bytes } = records.holdSized(l, at);
+    t.bytes += bytes;
     (t.logs ??= new Map()).set(key, id);
     if (before === undefined) return;
     // Parts being unpacked may still read the one replaced.

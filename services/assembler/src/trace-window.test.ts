@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { assembleTrace } from './assemble-trace.ts';
 import { createTraceWindowHarness } from '../../../test/helpers/trace-window-harness.ts';
 import { createTestSpan } from '../../../test/helpers/span-factory.ts';
 
@@ -212,20 +213,47 @@ describe('trace window', () => {
     expect(buf.takeReady(3_100).map((r) => r.spans.length)).toEqual([2]);
   });
 
-  it("refuses a span of another project for a trace it holds, open or closed, and keeps the owner's trace as it was", () => {
+  it("a trace id another project holds is two traces: the owner's unit as it was, the other's named <trace id>@<project> (issue 23: it was set aside silently)", () => {
     const buf = createTraceWindowHarness({ graceMs: 0, completeGraceMs: 0, maxOpenMs: 60_000, retainClosedMs: 60_000 });
     buf.add(createTestSpan({ trace_id: A, span_id: ROOT, project: 'shop' }), 0, 1n, 0);
-    const intruder = createTestSpan({ trace_id: A, span_id: '9'.repeat(16), parent_span_id: ROOT, project: 'bank' });
-    const reason = `trace ${A} belongs to project "shop"; a record sent with a key of project "bank" is refused`;
-    expect(() => buf.add(intruder, 0, 2n, 0)).toThrow(reason);
-    const [ready] = buf.takeReady(1);
-    expect(ready.spans.map((s) => s.span_id)).toEqual([ROOT]);
-    buf.confirm(A, 1);
-    // Closed and remembered for re-opening: still refused, and not re-opened by the attempt.
-    expect(() => buf.add(intruder, 0, 3n, 2)).toThrow(reason);
-    expect(buf.openCount()).toBe(0);
-    // Open mode (no project) is the project `default`: another default span re-opens it as before.
-    buf.add(createTestSpan({ trace_id: B, span_id: ROOT }), 0, 4n, 2);
-    expect(() => buf.add(createTestSpan({ trace_id: B, span_id: '8'.repeat(16), parent_span_id: ROOT, project: 'default' }), 0, 5n, 2)).not.toThrow();
+    buf.add(createTestSpan({ trace_id: A, span_id: ROOT, project: 'bank', name: 'bank root' }), 0, 2n, 0);
+    expect(buf.openCount()).toBe(2);
+    const ready = buf.takeReady(1);
+    expect(ready.map((r) => [r.key, r.traceId, r.projectUnitId ?? null, r.spans.map((s) => [s.project, s.name])])).toEqual([
+      [`shop\u0000${A}`, A, null, [['shop', 'span']]],
+      [`bank\u0000${A}`, A, `${A}@bank`, [['bank', 'bank root']]],
+    ]);
+    expect(assembleTrace(ready[0], 1).unit_id).toBe(A);
+    expect(assembleTrace(ready[1], 1).unit_id).toBe(`${A}@bank`);
+    for (const r of ready) buf.confirm(r.key, 1);
+    // Closed and retained: a late span of each re-opens its own project's trace, under the same unit id.
+    buf.add(createTestSpan({ trace_id: A, span_id: '9'.repeat(16), parent_span_id: ROOT, project: 'bank' }), 0, 3n, 2);
+    const [again] = buf.takeReady(3);
+    expect([again.key, again.projectUnitId, again.spans.length]).toEqual([`bank\u0000${A}`, `${A}@bank`, 2]);
+    buf.confirm(again.key, 3);
+    // A third project, while both are held: its own unit id too.
+    buf.add(createTestSpan({ trace_id: A, span_id: ROOT, project: 'card' }), 0, 4n, 4);
+    expect(buf.takeReady(5).map((r) => r.projectUnitId)).toEqual([`${A}@card`]);
+    // Open mode (no project) is the project `default`, keyed by the trace id alone as before.
+    buf.add(createTestSpan({ trace_id: B, span_id: ROOT }), 0, 5n, 6);
+    buf.add(createTestSpan({ trace_id: B, span_id: '8'.repeat(16), parent_span_id: ROOT, project: 'default' }), 0, 6n, 6);
+    expect(buf.takeReady(7).map((r) => [r.key, r.projectUnitId ?? null, r.spans.length])).toEqual([[B, null, 2]]);
+  });
+
+  it("a late span of a second project's evicted trace is a fragment named after its project", () => {
+    const buf = createTraceWindowHarness({ graceMs: 0, completeGraceMs: 0, maxOpenMs: 60_000, retainClosedMs: 60_000, maxClosedTraces: 1 });
+    // The shop's trace stays open (no root); the bank's closes, then is evicted by the next trace closing.
+    buf.add(createTestSpan({ trace_id: A, span_id: '2'.repeat(16), parent_span_id: ROOT, project: 'shop' }), 0, 1n, 0);
+    buf.add(createTestSpan({ trace_id: A, span_id: ROOT, project: 'bank' }), 0, 2n, 0);
+    expect(buf.takeReady(1).map((r) => [r.key, r.projectUnitId])).toEqual([[`bank\u0000${A}`, `${A}@bank`]]);
+    buf.confirm(`bank\u0000${A}`, 1);
+    buf.add(createTestSpan({ trace_id: B, span_id: ROOT, project: 'bank' }), 0, 3n, 2);
+    for (const r of buf.takeReady(3)) buf.confirm(r.key, 3);
+    const late = createTestSpan({ trace_id: A, span_id: '9'.repeat(16), parent_span_id: ROOT, project: 'bank' });
+    buf.add(late, 0, 4n, 4);
+    const [fragment] = buf.takeReady(5);
+    const unit = assembleTrace(fragment, 5);
+    expect([fragment.key, fragment.unitId, unit.unit_id]).toEqual([`bank\u0000${A}`, `${A}@bank-late-${late.span_id}`, `${A}@bank-late-${late.span_id}`]);
+    expect(unit.errors).toEqual([{ message: `late spans of trace ${A}, which was already scored as unit ${A}@bank; scored apart so as not to replace it` }]);
   });
 });

@@ -1,16 +1,16 @@
 import { DEFAULT_MAX_SPANS_PER_TRACE } from '../../../shared/config/index.ts';
-import { PermanentError } from '../../../shared/errors/index.ts';
 import type { LogRecordEnvelope, SpanEnvelope, SpanRecord, Unit } from '../../../shared/schemas/index.ts';
 import type { RecordPosition, TakenGroup, Window } from '../../../shared/stage/index.ts';
 import type { TraceParts } from './assemble-trace.ts';
-import { createClosedTraces, type ClosedTracesOptions } from './closed-traces.ts';
+import { createClosedTraces, type ClosedTrace, type ClosedTracesOptions } from './closed-traces.ts';
 import { createClosingPolicy, type ClosingOptions } from './closing-policy.ts';
 import { createHeldRecords, type HeldRecords } from './held-records.ts';
+import { createOpenCaps, type OpenCapsOptions } from './open-caps.ts';
 import { createTraceContents, droppedOf, logKey, newOpenTrace, spanIdsOf, type OpenTrace } from './open-trace.ts';
 import { createMemoryByteStore } from './spill-store.ts';
 import { unpackInSteps } from './trace-parts.ts';
 
-export interface TraceWindowOptions extends ClosingOptions, ClosedTracesOptions {
+export interface TraceWindowOptions extends ClosingOptions, ClosedTracesOptions, OpenCapsOptions {
   /**
    * Spans kept per trace (the first to arrive, plus the root whenever it comes); later ones are
    * counted and left out, and the unit is flagged truncated. Log records: ten times as many.
@@ -23,14 +23,27 @@ export interface TraceWindowOptions extends ClosingOptions, ClosedTracesOptions 
 
 export type TraceWindow = Window<SpanEnvelope, TraceParts, Unit> & {
   closedCount(): number;
+  /** Packed bytes held by open traces, and how many of them have no root yet (see open-caps.ts). */
+  openBytes(): number;
+  rootlessCount(): number;
   /** Where a record of a trace's parts was read; undefined for one kept from before a re-open. */
   positionOf(record: object): RecordPosition | undefined;
 };
 
 /**
- * Open traces, keyed by trace id: the trace assembler's Window (shared/stage). What goes into a
- * trace is open-trace.ts, when it is ready closing-policy.ts, what is kept of it once published
- * closed-traces.ts; a late span re-opens a published trace whole, and its unit is replaced.
+ * Open and closed traces are held per project and trace id: a trace id another project sent
+ * first is that project's trace, not this one's (it used to be refused and set aside, answered
+ * 200 to the exporter). The two become two units.
+ */
+function traceKey(project: string, traceId: string): string {
+  // The default project's key is the trace id itself (the key before projects had their own).
+  return project === 'default' ? traceId : `${project}\u0000${traceId}`;
+}
+
+/**
+ * Open traces, keyed by project and trace id: the trace assembler's Window (shared/stage). What
+ * goes into a trace is open-trace.ts, when it is ready closing-policy.ts, what is kept of it once
+ * published closed-traces.ts; a late span re-opens a published trace whole, and its unit is replaced.
  */
 export function createTraceWindow(options: TraceWindowOptions): TraceWindow {
   const open = new Map<string, OpenTrace>();
@@ -40,34 +53,40 @@ export function createTraceWindow(options: TraceWindowOptions): TraceWindow {
   const records = options.records ?? createHeldRecords(createMemoryByteStore());
   const contents = createTraceContents(records, maxSpans);
   const policy = createClosingPolicy(options, contents.isFull);
-  const closed = createClosedTraces(records, options);
+  /** Projects holding an open or retained trace of each trace id: a second project's unit id names its project. */
+  const holders = new Map<string, Set<string>>();
+  const forget = (traceId: string, project: string): void => {
+    const set = holders.get(traceId);
+    set?.delete(project);
+    if (set?.size === 0) holders.delete(traceId);
+  };
+  const closed = createClosedTraces(records, options, (c) => forget(c.traceId, c.project));
+  const caps = createOpenCaps(options);
   /** Records handed out in a trace's parts, to where they were read (weak: as long as the caller holds them). */
   const positions = new WeakMap<object, RecordPosition>();
   let lastFullScanMs = 0;
-
-  /**
-   * A trace belongs to the project whose key sent its first record: a record of another project
-   * with its trace id never joins it (that would change the owner's unit). It is refused here while
-   * the trace is remembered, and by the store (which refuses another project's unit with an
-   * existing id) after. Thrown as permanent: the record is set aside with the reason.
-   */
-  function refuseAnotherProject(envelope: SpanEnvelope): void {
-    const owner = (open.get(envelope.trace_id) ?? closed.get(envelope.trace_id))?.project;
-    if (owner === undefined) return;
-    const project = envelope.project ?? 'default';
-    if (owner !== project) {
-      throw new PermanentError(`trace ${envelope.trace_id} belongs to project "${owner}"; a record sent with a key of project "${project}" is refused`);
-    }
-  }
 
   function addTo(t: OpenTrace, envelope: SpanEnvelope, at: RecordPosition): void {
     if (envelope.kind === 'span') contents.addSpan(t, envelope, at);
     else contents.addLog(t, envelope, at);
   }
 
-  function openTrace(envelope: SpanEnvelope, at: RecordPosition, nowMs: number): OpenTrace {
-    const created = newOpenTrace(envelope.trace_id, envelope.project ?? 'default', nowMs);
-    const before = closed.get(envelope.trace_id);
+  /**
+   * A trace id another project holds (open or retained) makes this project's unit
+   * `<trace id>@<project>`: never merged into the other's unit, and never under its id, which the
+   * store would refuse. A re-opened trace keeps the unit id it had.
+   */
+  function projectUnitIdOf(traceId: string, project: string, before: ClosedTrace | undefined): string | undefined {
+    if (before) return before.projectUnitId;
+    const others = holders.get(traceId);
+    return others && !(others.size === 1 && others.has(project)) ? `${traceId}@${encodeURIComponent(project)}` : undefined;
+  }
+
+  function openTrace(key: string, project: string, envelope: SpanEnvelope, at: RecordPosition, nowMs: number): OpenTrace {
+    const created = newOpenTrace(key, envelope.trace_id, project, nowMs);
+    const before = closed.get(key);
+    const projectUnitId = projectUnitIdOf(envelope.trace_id, project, before);
+    if (projectUnitId) created.projectUnitId = projectUnitId;
     if (before) {
       // A late span: the trace is assembled again, whole, and its unit replaced. Its records
       // move over as they are held; reading them back can fail (RetriableError) before anything changed.
@@ -78,73 +97,90 @@ export function createTraceWindow(options: TraceWindowOptions): TraceWindow {
       for (const id of before.logs) (created.logs ??= new Map()).set(logKey(records.read<LogRecordEnvelope>(id).record), id);
       created.droppedSpans = before.dropped?.spans ?? 0;
       created.droppedLogs = before.dropped?.logs ?? 0;
-    } else if (closed.wasEvicted(envelope.trace_id)) {
+      created.bytes = before.bytes;
+    } else if (closed.wasEvicted(key)) {
       // Its unit was published and its spans are gone: this span must not replace that unit.
       const first = envelope.kind === 'span' ? envelope.span_id : `log${envelope.sequence}`;
-      created.unitId = `${envelope.trace_id}-late-${first}`;
+      created.unitId = `${created.projectUnitId ?? envelope.trace_id}-late-${first}`;
       created.rootSeen = true;
     }
     // Held before the trace is: a record that cannot be held leaves the closed trace as it was.
     addTo(created, envelope, at);
-    if (before) closed.reopened(envelope.trace_id);
-    open.set(envelope.trace_id, created);
+    if (before) closed.reopened(key);
+    open.set(key, created);
+    let projects = holders.get(created.traceId);
+    if (!projects) holders.set(created.traceId, (projects = new Set()));
+    projects.add(project);
+    caps.opened(created);
     return created;
   }
 
   function add(envelope: SpanEnvelope, at: RecordPosition, nowMs: number): string {
-    refuseAnotherProject(envelope);
-    let t = open.get(envelope.trace_id);
-    if (!t) t = openTrace(envelope, at, nowMs);
-    else addTo(t, envelope, at);
+    const project = envelope.project ?? 'default';
+    const key = traceKey(project, envelope.trace_id);
+    let t = open.get(key);
+    if (!t) t = openTrace(key, project, envelope, at, nowMs);
+    else {
+      const [bytesBefore, rootBefore] = [t.bytes, t.rootSeen];
+      addTo(t, envelope, at);
+      caps.grew(t, bytesBefore, rootBefore);
+    }
     t.lastSeenMs = nowMs;
-    byLastSeen.delete(t.traceId);
-    byLastSeen.set(t.traceId, t);
-    return t.traceId;
+    byLastSeen.delete(key);
+    byLastSeen.set(key, t);
+    return key;
   }
 
   /**
    * Traces ready to become units, each with the steps that unpack its records (those held now: a
    * record that comes later re-opens it). Only the quiet end of `byLastSeen` is looked at on most
    * calls (a trace that got a record within the shortest grace cannot be ready); everything is
-   * looked at once a second, for max-open.
+   * looked at once a second, for max-open. Past a cap on open traces, the oldest close too, as they are.
    */
   function takeReady(nowMs: number, force: boolean): Array<TakenGroup<TraceParts>> {
-    const taken: Array<TakenGroup<TraceParts>> = [];
+    const taken: OpenTrace[] = [];
+    const groups: Array<TakenGroup<TraceParts>> = [];
+    const take = (t: OpenTrace, reason: string): void => {
+      t.emitting = true;
+      const dropped = droppedOf(t, maxSpans);
+      const head = { traceId: t.traceId, ...(t.unitId ? { unitId: t.unitId } : {}), ...(t.projectUnitId ? { projectUnitId: t.projectUnitId } : {}), ...(dropped ? { dropped } : {}) };
+      taken.push(t);
+      groups.push({ key: t.key, reason, load: unpackInSteps(records, positions, head, spanIdsOf(t), [...(t.logs?.values() ?? [])]) });
+    };
     const full = force || nowMs - lastFullScanMs >= 1_000;
     if (full) lastFullScanMs = nowMs;
     for (const t of byLastSeen.values()) {
       if (!full && nowMs - t.lastSeenMs < policy.shortestGraceMs) break;
       if (t.emitting) continue;
       const reason = policy.readiness(t, nowMs, force);
-      if (!reason) continue;
-      t.emitting = true;
-      const dropped = droppedOf(t, maxSpans);
-      const head = { traceId: t.traceId, ...(t.unitId ? { unitId: t.unitId } : {}), ...(dropped ? { dropped } : {}) };
-      taken.push({ key: t.traceId, reason, load: unpackInSteps(records, positions, head, spanIdsOf(t), [...(t.logs?.values() ?? [])]) });
+      if (reason) take(t, reason);
     }
-    return taken;
+    if (!force) for (const { trace, reason } of caps.overCaps(open, taken)) take(trace, reason);
+    return groups;
   }
 
   /** The unit of this trace is durably published (or its records set aside): it is kept a while as closed. */
-  function confirm(traceId: string, nowMs: number): void {
-    const t = open.get(traceId);
+  function confirm(key: string, nowMs: number): void {
+    const t = open.get(key);
     if (!t) return;
-    open.delete(traceId);
-    byLastSeen.delete(traceId);
+    open.delete(key);
+    byLastSeen.delete(key);
+    caps.closed(t);
     contents.dropStale(t);
     if (t.unitId) {
       // A fragment is not re-opened; a later span makes another one.
+      forget(t.traceId, t.project);
       closed.dropAll(spanIdsOf(t));
       closed.dropAll(t.logs?.values() ?? []);
       return;
     }
     const dropped = droppedOf(t, maxSpans);
-    closed.add(traceId, { project: t.project, spans: spanIdsOf(t), logs: [...(t.logs?.values() ?? [])], ...(dropped ? { dropped } : {}), closedAtMs: nowMs }, nowMs);
+    closed.add(key, { traceId: t.traceId, project: t.project, ...(t.projectUnitId ? { projectUnitId: t.projectUnitId } : {}), spans: spanIdsOf(t), logs: [...(t.logs?.values() ?? [])], ...(dropped ? { dropped } : {}), closedAtMs: nowMs, bytes: t.bytes }, nowMs);
   }
 
   /** Publishing failed, or a record came meanwhile: the trace goes back to waiting and is offered again. */
-  function release(traceId: string): void {
-    const t = open.get(traceId);
+  function release(key: string): void {
+    const t = open.get(key);
     if (!t) return;
     t.emitting = false;
     contents.dropStale(t);
@@ -157,6 +193,8 @@ export function createTraceWindow(options: TraceWindowOptions): TraceWindow {
     release,
     openCount: () => open.size,
     closedCount: () => closed.size(),
+    openBytes: caps.openBytes,
+    rootlessCount: caps.rootlessCount,
     positionOf: (record) => positions.get(record),
   };
 }

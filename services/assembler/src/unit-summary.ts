@@ -67,7 +67,7 @@ export function unitErrors(spans: readonly SpanRecord[], parts: TraceParts, root
       const message = s.status.message || (typeof excMessage === 'string' ? excMessage : '') || `span "${s.name}" ended with error status`;
       return type ? { span_id: s.span_id, type, message } : { span_id: s.span_id, message };
     });
-  if (parts.unitId) errors.push({ message: `late spans of trace ${parts.traceId}, which was already scored as unit ${parts.traceId}; scored apart so as not to replace it` });
+  if (parts.unitId) errors.push({ message: `late spans of trace ${parts.traceId}, which was already scored as unit ${parts.projectUnitId ?? parts.traceId}; scored apart so as not to replace it` });
   else if (!root) errors.push({ message: 'root span never arrived; unit assembled from the spans seen' });
   const duplicates = duplicateSpanIds(spans);
   for (const [spanId, copies] of duplicates.slice(0, MAX_DUPLICATE_ERRORS)) {

@@ -22,16 +22,16 @@ export default tseslint.config(
     },
   },
   {
-    // Dependencies run cli -> services | tools -> shared, never back; shared/checks stays pure.
+    // Dependencies run cli -> services | tools -> shared, never back; shared/engines/checks stays pure.
     // Checked on resolved paths by a local rule (scripts/lint/boundaries.js).
     files: ['shared/**/*.ts', 'services/**/*.ts', 'tools/**/*.ts'],
     plugins: { tracecheck: boundaries },
     rules: { 'tracecheck/boundaries': 'error' },
   },
   {
-    files: ['shared/checks/**/*.ts'],
+    files: ['shared/engines/checks/**/*.ts'],
     rules: {
-      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'shared/checks never reads the environment.' }],
+      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'shared/engines/checks never reads the environment.' }],
     },
   },
   {

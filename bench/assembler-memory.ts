@@ -9,7 +9,7 @@
 import { appendFileSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { cpus, hostname, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { SpanRecord } from '../shared/schemas/index.ts';
+import type { SpanRecord } from '../shared/contracts/schemas/index.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseSpanEnvelope } from '../services/assembler/src/create-assembler.ts';
 import { createHeldRecords } from '../services/assembler/src/held-records.ts';

@@ -2,7 +2,7 @@
 // span a model call with usage and a short dialog, every third a tool execution. Prints the time
 // of `assembleTrace` alone and of the trace window + assembly with the span cap.
 // `node bin/run-ts.mjs bench/assembly.ts [sizes|chain|wide|all]`; with `node --cpu-prof` for a profile.
-import type { SpanRecord } from '../shared/schemas/index.ts';
+import type { SpanRecord } from '../shared/contracts/schemas/index.ts';
 import { assembleTrace } from '../services/assembler/src/assemble-trace.ts';
 import { createTraceWindowHarness } from '../test/helpers/trace-window-harness.ts';
 

@@ -4,9 +4,9 @@
 // *.jsonl of DIR in the same format (the full 428 when ../shared/eval-data is beside the clone).
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import type { CheckInput } from '../shared/checks/index.ts';
-import { createCheckRegistry, parseEvalRecord, recordToCheckInput, runCheck } from '../shared/checks/index.ts';
-import { createCodeSandbox } from '../shared/code-sandbox/index.ts';
+import type { CheckInput } from '../shared/engines/checks/index.ts';
+import { createCheckRegistry, parseEvalRecord, recordToCheckInput, runCheck } from '../shared/engines/checks/index.ts';
+import { createCodeSandbox } from '../shared/engines/code-sandbox/index.ts';
 
 const root = join(import.meta.dirname, '..');
 const dir = resolve(process.argv[2] ?? join(import.meta.dirname, 'data', 'eval-subset'));

@@ -7,8 +7,8 @@
 // `node --cpu-prof --cpu-prof-dir=.cache/prof bin/run-ts.mjs bench/collector-blocking.ts`.
 import { credentials, Client, Metadata } from '@grpc/grpc-js';
 import { request } from 'node:http';
-import { createSilentLogger } from '../shared/logging/index.ts';
-import type { Producer } from '../shared/bus/index.ts';
+import { createSilentLogger } from '../shared/runtime/logging/index.ts';
+import type { Producer } from '../shared/adapters/bus/index.ts';
 import { createCollector } from '../services/collector/src/create-collector.ts';
 import { decodeTraceRequestJson } from '../services/collector/src/otlp/decode-json.ts';
 import { decodeTraceRequestProtobuf } from '../services/collector/src/otlp/decode-protobuf.ts';

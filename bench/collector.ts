@@ -7,9 +7,9 @@ import { connect } from 'node:net';
 import { cpus, hostname } from 'node:os';
 import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
-import * as busModule from '../shared/bus/index.ts';
-import type { Bus, OutgoingMessage, Producer } from '../shared/bus/index.ts';
-import { createSilentLogger } from '../shared/logging/index.ts';
+import * as busModule from '../shared/adapters/bus/index.ts';
+import type { Bus, OutgoingMessage, Producer } from '../shared/adapters/bus/index.ts';
+import { createSilentLogger } from '../shared/runtime/logging/index.ts';
 import { createIngest } from '../services/collector/src/ingest.ts';
 import { traceRequestToMessages } from '../services/collector/src/pipeline.ts';
 import { decodeTraceRequestJsonLazy } from '../services/collector/src/otlp/decode-json.ts';
@@ -96,7 +96,7 @@ function memoryProducer(): { producer: Producer; start(): Promise<void>; close()
     const producer = bus.createProducer();
     return { producer, close: () => producer.shutdown(), start: () => producer.start() };
   }
-  // Until shared/bus exports the in-process bus: an append-only array, which is what it does on send.
+  // Until shared/adapters/bus exports the in-process bus: an append-only array, which is what it does on send.
   const records: OutgoingMessage[] = [];
   const producer: Producer = {
     name: 'bench-memory',
@@ -133,7 +133,7 @@ async function kafkaProducer(brokers: string[], topic: string): Promise<{ produc
     await bus.ensureTopics([topic]);
     const producer = bus.createProducer();
     await producer.start();
-    return { producer, via: 'shared/bus createKafkaBus', close: () => producer.shutdown() };
+    return { producer, via: 'shared/adapters/bus createKafkaBus', close: () => producer.shutdown() };
   }
   const kafka = new Kafka({ clientId: 'bench-collector', brokers, logLevel: logLevel.NOTHING });
   const admin = kafka.admin();

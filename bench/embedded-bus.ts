@@ -6,8 +6,8 @@
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInMemoryBus } from '../shared/bus/index.ts';
-import { createSilentLogger } from '../shared/logging/index.ts';
+import { createInMemoryBus } from '../shared/adapters/bus/index.ts';
+import { createSilentLogger } from '../shared/runtime/logging/index.ts';
 
 const SECONDS = 3;
 const BATCH = 100;

@@ -4,7 +4,7 @@
 // beside the clone, else the shipped subset bench/data/eval-subset).
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { createCheckRegistry, parseEvalRecord, recordToCheckInput, runCheck } from '../shared/checks/index.ts';
+import { createCheckRegistry, parseEvalRecord, recordToCheckInput, runCheck } from '../shared/engines/checks/index.ts';
 
 const root = join(import.meta.dirname, '..');
 const fullSet = join(root, '..', 'shared', 'eval-data');

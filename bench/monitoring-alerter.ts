@@ -1,6 +1,6 @@
-import { AlertRuleSchema, createAlertRepository } from '../shared/alerts/index.ts';
-import { createSilentLogger } from '../shared/logging/index.ts';
-import type { Store } from '../shared/store/index.ts';
+import { AlertRuleSchema, createAlertRepository } from '../shared/engines/alerts/index.ts';
+import { createSilentLogger } from '../shared/runtime/logging/index.ts';
+import type { Store } from '../shared/adapters/store/index.ts';
 import { createAlerter } from '../services/alerter/src/index.ts';
 
 /**

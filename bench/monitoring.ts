@@ -8,9 +8,9 @@ import { appendFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node
 import { cpus, hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient } from '@clickhouse/client';
-import { createSilentLogger } from '../shared/logging/index.ts';
-import type { Score } from '../shared/schemas/index.ts';
-import { createClickHouseStore, createDuckDbStore, type Store } from '../shared/store/index.ts';
+import { createSilentLogger } from '../shared/runtime/logging/index.ts';
+import type { Score } from '../shared/contracts/schemas/index.ts';
+import { createClickHouseStore, createDuckDbStore, type Store } from '../shared/adapters/store/index.ts';
 import { createApp } from '../services/api/src/index.ts';
 import { benchAlerter } from './monitoring-alerter.ts';
 

@@ -2,7 +2,7 @@
 // another once the processes are up (the median and the 90th percentile of each call's wall time),
 // and the CPU the sandbox processes used per call. `node bin/run-ts.mjs bench/sandbox-overhead.ts [calls]`.
 import { loadavg } from 'node:os';
-import { createCodeSandbox } from '../shared/code-sandbox/index.ts';
+import { createCodeSandbox } from '../shared/engines/code-sandbox/index.ts';
 
 const calls = Number(process.argv[2] ?? 40);
 const sandbox = createCodeSandbox({ processes: 2 });

@@ -2,7 +2,7 @@
 // arrays reaches in the sandbox processes, and how long 20 units take when one of their two code
 // checks never finishes. `npm run bench:sandbox` (Linux: reads /proc); about 10 s.
 import { readFileSync, readdirSync } from 'node:fs';
-import { createCodeSandbox } from '../shared/code-sandbox/index.ts';
+import { createCodeSandbox } from '../shared/engines/code-sandbox/index.ts';
 
 /** Resident memory (MB) of every descendant process of this one, summed. */
 function childrenRssMb(): number {

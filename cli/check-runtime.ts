@@ -1,11 +1,11 @@
 import { existsSync } from 'node:fs';
-import { CheckStoreError, openUserChecks } from '../shared/check-store/index.ts';
-import type { CheckContext, CheckRegistry, RunnableCheck } from '../shared/checks/index.ts';
-import type { CodeSandbox } from '../shared/code-sandbox/index.ts';
-import { createCodeSandbox } from '../shared/code-sandbox/index.ts';
-import type { Config } from '../shared/config/index.ts';
-import type { Logger } from '../shared/logging/index.ts';
-import { createJudgeClient, type ResilientJudge } from '../shared/judge/index.ts';
+import { CheckStoreError, openUserChecks } from './check-store/index.ts';
+import type { CheckContext, CheckRegistry, RunnableCheck } from '../shared/engines/checks/index.ts';
+import type { CodeSandbox } from '../shared/engines/code-sandbox/index.ts';
+import { createCodeSandbox } from '../shared/engines/code-sandbox/index.ts';
+import type { Config } from '../shared/runtime/config/index.ts';
+import type { Logger } from '../shared/runtime/logging/index.ts';
+import { createJudgeClient, type ResilientJudge } from '../shared/engines/judge/index.ts';
 
 export async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
   const chunks: Buffer[] = [];
@@ -43,7 +43,7 @@ export function createJudge(config: Config, log?: Logger, endpoint?: { baseUrl?:
 }
 
 /**
- * The catalog plus the definitions of a JSON Lines file (shared/check-store). A bad line throws
+ * The catalog plus the definitions of a JSON Lines file (cli/check-store). A bad line throws
  * CheckStoreError, naming the file and line.
  */
 export function loadRegistry(definitionsFile: string | undefined): CheckRegistry {

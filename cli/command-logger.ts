@@ -1,5 +1,5 @@
-import type { Config, LogLevel } from '../shared/config/index.ts';
-import { createLogger, type Logger } from '../shared/logging/index.ts';
+import type { Config, LogLevel } from '../shared/runtime/config/index.ts';
+import { createLogger, type Logger } from '../shared/runtime/logging/index.ts';
 
 /**
  * The one place a command's log level is decided: TRACECHECK_LOG_LEVEL (parsed with the rest of

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { Bus } from '../shared/bus/index.ts';
-import { RetriableError } from '../shared/errors/index.ts';
-import { createSilentLogger } from '../shared/logging/index.ts';
+import type { Bus } from '../shared/adapters/bus/index.ts';
+import { RetriableError } from '../shared/runtime/errors/index.ts';
+import { createSilentLogger } from '../shared/runtime/logging/index.ts';
 import { withTopicCreationRace } from './compose.ts';
 
 /** A bus whose ensureTopics fails with `failures` in turn, then succeeds. */

@@ -1,15 +1,15 @@
 import { mkdirSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { join, resolve } from 'node:path';
-import type { Bus, TopicHoldings } from '../shared/bus/index.ts';
-import { createInMemoryBus, createKafkaBus } from '../shared/bus/index.ts';
-import type { RunnableCheck } from '../shared/checks/contract.ts';
-import type { Config } from '../shared/config/index.ts';
-import { errorMessage } from '../shared/errors/index.ts';
+import type { Bus, TopicHoldings } from '../shared/adapters/bus/index.ts';
+import { createInMemoryBus, createKafkaBus } from '../shared/adapters/bus/index.ts';
+import type { RunnableCheck } from '../shared/engines/checks/contract.ts';
+import type { Config } from '../shared/runtime/config/index.ts';
+import { errorMessage } from '../shared/runtime/errors/index.ts';
 import { loadRegistry, selectChecks } from './check-runtime.ts';
-import type { Logger } from '../shared/logging/index.ts';
-import type { Store } from '../shared/store/index.ts';
-import { createClickHouseStore, createDuckDbStore } from '../shared/store/index.ts';
+import type { Logger } from '../shared/runtime/logging/index.ts';
+import type { Store } from '../shared/adapters/store/index.ts';
+import { createClickHouseStore, createDuckDbStore } from '../shared/adapters/store/index.ts';
 
 /**
  * Kafka when brokers are configured, else the in-process bus (embedded mode) with its log on disk
@@ -34,7 +34,7 @@ const CREATION_RACE = /does not host this topic-partition|already exists/i;
  * exist yet ("This server does not host this topic-partition"): measured once in 20 cold starts of
  * the README's command, the assembler stopped on it. That answer is tried again, a few times with
  * backoff (by then the topic exists); any other failure is thrown at once.
- * (Its home is ensureTopics in shared/bus/kafka-bus.ts, held still while the stage kit is built on it.)
+ * (Its home is ensureTopics in shared/adapters/bus/kafka-bus.ts, held still while the stage kit is built on it.)
  */
 export function withTopicCreationRace(bus: Bus, log: Logger): Bus {
   return {

@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig, type Config } from '../shared/config/index.ts';
+import { ConfigError, loadConfig, type Config } from '../shared/runtime/config/index.ts';
 import type { CliIo } from './command.ts';
 
 /** Parses the environment once; on a bad configuration prints every problem and returns null. */

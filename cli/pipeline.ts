@@ -1,10 +1,10 @@
-import { topicsFor, type Bus, type ConsumerLag, type TopicNames } from '../shared/bus/index.ts';
-import type { JudgeClient } from '../shared/checks/contract.ts';
-import { metricsPortFor, type Config } from '../shared/config/index.ts';
-import type { Component } from '../shared/lifecycle/index.ts';
-import type { Logger } from '../shared/logging/index.ts';
-import type { Store } from '../shared/store/index.ts';
-import { createCodeSandbox } from '../shared/code-sandbox/index.ts';
+import { topicsFor, type Bus, type ConsumerLag, type TopicNames } from '../shared/adapters/bus/index.ts';
+import type { JudgeClient } from '../shared/engines/checks/contract.ts';
+import { metricsPortFor, type Config } from '../shared/runtime/config/index.ts';
+import type { Component } from '../shared/runtime/lifecycle/index.ts';
+import type { Logger } from '../shared/runtime/logging/index.ts';
+import type { Store } from '../shared/adapters/store/index.ts';
+import { createCodeSandbox } from '../shared/engines/code-sandbox/index.ts';
 import { createApiServer } from '../services/api/src/index.ts';
 import { createAssembler } from '../services/assembler/src/index.ts';
 import { createCollector } from '../services/collector/src/index.ts';
@@ -13,14 +13,14 @@ import { createBus, createStore, resolveChecks } from './compose.ts';
 import { topicsOf } from './topology.ts';
 import { createJudge, loadRegistry } from './check-runtime.ts';
 import { createSessionAggregator, createSessionRouter } from '../services/assembler/src/index.ts';
-import { DEFAULT_PRICES } from '../shared/judge/index.ts';
-import { loadMonitorsFile } from '../shared/monitors/index.ts';
+import { DEFAULT_PRICES } from '../shared/engines/judge/index.ts';
+import { loadMonitorsFile } from '../shared/engines/monitors/index.ts';
 import type { CheckSelector } from '../services/scorer/src/index.ts';
-import { createKeyring, createMetricsAccess, type AuthResult, type Keyring } from '../shared/access/index.ts';
+import { createKeyring, createMetricsAccess, type AuthResult, type Keyring } from '../shared/kit/access/index.ts';
 import { createAlerter, type Alerter } from '../services/alerter/src/index.ts';
 import type { Authorize } from '../services/collector/src/index.ts';
-import { createAddressMatcher } from '../shared/http/index.ts';
-import { createConsumerLagReporter, createMetrics, createMetricsServer, withJudgeMetrics, type Metrics } from '../shared/metrics/index.ts';
+import { createAddressMatcher } from '../shared/runtime/http/index.ts';
+import { createConsumerLagReporter, createMetrics, createMetricsServer, withJudgeMetrics, type Metrics } from '../shared/kit/metrics/index.ts';
 
 export type ServiceName = 'collector' | 'assembler' | 'scorer' | 'api' | 'alerter';
 

@@ -4,11 +4,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createApiServer } from '../services/api/src/index.ts';
 import { createCollector } from '../services/collector/src/index.ts';
 import { createRecordingProducer } from '../services/collector/src/testing/recording-producer.ts';
-import { DEFAULT_METRICS_PORTS, loadConfig, metricsPortFor } from '../shared/config/index.ts';
-import { PortInUseError } from '../shared/errors/index.ts';
-import { createSilentLogger } from '../shared/logging/index.ts';
-import { createMetrics, createMetricsServer } from '../shared/metrics/index.ts';
-import { createDuckDbStore } from '../shared/store/index.ts';
+import { DEFAULT_METRICS_PORTS, loadConfig, metricsPortFor } from '../shared/runtime/config/index.ts';
+import { PortInUseError } from '../shared/runtime/errors/index.ts';
+import { createSilentLogger } from '../shared/runtime/logging/index.ts';
+import { createMetrics, createMetricsServer } from '../shared/kit/metrics/index.ts';
+import { createDuckDbStore } from '../shared/adapters/store/index.ts';
 import { startFailureMessage } from './start-failure.ts';
 
 const log = createSilentLogger();

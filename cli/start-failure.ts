@@ -1,5 +1,5 @@
-import { metricsPortFor, type Config } from '../shared/config/index.ts';
-import { PortInUseError, errorMessage } from '../shared/errors/index.ts';
+import { metricsPortFor, type Config } from '../shared/runtime/config/index.ts';
+import { PortInUseError, errorMessage } from '../shared/runtime/errors/index.ts';
 
 /** The environment variable of each port a process running `services` listens on (as buildPipeline wires them). */
 function portSettings(config: Config, services: ReadonlySet<string>): Map<number, string> {

@@ -1,4 +1,4 @@
-import type { TopicNames } from '../shared/bus/index.ts';
+import type { TopicNames } from '../shared/adapters/bus/index.ts';
 import type { ServiceName } from './pipeline.ts';
 
 /** A bus topic, by its key in TopicNames (the names depend on TRACECHECK_KAFKA_PREFIX). */

@@ -1,10 +1,10 @@
 import { parseArgs } from 'node:util';
 import { createCommandLogger } from '../command-logger.ts';
-import { DEFAULT_PRICES, costUsd } from '../../shared/judge/index.ts';
-import { DOC_KINDS, MonitorSchema, listUserChecks, loadMonitorsFile, type Monitor } from '../../shared/monitors/index.ts';
-import type { CheckDefinition } from '../../shared/checks/index.ts';
+import { DEFAULT_PRICES, costUsd } from '../../shared/engines/judge/index.ts';
+import { DOC_KINDS, MonitorSchema, listUserChecks, loadMonitorsFile, type Monitor } from '../../shared/engines/monitors/index.ts';
+import type { CheckDefinition } from '../../shared/engines/checks/index.ts';
 import { runBackfill, type BackfillProgress } from '../../services/scorer/src/index.ts';
-import { createCodeSandbox } from '../../shared/code-sandbox/index.ts';
+import { createCodeSandbox } from '../../shared/engines/code-sandbox/index.ts';
 import type { CliCommand, CliIo } from '../command.ts';
 import { createJudge, loadRegistry } from '../check-runtime.ts';
 import { createStore } from '../compose.ts';

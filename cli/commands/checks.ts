@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
-import { CheckStoreError, openUserChecks } from '../../shared/check-store/index.ts';
-import type { CheckDefinition, CodeCheckDefinition, ModelCheckDefinition, OutputType } from '../../shared/checks/index.ts';
-import { catalogEntries, CheckDefinitionError, definitionVersion, generateCodeCheck, parseTemplate, verifyCodeCheck } from '../../shared/checks/index.ts';
-import { createCodeSandbox } from '../../shared/code-sandbox/index.ts';
-import { loadConfig } from '../../shared/config/index.ts';
+import { CheckStoreError, openUserChecks } from '../check-store/index.ts';
+import type { CheckDefinition, CodeCheckDefinition, ModelCheckDefinition, OutputType } from '../../shared/engines/checks/index.ts';
+import { catalogEntries, CheckDefinitionError, definitionVersion, generateCodeCheck, parseTemplate, verifyCodeCheck } from '../../shared/engines/checks/index.ts';
+import { createCodeSandbox } from '../../shared/engines/code-sandbox/index.ts';
+import { loadConfig } from '../../shared/runtime/config/index.ts';
 import type { CliCommand, CliIo } from '../command.ts';
 import { createJudge, parseFlags } from '../check-runtime.ts';
 

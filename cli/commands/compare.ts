@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { createCommandLogger } from '../command-logger.ts';
 import type { CliCommand, CliIo } from '../command.ts';
-import { ConfigError, loadConfig } from '../../shared/config/index.ts';
+import { ConfigError, loadConfig } from '../../shared/runtime/config/index.ts';
 import { createJudge } from '../check-runtime.ts';
 import type { AlignedPair, ComparisonResult } from '../../tools/eval/src/index.ts';
 import {

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createCommandLogger } from '../command-logger.ts';
 import type { CliCommand, CliIo } from '../command.ts';
-import { ConfigError, loadConfig } from '../../shared/config/index.ts';
+import { ConfigError, loadConfig } from '../../shared/runtime/config/index.ts';
 import {
   buildTables,
   createProgress,

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { createCommandLogger } from '../command-logger.ts';
-import { ROLES, createKeyring, type Role } from '../../shared/access/index.ts';
+import { ROLES, createKeyring, type Role } from '../../shared/kit/access/index.ts';
 import type { CliCommand, CliIo } from '../command.ts';
 import { createStore } from '../compose.ts';
 import { loadConfigOrReport } from '../load-config-or-exit.ts';

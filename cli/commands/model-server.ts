@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { loadConfigOrReport } from '../load-config-or-exit.ts';
 import { createCommandLogger } from '../command-logger.ts';
 import type { CliCommand, CliIo } from '../command.ts';
-import { startAll, waitForShutdownSignal } from '../../shared/lifecycle/index.ts';
+import { startAll, waitForShutdownSignal } from '../../shared/runtime/lifecycle/index.ts';
 import { createModelServer } from '../../tools/model-server/src/index.ts';
 
 const USAGE = `usage: tracecheck model-server [--port 8787] [--host 127.0.0.1]

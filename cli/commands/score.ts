@@ -1,11 +1,11 @@
-import type { CheckInput } from '../../shared/checks/index.ts';
-import { parseEvalRecord, recordToCheckInput, runCheck, unitToCheckInput } from '../../shared/checks/index.ts';
-import { loadConfig } from '../../shared/config/index.ts';
-import { forEachLimited } from '../../shared/flow/index.ts';
-import { UnitSchema } from '../../shared/schemas/index.ts';
+import type { CheckInput } from '../../shared/engines/checks/index.ts';
+import { parseEvalRecord, recordToCheckInput, runCheck, unitToCheckInput } from '../../shared/engines/checks/index.ts';
+import { loadConfig } from '../../shared/runtime/config/index.ts';
+import { forEachLimited } from '../../shared/runtime/flow/index.ts';
+import { UnitSchema } from '../../shared/contracts/schemas/index.ts';
 import type { CliCommand } from '../command.ts';
 import { contextFor, loadRegistry, parseFlags, readAll, selectChecks } from '../check-runtime.ts';
-import { CheckStoreError } from '../../shared/check-store/index.ts';
+import { CheckStoreError } from '../check-store/index.ts';
 
 function toInput(line: string): { ok: true; input: CheckInput } | { ok: false; error: string } {
   let value: unknown;

@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
 import { createCommandLogger } from '../command-logger.ts';
 import type { CliCommand, CliIo } from '../command.ts';
-import { PortInUseError } from '../../shared/errors/index.ts';
-import { runService } from '../../shared/lifecycle/index.ts';
+import { PortInUseError } from '../../shared/runtime/errors/index.ts';
+import { runService } from '../../shared/runtime/lifecycle/index.ts';
 import { loadConfigOrReport } from '../load-config-or-exit.ts';
 import { buildPipeline, type ServiceName } from '../pipeline.ts';
 import { startFailureMessage } from '../start-failure.ts';

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { createCommandLogger } from '../command-logger.ts';
 import type { CliCommand, CliIo } from '../command.ts';
-import { startAll, waitForShutdownSignal } from '../../shared/lifecycle/index.ts';
+import { startAll, waitForShutdownSignal } from '../../shared/runtime/lifecycle/index.ts';
 import { createJudge } from '../check-runtime.ts';
 import { createModelServer } from '../../tools/model-server/src/index.ts';
 import { runDemo, waitForDemoScores, formatScoreTable } from '../../tools/demo-agent/src/index.ts';

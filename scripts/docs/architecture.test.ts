@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { topicsFor } from '../../shared/bus/index.ts';
+import { topicsFor } from '../../shared/adapters/bus/index.ts';
 import { TOPOLOGY, type StageFlow } from '../../cli/topology.ts';
 import { BEGIN, END, renderArchitecture, withArchitecture } from './architecture.ts';
 

@@ -1,7 +1,7 @@
 // The README's architecture picture, rendered from the declared topology (cli/topology.ts): pure
 // functions, so that a test can say when the README's copy is stale (`npm run docs:architecture`
 // rewrites it).
-import type { TopicNames } from '../../shared/bus/index.ts';
+import type { TopicNames } from '../../shared/adapters/bus/index.ts';
 import { isTopic, type Outside, type Port, type StageFlow } from '../../cli/topology.ts';
 
 const OUTSIDE: Record<Outside, string> = {

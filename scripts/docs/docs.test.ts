@@ -1,11 +1,11 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createCheckRegistry, type RunnableCheck } from '../../shared/checks/index.ts';
-import { ConfigSchema } from '../../shared/config/index.ts';
-import { createSilentLogger } from '../../shared/logging/index.ts';
-import { createMetrics } from '../../shared/metrics/index.ts';
-import { createDuckDbStore } from '../../shared/store/index.ts';
+import { createCheckRegistry, type RunnableCheck } from '../../shared/engines/checks/index.ts';
+import { ConfigSchema } from '../../shared/runtime/config/index.ts';
+import { createSilentLogger } from '../../shared/runtime/logging/index.ts';
+import { createMetrics } from '../../shared/kit/metrics/index.ts';
+import { createDuckDbStore } from '../../shared/adapters/store/index.ts';
 import { createApp } from '../../services/api/src/index.ts';
 import { headingAnchors, relativeLinks, wordCount } from './markdown-links.ts';
 

@@ -1,7 +1,7 @@
 // `npm run docs:architecture`: rewrites the README's architecture picture from cli/topology.ts.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { topicsFor } from '../../shared/bus/index.ts';
+import { topicsFor } from '../../shared/adapters/bus/index.ts';
 import { TOPOLOGY } from '../../cli/topology.ts';
 import { renderArchitecture, withArchitecture } from './architecture.ts';
 

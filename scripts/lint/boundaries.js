@@ -4,8 +4,9 @@
 //   cli/            the composition root: may import anything
 //   services/<s>/   a pipeline stage: itself and shared/ only
 //   tools/<t>/      an offline tool: itself and shared/ only
-//   shared/<m>/     library code: shared/ only
-//   shared/checks/  pure: itself, shared/schemas, and an allow-list of packages
+//   shared/<kind>/<m>/  library code: shared/ only, and of shared/ only its own kind and the kinds
+//                       below it: runtime < contracts < adapters < engines < kit (shared/README.md)
+//   shared/engines/checks/  pure: itself, shared/contracts/schemas, and an allow-list of packages
 import path from 'node:path';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
@@ -13,27 +14,38 @@ const PURE_PACKAGES = new Set(['node:crypto', 'ajv', 'fastest-levenshtein', 'web
 // Test tools that tests beside pure code may use (never the code itself).
 const TEST_PACKAGES = new Set(['fast-check']);
 
-/** `services/collector/src/x.ts` → { top: 'services', name: 'collector' }; null outside the zones. */
+// The kinds of shared/, lowest first: a kind imports only itself and the kinds before it.
+const SHARED_KINDS = ['runtime', 'contracts', 'adapters', 'engines', 'kit'];
+
+/** `services/collector/src/x.ts` → { top: 'services', name: 'collector' }, `shared/engines/checks/x.ts` →
+ *  { top: 'shared', name: 'engines/checks', kind: 'engines' }; null outside the zones. */
 function zoneOf(absPath) {
   const rel = path.relative(ROOT, absPath).split(path.sep);
   if (rel[0] === '..' || rel.length < 2) return null;
   const [top, name] = rel;
-  if (top === 'services' || top === 'tools' || top === 'shared') return { top, name };
+  if (top === 'shared') return { top, name: rel.length > 2 ? `${name}/${rel[2]}` : name, kind: name };
+  if (top === 'services' || top === 'tools') return { top, name };
   if (top === 'cli') return { top, name: '' };
   return { top: 'other', name: top };
 }
 
 function violation(from, target, spec) {
   const isRelative = spec.startsWith('.') || spec.startsWith('/');
-  if (from.top === 'shared' && from.name === 'checks') {
+  if (from.top === 'shared' && from.name === 'engines/checks') {
     if (from.testing && target.top === 'other' && target.name === 'test') return null;
-    if (!isRelative) return PURE_PACKAGES.has(spec) || (from.testing && TEST_PACKAGES.has(spec)) ? null : `shared/checks is pure: package "${spec}" is not on its allow-list`;
-    if (target.top === 'shared' && (target.name === 'checks' || target.name === 'schemas')) return null;
-    return 'shared/checks is pure: it imports only shared/checks and shared/schemas';
+    if (!isRelative) return PURE_PACKAGES.has(spec) || (from.testing && TEST_PACKAGES.has(spec)) ? null : `shared/engines/checks is pure: package "${spec}" is not on its allow-list`;
+    if (target.top === 'shared' && (target.name === 'engines/checks' || target.name === 'contracts/schemas')) return null;
+    return 'shared/engines/checks is pure: it imports only shared/engines/checks and shared/contracts/schemas';
   }
   if (!isRelative) return null;
   if (from.testing && target.top === 'other' && target.name === 'test') return null;
-  if (from.top === 'shared') return target.top === 'shared' ? null : 'shared/ imports only shared/';
+  if (from.top === 'shared') {
+    if (target.top !== 'shared') return 'shared/ imports only shared/';
+    const mine = SHARED_KINDS.indexOf(from.kind);
+    const theirs = SHARED_KINDS.indexOf(target.kind);
+    if (mine < 0 || theirs < 0) return `shared/ holds only the kinds ${SHARED_KINDS.join(', ')} (shared/README.md)`;
+    return theirs <= mine ? null : `shared/${from.kind} imports only its own kind and the kinds below it (${SHARED_KINDS.slice(0, mine + 1).join(' < ')})`;
+  }
   if (from.top === 'services' || from.top === 'tools') {
     if (target.top === 'shared') return null;
     if (target.top === from.top && target.name === from.name) return null;
@@ -43,7 +55,7 @@ function violation(from, target, spec) {
 }
 
 const rule = {
-  meta: { type: 'problem', schema: [], docs: { description: 'Imports follow the tree: cli → services | tools → shared; shared/checks stays pure.' } },
+  meta: { type: 'problem', schema: [], docs: { description: 'Imports follow the tree: cli → services | tools → shared; shared/ by kind; shared/engines/checks stays pure.' } },
   create(context) {
     const file = context.filename;
     const from = zoneOf(file);

@@ -27,23 +27,33 @@ describe('the boundaries lint rule', () => {
   });
 
   it('lets a service import itself and shared/', () => {
-    expect(lint('services/api/src/x.ts', "import { a } from './y.ts'; import { s } from '../../../shared/store/index.ts';")).toEqual([]);
+    expect(lint('services/api/src/x.ts', "import { a } from './y.ts'; import { s } from '../../../shared/adapters/store/index.ts';")).toEqual([]);
   });
 
   it('keeps shared/ from importing services, tools or the cli', () => {
-    expect(lint('shared/store/x.ts', "import { a } from '../../cli/main.ts';")).toEqual(['shared/ imports only shared/: "../../cli/main.ts"']);
+    expect(lint('shared/adapters/store/x.ts', "import { a } from '../../../cli/main.ts';")).toEqual(['shared/ imports only shared/: "../../../cli/main.ts"']);
   });
 
-  it('keeps shared/checks pure by allow-list: shared/judge and openai are refused', () => {
-    expect(lint('shared/checks/x.ts', "import { j } from '../judge/index.ts'; import OpenAI from 'openai'; import { s } from '../schemas/index.ts';")).toEqual([
-      'shared/checks is pure: it imports only shared/checks and shared/schemas: "../judge/index.ts"',
-      'shared/checks is pure: package "openai" is not on its allow-list: "openai"',
+  it('lets a kind of shared/ import itself and the kinds below it, never those above', () => {
+    expect(lint('shared/adapters/store/x.ts', "import { a } from '../bus/index.ts'; import { b } from '../../contracts/schemas/index.ts'; import { c } from '../../runtime/errors/index.ts';")).toEqual([]);
+    expect(lint('shared/runtime/flow/x.ts', "import { a } from '../../kit/stage/index.ts';")).toEqual([
+      'shared/runtime imports only its own kind and the kinds below it (runtime): "../../kit/stage/index.ts"',
+    ]);
+    expect(lint('shared/adapters/bus/x.ts', "import { a } from '../../engines/checks/index.ts';")).toEqual([
+      'shared/adapters imports only its own kind and the kinds below it (runtime < contracts < adapters): "../../engines/checks/index.ts"',
     ]);
   });
 
-  it('lets tests beside shared/checks use fast-check, and the checks themselves not', () => {
-    expect(lint('shared/checks/x.test.ts', "import fc from 'fast-check';")).toEqual([]);
-    expect(lint('shared/checks/x.ts', "import fc from 'fast-check';")).toEqual(['shared/checks is pure: package "fast-check" is not on its allow-list: "fast-check"']);
+  it('keeps shared/engines/checks pure by allow-list: shared/engines/judge and openai are refused', () => {
+    expect(lint('shared/engines/checks/x.ts', "import { j } from '../judge/index.ts'; import OpenAI from 'openai'; import { s } from '../../contracts/schemas/index.ts';")).toEqual([
+      'shared/engines/checks is pure: it imports only shared/engines/checks and shared/contracts/schemas: "../judge/index.ts"',
+      'shared/engines/checks is pure: package "openai" is not on its allow-list: "openai"',
+    ]);
+  });
+
+  it('lets tests beside shared/engines/checks use fast-check, and the checks themselves not', () => {
+    expect(lint('shared/engines/checks/x.test.ts', "import fc from 'fast-check';")).toEqual([]);
+    expect(lint('shared/engines/checks/x.ts', "import fc from 'fast-check';")).toEqual(['shared/engines/checks is pure: package "fast-check" is not on its allow-list: "fast-check"']);
   });
 
   it('leaves the cli free to compose', () => {

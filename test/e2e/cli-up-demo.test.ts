@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createCheckRegistry } from '../../shared/checks/index.ts';
+import { createCheckRegistry } from '../../shared/engines/checks/index.ts';
 import { DEFAULT_DEMO_ROWS, demoEnv, demoScoreRows, runCommand } from '../helpers/cli.ts';
 
 // bin/tracecheck.mjs runs the build (dist/): scripts/test.sh builds before the integration tests.

@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createPrng } from '../../shared/flow/index.ts';
+import { createPrng } from '../../shared/runtime/flow/index.ts';
 import { streamRuns, type RunSpec } from '../helpers/agent-runs.ts';
 import { waitFor } from '../helpers/infra.ts';
 

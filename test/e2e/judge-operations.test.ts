@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Producer } from '../../shared/bus/index.ts';
-import type { ResilientJudge } from '../../shared/judge/index.ts';
-import type { Score, Unit } from '../../shared/schemas/index.ts';
+import type { Producer } from '../../shared/adapters/bus/index.ts';
+import type { ResilientJudge } from '../../shared/engines/judge/index.ts';
+import type { Score, Unit } from '../../shared/contracts/schemas/index.ts';
 import { waitFor } from '../helpers/infra.ts';
 import { startPipeline, type Harness } from '../helpers/pipeline-harness.ts';
 import { createTestUnit } from '../helpers/unit-factory.ts';

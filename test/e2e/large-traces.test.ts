@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { request } from 'node:http';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BusMessage, Consumer } from '../../shared/bus/index.ts';
+import type { BusMessage, Consumer } from '../../shared/adapters/bus/index.ts';
 import { startPipeline, type Harness } from '../helpers/pipeline-harness.ts';
 import { largeTraceRequests } from '../helpers/large-trace-export.ts';
 import { waitFor } from '../helpers/infra.ts';

@@ -7,7 +7,7 @@ import {
 } from '../../services/collector/src/index.ts';
 import { encodeLogsRequest, encodeTraceRequest, jsonLogsRequest, jsonTraceRequest } from '../../services/collector/src/testing/otlp-builders.ts';
 import { assembleTrace } from '../../services/assembler/src/assemble-trace.ts';
-import { SpanEnvelopeSchema, type LogRecordEnvelope, type SpanRecord } from '../../shared/schemas/index.ts';
+import { SpanEnvelopeSchema, type LogRecordEnvelope, type SpanRecord } from '../../shared/contracts/schemas/index.ts';
 
 // Current OTel GenAI semconv with content captured as events: the spans carry no content, and each
 // model call's messages arrive as one `gen_ai.client.inference.operation.details` log record on

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ChatMessage } from '../../shared/schemas/index.ts';
+import type { ChatMessage } from '../../shared/contracts/schemas/index.ts';
 import { assembleSession } from '../../services/assembler/src/assemble-session.ts';
 import { fixtureUnits as unitsOf } from '../helpers/fixture-units.ts';
 import { listFixtures } from '../integration/collector/fixture-expectations.ts';

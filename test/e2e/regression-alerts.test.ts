@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AlertPayload } from '../../shared/alerts/index.ts';
+import type { AlertPayload } from '../../shared/engines/alerts/index.ts';
 import { runsOf, sendRuns } from '../helpers/agent-runs.ts';
 import { testClickHouseUrl, testKafkaBrokers, uniqueName, waitFor } from '../helpers/infra.ts';
 import { startPipeline, type Harness } from '../helpers/pipeline-harness.ts';
@@ -120,7 +120,7 @@ for (const mode of MODES) {
       });
       expect(candidate!.n).toBeGreaterThanOrEqual(30);
       // How many are in at the first evaluation that sees enough depends on how fast they are
-      // scored; that the test needs at most ~200 per arm is shown by the simulations in shared/stats.
+      // scored; that the test needs at most ~200 per arm is shown by the simulations in shared/engines/stats.
       expect(candidate!.n).toBeLessThanOrEqual(400);
       expect(candidate!.failure_rate).toBe(candidate!.failed / candidate!.n);
       expect(firing.body.value).toBe(candidate!.failure_rate);

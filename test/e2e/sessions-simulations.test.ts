@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Score, Unit } from '../../shared/schemas/index.ts';
+import type { Score, Unit } from '../../shared/contracts/schemas/index.ts';
 import { sendTurns, type TurnSpec } from '../helpers/agent-runs.ts';
 import { testClickHouseUrl, testKafkaBrokers, uniqueName, waitFor } from '../helpers/infra.ts';
 import { startPipeline, type Harness } from '../helpers/pipeline-harness.ts';

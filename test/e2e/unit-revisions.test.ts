@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BusMessage } from '../../shared/bus/index.ts';
-import type { Score, Unit } from '../../shared/schemas/index.ts';
+import type { BusMessage } from '../../shared/adapters/bus/index.ts';
+import type { Score, Unit } from '../../shared/contracts/schemas/index.ts';
 import { testClickHouseUrl, testKafkaBrokers, uniqueName, waitFor } from '../helpers/infra.ts';
 import { startPipeline, type Harness } from '../helpers/pipeline-harness.ts';
 

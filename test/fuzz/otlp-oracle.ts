@@ -1,4 +1,4 @@
-import type { SpanRecord } from '../../shared/schemas/index.ts';
+import type { SpanRecord } from '../../shared/contracts/schemas/index.ts';
 
 // Oracles of the OTLP fuzz tests (otlp-pipeline.test.ts), computed independently of the code under test.
 

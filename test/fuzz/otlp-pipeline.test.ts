@@ -6,10 +6,10 @@ import { parseSpanEnvelope } from '../../services/assembler/src/create-assembler
 import { createTraceWindowHarness } from '../helpers/trace-window-harness.ts';
 import { decodeLogsRequestJson, decodeLogsRequestProtobuf, decodeTraceRequestJson, decodeTraceRequestProtobuf, logsRequestToMessages, traceRequestToMessages, type Conversion, type DecodedLogsRequest, type DecodedTraceRequest } from '../../services/collector/src/index.ts';
 import { DecodeError } from '../../services/collector/src/otlp/types.ts';
-import { buildJudgePrompt, unitToCheckInput } from '../../shared/checks/index.ts';
-import { isMissing } from '../../shared/checks/template.ts';
-import { asSeen, inputFrom, withoutSpaces } from '../../shared/checks/test-support.ts';
-import { UnitSchema, parseRecord, type SpanRecord, type Unit } from '../../shared/schemas/index.ts';
+import { buildJudgePrompt, unitToCheckInput } from '../../shared/engines/checks/index.ts';
+import { isMissing } from '../../shared/engines/checks/template.ts';
+import { asSeen, inputFrom, withoutSpaces } from '../../shared/engines/checks/test-support.ts';
+import { UnitSchema, parseRecord, type SpanRecord, type Unit } from '../../shared/contracts/schemas/index.ts';
 import { encodeLogsRequest, encodeTraceRequest, portableTraceRequest, traceAndLogsRequests, traceRequest } from './otlp-arbitraries.ts';
 import { byteMutation, jsonMutation, mutateBytes, mutateJson } from './otlp-mutations.ts';
 import { expectUnit, mustRejectAll } from './otlp-oracle.ts';

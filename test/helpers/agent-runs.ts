@@ -6,7 +6,7 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
-import { createAgentTracer } from '../../shared/instrument/index.ts';
+import { createAgentTracer } from '../../shared/runtime/instrument/index.ts';
 
 // Agent runs sent through the real OTel SDK and OTLP/protobuf exporter, without a model: each run
 // books a table with one tool call, or, when it loops, repeats the same call four times with the same

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { decodeLogsRequestJson, decodeLogsRequestProtobuf, decodeTraceRequestJson, decodeTraceRequestProtobuf, logsRequestToMessages, traceRequestToMessages } from '../../services/collector/src/index.ts';
 import { assembleTrace } from '../../services/assembler/src/assemble-trace.ts';
-import { SpanEnvelopeSchema, type LogRecordEnvelope, type SpanRecord, type Unit } from '../../shared/schemas/index.ts';
+import { SpanEnvelopeSchema, type LogRecordEnvelope, type SpanRecord, type Unit } from '../../shared/contracts/schemas/index.ts';
 import { listFixtures } from '../integration/collector/fixture-expectations.ts';
 
 export type FixtureEncoding = 'json' | 'protobuf';

@@ -6,7 +6,7 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
-import { createAgentTracer } from '../../shared/instrument/index.ts';
+import { createAgentTracer } from '../../shared/runtime/instrument/index.ts';
 
 // A steady stream of agent runs through the real OTel SDK and OTLP/protobuf exporter (its own
 // retries on 429/503 with Retry-After included), for the fault tests: each run is 4 spans (the

@@ -1,9 +1,9 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../../shared/config/index.ts';
-import { startAll } from '../../shared/lifecycle/index.ts';
-import { createSilentLogger, createLogger } from '../../shared/logging/index.ts';
+import { loadConfig } from '../../shared/runtime/config/index.ts';
+import { startAll } from '../../shared/runtime/lifecycle/index.ts';
+import { createSilentLogger, createLogger } from '../../shared/runtime/logging/index.ts';
 import { createModelServer } from '../../tools/model-server/src/index.ts';
 import { buildPipeline, type Pipeline } from '../../cli/pipeline.ts';
 

@@ -1,4 +1,4 @@
-import type { ChatMessage, SpanGenAi, SpanRecord } from '../../shared/schemas/index.ts';
+import type { ChatMessage, SpanGenAi, SpanRecord } from '../../shared/contracts/schemas/index.ts';
 
 let counter = 0;
 

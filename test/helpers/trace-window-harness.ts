@@ -1,6 +1,6 @@
-import { runAtOnce } from '../../shared/flow/index.ts';
-import type { SpanEnvelope } from '../../shared/schemas/index.ts';
-import { guardWindow } from '../../shared/stage/index.ts';
+import { runAtOnce } from '../../shared/runtime/flow/index.ts';
+import type { SpanEnvelope } from '../../shared/contracts/schemas/index.ts';
+import { guardWindow } from '../../shared/kit/stage/index.ts';
 import type { TraceParts } from '../../services/assembler/src/assemble-trace.ts';
 import { createTraceWindow, type TraceWindowOptions } from '../../services/assembler/src/trace-window.ts';
 

@@ -1,4 +1,4 @@
-import type { Unit } from '../../shared/schemas/index.ts';
+import type { Unit } from '../../shared/contracts/schemas/index.ts';
 
 /** A trace unit as the assembler publishes it: one question, one answer (task_completed passes on it). */
 export function createTestUnit(i: number, overrides: Partial<Unit> = {}): Unit {

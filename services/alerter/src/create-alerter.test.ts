@@ -1,10 +1,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AlertRuleSchema, createAlertRepository, type AlertRuleInput } from '../../../shared/alerts/index.ts';
-import { createInMemoryQueryStore, type InMemoryQueryStore, type ProjectScore } from '../../../shared/alerts/testing/in-memory-query-store.ts';
-import { createAddressMatcher, parseAddressList } from '../../../shared/http/index.ts';
-import { createSilentLogger } from '../../../shared/logging/index.ts';
+import { AlertRuleSchema, createAlertRepository, type AlertRuleInput } from '../../../shared/engines/alerts/index.ts';
+import { createInMemoryQueryStore, type InMemoryQueryStore, type ProjectScore } from '../../../shared/engines/alerts/testing/in-memory-query-store.ts';
+import { createAddressMatcher, parseAddressList } from '../../../shared/runtime/http/index.ts';
+import { createSilentLogger } from '../../../shared/runtime/logging/index.ts';
 import { createAlerter, type Alerter } from './create-alerter.ts';
 
 const log = createSilentLogger();

@@ -1,4 +1,4 @@
-import type { Metrics } from '../../../shared/metrics/index.ts';
+import type { Metrics } from '../../../shared/kit/metrics/index.ts';
 import {
   createAlertRepository,
   initialAlertState,
@@ -7,16 +7,16 @@ import {
   type AlertRule,
   type AlertState,
   type Delivery,
-} from '../../../shared/alerts/index.ts';
-import { errorMessage } from '../../../shared/errors/index.ts';
-import { forEachLimited } from '../../../shared/flow/index.ts';
-import type { Component } from '../../../shared/lifecycle/index.ts';
-import type { Logger } from '../../../shared/logging/index.ts';
-import type { Score } from '../../../shared/schemas/index.ts';
-import type { QueryStore, ScoreQuery } from '../../../shared/store/contract.ts';
+} from '../../../shared/engines/alerts/index.ts';
+import { errorMessage } from '../../../shared/runtime/errors/index.ts';
+import { forEachLimited } from '../../../shared/runtime/flow/index.ts';
+import type { Component } from '../../../shared/runtime/lifecycle/index.ts';
+import type { Logger } from '../../../shared/runtime/logging/index.ts';
+import type { Score } from '../../../shared/contracts/schemas/index.ts';
+import type { QueryStore, ScoreQuery } from '../../../shared/adapters/store/contract.ts';
 import { evaluateRule, type RuleAggregates, type RuleEvaluation, type Transition } from './evaluate-rule.ts';
 import { createNotificationQueue, type DeliveryPolicy } from './notify.ts';
-import type { OutboundPolicy } from '../../../shared/http/index.ts';
+import type { OutboundPolicy } from '../../../shared/runtime/http/index.ts';
 import { buildPayload } from './payload.ts';
 import { failingUnitsQuery, ruleQueries } from './rule-queries.ts';
 

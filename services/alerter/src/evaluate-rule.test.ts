@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { AlertRuleSchema, initialAlertState, type AlertRule, type AlertState } from '../../../shared/alerts/index.ts';
-import type { ScoreAggregate } from '../../../shared/store/contract.ts';
+import { AlertRuleSchema, initialAlertState, type AlertRule, type AlertState } from '../../../shared/engines/alerts/index.ts';
+import type { ScoreAggregate } from '../../../shared/adapters/store/contract.ts';
 import { evaluateRule, nextState, REGRESSION_RECOVERY_EVALUATIONS, type RuleAggregates, type Transition } from './evaluate-rule.ts';
 import { regressionVerdict } from './regression-test.ts';
 import { ruleQueries } from './rule-queries.ts';

@@ -1,5 +1,5 @@
-import { parseDuration, type AlertRule, type AlertState, type JudgeHealthRule, type RegressionRule, type ThresholdRule } from '../../../shared/alerts/index.ts';
-import type { ScoreAggregate } from '../../../shared/store/contract.ts';
+import { parseDuration, type AlertRule, type AlertState, type JudgeHealthRule, type RegressionRule, type ThresholdRule } from '../../../shared/engines/alerts/index.ts';
+import type { ScoreAggregate } from '../../../shared/adapters/store/contract.ts';
 import { regressionVerdict } from './regression-test.ts';
 
 /** What one evaluation says: the rule's condition holds (bad), does not (good), or too few scores to tell. */

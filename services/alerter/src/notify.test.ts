@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { AlertPayload } from '../../../shared/alerts/index.ts';
-import { createAddressMatcher, parseAddressList } from '../../../shared/http/index.ts';
+import type { AlertPayload } from '../../../shared/engines/alerts/index.ts';
+import { createAddressMatcher, parseAddressList } from '../../../shared/runtime/http/index.ts';
 import { classifyResponse, deliver, parseRetryAfter, type DeliveryPolicy, type Send } from './notify.ts';
 
 /** The tests' receivers listen on loopback: allowed, as TRACECHECK_ALERT_ALLOW_PRIVATE_TARGETS=127.0.0.1 would. */

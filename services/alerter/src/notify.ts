@@ -1,9 +1,9 @@
-import { backoffDelayMs, sleepUnlessAborted } from '../../../shared/bus/index.ts';
-import type { AlertPayload, Delivery, NotifyTarget } from '../../../shared/alerts/index.ts';
-import { errorMessage } from '../../../shared/errors/index.ts';
-import { createLimiter } from '../../../shared/flow/index.ts';
-import { EMPTY_ADDRESS_LIST, checkOutboundTarget, createAddressMatcher, pinnedFetch, type OutboundPolicy, type PinnedRequest } from '../../../shared/http/index.ts';
-import type { Logger } from '../../../shared/logging/index.ts';
+import { backoffDelayMs, sleepUnlessAborted } from '../../../shared/adapters/bus/index.ts';
+import type { AlertPayload, Delivery, NotifyTarget } from '../../../shared/engines/alerts/index.ts';
+import { errorMessage } from '../../../shared/runtime/errors/index.ts';
+import { createLimiter } from '../../../shared/runtime/flow/index.ts';
+import { EMPTY_ADDRESS_LIST, checkOutboundTarget, createAddressMatcher, pinnedFetch, type OutboundPolicy, type PinnedRequest } from '../../../shared/runtime/http/index.ts';
+import type { Logger } from '../../../shared/runtime/logging/index.ts';
 
 export interface DeliveryPolicy {
   /** Tries per target, the first included. */

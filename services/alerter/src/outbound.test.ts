@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AlertPayload } from '../../../shared/alerts/index.ts';
-import { createAddressMatcher, parseAddressList, pinnedFetch, type Lookup, type OutboundPolicy } from '../../../shared/http/index.ts';
+import type { AlertPayload } from '../../../shared/engines/alerts/index.ts';
+import { createAddressMatcher, parseAddressList, pinnedFetch, type Lookup, type OutboundPolicy } from '../../../shared/runtime/http/index.ts';
 import { DEFAULT_DELIVERY_POLICY, deliver } from './notify.ts';
 
 // Issue 23's SSRF: a webhook of one project pointed at loopback, the private network or cloud

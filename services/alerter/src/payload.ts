@@ -1,4 +1,4 @@
-import type { AlertPayload, AlertRule } from '../../../shared/alerts/index.ts';
+import type { AlertPayload, AlertRule } from '../../../shared/engines/alerts/index.ts';
 import type { Observation } from './evaluate-rule.ts';
 import { sideFilters } from './rule-queries.ts';
 import { alertSide, summarize } from './summary.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { twoProportionZTest } from '../../../shared/stats/index.ts';
-import { createPrng } from '../../../shared/flow/index.ts';
+import { twoProportionZTest } from '../../../shared/engines/stats/index.ts';
+import { createPrng } from '../../../shared/runtime/flow/index.ts';
 import { regressionVerdict } from './regression-test.ts';
 
 describe('A/A simulation: false alarms under continuous monitoring', () => {

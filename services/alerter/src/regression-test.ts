@@ -1,6 +1,6 @@
-import { sequentialRegression } from '../../../shared/stats/index.ts';
+import { sequentialRegression } from '../../../shared/engines/stats/index.ts';
 
-// The one place the alerter's regression test lives: shared/stats' sequential test, with the
+// The one place the alerter's regression test lives: shared/engines/stats' sequential test, with the
 // alerter's own shape of answer.
 
 /** Pass counts of the baseline (A) and the candidate (B): `ok` scores with a pass/fail verdict. */
@@ -32,7 +32,7 @@ export interface RegressionVerdict {
 }
 
 /**
- * The always-valid regression test of shared/stats (mSPRT; Johari, Pekelis and Walsh, "Always valid
+ * The always-valid regression test of shared/engines/stats (mSPRT; Johari, Pekelis and Walsh, "Always valid
  * inference", 2017, as in Optimizely's Stats Engine): its p-value stays valid however often it is
  * looked at, so re-running it every minute does not inflate false alarms the way a fixed-sample
  * z-test would. Stateless: it needs only the current counts.

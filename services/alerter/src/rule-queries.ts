@@ -1,5 +1,5 @@
-import { parseDuration, type AlertFilters, type AlertRule } from '../../../shared/alerts/index.ts';
-import type { AggregateQuery, ScoreFilters, ScoreQuery } from '../../../shared/store/index.ts';
+import { parseDuration, type AlertFilters, type AlertRule } from '../../../shared/engines/alerts/index.ts';
+import type { AggregateQuery, ScoreFilters, ScoreQuery } from '../../../shared/adapters/store/index.ts';
 
 /** The store queries one evaluation of a rule needs: one aggregate, or two for a regression. */
 export type RuleQueries = { kind: 'single'; query: AggregateQuery } | { kind: 'pair'; baseline: AggregateQuery; candidate: AggregateQuery };

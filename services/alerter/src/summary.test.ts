@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { AlertRuleSchema, initialAlertState, type AlertRule } from '../../../shared/alerts/index.ts';
-import type { ScoreAggregate } from '../../../shared/store/contract.ts';
+import { AlertRuleSchema, initialAlertState, type AlertRule } from '../../../shared/engines/alerts/index.ts';
+import type { ScoreAggregate } from '../../../shared/adapters/store/contract.ts';
 import { evaluateRule, type RuleAggregates } from './evaluate-rule.ts';
 import { buildPayload } from './payload.ts';
 import { formatPValue, summarize } from './summary.ts';

@@ -1,5 +1,5 @@
-import { wilsonInterval } from '../../../shared/stats/index.ts';
-import type { AlertFilters, AlertRule, AlertSide } from '../../../shared/alerts/index.ts';
+import { wilsonInterval } from '../../../shared/engines/stats/index.ts';
+import type { AlertFilters, AlertRule, AlertSide } from '../../../shared/engines/alerts/index.ts';
 import type { Counts, Observation } from './evaluate-rule.ts';
 import { sideFilters } from './rule-queries.ts';
 

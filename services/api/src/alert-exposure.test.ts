@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKeyring } from '../../../shared/access/index.ts';
-import { createAlertRepository, type AlertEvent } from '../../../shared/alerts/index.ts';
-import { createAddressMatcher, parseAddressList } from '../../../shared/http/index.ts';
-import { createSilentLogger } from '../../../shared/logging/index.ts';
-import { createDuckDbStore } from '../../../shared/store/index.ts';
+import { createKeyring } from '../../../shared/kit/access/index.ts';
+import { createAlertRepository, type AlertEvent } from '../../../shared/engines/alerts/index.ts';
+import { createAddressMatcher, parseAddressList } from '../../../shared/runtime/http/index.ts';
+import { createSilentLogger } from '../../../shared/runtime/logging/index.ts';
+import { createDuckDbStore } from '../../../shared/adapters/store/index.ts';
 import { createApp } from './create-app.ts';
 
 // Issue 23's alerting findings through the API: an admin key of one project pointed webhooks at

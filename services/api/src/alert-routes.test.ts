@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { createAlertRepository, initialAlertState, type AlertEvent } from '../../../shared/alerts/index.ts';
-import { createSilentLogger } from '../../../shared/logging/index.ts';
-import { createDuckDbStore, type Store } from '../../../shared/store/index.ts';
+import { createAlertRepository, initialAlertState, type AlertEvent } from '../../../shared/engines/alerts/index.ts';
+import { createSilentLogger } from '../../../shared/runtime/logging/index.ts';
+import { createDuckDbStore, type Store } from '../../../shared/adapters/store/index.ts';
 import { createApp } from './create-app.ts';
 
 const log = createSilentLogger();

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Context, Hono } from 'hono';
 import { z } from 'zod';
-import { AlertRuleInputSchema, AlertRuleSchema, AlertStateSchema, createAlertRepository, type AlertRule, type AlertRuleInput, type AlertState } from '../../../shared/alerts/index.ts';
-import { checkOutboundTarget, type OutboundPolicy } from '../../../shared/http/index.ts';
+import { AlertRuleInputSchema, AlertRuleSchema, AlertStateSchema, createAlertRepository, type AlertRule, type AlertRuleInput, type AlertState } from '../../../shared/engines/alerts/index.ts';
+import { checkOutboundTarget, type OutboundPolicy } from '../../../shared/runtime/http/index.ts';
 import { AlertEventViewSchema, maskEvent, maskRule } from './alert-views.ts';
-import type { Logger } from '../../../shared/logging/index.ts';
-import type { QueryStore } from '../../../shared/store/index.ts';
+import type { Logger } from '../../../shared/runtime/logging/index.ts';
+import type { QueryStore } from '../../../shared/adapters/store/index.ts';
 import { ErrorSchema, type RouteSpec } from './api-spec.ts';
 import { addRoute, canManage, type ApiEnv } from './route.ts';
 

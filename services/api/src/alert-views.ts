@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AlertEventSchema, DeliverySchema, type AlertEvent, type AlertRule, type Delivery } from '../../../shared/alerts/index.ts';
+import { AlertEventSchema, DeliverySchema, type AlertEvent, type AlertRule, type Delivery } from '../../../shared/engines/alerts/index.ts';
 
 // What a read key may see of alerting. Webhook and Slack URLs are bearer secrets (whoever has a
 // Slack incoming-webhook URL can post to the channel), and a delivery's error text and status

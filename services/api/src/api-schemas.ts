@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ChatMessageSchema, ScoreSchema, UnitSchema } from '../../../shared/schemas/index.ts';
+import { ChatMessageSchema, ScoreSchema, UnitSchema } from '../../../shared/contracts/schemas/index.ts';
 
 // Answer shapes of the API, as zod schemas: the OpenAPI document is generated from them and the
 // tests check real answers against them.

@@ -1,9 +1,9 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
-import { CheckDefinitionError, definitionVersion, type CheckDefinition, type CheckRegistry } from '../../../shared/checks/index.ts';
-import type { Logger } from '../../../shared/logging/index.ts';
-import { DOC_KINDS, UserCheckDocSchema, listUserChecks, type UserCheckDoc } from '../../../shared/monitors/index.ts';
-import { MAX_DOC_BYTES, type QueryStore } from '../../../shared/store/index.ts';
+import { CheckDefinitionError, definitionVersion, type CheckDefinition, type CheckRegistry } from '../../../shared/engines/checks/index.ts';
+import type { Logger } from '../../../shared/runtime/logging/index.ts';
+import { DOC_KINDS, UserCheckDocSchema, listUserChecks, type UserCheckDoc } from '../../../shared/engines/monitors/index.ts';
+import { MAX_DOC_BYTES, type QueryStore } from '../../../shared/adapters/store/index.ts';
 import { ErrorSchema, type RouteSpec } from './api-spec.ts';
 import { addRoute, type ApiEnv } from './route.ts';
 

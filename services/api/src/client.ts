@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Context } from 'hono';
-import { canonicalAddress, type AddressMatcher } from '../../../shared/http/index.ts';
+import { canonicalAddress, type AddressMatcher } from '../../../shared/runtime/http/index.ts';
 
 // Who is on the other end, as far as the API may believe it: the socket's peer, unless the peer
 // is a proxy the operator trusts (TRACECHECK_TRUSTED_PROXIES), whose X-Forwarded-For and

@@ -1,14 +1,14 @@
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
-import { listenError } from '../../../shared/errors/index.ts';
-import { createComponent, type Component } from '../../../shared/lifecycle/index.ts';
-import type { Logger } from '../../../shared/logging/index.ts';
-import type { Store } from '../../../shared/store/index.ts';
-import type { Keyring } from '../../../shared/access/index.ts';
+import { listenError } from '../../../shared/runtime/errors/index.ts';
+import { createComponent, type Component } from '../../../shared/runtime/lifecycle/index.ts';
+import type { Logger } from '../../../shared/runtime/logging/index.ts';
+import type { Store } from '../../../shared/adapters/store/index.ts';
+import type { Keyring } from '../../../shared/kit/access/index.ts';
 import { createApp, type ApiSecurity } from './create-app.ts';
-import type { CheckRegistry } from '../../../shared/checks/index.ts';
+import type { CheckRegistry } from '../../../shared/engines/checks/index.ts';
 import type { CheckCatalog } from './pages/index.ts';
-import type { Metrics } from '../../../shared/metrics/index.ts';
+import type { Metrics } from '../../../shared/kit/metrics/index.ts';
 
 export interface ApiServerOptions {
   host: string;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSilentLogger } from '../../../shared/logging/index.ts';
-import type { Score, Unit } from '../../../shared/schemas/index.ts';
-import { createDuckDbStore } from '../../../shared/store/index.ts';
+import { createSilentLogger } from '../../../shared/runtime/logging/index.ts';
+import type { Score, Unit } from '../../../shared/contracts/schemas/index.ts';
+import { createDuckDbStore } from '../../../shared/adapters/store/index.ts';
 import { createApp } from './create-app.ts';
 
 const log = createSilentLogger();

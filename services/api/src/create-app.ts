@@ -1,10 +1,10 @@
 import { Hono, type MiddlewareHandler } from 'hono';
 import { requestId } from 'hono/request-id';
 import { bodyLimits } from './body-limit.ts';
-import type { Logger } from '../../../shared/logging/index.ts';
-import type { Store } from '../../../shared/store/index.ts';
-import { DEFAULT_ADDRESS_THROTTLE, DEFAULT_PREFIX_THROTTLE, createSessions, createThrottle, type Keyring, type ThrottleOptions } from '../../../shared/access/index.ts';
-import { EMPTY_ADDRESS_LIST, createAddressMatcher, type AddressMatcher, type OutboundPolicy } from '../../../shared/http/index.ts';
+import type { Logger } from '../../../shared/runtime/logging/index.ts';
+import type { Store } from '../../../shared/adapters/store/index.ts';
+import { DEFAULT_ADDRESS_THROTTLE, DEFAULT_PREFIX_THROTTLE, createSessions, createThrottle, type Keyring, type ThrottleOptions } from '../../../shared/kit/access/index.ts';
+import { EMPTY_ADDRESS_LIST, createAddressMatcher, type AddressMatcher, type OutboundPolicy } from '../../../shared/runtime/http/index.ts';
 import { openApiDocument, type RouteSpec } from './api-spec.ts';
 import { alertRoutes } from './alert-routes.ts';
 import { keyAuth, type ApiAccess } from './key-auth.ts';
@@ -16,13 +16,13 @@ import type { ApiEnv } from './route.ts';
 import { checkRoutes } from './check-routes.ts';
 import { monitorRoutes } from './monitor-routes.ts';
 import { simulationRoutes } from './simulation-routes.ts';
-import { CheckDefinitionError, createCheckRegistry, type CheckDefinition, type CheckRegistry } from '../../../shared/checks/index.ts';
-import { listUserChecks } from '../../../shared/monitors/index.ts';
+import { CheckDefinitionError, createCheckRegistry, type CheckDefinition, type CheckRegistry } from '../../../shared/engines/checks/index.ts';
+import { listUserChecks } from '../../../shared/engines/monitors/index.ts';
 import { dashboardRoutes, type CheckCatalog } from './pages/index.ts';
-import { createAlertRepository } from '../../../shared/alerts/index.ts';
-import type { Metrics } from '../../../shared/metrics/index.ts';
+import { createAlertRepository } from '../../../shared/engines/alerts/index.ts';
+import type { Metrics } from '../../../shared/kit/metrics/index.ts';
 
-/** What the operator decides about the API's edges (shared/config); every field has a closed default. */
+/** What the operator decides about the API's edges (shared/runtime/config); every field has a closed default. */
 export interface ApiSecurity {
   /** Non-public webhook targets allowed anyway (`TRACECHECK_ALERT_ALLOW_PRIVATE_TARGETS`); default none. */
   alertTargets: OutboundPolicy;

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKeyring } from '../../../shared/access/index.ts';
-import { createSilentLogger } from '../../../shared/logging/index.ts';
-import type { Score, Unit } from '../../../shared/schemas/index.ts';
-import { createDuckDbStore } from '../../../shared/store/index.ts';
+import { createKeyring } from '../../../shared/kit/access/index.ts';
+import { createSilentLogger } from '../../../shared/runtime/logging/index.ts';
+import type { Score, Unit } from '../../../shared/contracts/schemas/index.ts';
+import { createDuckDbStore } from '../../../shared/adapters/store/index.ts';
 import { createApp } from './create-app.ts';
 
 // Projects are walls: with keys, a request sees only its key's project; without a key, nothing.

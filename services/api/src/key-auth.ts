@@ -1,7 +1,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { getCookie } from 'hono/cookie';
-import { KEY_PREFIX_CHARS, bearerToken, type AuthResult, type Keyring, type Role, type Sessions, type Throttle } from '../../../shared/access/index.ts';
-import type { AddressMatcher } from '../../../shared/http/index.ts';
+import { KEY_PREFIX_CHARS, bearerToken, type AuthResult, type Keyring, type Role, type Sessions, type Throttle } from '../../../shared/kit/access/index.ts';
+import type { AddressMatcher } from '../../../shared/runtime/http/index.ts';
 import { clientAddress } from './client.ts';
 import type { ApiEnv } from './route.ts';
 

@@ -1,7 +1,7 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
-import type { Keyring } from '../../../shared/access/index.ts';
-import type { Logger } from '../../../shared/logging/index.ts';
+import type { Keyring } from '../../../shared/kit/access/index.ts';
+import type { Logger } from '../../../shared/runtime/logging/index.ts';
 import { ErrorSchema, type RouteSpec } from './api-spec.ts';
 import { addRoute, canManage, type ApiEnv } from './route.ts';
 

@@ -1,7 +1,7 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
-import type { Score } from '../../../shared/schemas/index.ts';
-import type { Store, UnitRevision, UnitSummary } from '../../../shared/store/index.ts';
+import type { Score } from '../../../shared/contracts/schemas/index.ts';
+import type { Store, UnitRevision, UnitSummary } from '../../../shared/adapters/store/index.ts';
 import type { RouteSpec } from './api-spec.ts';
 import { ErrorSchema } from './api-spec.ts';
 import { ScoresPageSchema, UnitRevisionsSchema, UnitWithScoresSchema, UnitsPageSchema } from './api-schemas.ts';

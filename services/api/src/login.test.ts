@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKeyring, hashKey } from '../../../shared/access/index.ts';
-import { createAddressMatcher, parseAddressList } from '../../../shared/http/index.ts';
-import { createSilentLogger } from '../../../shared/logging/index.ts';
-import { createMetrics } from '../../../shared/metrics/index.ts';
-import { createDuckDbStore } from '../../../shared/store/index.ts';
+import { createKeyring, hashKey } from '../../../shared/kit/access/index.ts';
+import { createAddressMatcher, parseAddressList } from '../../../shared/runtime/http/index.ts';
+import { createSilentLogger } from '../../../shared/runtime/logging/index.ts';
+import { createMetrics } from '../../../shared/kit/metrics/index.ts';
+import { createDuckDbStore } from '../../../shared/adapters/store/index.ts';
 import { createApp } from './create-app.ts';
 
 // Issue 23's login findings, each as the attack: the cookie was the raw key and logout did not

@@ -1,9 +1,9 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
-import type { CheckRegistry } from '../../../shared/checks/index.ts';
-import type { Logger } from '../../../shared/logging/index.ts';
-import { DOC_KINDS, MonitorInputSchema, MonitorNameSchema, MonitorSchema, listMonitors, listUserChecks, type Monitor } from '../../../shared/monitors/index.ts';
-import type { QueryStore } from '../../../shared/store/index.ts';
+import type { CheckRegistry } from '../../../shared/engines/checks/index.ts';
+import type { Logger } from '../../../shared/runtime/logging/index.ts';
+import { DOC_KINDS, MonitorInputSchema, MonitorNameSchema, MonitorSchema, listMonitors, listUserChecks, type Monitor } from '../../../shared/engines/monitors/index.ts';
+import type { QueryStore } from '../../../shared/adapters/store/index.ts';
 import { ErrorSchema, type RouteSpec } from './api-spec.ts';
 import { addRoute, type ApiEnv } from './route.ts';
 

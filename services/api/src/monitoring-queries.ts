@@ -1,4 +1,4 @@
-import type { AggregateQuery, ScoreAggregate, ScoreFilters, Store } from '../../../shared/store/index.ts';
+import type { AggregateQuery, ScoreAggregate, ScoreFilters, Store } from '../../../shared/adapters/store/index.ts';
 import { EMPTY_AGGREGATE, compareCheck, rateStats, seriesPoints, type Comparison, type RateStats, type SeriesPoint } from './monitoring.ts';
 import { toScoreFilters, type UnitFilterValues } from './query-params.ts';
 

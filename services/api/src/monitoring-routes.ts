@@ -1,6 +1,6 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
-import type { Store } from '../../../shared/store/index.ts';
+import type { Store } from '../../../shared/adapters/store/index.ts';
 import type { RouteSpec } from './api-spec.ts';
 import { CompareSchema, SeriesSchema, SummarySchema } from './api-schemas.ts';
 import { queryCompare, querySeries, querySummary, type Answer as QueryAnswer } from './monitoring-queries.ts';

@@ -1,5 +1,5 @@
-import type { ScoreAggregate, ValueCount as StoreValueCount } from '../../../shared/store/index.ts';
-import { compareProportions, differenceInterval, mannWhitneyFromCounts, meanDifferenceInterval, meanInterval, wilsonInterval } from '../../../shared/stats/index.ts';
+import type { ScoreAggregate, ValueCount as StoreValueCount } from '../../../shared/adapters/store/index.ts';
+import { compareProportions, differenceInterval, mannWhitneyFromCounts, meanDifferenceInterval, meanInterval, wilsonInterval } from '../../../shared/engines/stats/index.ts';
 
 // What the monitoring endpoints compute from the store's aggregates: pure functions, so that the
 // numbers users rely on are tested without a server. Rates count only `status: "ok"` scores with a

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ScoreFilters } from '../../../shared/store/index.ts';
+import type { ScoreFilters } from '../../../shared/adapters/store/index.ts';
 import { TimeParamSchema } from './time-param.ts';
 
 // Query-string filters shared by the listing and monitoring endpoints. One place decides their

@@ -1,8 +1,8 @@
 import type { Context, Hono } from 'hono';
 import type { z } from 'zod';
-import { acceptedMediaType } from '../../../shared/http/index.ts';
+import { acceptedMediaType } from '../../../shared/runtime/http/index.ts';
 import type { RouteSpec } from './api-spec.ts';
-import type { Role } from '../../../shared/access/index.ts';
+import type { Role } from '../../../shared/kit/access/index.ts';
 
 const JSON_ONLY = ['application/json'] as const;
 

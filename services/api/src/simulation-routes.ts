@@ -1,9 +1,9 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
-import type { Logger } from '../../../shared/logging/index.ts';
-import { SimulationDocSchema, getSimulation, putSimulation } from '../../../shared/monitors/index.ts';
-import { ChatMessageSchema } from '../../../shared/schemas/index.ts';
-import { MAX_DOC_BYTES, type QueryStore } from '../../../shared/store/index.ts';
+import type { Logger } from '../../../shared/runtime/logging/index.ts';
+import { SimulationDocSchema, getSimulation, putSimulation } from '../../../shared/engines/monitors/index.ts';
+import { ChatMessageSchema } from '../../../shared/contracts/schemas/index.ts';
+import { MAX_DOC_BYTES, type QueryStore } from '../../../shared/adapters/store/index.ts';
 import { ErrorSchema, type RouteSpec } from './api-spec.ts';
 import { addRoute, type ApiEnv } from './route.ts';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { ChatMessage, Unit } from '../../../shared/schemas/index.ts';
+import type { ChatMessage, Unit } from '../../../shared/contracts/schemas/index.ts';
 import { assembleSession, sessionUnitId } from './assemble-session.ts';
-import { runAtOnce } from '../../../shared/flow/index.ts';
+import { runAtOnce } from '../../../shared/runtime/flow/index.ts';
 import { createSessionWindow } from './session-window.ts';
 
 const sys: ChatMessage = { role: 'system', content: 'You are a booking agent.' };

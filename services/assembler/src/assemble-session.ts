@@ -1,5 +1,5 @@
-import type { TokenUsage, ToolDefinition, Unit, UnitToolCall } from '../../../shared/schemas/index.ts';
-import { canonicalJsonText } from '../../../shared/schemas/index.ts';
+import type { TokenUsage, ToolDefinition, Unit, UnitToolCall } from '../../../shared/contracts/schemas/index.ts';
+import { canonicalJsonText } from '../../../shared/contracts/schemas/index.ts';
 import { createDialog } from './merge-history.ts';
 
 /**

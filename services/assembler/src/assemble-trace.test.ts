@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { LogRecordEnvelope } from '../../../shared/schemas/index.ts';
+import type { LogRecordEnvelope } from '../../../shared/contracts/schemas/index.ts';
 import { assembleTrace } from './assemble-trace.ts';
 import { appendDeduplicated, linkToolResultsByPosition, sameMessage } from './merge-history.ts';
 import { assistant, createTestSpan, system, toolCall, toolResult, user } from '../../../test/helpers/span-factory.ts';

@@ -1,4 +1,4 @@
-import type { ChatMessage, LogRecordEnvelope, SpanRecord, ToolDefinition, Unit } from '../../../shared/schemas/index.ts';
+import type { ChatMessage, LogRecordEnvelope, SpanRecord, ToolDefinition, Unit } from '../../../shared/contracts/schemas/index.ts';
 import { isEntrySpan } from './entry-span.ts';
 import { createDialog, linkToolResultsByPosition, restoreCallTurns, unifyItemIds } from './merge-history.ts';
 import { agentsOf, modelCalls } from './model-calls.ts';

@@ -1,4 +1,4 @@
-import { DEFAULT_TRACE_COMPLETE_GRACE_MS, DEFAULT_TRACE_ENTRY_GRACE_MS } from '../../../shared/config/index.ts';
+import { DEFAULT_TRACE_COMPLETE_GRACE_MS, DEFAULT_TRACE_ENTRY_GRACE_MS } from '../../../shared/runtime/config/index.ts';
 import type { OpenTrace } from './open-trace.ts';
 
 export interface ClosingOptions {

@@ -1,8 +1,8 @@
-import type { Bus, ConsumerLag } from '../../../shared/bus/index.ts';
-import type { Logger } from '../../../shared/logging/index.ts';
-import type { Metrics } from '../../../shared/metrics/index.ts';
-import { SpanEnvelopeSchema, parseRecord, type Unit } from '../../../shared/schemas/index.ts';
-import { createWindowStage, done, type WindowStage } from '../../../shared/stage/index.ts';
+import type { Bus, ConsumerLag } from '../../../shared/adapters/bus/index.ts';
+import type { Logger } from '../../../shared/runtime/logging/index.ts';
+import type { Metrics } from '../../../shared/kit/metrics/index.ts';
+import { SpanEnvelopeSchema, parseRecord, type Unit } from '../../../shared/contracts/schemas/index.ts';
+import { createWindowStage, done, type WindowStage } from '../../../shared/kit/stage/index.ts';
 import { assembleTraceInSteps, type TraceParts } from './assemble-trace.ts';
 import { defaultTickMs } from './closing-policy.ts';
 import { createHeldRecords } from './held-records.ts';
@@ -47,7 +47,7 @@ export function parseSpanEnvelope(value: string) {
 
 /**
  * Consumes span envelopes and publishes one unit per trace once its root span has ended and a
- * quiet grace period has passed: a window stage (shared/stage) around the trace window, so a
+ * quiet grace period has passed: a window stage (shared/kit/stage) around the trace window, so a
  * crash re-reads every record of every trace not yet published (at least once; units are
  * idempotent by id downstream). On stop, traces whose root has ended are published at once.
  */

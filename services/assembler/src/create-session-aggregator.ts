@@ -1,7 +1,7 @@
-import type { Bus, ConsumerLag } from '../../../shared/bus/index.ts';
-import type { Logger } from '../../../shared/logging/index.ts';
-import { parseUnit, type Unit } from '../../../shared/schemas/index.ts';
-import { createWindowStage, done, type WindowStage } from '../../../shared/stage/index.ts';
+import type { Bus, ConsumerLag } from '../../../shared/adapters/bus/index.ts';
+import type { Logger } from '../../../shared/runtime/logging/index.ts';
+import { parseUnit, type Unit } from '../../../shared/contracts/schemas/index.ts';
+import { createWindowStage, done, type WindowStage } from '../../../shared/kit/stage/index.ts';
 import { assembleSession, sessionUnitId } from './assemble-session.ts';
 import { createHeldRecords } from './held-records.ts';
 import { createSessionWindow, sessionKey, type SessionRecord } from './session-window.ts';
@@ -31,7 +31,7 @@ export interface SessionAggregatorDeps {
 
 /**
  * Holds trace units per conversation until it is idle for `idleMs` or a trace carried
- * `tracecheck.session.end`, then publishes one session unit: a window stage (shared/stage), so a
+ * `tracecheck.session.end`, then publishes one session unit: a window stage (shared/kit/stage), so a
  * crash re-reads every trace of every session not yet published; a session published before a
  * restart is re-opened from the store (`loadSession`). Session units are idempotent by id
  * downstream: a re-opened session replaces its unit and scores.

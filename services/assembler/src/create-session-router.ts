@@ -1,8 +1,8 @@
-import type { Bus, ConsumerLag } from '../../../shared/bus/index.ts';
-import type { Component } from '../../../shared/lifecycle/index.ts';
-import type { Logger } from '../../../shared/logging/index.ts';
-import { UnitSchema, parseRecord } from '../../../shared/schemas/index.ts';
-import { createRecordStage } from '../../../shared/stage/index.ts';
+import type { Bus, ConsumerLag } from '../../../shared/adapters/bus/index.ts';
+import type { Component } from '../../../shared/runtime/lifecycle/index.ts';
+import type { Logger } from '../../../shared/runtime/logging/index.ts';
+import { UnitSchema, parseRecord } from '../../../shared/contracts/schemas/index.ts';
+import { createRecordStage } from '../../../shared/kit/stage/index.ts';
 import { sessionKey } from './session-window.ts';
 
 export interface SessionRouterConfig {
@@ -29,7 +29,7 @@ const RoutedUnitSchema = UnitSchema.pick({ schema_version: true, unit_id: true, 
 /**
  * The first half of sessions: every trace unit with a conversation id is re-published to the
  * sessions topic, keyed by project and conversation id, so that one aggregator sees a whole
- * conversation (createSessionAggregator). A record stage (shared/stage): units of one
+ * conversation (createSessionAggregator). A record stage (shared/kit/stage): units of one
  * conversation go on in the order they came.
  */
 export function createSessionRouter(config: SessionRouterConfig, deps: SessionRouterDeps): Component {

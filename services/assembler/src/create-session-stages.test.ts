@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createInMemoryBus, type BusMessage } from '../../../shared/bus/index.ts';
-import { createSilentLogger } from '../../../shared/logging/index.ts';
+import { createInMemoryBus, type BusMessage } from '../../../shared/adapters/bus/index.ts';
+import { createSilentLogger } from '../../../shared/runtime/logging/index.ts';
 import { waitFor } from '../../../test/helpers/infra.ts';
 import { createTestUnit } from '../../../test/helpers/unit-factory.ts';
 import { createSessionAggregator } from './create-session-aggregator.ts';

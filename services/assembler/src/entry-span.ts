@@ -1,4 +1,4 @@
-import type { SpanRecord } from '../../../shared/schemas/index.ts';
+import type { SpanRecord } from '../../../shared/contracts/schemas/index.ts';
 
 const SERVER = 2;
 const CONSUMER = 5;

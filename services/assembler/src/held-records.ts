@@ -1,4 +1,4 @@
-import { POSITION_BYTES, readPosition, writePosition, type RecordPosition } from '../../../shared/stage/index.ts';
+import { POSITION_BYTES, readPosition, writePosition, type RecordPosition } from '../../../shared/kit/stage/index.ts';
 import { packRecord, unpackRecord } from './packed-record.ts';
 import type { ByteStore } from './spill-store.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ChatMessage, LogRecordEnvelope, SpanRecord } from '../../../shared/schemas/index.ts';
+import type { ChatMessage, LogRecordEnvelope, SpanRecord } from '../../../shared/contracts/schemas/index.ts';
 import { assembleTrace } from './assemble-trace.ts';
 import { appendDeduplicated } from './merge-history.ts';
 import { createTraceWindowHarness } from '../../../test/helpers/trace-window-harness.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ChatMessage } from '../../../shared/schemas/index.ts';
+import type { ChatMessage } from '../../../shared/contracts/schemas/index.ts';
 import { appendDeduplicated, restoreCallTurns, unifyItemIds } from './merge-history.ts';
 
 const user: ChatMessage = { role: 'user', content: 'Weather in Paris?' };

@@ -1,4 +1,4 @@
-import { canonicalJsonText, type ChatMessage, type ToolCall } from '../../../shared/schemas/index.ts';
+import { canonicalJsonText, type ChatMessage, type ToolCall } from '../../../shared/contracts/schemas/index.ts';
 
 const text = (m: ChatMessage): string => (m.content ?? '').trim();
 

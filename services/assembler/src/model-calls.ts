@@ -1,4 +1,4 @@
-import type { ChatMessage, LogRecordEnvelope, SpanRecord } from '../../../shared/schemas/index.ts';
+import type { ChatMessage, LogRecordEnvelope, SpanRecord } from '../../../shared/contracts/schemas/index.ts';
 import { ancestorsOf, compareNanos } from './span-tree.ts';
 
 export interface ModelCall {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { LogRecordEnvelope, SpanRecord } from '../../../shared/schemas/index.ts';
-import type { RecordPosition } from '../../../shared/stage/index.ts';
+import type { LogRecordEnvelope, SpanRecord } from '../../../shared/contracts/schemas/index.ts';
+import type { RecordPosition } from '../../../shared/kit/stage/index.ts';
 import { isEntrySpan } from './entry-span.ts';
 import type { HeldRecords } from './held-records.ts';
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createTestUnit } from '../../../test/helpers/unit-factory.ts';
 import { createHeldRecords } from './held-records.ts';
-import { runAtOnce } from '../../../shared/flow/index.ts';
+import { runAtOnce } from '../../../shared/runtime/flow/index.ts';
 import { createSessionWindow } from './session-window.ts';
 import { createSpillStore } from './spill-store.ts';
 

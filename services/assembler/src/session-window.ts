@@ -1,5 +1,5 @@
-import type { Unit } from '../../../shared/schemas/index.ts';
-import { done, failing, type TakenGroup, type Window } from '../../../shared/stage/index.ts';
+import type { Unit } from '../../../shared/contracts/schemas/index.ts';
+import { done, failing, type TakenGroup, type Window } from '../../../shared/kit/stage/index.ts';
 import { createHeldRecords, type HeldRecords } from './held-records.ts';
 import { SmallMap } from './small-map.ts';
 import { createMemoryByteStore } from './spill-store.ts';
@@ -37,7 +37,7 @@ export function sessionKey(project: string | undefined, conversationId: string):
  * Open sessions, keyed by project and conversation id, holding their trace units; a session is
  * ready after `idleMs` without a new trace, or at once when a trace carried the end marker.
  * Published sessions are remembered (the last `maxClosed`) so that a later trace re-opens one
- * whole. A Window of the stage kit (shared/stage): pure of the bus.
+ * whole. A Window of the stage kit (shared/kit/stage): pure of the bus.
  */
 export function createSessionWindow(options: {
   idleMs: number;

@@ -1,4 +1,4 @@
-import type { SpanRecord } from '../../../shared/schemas/index.ts';
+import type { SpanRecord } from '../../../shared/contracts/schemas/index.ts';
 
 /** OpenTelemetry's error status code. */
 export const STATUS_ERROR = 2;

@@ -2,8 +2,8 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, w
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { isRetriable } from '../../../shared/errors/index.ts';
-import type { LogRecordEnvelope } from '../../../shared/schemas/index.ts';
+import { isRetriable } from '../../../shared/runtime/errors/index.ts';
+import type { LogRecordEnvelope } from '../../../shared/contracts/schemas/index.ts';
 import { createTestSpan } from '../../../test/helpers/span-factory.ts';
 import { createHeldRecords } from './held-records.ts';
 import { createSpillStore } from './spill-store.ts';

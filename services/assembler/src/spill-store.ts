@@ -1,8 +1,8 @@
 import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { DEFAULT_SEGMENT_BYTES } from '../../../shared/config/index.ts';
-import { RetriableError } from '../../../shared/errors/index.ts';
+import { DEFAULT_SEGMENT_BYTES } from '../../../shared/runtime/config/index.ts';
+import { RetriableError } from '../../../shared/runtime/errors/index.ts';
 
 export interface SpillStoreOptions {
   /**

@@ -1,5 +1,5 @@
-import type { ChatMessage, SpanRecord, UnitToolCall } from '../../../shared/schemas/index.ts';
-import { canonicalJsonText } from '../../../shared/schemas/index.ts';
+import type { ChatMessage, SpanRecord, UnitToolCall } from '../../../shared/contracts/schemas/index.ts';
+import { canonicalJsonText } from '../../../shared/contracts/schemas/index.ts';
 import { STATUS_ERROR } from './span-tree.ts';
 
 /** Items by key, each key's in insertion order; `take` removes and returns a key's first. */

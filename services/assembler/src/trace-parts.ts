@@ -1,5 +1,5 @@
-import type { LogRecordEnvelope, SpanRecord } from '../../../shared/schemas/index.ts';
-import type { RecordPosition } from '../../../shared/stage/index.ts';
+import type { LogRecordEnvelope, SpanRecord } from '../../../shared/contracts/schemas/index.ts';
+import type { RecordPosition } from '../../../shared/kit/stage/index.ts';
 import type { TraceParts } from './assemble-trace.ts';
 import type { HeldRecords } from './held-records.ts';
 

@@ -1,6 +1,6 @@
-import { DEFAULT_MAX_SPANS_PER_TRACE } from '../../../shared/config/index.ts';
-import type { LogRecordEnvelope, SpanEnvelope, SpanRecord, Unit } from '../../../shared/schemas/index.ts';
-import type { RecordPosition, TakenGroup, Window } from '../../../shared/stage/index.ts';
+import { DEFAULT_MAX_SPANS_PER_TRACE } from '../../../shared/runtime/config/index.ts';
+import type { LogRecordEnvelope, SpanEnvelope, SpanRecord, Unit } from '../../../shared/contracts/schemas/index.ts';
+import type { RecordPosition, TakenGroup, Window } from '../../../shared/kit/stage/index.ts';
 import type { TraceParts } from './assemble-trace.ts';
 import { createClosedTraces, type ClosedTrace, type ClosedTracesOptions } from './closed-traces.ts';
 import { createClosingPolicy, type ClosingOptions } from './closing-policy.ts';
@@ -41,7 +41,7 @@ function traceKey(project: string, traceId: string): string {
 }
 
 /**
- * Open traces, keyed by project and trace id: the trace assembler's Window (shared/stage). What
+ * Open traces, keyed by project and trace id: the trace assembler's Window (shared/kit/stage). What
  * goes into a trace is open-trace.ts, when it is ready closing-policy.ts, what is kept of it once
  * published closed-traces.ts; a late span re-opens a published trace whole, and its unit is replaced.
  */

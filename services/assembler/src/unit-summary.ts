@@ -1,4 +1,4 @@
-import type { SpanRecord, TokenUsage, Unit } from '../../../shared/schemas/index.ts';
+import type { SpanRecord, TokenUsage, Unit } from '../../../shared/contracts/schemas/index.ts';
 import type { TraceParts } from './assemble-trace.ts';
 import { ancestorsOf, STATUS_ERROR } from './span-tree.ts';
 

@@ -1,4 +1,4 @@
-import { bearerToken } from '../../../shared/access/index.ts';
+import { bearerToken } from '../../../shared/kit/access/index.ts';
 
 /** One admitted export: what it holds of the budgets until released. */
 export interface AdmissionTicket {

@@ -1,14 +1,14 @@
-import type { Producer } from '../../../shared/bus/index.ts';
-import { errorMessage } from '../../../shared/errors/index.ts';
-import type { Component } from '../../../shared/lifecycle/index.ts';
-import type { Logger } from '../../../shared/logging/index.ts';
+import type { Producer } from '../../../shared/adapters/bus/index.ts';
+import { errorMessage } from '../../../shared/runtime/errors/index.ts';
+import type { Component } from '../../../shared/runtime/lifecycle/index.ts';
+import type { Logger } from '../../../shared/runtime/logging/index.ts';
 import { createAdmission } from './admission.ts';
 import { createGrpcReceiver } from './grpc/grpc-server.ts';
 import { createHttpReceiver } from './http/http-server.ts';
 import { createIngest, type Authorize } from './ingest.ts';
 import { withIngestMetrics } from './ingest-metrics.ts';
-import type { MetricsAccess } from '../../../shared/access/index.ts';
-import type { Metrics } from '../../../shared/metrics/index.ts';
+import type { MetricsAccess } from '../../../shared/kit/access/index.ts';
+import type { Metrics } from '../../../shared/kit/metrics/index.ts';
 
 export interface CollectorLimits {
   /** Request body cap, checked before and after decompression (default 20 MiB). */

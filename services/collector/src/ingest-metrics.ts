@@ -1,4 +1,4 @@
-import type { Metrics } from '../../../shared/metrics/index.ts';
+import type { Metrics } from '../../../shared/kit/metrics/index.ts';
 import type { Ingest, IngestResult } from './ingest.ts';
 import { countLogRecords, countSpans } from './pipeline.ts';
 

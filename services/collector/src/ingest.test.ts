@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createSilentLogger } from '../../../shared/logging/index.ts';
+import { createSilentLogger } from '../../../shared/runtime/logging/index.ts';
 import { createIngest } from './ingest.ts';
 import { decodeLogsRequestJson, decodeLogsRequestJsonLazy, decodeTraceRequestJson, decodeTraceRequestJsonLazy } from './otlp/decode-json.ts';
 import { decodeLogsRequestProtobuf, decodeLogsRequestProtobufLazy, decodeTraceRequestProtobuf, decodeTraceRequestProtobufLazy } from './otlp/decode-protobuf.ts';

@@ -1,7 +1,7 @@
-import { BusFullError, type Producer } from '../../../shared/bus/index.ts';
-import { errorMessage, isRetriable } from '../../../shared/errors/index.ts';
-import { createSerialQueue } from '../../../shared/flow/index.ts';
-import type { Logger } from '../../../shared/logging/index.ts';
+import { BusFullError, type Producer } from '../../../shared/adapters/bus/index.ts';
+import { errorMessage, isRetriable } from '../../../shared/runtime/errors/index.ts';
+import { createSerialQueue } from '../../../shared/runtime/flow/index.ts';
+import type { Logger } from '../../../shared/runtime/logging/index.ts';
 import type { PartialSuccess } from './otlp/encode-response.ts';
 import type { LazyLogsRequest, LazyTraceRequest } from './otlp/types.ts';
 import { countLogRecords, countSpans, logsRequestToMessagesInSlices, traceRequestToMessagesInSlices, type Conversion } from './pipeline.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SpanEnvelopeSchema } from '../../../shared/schemas/index.ts';
+import { SpanEnvelopeSchema } from '../../../shared/contracts/schemas/index.ts';
 import { decodeLogsRequestJson, decodeTraceRequestJson } from './otlp/decode-json.ts';
 import { decodeLogsRequestProtobuf, decodeTraceRequestProtobuf } from './otlp/decode-protobuf.ts';
 import { encodeLogsRequest, encodeTraceRequest, jsonLogsRequest, jsonTraceRequest, type SpanSpec } from './testing/otlp-builders.ts';

@@ -1,8 +1,8 @@
-import type { OutgoingMessage } from '../../../shared/bus/index.ts';
-import { DEFAULT_MAX_RECORD_BYTES } from '../../../shared/config/index.ts';
-import { errorMessage } from '../../../shared/errors/index.ts';
-import { runAtOnce, runInSlices } from '../../../shared/flow/index.ts';
-import { SpanEnvelopeSchema, type SpanGenAi } from '../../../shared/schemas/index.ts';
+import type { OutgoingMessage } from '../../../shared/adapters/bus/index.ts';
+import { DEFAULT_MAX_RECORD_BYTES } from '../../../shared/runtime/config/index.ts';
+import { errorMessage } from '../../../shared/runtime/errors/index.ts';
+import { runAtOnce, runInSlices } from '../../../shared/runtime/flow/index.ts';
+import { SpanEnvelopeSchema, type SpanGenAi } from '../../../shared/contracts/schemas/index.ts';
 import type { DecodedLogsRequest, DecodedSpan, DecodedTraceRequest, LazyLogsRequest, LazyTraceRequest } from './otlp/types.ts';
 import { lazyLogsRequest, lazyTraceRequest } from './otlp/lazy-request.ts';
 import { normalizeLogRecord } from './normalize/normalize-log.ts';

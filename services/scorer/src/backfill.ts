@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import type { RunnableCheck } from '../../../shared/checks/index.ts';
-import { forEachLimited } from '../../../shared/flow/index.ts';
-import { monitorApplies, type Monitor } from '../../../shared/monitors/index.ts';
-import type { Score } from '../../../shared/schemas/index.ts';
-import type { Store, UnitCursor } from '../../../shared/store/index.ts';
+import type { RunnableCheck } from '../../../shared/engines/checks/index.ts';
+import { forEachLimited } from '../../../shared/runtime/flow/index.ts';
+import { monitorApplies, type Monitor } from '../../../shared/engines/monitors/index.ts';
+import type { Score } from '../../../shared/contracts/schemas/index.ts';
+import type { Store, UnitCursor } from '../../../shared/adapters/store/index.ts';
 import { scoreUnit, type ScoreUnitDeps } from './score-unit.ts';
 
 export interface BackfillOptions extends Omit<ScoreUnitDeps, 'checks' | 'selectChecks'> {

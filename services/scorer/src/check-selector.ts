@@ -1,9 +1,9 @@
-import type { CheckDefinition, CheckRegistry, JudgeClient, RunnableCheck } from '../../../shared/checks/index.ts';
-import { withBudget, type PriceTable } from '../../../shared/judge/index.ts';
-import type { Logger } from '../../../shared/logging/index.ts';
-import { DOC_KINDS, docsVersion, listMonitors, listUserChecks, monitorApplies, type Monitor } from '../../../shared/monitors/index.ts';
-import type { Unit } from '../../../shared/schemas/index.ts';
-import type { QueryStore } from '../../../shared/store/index.ts';
+import type { CheckDefinition, CheckRegistry, JudgeClient, RunnableCheck } from '../../../shared/engines/checks/index.ts';
+import { withBudget, type PriceTable } from '../../../shared/engines/judge/index.ts';
+import type { Logger } from '../../../shared/runtime/logging/index.ts';
+import { DOC_KINDS, docsVersion, listMonitors, listUserChecks, monitorApplies, type Monitor } from '../../../shared/engines/monitors/index.ts';
+import type { Unit } from '../../../shared/contracts/schemas/index.ts';
+import type { QueryStore } from '../../../shared/adapters/store/index.ts';
 import type { SelectedCheck } from './score-unit.ts';
 
 export interface CheckSelectorOptions {

@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createInMemoryBus, type Bus, type BusMessage } from '../../../shared/bus/index.ts';
-import { PermanentError, RetriableError } from '../../../shared/errors/index.ts';
-import type { JudgeClient, RunnableCheck } from '../../../shared/checks/contract.ts';
-import { createCheckRegistry } from '../../../shared/checks/index.ts';
-import { createSilentLogger } from '../../../shared/logging/index.ts';
-import type { Score, Unit } from '../../../shared/schemas/index.ts';
-import { createDuckDbStore, type Store } from '../../../shared/store/index.ts';
+import { createInMemoryBus, type Bus, type BusMessage } from '../../../shared/adapters/bus/index.ts';
+import { PermanentError, RetriableError } from '../../../shared/runtime/errors/index.ts';
+import type { JudgeClient, RunnableCheck } from '../../../shared/engines/checks/contract.ts';
+import { createCheckRegistry } from '../../../shared/engines/checks/index.ts';
+import { createSilentLogger } from '../../../shared/runtime/logging/index.ts';
+import type { Score, Unit } from '../../../shared/contracts/schemas/index.ts';
+import { createDuckDbStore, type Store } from '../../../shared/adapters/store/index.ts';
 import { createScorer } from './create-scorer.ts';
 
 const log = createSilentLogger();

@@ -1,13 +1,13 @@
-import type { Bus, ConsumerLag } from '../../../shared/bus/index.ts';
-import type { CodeRunner, JudgeClient, RunnableCheck } from '../../../shared/checks/contract.ts';
-import { costUsd, type PriceTable } from '../../../shared/judge/index.ts';
-import type { Component } from '../../../shared/lifecycle/index.ts';
-import type { Logger } from '../../../shared/logging/index.ts';
-import type { Metrics } from '../../../shared/metrics/index.ts';
-import { DEFAULT_SCORER_CONCURRENCY } from '../../../shared/config/index.ts';
-import { parseUnit, type Unit } from '../../../shared/schemas/index.ts';
-import { createRecordStage } from '../../../shared/stage/index.ts';
-import type { Store } from '../../../shared/store/index.ts';
+import type { Bus, ConsumerLag } from '../../../shared/adapters/bus/index.ts';
+import type { CodeRunner, JudgeClient, RunnableCheck } from '../../../shared/engines/checks/contract.ts';
+import { costUsd, type PriceTable } from '../../../shared/engines/judge/index.ts';
+import type { Component } from '../../../shared/runtime/lifecycle/index.ts';
+import type { Logger } from '../../../shared/runtime/logging/index.ts';
+import type { Metrics } from '../../../shared/kit/metrics/index.ts';
+import { DEFAULT_SCORER_CONCURRENCY } from '../../../shared/runtime/config/index.ts';
+import { parseUnit, type Unit } from '../../../shared/contracts/schemas/index.ts';
+import { createRecordStage } from '../../../shared/kit/stage/index.ts';
+import type { Store } from '../../../shared/adapters/store/index.ts';
 import type { SelectedCheck } from './score-unit.ts';
 import { createSimulationWaiter } from './simulation-waiter.ts';
 import { sweepUnscored } from './sweep-unscored.ts';
@@ -54,7 +54,7 @@ export interface ScorerDeps {
 
 /**
  * Consumes units, stores each with the scores of its checks, and publishes the scores: a record
- * stage (shared/stage), so many units are scored at once, versions of one unit in the order they
+ * stage (shared/kit/stage), so many units are scored at once, versions of one unit in the order they
  * were published, and the kit and the bus own retries, refusals and what is read again after a
  * crash (at least once; score writes are idempotent).
  */

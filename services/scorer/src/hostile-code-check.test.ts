@@ -1,11 +1,11 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../../../test/helpers/infra.ts';
 import { createTestUnit } from '../../../test/helpers/unit-factory.ts';
-import { createInMemoryBus } from '../../../shared/bus/index.ts';
-import { createCodeCheck } from '../../../shared/checks/index.ts';
-import { createCodeSandbox } from '../../../shared/code-sandbox/index.ts';
-import { createSilentLogger } from '../../../shared/logging/index.ts';
-import { createDuckDbStore } from '../../../shared/store/index.ts';
+import { createInMemoryBus } from '../../../shared/adapters/bus/index.ts';
+import { createCodeCheck } from '../../../shared/engines/checks/index.ts';
+import { createCodeSandbox } from '../../../shared/engines/code-sandbox/index.ts';
+import { createSilentLogger } from '../../../shared/runtime/logging/index.ts';
+import { createDuckDbStore } from '../../../shared/adapters/store/index.ts';
 import { createScorer } from './create-scorer.ts';
 
 const log = createSilentLogger();

@@ -1,5 +1,5 @@
-import type { CheckOutcome, RunnableCheck } from '../../../shared/checks/contract.ts';
-import type { Score, Unit } from '../../../shared/schemas/index.ts';
+import type { CheckOutcome, RunnableCheck } from '../../../shared/engines/checks/contract.ts';
+import type { Score, Unit } from '../../../shared/contracts/schemas/index.ts';
 
 /** A check's outcome on a unit as a stored score, carrying the unit's agent fields for join-free queries. */
 export function outcomeToScore(unit: Unit, check: Pick<RunnableCheck, 'name' | 'version'>, outcome: CheckOutcome, latencyMs: number, createdAtMs: number, costUsd = 0): Score {

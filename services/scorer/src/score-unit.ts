@@ -1,6 +1,6 @@
-import type { CheckContext, CheckOutcome, CodeRunner, JudgeClient, RunnableCheck } from '../../../shared/checks/contract.ts';
-import { runCheck, unitToCheckInput } from '../../../shared/checks/index.ts';
-import type { ChatMessage, Score, Unit } from '../../../shared/schemas/index.ts';
+import type { CheckContext, CheckOutcome, CodeRunner, JudgeClient, RunnableCheck } from '../../../shared/engines/checks/contract.ts';
+import { runCheck, unitToCheckInput } from '../../../shared/engines/checks/index.ts';
+import type { ChatMessage, Score, Unit } from '../../../shared/contracts/schemas/index.ts';
 import { outcomeToScore } from './outcome-to-score.ts';
 
 /** One check to run on a unit, with the judge it may use (a monitor's budget wraps the shared one). */

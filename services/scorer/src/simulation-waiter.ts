@@ -1,7 +1,7 @@
-import { sleepUnlessAborted } from '../../../shared/bus/index.ts';
-import { getSimulation } from '../../../shared/monitors/index.ts';
-import type { Unit } from '../../../shared/schemas/index.ts';
-import type { QueryStore } from '../../../shared/store/index.ts';
+import { sleepUnlessAborted } from '../../../shared/adapters/bus/index.ts';
+import { getSimulation } from '../../../shared/engines/monitors/index.ts';
+import type { Unit } from '../../../shared/contracts/schemas/index.ts';
+import type { QueryStore } from '../../../shared/adapters/store/index.ts';
 import type { SimulationDialog } from './score-unit.ts';
 
 /**

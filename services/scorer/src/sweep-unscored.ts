@@ -1,8 +1,8 @@
-import type { Producer } from '../../../shared/bus/index.ts';
-import { forEachLimited } from '../../../shared/flow/index.ts';
-import type { Logger } from '../../../shared/logging/index.ts';
-import type { Unit } from '../../../shared/schemas/index.ts';
-import type { Store } from '../../../shared/store/index.ts';
+import type { Producer } from '../../../shared/adapters/bus/index.ts';
+import { forEachLimited } from '../../../shared/runtime/flow/index.ts';
+import type { Logger } from '../../../shared/runtime/logging/index.ts';
+import type { Unit } from '../../../shared/contracts/schemas/index.ts';
+import type { Store } from '../../../shared/adapters/store/index.ts';
 
 /** Units the sweep reads from the store at once (a sliding window). */
 const SWEEP_CONCURRENCY = 16;

@@ -1,11 +1,11 @@
-import { createGroupCommit } from '../../../shared/batching/index.ts';
-import type { Producer } from '../../../shared/bus/index.ts';
-import { PermanentError } from '../../../shared/errors/index.ts';
-import type { Logger } from '../../../shared/logging/index.ts';
-import type { Metrics } from '../../../shared/metrics/index.ts';
-import { putSimulation } from '../../../shared/monitors/index.ts';
-import type { Score, Unit } from '../../../shared/schemas/index.ts';
-import type { Store, UnitWriteResult } from '../../../shared/store/index.ts';
+import { createGroupCommit } from '../../../shared/runtime/batching/index.ts';
+import type { Producer } from '../../../shared/adapters/bus/index.ts';
+import { PermanentError } from '../../../shared/runtime/errors/index.ts';
+import type { Logger } from '../../../shared/runtime/logging/index.ts';
+import type { Metrics } from '../../../shared/kit/metrics/index.ts';
+import { putSimulation } from '../../../shared/engines/monitors/index.ts';
+import type { Score, Unit } from '../../../shared/contracts/schemas/index.ts';
+import type { Store, UnitWriteResult } from '../../../shared/adapters/store/index.ts';
 import { scoreUnit, type ScoreUnitDeps } from './score-unit.ts';
 
 interface StoreWrite {

@@ -1,8 +1,8 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKeyring } from '../../../shared/access/index.ts';
-import { createSilentLogger } from '../../../shared/logging/index.ts';
-import { createDuckDbStore } from '../../../shared/store/index.ts';
+import { createKeyring } from '../../../shared/kit/access/index.ts';
+import { createSilentLogger } from '../../../shared/runtime/logging/index.ts';
+import { createDuckDbStore } from '../../../shared/adapters/store/index.ts';
 import { createApiServer } from '../../../services/api/src/index.ts';
 
 // The attack of issue 23: four concurrent 200 MB posts to /login, without a key. The server answers

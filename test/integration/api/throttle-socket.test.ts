@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKeyring } from '../../../shared/access/index.ts';
-import { createSilentLogger } from '../../../shared/logging/index.ts';
-import { createDuckDbStore } from '../../../shared/store/index.ts';
+import { createKeyring } from '../../../shared/kit/access/index.ts';
+import { createSilentLogger } from '../../../shared/runtime/logging/index.ts';
+import { createDuckDbStore } from '../../../shared/adapters/store/index.ts';
 import { createApiServer } from '../../../services/api/src/index.ts';
 
 // The throttle keys on the socket's peer address as @hono/node-server hands it over, and ignores

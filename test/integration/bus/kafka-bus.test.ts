@@ -1,11 +1,11 @@
 import { Kafka, logLevel } from 'kafkajs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { createKafkaBus } from '../../../shared/bus/index.ts';
-import { describeBusContract } from '../../../shared/bus/testing/bus-contract-suite.ts';
-import { RetriableError } from '../../../shared/errors/index.ts';
-import { createSilentLogger } from '../../../shared/logging/index.ts';
-import type { BusMessage, ConsumerLag } from '../../../shared/bus/index.ts';
+import { createKafkaBus } from '../../../shared/adapters/bus/index.ts';
+import { describeBusContract } from '../../../shared/adapters/bus/testing/bus-contract-suite.ts';
+import { RetriableError } from '../../../shared/runtime/errors/index.ts';
+import { createSilentLogger } from '../../../shared/runtime/logging/index.ts';
+import type { BusMessage, ConsumerLag } from '../../../shared/adapters/bus/index.ts';
 import { testKafkaBrokers, uniqueName, waitFor } from '../../helpers/infra.ts';
 
 // Bounded everywhere: with the broker down, the first ensureTopics fails within seconds and every

@@ -1,9 +1,9 @@
 import { Kafka, logLevel } from 'kafkajs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKafkaBus, deadLetterTopic, type BusMessage } from '../../../shared/bus/index.ts';
-import { PermanentError } from '../../../shared/errors/index.ts';
-import { createLogger } from '../../../shared/logging/index.ts';
+import { createKafkaBus, deadLetterTopic, type BusMessage } from '../../../shared/adapters/bus/index.ts';
+import { PermanentError } from '../../../shared/runtime/errors/index.ts';
+import { createLogger } from '../../../shared/runtime/logging/index.ts';
 import { startPrivateKafka, type PrivateKafka } from '../../helpers/private-servers.ts';
 import { uniqueName, waitFor } from '../../helpers/infra.ts';
 

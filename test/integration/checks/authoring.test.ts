@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { createCheckRegistry, generateCodeCheck, runCheck, verifyCodeCheck } from '../../../shared/checks/index.ts';
-import type { JudgeClient } from '../../../shared/checks/index.ts';
-import { createCodeSandbox } from '../../../shared/code-sandbox/index.ts';
+import { createCheckRegistry, generateCodeCheck, runCheck, verifyCodeCheck } from '../../../shared/engines/checks/index.ts';
+import type { JudgeClient } from '../../../shared/engines/checks/index.ts';
+import { createCodeSandbox } from '../../../shared/engines/code-sandbox/index.ts';
 
 const sandbox = createCodeSandbox({ timeoutMs: 1_000 });
 afterAll(() => sandbox.close());

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { catalogEntries } from '../../../shared/checks/index.ts';
-import { recordToCheckInput } from '../../../shared/checks/index.ts';
-import { createCodeSandbox } from '../../../shared/code-sandbox/index.ts';
+import { catalogEntries } from '../../../shared/engines/checks/index.ts';
+import { recordToCheckInput } from '../../../shared/engines/checks/index.ts';
+import { createCodeSandbox } from '../../../shared/engines/code-sandbox/index.ts';
 
 // does_code_compile is Python's compile(), run in the real Python sandbox; expected values from CPython 3.11.
 const sandbox = createCodeSandbox();

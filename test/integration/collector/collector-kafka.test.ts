@@ -3,9 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCollector, type Collector } from '../../../services/collector/src/index.ts';
 import { decodeStatusProtobuf } from '../../../services/collector/src/otlp/encode-response.ts';
 import { encodeTraceRequest, jsonTraceRequest, SPAN_ID, TRACE_ID } from '../../../services/collector/src/testing/otlp-builders.ts';
-import { createKafkaBus, type Bus, type BusMessage, type Consumer, type Producer } from '../../../shared/bus/index.ts';
-import { createSilentLogger } from '../../../shared/logging/index.ts';
-import { SpanEnvelopeSchema } from '../../../shared/schemas/index.ts';
+import { createKafkaBus, type Bus, type BusMessage, type Consumer, type Producer } from '../../../shared/adapters/bus/index.ts';
+import { createSilentLogger } from '../../../shared/runtime/logging/index.ts';
+import { SpanEnvelopeSchema } from '../../../shared/contracts/schemas/index.ts';
 import { testKafkaBrokers, uniqueName, waitFor } from '../../helpers/infra.ts';
 
 // Collector → real Kafka: a 200 means the record is in the topic (acks=all), keyed by trace id;

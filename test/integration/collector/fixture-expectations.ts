@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { decodeLogsRequestJson, decodeTraceRequestJson, logsRequestToMessages, traceRequestToMessages } from '../../../services/collector/src/index.ts';
-import type { OutgoingMessage } from '../../../shared/bus/index.ts';
-import { SpanEnvelopeSchema } from '../../../shared/schemas/index.ts';
+import type { OutgoingMessage } from '../../../shared/adapters/bus/index.ts';
+import { SpanEnvelopeSchema } from '../../../shared/contracts/schemas/index.ts';
 
 // Golden fixtures (raw exports of real instrumentation libraries, test/fixtures/otlp/<family>/)
 // and the envelopes the collector must make of them, in `<scenario>[.logs].expected.json` beside.

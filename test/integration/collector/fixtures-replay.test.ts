@@ -3,8 +3,8 @@ import { Client, credentials } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCollector, type Collector } from '../../../services/collector/src/index.ts';
 import { createRecordingProducer } from '../../../services/collector/src/testing/recording-producer.ts';
-import { createSilentLogger } from '../../../shared/logging/index.ts';
-import type { ChatMessage } from '../../../shared/schemas/index.ts';
+import { createSilentLogger } from '../../../shared/runtime/logging/index.ts';
+import type { ChatMessage } from '../../../shared/contracts/schemas/index.ts';
 import { listFixtures, listJsFixtures, normalizeFixture, project, type Fixture } from './fixture-expectations.ts';
 
 // Golden exports of real instrumentation libraries, replayed through a real collector over

@@ -9,8 +9,8 @@ import { BasicTracerProvider, SimpleSpanProcessor, type SpanExporter } from '@op
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCollector, type Collector } from '../../../services/collector/src/index.ts';
 import { createRecordingProducer } from '../../../services/collector/src/testing/recording-producer.ts';
-import { createSilentLogger } from '../../../shared/logging/index.ts';
-import { SpanEnvelopeSchema, type SpanEnvelope, type SpanRecord } from '../../../shared/schemas/index.ts';
+import { createSilentLogger } from '../../../shared/runtime/logging/index.ts';
+import { SpanEnvelopeSchema, type SpanEnvelope, type SpanRecord } from '../../../shared/contracts/schemas/index.ts';
 import { waitFor } from '../../helpers/infra.ts';
 
 // The real OTel JS SDK exporters (protobuf, JSON, gRPC) send GenAI spans to a real collector;

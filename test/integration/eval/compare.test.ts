@@ -5,8 +5,8 @@ import { compareCommand } from '../../../cli/commands/compare.ts';
 import type { ComparisonResult } from '../../../tools/eval/src/index.ts';
 import { createModelServer } from '../../../tools/model-server/src/index.ts';
 import type { ModelServer } from '../../../tools/model-server/src/index.ts';
-import { createPrng } from '../../../shared/flow/index.ts';
-import { createSilentLogger } from '../../../shared/logging/index.ts';
+import { createPrng } from '../../../shared/runtime/flow/index.ts';
+import { createSilentLogger } from '../../../shared/runtime/logging/index.ts';
 import { runCli, writeSuite } from './helpers.ts';
 
 const PAIRWISE = resolve(import.meta.dirname, '../../../examples/pairwise');

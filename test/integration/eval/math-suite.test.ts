@@ -6,7 +6,7 @@ import { evalCommand } from '../../../cli/commands/eval.ts';
 import { createModelServer } from '../../../tools/model-server/src/index.ts';
 import type { ModelServer } from '../../../tools/model-server/src/index.ts';
 import type { RunResult } from '../../../tools/eval/src/index.ts';
-import { createSilentLogger } from '../../../shared/logging/index.ts';
+import { createSilentLogger } from '../../../shared/runtime/logging/index.ts';
 import { runCli } from './helpers.ts';
 
 const EXAMPLE = resolve(import.meta.dirname, '../../../examples/tracecheck.yaml');

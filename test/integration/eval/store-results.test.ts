@@ -4,8 +4,8 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evalCommand } from '../../../cli/commands/eval.ts';
 import { createModelServer, type ModelServer } from '../../../tools/model-server/src/index.ts';
-import { createSilentLogger } from '../../../shared/logging/index.ts';
-import { createDuckDbStore } from '../../../shared/store/index.ts';
+import { createSilentLogger } from '../../../shared/runtime/logging/index.ts';
+import { createDuckDbStore } from '../../../shared/adapters/store/index.ts';
 import { runCli } from './helpers.ts';
 
 const EXAMPLE = resolve(import.meta.dirname, '../../../examples/tracecheck.yaml');

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evalCommand } from '../../../cli/commands/eval.ts';
 import { createModelServer } from '../../../tools/model-server/src/index.ts';
 import type { ModelServer } from '../../../tools/model-server/src/index.ts';
-import { createSilentLogger } from '../../../shared/logging/index.ts';
+import { createSilentLogger } from '../../../shared/runtime/logging/index.ts';
 import { runCli, writeSuite } from './helpers.ts';
 
 let server: ModelServer;

@@ -5,7 +5,7 @@ import { decodeTraceRequestProtobuf } from '../../../services/collector/src/otlp
 import type { DecodedSpan } from '../../../services/collector/src/otlp/types.ts';
 import { runDemo } from '../../../tools/demo-agent/src/index.ts';
 import { createModelServer, type ModelServer } from '../../../tools/model-server/src/index.ts';
-import { createSilentLogger } from '../../../shared/logging/index.ts';
+import { createSilentLogger } from '../../../shared/runtime/logging/index.ts';
 
 interface Received {
   path: string;

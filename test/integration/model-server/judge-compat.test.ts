@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { catalogEntries, type CheckInput, type RunnableCheck } from '../../../shared/checks/index.ts';
-import { createOpenAiJudgeClient } from '../../../shared/judge/index.ts';
-import { createSilentLogger } from '../../../shared/logging/index.ts';
-import type { ChatMessage } from '../../../shared/schemas/index.ts';
+import { catalogEntries, type CheckInput, type RunnableCheck } from '../../../shared/engines/checks/index.ts';
+import { createOpenAiJudgeClient } from '../../../shared/engines/judge/index.ts';
+import { createSilentLogger } from '../../../shared/runtime/logging/index.ts';
+import type { ChatMessage } from '../../../shared/contracts/schemas/index.ts';
 import { createModelServer, type ModelServer } from '../../../tools/model-server/src/index.ts';
 
 // Our real judge prompts (the check catalog) through the real judge client against the model

@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSilentLogger } from '../../../shared/logging/index.ts';
+import { createSilentLogger } from '../../../shared/runtime/logging/index.ts';
 import { createModelServer, type ModelServer } from '../../../tools/model-server/src/index.ts';
 
 let server: ModelServer;

@@ -1,10 +1,10 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createKafkaBus } from '../../../shared/bus/index.ts';
-import type { Bus, BusMessage, Consumer } from '../../../shared/bus/index.ts';
-import { createSilentLogger } from '../../../shared/logging/index.ts';
-import { UnitSchema, type Unit } from '../../../shared/schemas/index.ts';
+import { createKafkaBus } from '../../../shared/adapters/bus/index.ts';
+import type { Bus, BusMessage, Consumer } from '../../../shared/adapters/bus/index.ts';
+import { createSilentLogger } from '../../../shared/runtime/logging/index.ts';
+import { UnitSchema, type Unit } from '../../../shared/contracts/schemas/index.ts';
 import { createAssembler } from '../../../services/assembler/src/index.ts';
 import { createTestSpan, user, assistant } from '../../helpers/span-factory.ts';
 import { testKafkaBrokers, uniqueName, waitFor } from '../../helpers/infra.ts';

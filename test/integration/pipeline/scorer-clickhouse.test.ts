@@ -1,9 +1,9 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { createKafkaBus } from '../../../shared/bus/index.ts';
-import { createCheckRegistry } from '../../../shared/checks/index.ts';
-import { createSilentLogger } from '../../../shared/logging/index.ts';
-import type { Unit } from '../../../shared/schemas/index.ts';
-import { createClickHouseStore } from '../../../shared/store/index.ts';
+import { createKafkaBus } from '../../../shared/adapters/bus/index.ts';
+import { createCheckRegistry } from '../../../shared/engines/checks/index.ts';
+import { createSilentLogger } from '../../../shared/runtime/logging/index.ts';
+import type { Unit } from '../../../shared/contracts/schemas/index.ts';
+import { createClickHouseStore } from '../../../shared/adapters/store/index.ts';
 import { createScorer } from '../../../services/scorer/src/index.ts';
 import { testClickHouseUrl, testKafkaBrokers, uniqueName, waitFor } from '../../helpers/infra.ts';
 

@@ -1,6 +1,6 @@
-import { createKafkaBus } from '../../../shared/bus/index.ts';
-import { createSilentLogger } from '../../../shared/logging/index.ts';
-import { describeWindowStageContract } from '../../../shared/stage/testing/window-stage-contract-suite.ts';
+import { createKafkaBus } from '../../../shared/adapters/bus/index.ts';
+import { createSilentLogger } from '../../../shared/runtime/logging/index.ts';
+import { describeWindowStageContract } from '../../../shared/kit/stage/testing/window-stage-contract-suite.ts';
 import { testKafkaBrokers, uniqueName } from '../../helpers/infra.ts';
 
 describeWindowStageContract('kafka', {

@@ -1,9 +1,9 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { RetriableError } from '../../../shared/errors/index.ts';
-import { createSilentLogger } from '../../../shared/logging/index.ts';
-import { createClickHouseConnection } from '../../../shared/store/clickhouse-connection.ts';
-import { LEASE_TABLE, withSchemaLease } from '../../../shared/store/clickhouse-lease.ts';
-import { createClickHouseStore, type Store } from '../../../shared/store/index.ts';
+import { RetriableError } from '../../../shared/runtime/errors/index.ts';
+import { createSilentLogger } from '../../../shared/runtime/logging/index.ts';
+import { createClickHouseConnection } from '../../../shared/adapters/store/clickhouse-connection.ts';
+import { LEASE_TABLE, withSchemaLease } from '../../../shared/adapters/store/clickhouse-lease.ts';
+import { createClickHouseStore, type Store } from '../../../shared/adapters/store/index.ts';
 import { CLICKHOUSE_URL, REQUEST_TIMEOUT_MS, createAdminClient, randomDatabaseName } from './clickhouse-test-server.ts';
 import { expectLegacyMigrated } from './revision-contract.ts';
 import { makeScore, makeUnit } from './store-fixtures.ts';

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { PermanentError, RetriableError } from '../../../shared/errors/index.ts';
-import { createSilentLogger } from '../../../shared/logging/index.ts';
-import { classifyClickHouseError, createClickHouseStore, type Store } from '../../../shared/store/index.ts';
+import { PermanentError, RetriableError } from '../../../shared/runtime/errors/index.ts';
+import { createSilentLogger } from '../../../shared/runtime/logging/index.ts';
+import { classifyClickHouseError, createClickHouseStore, type Store } from '../../../shared/adapters/store/index.ts';
 import { CLICKHOUSE_URL, REQUEST_TIMEOUT_MS, createAdminClient, randomDatabaseName } from './clickhouse-test-server.ts';
 import { uniqueName } from '../../helpers/infra.ts';
 import { describeMonitoringContract } from './monitoring-contract.ts';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Score } from '../../../shared/schemas/index.ts';
-import type { Store } from '../../../shared/store/index.ts';
+import type { Score } from '../../../shared/contracts/schemas/index.ts';
+import type { Store } from '../../../shared/adapters/store/index.ts';
 import type { StoreHarness } from './store-contract.ts';
 import { T0, makeScore, makeUnit } from './store-fixtures.ts';
 

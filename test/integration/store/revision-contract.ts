@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PermanentError } from '../../../shared/errors/index.ts';
-import type { Score, Unit } from '../../../shared/schemas/index.ts';
-import type { Store } from '../../../shared/store/index.ts';
-import { unitFingerprint } from '../../../shared/store/revisions.ts';
+import { PermanentError } from '../../../shared/runtime/errors/index.ts';
+import type { Score, Unit } from '../../../shared/contracts/schemas/index.ts';
+import type { Store } from '../../../shared/adapters/store/index.ts';
+import { unitFingerprint } from '../../../shared/adapters/store/revisions.ts';
 import type { StoreHarness } from './store-contract.ts';
 import { T0, makeScore, makeUnit } from './store-fixtures.ts';
 

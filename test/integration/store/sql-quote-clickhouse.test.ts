@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { quoteArray, quoteNumber, quoteString, sql, sqlIdentifier } from '../../../shared/store/index.ts';
+import { quoteArray, quoteNumber, quoteString, sql, sqlIdentifier } from '../../../shared/adapters/store/index.ts';
 import { createAdminClient, randomDatabaseName } from './clickhouse-test-server.ts';
 
 // The quoting module against the real server: what we quote is what ClickHouse stores and returns.

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PermanentError } from '../../../shared/errors/index.ts';
-import type { Score } from '../../../shared/schemas/index.ts';
-import type { Store } from '../../../shared/store/index.ts';
+import { PermanentError } from '../../../shared/runtime/errors/index.ts';
+import type { Score } from '../../../shared/contracts/schemas/index.ts';
+import type { Store } from '../../../shared/adapters/store/index.ts';
 import { T0, makeScore, makeUnit } from './store-fixtures.ts';
 
 // The same cases run against every Store implementation (DuckDB and ClickHouse): the contract is

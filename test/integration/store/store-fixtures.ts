@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Score, Unit } from '../../../shared/schemas/index.ts';
+import type { Score, Unit } from '../../../shared/contracts/schemas/index.ts';
 
 // Valid units and scores with unique ids; override what a case is about.
 

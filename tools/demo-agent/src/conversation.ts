@@ -1,5 +1,5 @@
 import type OpenAI from 'openai';
-import type { AgentTracer } from '../../../shared/instrument/index.ts';
+import type { AgentTracer } from '../../../shared/runtime/instrument/index.ts';
 import { TOOL_DEFINITIONS, runTool } from './tools.ts';
 
 export const SYSTEM_PROMPT = 'You are a helpful assistant. Use the tools to answer questions about the weather and orders.';

@@ -1,4 +1,4 @@
-import { RetriableError } from '../../../shared/errors/index.ts';
+import { RetriableError } from '../../../shared/runtime/errors/index.ts';
 
 export type DemoScenario = 'healthy' | 'toolFails' | 'loops';
 

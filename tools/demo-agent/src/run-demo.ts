@@ -7,10 +7,10 @@ import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import OpenAI from 'openai';
-import { createAgentTracer } from '../../../shared/instrument/index.ts';
-import type { Logger } from '../../../shared/logging/index.ts';
-import { createSilentLogger } from '../../../shared/logging/index.ts';
-import { RetriableError } from '../../../shared/errors/index.ts';
+import { createAgentTracer } from '../../../shared/runtime/instrument/index.ts';
+import type { Logger } from '../../../shared/runtime/logging/index.ts';
+import { createSilentLogger } from '../../../shared/runtime/logging/index.ts';
+import { RetriableError } from '../../../shared/runtime/errors/index.ts';
 import { runConversation } from './conversation.ts';
 
 export const DEMO_AGENT_NAME = 'demo-agent';

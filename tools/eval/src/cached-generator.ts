@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { canonicalJson } from '../../../shared/checks/index.ts';
+import { canonicalJson } from '../../../shared/engines/checks/index.ts';
 import type { Generation, GenerationRequest, Generator } from './generation.ts';
 
 /** Content address of a request: everything that shapes the answer, never the API key. */

@@ -1,4 +1,4 @@
-import { PermanentError } from '../../../shared/errors/index.ts';
+import { PermanentError } from '../../../shared/runtime/errors/index.ts';
 
 /**
  * A problem with the suite itself (YAML, templates, expressions, paths): the run cannot mean

@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../../../shared/schemas/index.ts';
+import type { ChatMessage } from '../../../shared/contracts/schemas/index.ts';
 
 /** One call of a prompt for one reference and try. */
 export interface GenerationRequest {

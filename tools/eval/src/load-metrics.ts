@@ -1,4 +1,4 @@
-import type { CheckDefinition } from '../../../shared/checks/index.ts';
+import type { CheckDefinition } from '../../../shared/engines/checks/index.ts';
 import type { CompiledExpression } from './expression/index.ts';
 import { compileExpression, ExpressionError } from './expression/index.ts';
 import type { Layered } from './layers.ts';

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { basename, dirname, extname, resolve } from 'node:path';
-import type { ChatMessage } from '../../../shared/schemas/index.ts';
+import type { ChatMessage } from '../../../shared/contracts/schemas/index.ts';
 import { positiveInt } from './load-config.ts';
 import { compileAt, loadMetrics } from './load-metrics.ts';
 import type { Layered, Layers } from './layers.ts';

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { extname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { z } from 'zod';
-import { ChatMessageSchema } from '../../../shared/schemas/index.ts';
+import { ChatMessageSchema } from '../../../shared/contracts/schemas/index.ts';
 import type { Generation, GenerationRequest, Generator } from './generation.ts';
 
 // The host beside this file: module-host.ts in the sources, module-host.js in the build (dist/).

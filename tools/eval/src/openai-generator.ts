@@ -1,9 +1,9 @@
 import OpenAI from 'openai';
-import type { ChatMessage } from '../../../shared/schemas/index.ts';
+import type { ChatMessage } from '../../../shared/contracts/schemas/index.ts';
 import type { Generation, GenerationRequest, Generator } from './generation.ts';
 
 export interface OpenAiGeneratorOptions {
-  /** From shared/config; a prompt file's base_url / api_key win. */
+  /** From shared/runtime/config; a prompt file's base_url / api_key win. */
   baseUrl: string | undefined;
   apiKey: string | undefined;
   maxRetries?: number;

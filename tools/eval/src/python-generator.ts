@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../../../shared/schemas/index.ts';
+import type { ChatMessage } from '../../../shared/contracts/schemas/index.ts';
 import type { Generation, GenerationRequest, Generator } from './generation.ts';
 import type { SnippetRunner } from './run-metrics.ts';
 

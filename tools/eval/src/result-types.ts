@@ -1,4 +1,4 @@
-import type { ChatMessage, ScoreMethod } from '../../../shared/schemas/index.ts';
+import type { ChatMessage, ScoreMethod } from '../../../shared/contracts/schemas/index.ts';
 
 export interface MetricResult {
   name: string;

@@ -1,8 +1,8 @@
-import type { CheckContext, CodeRunner, JudgeClient } from '../../../shared/checks/index.ts';
-import { createCheckRegistry } from '../../../shared/checks/index.ts';
-import type { Config } from '../../../shared/config/index.ts';
-import { createCodeSandbox } from '../../../shared/code-sandbox/index.ts';
-import type { Logger } from '../../../shared/logging/index.ts';
+import type { CheckContext, CodeRunner, JudgeClient } from '../../../shared/engines/checks/index.ts';
+import { createCheckRegistry } from '../../../shared/engines/checks/index.ts';
+import type { Config } from '../../../shared/runtime/config/index.ts';
+import { createCodeSandbox } from '../../../shared/engines/code-sandbox/index.ts';
+import type { Logger } from '../../../shared/runtime/logging/index.ts';
 import { createEvalGenerator } from './create-generator.ts';
 import { loadSuite } from './load-suite.ts';
 import type { Progress } from './progress.ts';
@@ -26,7 +26,7 @@ export interface RunEvalOptions {
   progress: Progress;
   /** The judge (the cli builds it from the configuration); null disables model checks. */
   judge: JudgeClient | null;
-  /** Runs code-check metrics in isolation; default: a shared/code-sandbox process for the run. */
+  /** Runs code-check metrics in isolation; default: a shared/engines/code-sandbox process for the run. */
   codeRunner?: CodeRunner;
   /** Runs Python snippets; default: the Python pool of the run's sandbox. */
   snippets?: SnippetRunner;

@@ -1,13 +1,13 @@
-import type { CheckContext, CheckInput, CheckRegistry, RunnableCheck } from '../../../shared/checks/index.ts';
-import { runCheck } from '../../../shared/checks/index.ts';
-import type { ChatMessage } from '../../../shared/schemas/index.ts';
+import type { CheckContext, CheckInput, CheckRegistry, RunnableCheck } from '../../../shared/engines/checks/index.ts';
+import { runCheck } from '../../../shared/engines/checks/index.ts';
+import type { ChatMessage } from '../../../shared/contracts/schemas/index.ts';
 import { EvalConfigError } from './eval-error.ts';
 import type { CompiledExpression } from './expression/index.ts';
 import { ExpressionError, looseEquals, toText, truthy } from './expression/index.ts';
 import type { MetricResult } from './result-types.ts';
 import type { MetricSpec, Place, Reference } from './suite-types.ts';
 
-/** Runs llmeval's Python snippets (shared/code-sandbox/python-sandbox); null when the run has no sandbox. */
+/** Runs llmeval's Python snippets (shared/engines/code-sandbox/python-sandbox); null when the run has no sandbox. */
 export interface SnippetRunner {
   runSnippet(request: { source: string; vars: Record<string, unknown>; outputs: readonly string[] }): Promise<{ ok: true; values: Record<string, unknown> } | { ok: false; error: string }>;
 }

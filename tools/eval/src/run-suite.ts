@@ -1,12 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CheckContext, CheckRegistry, RunnableCheck } from '../../../shared/checks/index.ts';
-import { canonicalJson } from '../../../shared/checks/index.ts';
-import { errorMessage } from '../../../shared/errors/index.ts';
-import { forEachLimited } from '../../../shared/flow/index.ts';
-import type { Logger } from '../../../shared/logging/index.ts';
-import type { ChatMessage } from '../../../shared/schemas/index.ts';
+import type { CheckContext, CheckRegistry, RunnableCheck } from '../../../shared/engines/checks/index.ts';
+import { canonicalJson } from '../../../shared/engines/checks/index.ts';
+import { errorMessage } from '../../../shared/runtime/errors/index.ts';
+import { forEachLimited } from '../../../shared/runtime/flow/index.ts';
+import type { Logger } from '../../../shared/runtime/logging/index.ts';
+import type { ChatMessage } from '../../../shared/contracts/schemas/index.ts';
 import { EvalConfigError } from './eval-error.ts';
 import type { GenerationRequest, Generator } from './generation.ts';
 import type { Progress } from './progress.ts';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { canonicalJson, type Score } from '../../../shared/schemas/index.ts';
+import { canonicalJson, type Score } from '../../../shared/contracts/schemas/index.ts';
 import type { RunResult } from './result-types.ts';
 
 /** Model and parameters as one readable label, e.g. `mock-sloppy temperature=1`. */

@@ -1,5 +1,5 @@
-import type { ChatMessage } from '../../../shared/schemas/index.ts';
-import type { CheckDefinition } from '../../../shared/checks/index.ts';
+import type { ChatMessage } from '../../../shared/contracts/schemas/index.ts';
+import type { CheckDefinition } from '../../../shared/engines/checks/index.ts';
 import type { CompiledExpression } from './expression/index.ts';
 import type { Template } from './template.ts';
 

@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Component } from '../../../shared/lifecycle/index.ts';
-import { createComponent } from '../../../shared/lifecycle/index.ts';
-import type { Logger } from '../../../shared/logging/index.ts';
+import type { Component } from '../../../shared/runtime/lifecycle/index.ts';
+import { createComponent } from '../../../shared/runtime/lifecycle/index.ts';
+import type { Logger } from '../../../shared/runtime/logging/index.ts';
 import { completionBody, completionChunks } from './completion.ts';
 import { errorBody, failureFor } from './failure.ts';
 import { hashHex } from './hash.ts';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { catalogEntries, parseJudgeAnswer, type CheckInput } from '../../../shared/checks/index.ts';
-import type { ChatMessage } from '../../../shared/schemas/index.ts';
+import { catalogEntries, parseJudgeAnswer, type CheckInput } from '../../../shared/engines/checks/index.ts';
+import type { ChatMessage } from '../../../shared/contracts/schemas/index.ts';
 import { respond } from './respond.ts';
 import type { ChatRequest } from './request.ts';
 
@@ -153,7 +153,7 @@ describe('judge mode on tracecheck-rendered prompts', () => {
   });
 });
 
-describe('judge mode on prompts built by shared/checks (JSON-encoded data)', () => {
+describe('judge mode on prompts built by shared/engines/checks (JSON-encoded data)', () => {
   const taskCompleted = catalogEntries.find((e) => e.definition.name === 'task_completed')!;
   async function verdict(messages: ChatMessage[]): Promise<string | null> {
     const input: CheckInput = {

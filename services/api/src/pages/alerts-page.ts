@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import { z } from 'zod';
-import type { AlertRule, AlertState } from '../../../../shared/alerts/index.ts';
+import type { AlertRule, AlertState } from '../../../../shared/engines/alerts/index.ts';
 import { maskEvent, maskRule, type AlertEventView } from '../alert-views.ts';
 import { canManage, type ApiEnv } from '../route.ts';
 import { checkHref, num, pct, unitHref, utc, withQuery } from './format.ts';

@@ -1,4 +1,4 @@
-import type { CheckDefinition, CheckRegistry } from '../../../../shared/checks/index.ts';
+import type { CheckDefinition, CheckRegistry } from '../../../../shared/engines/checks/index.ts';
 import { h, type Html } from './html.ts';
 
 // A check as the pages describe it: kind, how it decides, what it reads, its code or prompt.

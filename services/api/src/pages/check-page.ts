@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import { z } from 'zod';
-import type { ScoreAggregate, ValueCount } from '../../../../shared/store/index.ts';
+import type { ScoreAggregate, ValueCount } from '../../../../shared/adapters/store/index.ts';
 import { ScoreCursorSchema, cursorParam, nextScoreCursor } from '../cursor.ts';
 import { BUCKETS, querySummary, seriesWindow } from '../monitoring-queries.ts';
 import { seriesPoints } from '../monitoring.ts';

@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import type { CheckRegistry, RunnableCheck } from '../../../../shared/checks/index.ts';
+import type { CheckRegistry, RunnableCheck } from '../../../../shared/engines/checks/index.ts';
 import type { ApiEnv } from '../route.ts';
 import { isUsersOwn, methodOf } from './check-definition.ts';
 import { checkHref } from './format.ts';

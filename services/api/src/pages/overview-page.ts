@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import { z } from 'zod';
-import type { AlertRule, AlertState } from '../../../../shared/alerts/index.ts';
-import type { ScoreAggregate } from '../../../../shared/store/index.ts';
+import type { AlertRule, AlertState } from '../../../../shared/engines/alerts/index.ts';
+import type { ScoreAggregate } from '../../../../shared/adapters/store/index.ts';
 import { BUCKETS, querySummary, seriesWindow, type Bucket } from '../monitoring-queries.ts';
 import { rateStats, seriesPoints, type RateStats } from '../monitoring.ts';
 import { toScoreFilters } from '../query-params.ts';

@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
-import type { AlertRepository } from '../../../../shared/alerts/index.ts';
-import type { CheckRegistry } from '../../../../shared/checks/index.ts';
-import type { Store } from '../../../../shared/store/index.ts';
+import type { AlertRepository } from '../../../../shared/engines/alerts/index.ts';
+import type { CheckRegistry } from '../../../../shared/engines/checks/index.ts';
+import type { Store } from '../../../../shared/adapters/store/index.ts';
 import type { ApiEnv } from '../route.ts';
 import { h, type Html } from './html.ts';
 

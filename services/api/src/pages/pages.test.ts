@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCheckRegistry } from '../../../../shared/checks/index.ts';
-import { createSilentLogger } from '../../../../shared/logging/index.ts';
-import type { Score, Unit } from '../../../../shared/schemas/index.ts';
-import { createDuckDbStore } from '../../../../shared/store/index.ts';
+import { createCheckRegistry } from '../../../../shared/engines/checks/index.ts';
+import { createSilentLogger } from '../../../../shared/runtime/logging/index.ts';
+import type { Score, Unit } from '../../../../shared/contracts/schemas/index.ts';
+import { createDuckDbStore } from '../../../../shared/adapters/store/index.ts';
 import { createApp } from '../create-app.ts';
 import { barChart, niceStep, sparkline, timeChart, timeTicks } from './charts.ts';
 import { h } from './html.ts';

@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import type { ChatMessage, Score, Unit } from '../../../../shared/schemas/index.ts';
+import type { ChatMessage, Score, Unit } from '../../../../shared/contracts/schemas/index.ts';
 import type { ApiEnv } from '../route.ts';
 import { checkHref, num, unitHref, utc } from './format.ts';
 import { h, type Html } from './html.ts';

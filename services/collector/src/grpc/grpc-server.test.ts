@@ -1,7 +1,7 @@
 import { Client, credentials, status, type ServiceError } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSilentLogger } from '../../../../shared/logging/index.ts';
-import { SpanEnvelopeSchema } from '../../../../shared/schemas/index.ts';
+import { createSilentLogger } from '../../../../shared/runtime/logging/index.ts';
+import { SpanEnvelopeSchema } from '../../../../shared/contracts/schemas/index.ts';
 import { createCollector, type Collector } from '../create-collector.ts';
 import { decodeTraceResponseProtobuf } from '../otlp/encode-response.ts';
 import { deepAnyValueJson, deepAnyValueProtobuf, encodeLogsRequest, encodeTraceRequest, jsonLogsRequest, jsonTraceRequest, traceRequestWithRawAttributes } from '../testing/otlp-builders.ts';

@@ -1,7 +1,7 @@
 import { Metadata, Server, ServerCredentials, status, type sendUnaryData, type ServerUnaryCall, type ServiceDefinition } from '@grpc/grpc-js';
-import type { Logger } from '../../../../shared/logging/index.ts';
+import type { Logger } from '../../../../shared/runtime/logging/index.ts';
 import { admissionKey, type Admission } from '../admission.ts';
-import { listenError } from '../../../../shared/errors/index.ts';
+import { listenError } from '../../../../shared/runtime/errors/index.ts';
 import type { Authorize, Ingest, IngestResult } from '../ingest.ts';
 import { decodeLogsRequestProtobufLazy, decodeTraceRequestProtobufLazy } from '../otlp/decode-protobuf.ts';
 import { encodeLogsResponse, encodeTraceResponse } from '../otlp/encode-response.ts';

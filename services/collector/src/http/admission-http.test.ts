@@ -1,6 +1,6 @@
 import { request, type ClientRequest, type IncomingMessage } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createSilentLogger } from '../../../../shared/logging/index.ts';
+import { createSilentLogger } from '../../../../shared/runtime/logging/index.ts';
 import { createCollector, type Collector, type CollectorLimits } from '../create-collector.ts';
 import type { Authorize } from '../ingest.ts';
 import { decodeStatusProtobuf } from '../otlp/encode-response.ts';

@@ -1,7 +1,7 @@
 import { gzipSync, deflateSync, deflateRawSync, createGzip } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSilentLogger } from '../../../../shared/logging/index.ts';
-import { SpanEnvelopeSchema } from '../../../../shared/schemas/index.ts';
+import { createSilentLogger } from '../../../../shared/runtime/logging/index.ts';
+import { SpanEnvelopeSchema } from '../../../../shared/contracts/schemas/index.ts';
 import { createCollector, type Collector } from '../create-collector.ts';
 import { decodeStatusProtobuf, decodeTraceResponseProtobuf } from '../otlp/encode-response.ts';
 import { encodeLogsRequest, encodeTraceRequest, jsonLogsRequest, jsonTraceRequest, protobufField, SPAN_ID, TRACE_ID } from '../testing/otlp-builders.ts';

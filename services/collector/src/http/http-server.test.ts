@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSilentLogger } from '../../../../shared/logging/index.ts';
-import { SpanEnvelopeSchema } from '../../../../shared/schemas/index.ts';
+import { createSilentLogger } from '../../../../shared/runtime/logging/index.ts';
+import { SpanEnvelopeSchema } from '../../../../shared/contracts/schemas/index.ts';
 import { createCollector, type Collector } from '../create-collector.ts';
 import { decodeStatusProtobuf, decodeTraceResponseProtobuf } from '../otlp/encode-response.ts';
 import { encodeTraceRequest, jsonTraceRequest } from '../testing/otlp-builders.ts';

@@ -1,12 +1,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { METRICS_DENIED, type MetricsAccess } from '../../../../shared/access/index.ts';
-import type { Logger } from '../../../../shared/logging/index.ts';
+import { METRICS_DENIED, type MetricsAccess } from '../../../../shared/kit/access/index.ts';
+import type { Logger } from '../../../../shared/runtime/logging/index.ts';
 import { admissionKey, type Admission, type AdmissionTicket } from '../admission.ts';
-import { listenError } from '../../../../shared/errors/index.ts';
+import { listenError } from '../../../../shared/runtime/errors/index.ts';
 import type { Authorize, Ingest, IngestResult } from '../ingest.ts';
-import { acceptedMediaType } from '../../../../shared/http/index.ts';
-import { METRICS_CONTENT_TYPE, renderMetrics, type Metrics } from '../../../../shared/metrics/index.ts';
+import { acceptedMediaType } from '../../../../shared/runtime/http/index.ts';
+import { METRICS_CONTENT_TYPE, renderMetrics, type Metrics } from '../../../../shared/kit/metrics/index.ts';
 import { decodeLogsRequestJsonLazy, decodeTraceRequestJsonLazy } from '../otlp/decode-json.ts';
 import { decodeLogsRequestProtobufLazy, decodeTraceRequestProtobufLazy } from '../otlp/decode-protobuf.ts';
 import { encodeLogsResponse, encodeStatus, encodeTraceResponse } from '../otlp/encode-response.ts';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMetricsAccess, type Keyring } from '../../../../shared/access/index.ts';
-import { createSilentLogger } from '../../../../shared/logging/index.ts';
-import { createMetrics } from '../../../../shared/metrics/index.ts';
+import { createMetricsAccess, type Keyring } from '../../../../shared/kit/access/index.ts';
+import { createSilentLogger } from '../../../../shared/runtime/logging/index.ts';
+import { createMetrics } from '../../../../shared/kit/metrics/index.ts';
 import { createCollector, type Collector } from '../create-collector.ts';
 import { createRecordingProducer } from '../testing/recording-producer.ts';
 

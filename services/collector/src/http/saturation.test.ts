@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createSilentLogger } from '../../../../shared/logging/index.ts';
+import { createSilentLogger } from '../../../../shared/runtime/logging/index.ts';
 import { createCollector } from '../create-collector.ts';
 import { decodeStatusProtobuf } from '../otlp/encode-response.ts';
 import { encodeTraceRequest, jsonTraceRequest } from '../testing/otlp-builders.ts';

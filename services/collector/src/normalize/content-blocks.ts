@@ -1,4 +1,4 @@
-import type { ChatMessage, ToolCall } from '../../../../shared/schemas/index.ts';
+import type { ChatMessage, ToolCall } from '../../../../shared/contracts/schemas/index.ts';
 import { isRecord, parseMaybeJson } from './values.ts';
 
 // Bedrock Converse-style content blocks, which some frameworks (Strands Agents) record as message

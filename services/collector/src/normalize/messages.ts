@@ -1,4 +1,4 @@
-import type { ChatMessage, ToolCall, ToolDefinition } from '../../../../shared/schemas/index.ts';
+import type { ChatMessage, ToolCall, ToolDefinition } from '../../../../shared/contracts/schemas/index.ts';
 import { blocksText, converseBlocks } from './content-blocks.ts';
 import { asString, canonicalArguments, contentText, isRecord, parseMaybeJson } from './values.ts';
 

@@ -1,8 +1,8 @@
-import type { LogRecordEnvelope } from '../../../../shared/schemas/index.ts';
+import type { LogRecordEnvelope } from '../../../../shared/contracts/schemas/index.ts';
 import type { DecodedLogRecord, DecodedResource } from '../otlp/types.ts';
 import { legacyEventMessage } from './families/legacy-events.ts';
 import { DETAILS_EVENT, takeGenAiUsage, takeOtelContent } from './families/otel-genai.ts';
-import type { SpanGenAi } from '../../../../shared/schemas/index.ts';
+import type { SpanGenAi } from '../../../../shared/contracts/schemas/index.ts';
 import { enforceAttributeLimit } from './limits.ts';
 import type { NormalizeOptions } from './normalize-span.ts';
 import { asString, remove, take } from './values.ts';

@@ -1,4 +1,4 @@
-import type { SpanGenAi, SpanRecord } from '../../../../shared/schemas/index.ts';
+import type { SpanGenAi, SpanRecord } from '../../../../shared/contracts/schemas/index.ts';
 import type { Attributes, DecodedResource, DecodedScope, DecodedSpan } from '../otlp/types.ts';
 import { FAMILY_PRECEDENCE } from './precedence.ts';
 import { keyIndexOf, type FamilyFields, type SpanInput } from './families/types.ts';

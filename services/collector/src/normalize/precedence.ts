@@ -1,4 +1,4 @@
-import type { GenAiFamily } from '../../../../shared/schemas/index.ts';
+import type { GenAiFamily } from '../../../../shared/contracts/schemas/index.ts';
 import { extractLegacySpanEvents } from './families/legacy-events.ts';
 import { extractOpenInference } from './families/openinference.ts';
 import { extractOpenLlmetry } from './families/openllmetry.ts';

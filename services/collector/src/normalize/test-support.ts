@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { SpanEnvelopeSchema, type LogRecordEnvelope, type SpanRecord } from '../../../../shared/schemas/index.ts';
+import { SpanEnvelopeSchema, type LogRecordEnvelope, type SpanRecord } from '../../../../shared/contracts/schemas/index.ts';
 import { decodeLogsRequestJson, decodeTraceRequestJson } from '../otlp/decode-json.ts';
 import { jsonLogsRequest, jsonTraceRequest, type LogSpec, type SpanSpec } from '../testing/otlp-builders.ts';
 import { normalizeLogRecord } from './normalize-log.ts';

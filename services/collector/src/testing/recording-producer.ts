@@ -1,5 +1,5 @@
-import { BusFullError, type OutgoingMessage, type Producer } from '../../../../shared/bus/index.ts';
-import { RetriableError } from '../../../../shared/errors/index.ts';
+import { BusFullError, type OutgoingMessage, type Producer } from '../../../../shared/adapters/bus/index.ts';
+import { RetriableError } from '../../../../shared/runtime/errors/index.ts';
 
 /** A Producer that records what it was sent; `mode` makes it fail or hang like a down broker. */
 export interface RecordingProducer extends Producer {

@@ -2,9 +2,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createPrng } from '../../../../shared/flow/index.ts';
-import { createSilentLogger } from '../../../../shared/logging/index.ts';
-import type { JudgeClient } from '../../../../shared/checks/index.ts';
+import { createPrng } from '../../../../shared/runtime/flow/index.ts';
+import { createSilentLogger } from '../../../../shared/runtime/logging/index.ts';
+import type { JudgeClient } from '../../../../shared/engines/checks/index.ts';
 import { alignOutputs, buildPairwisePrompt, formatPValue, parsePairwiseVerdict, readOutputsFile, readPreferencesFile, renderComparisonText, runPairwise, summarizeComparison } from './index.ts';
 
 function file(name: string, text: string): string {

@@ -1,5 +1,5 @@
-import type { PreferenceStats, ProportionInterval } from '../../../../shared/stats/index.ts';
-import { binomialTestTwoSided, preferenceStats, wilsonInterval } from '../../../../shared/stats/index.ts';
+import type { PreferenceStats, ProportionInterval } from '../../../../shared/engines/stats/index.ts';
+import { binomialTestTwoSided, preferenceStats, wilsonInterval } from '../../../../shared/engines/stats/index.ts';
 
 export interface ComparisonItem {
   id: string;

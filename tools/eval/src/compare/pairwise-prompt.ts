@@ -1,4 +1,4 @@
-import { encodeJudgeData } from '../../../../shared/checks/index.ts';
+import { encodeJudgeData } from '../../../../shared/engines/checks/index.ts';
 
 export interface PairwiseItem {
   input: string | null;

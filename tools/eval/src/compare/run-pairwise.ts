@@ -1,7 +1,7 @@
-import type { JudgeClient } from '../../../../shared/checks/index.ts';
-import { errorMessage } from '../../../../shared/errors/index.ts';
-import { createPrng, forEachLimited } from '../../../../shared/flow/index.ts';
-import type { Logger } from '../../../../shared/logging/index.ts';
+import type { JudgeClient } from '../../../../shared/engines/checks/index.ts';
+import { errorMessage } from '../../../../shared/runtime/errors/index.ts';
+import { createPrng, forEachLimited } from '../../../../shared/runtime/flow/index.ts';
+import type { Logger } from '../../../../shared/runtime/logging/index.ts';
 import type { ComparisonItem, ComparisonResult } from './comparison.ts';
 import { summarizeComparison } from './comparison.ts';
 import type { AlignedPair } from './outputs-file.ts';

@@ -1,4 +1,4 @@
-import type { ChatMessage, ToolCall } from '../../../../../shared/schemas/index.ts';
+import type { ChatMessage, ToolCall } from '../../../../../shared/contracts/schemas/index.ts';
 import { message, toolCall } from '../messages.ts';
 import { parsePythonRepr, type PyValue } from '../python-repr.ts';
 

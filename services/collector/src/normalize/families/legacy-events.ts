@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../../../../../shared/schemas/index.ts';
+import type { ChatMessage } from '../../../../../shared/contracts/schemas/index.ts';
 import { converseBlocks, readBlocks } from '../content-blocks.ts';
 import { fromOpenAiMessage, message, normalizeRole, openAiContent, openAiToolCalls } from '../messages.ts';
 import { asString, canonicalArguments, contentText, isRecord, parseMaybeJson } from '../values.ts';

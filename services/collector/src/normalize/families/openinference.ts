@@ -1,4 +1,4 @@
-import type { ChatMessage, TokenUsage, ToolCall, ToolDefinition } from '../../../../../shared/schemas/index.ts';
+import type { ChatMessage, TokenUsage, ToolCall, ToolDefinition } from '../../../../../shared/contracts/schemas/index.ts';
 import { message, normalizeRole, toolCall, toolDefinition } from '../messages.ts';
 import { asString, canonicalArguments, contentText, isRecord, parseMaybeJson, remove, subIndexed, take, takeIndexed, takeNumber, takeString } from '../values.ts';
 import { fillMissingIds, langChainToolMessage, rawInputMessages, rawOutputMessages } from './raw-io.ts';

@@ -1,4 +1,4 @@
-import type { ChatMessage, ToolCall, ToolDefinition } from '../../../../../shared/schemas/index.ts';
+import type { ChatMessage, ToolCall, ToolDefinition } from '../../../../../shared/contracts/schemas/index.ts';
 import { message, normalizeRole, openAiContent, toolCall, toolDefinition } from '../messages.ts';
 import { asString, canonicalArguments, contentText, isRecord, parseMaybeJson, subIndexed, take, takeIndexed, takeString } from '../values.ts';
 import type { FamilyExtractor, FamilyFields } from './types.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SpanEnvelopeSchema } from '../../../../../shared/schemas/index.ts';
+import { SpanEnvelopeSchema } from '../../../../../shared/contracts/schemas/index.ts';
 import { decodeTraceRequestJson } from '../../otlp/decode-json.ts';
 import { jsonTraceRequest, type SpanSpec } from '../../testing/otlp-builders.ts';
 import { normalizeSpan } from '../normalize-span.ts';

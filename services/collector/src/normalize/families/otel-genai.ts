@@ -1,4 +1,4 @@
-import type { ChatMessage, TokenUsage } from '../../../../../shared/schemas/index.ts';
+import type { ChatMessage, TokenUsage } from '../../../../../shared/contracts/schemas/index.ts';
 import { fromOtelMessages, fromSystemInstructions, toolDefinitions } from '../messages.ts';
 import { canonicalArguments, contentText, isRecord, parseMaybeJson, take, takeNumber, takeParsed, takeString } from '../values.ts';
 import { AGENTS_SDK_SCOPE, readAgentsSdkReprs } from './agents-sdk-reprs.ts';

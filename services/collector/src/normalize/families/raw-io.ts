@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../../../../../shared/schemas/index.ts';
+import type { ChatMessage } from '../../../../../shared/contracts/schemas/index.ts';
 import { asString, contentText, isRecord, parseMaybeJson } from '../values.ts';
 
 // OpenInference spans carry the raw request and response beside the flattened messages

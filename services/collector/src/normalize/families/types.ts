@@ -1,4 +1,4 @@
-import type { SpanGenAi } from '../../../../../shared/schemas/index.ts';
+import type { SpanGenAi } from '../../../../../shared/contracts/schemas/index.ts';
 import type { Attributes, DecodedEvent, DecodedScope, DecodedSpan } from '../../otlp/types.ts';
 
 /** What a family extractor sees. Extractors remove the attributes (and events) they consume. */

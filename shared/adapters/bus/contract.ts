@@ -1,0 +1,91 @@
+import type { Component } from '../../runtime/lifecycle/index.ts';
+import type { ConsumerLag } from './consumer-lag.ts';
+
+/** The pipeline's topics; `sessions` holds trace units re-keyed by conversation for the session assembler. */
+export type TopicNames = Record<'spans' | 'units' | 'scores' | 'sessions', string>;
+
+/**
+ * Topic names under a prefix (TRACECHECK_KAFKA_PREFIX, default `tracecheck`: `tracecheck.spans`,
+ * `tracecheck.units`, `tracecheck.scores`, `tracecheck.session-traces`). Tests pass their own names.
+ */
+export function topicsFor(prefix: string): TopicNames {
+  return { spans: `${prefix}.spans`, units: `${prefix}.units`, scores: `${prefix}.scores`, sessions: `${prefix}.session-traces` };
+}
+
+export interface OutgoingMessage {
+  key: string;
+  value: string;
+  headers?: Record<string, string>;
+}
+
+export interface BusMessage {
+  topic: string;
+  partition: number;
+  /** Decimal string, as Kafka offsets exceed 2^53 in principle. */
+  offset: string;
+  key: string;
+  value: string;
+  headers: Record<string, string>;
+  timestampMs: number;
+}
+
+/** Sends records. `send` resolves only when the bus has durably accepted them (Kafka: acks=all). */
+export interface Producer extends Component {
+  send(topic: string, messages: readonly OutgoingMessage[]): Promise<void>;
+}
+
+/**
+ * Work a handler leaves to finish after it returned (the scorer judges many units at once). The bus
+ * runs it at once, retries a retriable failure with its backoff, dead-letters a permanent one in
+ * its one format (retrying that send until it lands), and commits a partition only below its
+ * oldest record whose work is neither done nor dead-lettered. On shutdown, work in hand is awaited,
+ * retry waits end, and what is unfinished stays uncommitted, to be read again.
+ */
+export interface DeferredWork {
+  /** One attempt; called again on a retriable failure. */
+  run(): Promise<void>;
+  /** Called once when the bus is done with the record: finished, dead-lettered, or left uncommitted on shutdown. */
+  settled?(): void;
+}
+
+export interface ConsumerOptions {
+  topic: string;
+  groupId: string;
+  /** Where a group with no committed offset starts. Default true: a new group reads everything. */
+  fromBeginning?: boolean;
+  /**
+   * Handles one record; records of a partition arrive in offset order, one at a time.
+   * Throwing a PermanentError (or a non-retriable error) sends the record to `<topic>.dlq`
+   * with the error and moves on; a retriable error is retried with backoff and never skipped.
+   * Returning DeferredWork hands the rest of the record to the bus (see there) and frees the
+   * handler for the next record.
+   */
+  handle(message: BusMessage): Promise<void | DeferredWork>;
+  /**
+   * Records whose DeferredWork may be unfinished at once; while that many are, the consumer takes
+   * no new record (backpressure: Kafka fetches nothing more). Default 256.
+   */
+  maxInFlight?: number;
+  /**
+   * The highest offset that may be committed for a partition, given the last handled one; null
+   * commits nothing new. Default: the last handled offset. The assembler returns its low-water
+   * mark so records of open traces are read again after a crash.
+   */
+  committableOffset?(partition: number, lastHandledOffset: string): string | null;
+  /**
+   * Called with this consumer's lag on its assigned partitions (high watermark − committed offset),
+   * measured every few seconds while it runs (Kafka; the in-process bus reports none).
+   */
+  onLag?(lag: ConsumerLag): void;
+}
+
+export type Consumer = Component;
+
+/** Kafka or the in-process bus: same contract, chosen by configuration. */
+export interface Bus {
+  readonly kind: 'kafka' | 'memory';
+  createProducer(): Producer;
+  createConsumer(options: ConsumerOptions): Consumer;
+  /** Creates topics that do not exist yet (no-op for the in-process bus). */
+  ensureTopics(topics: readonly string[]): Promise<void>;
+}

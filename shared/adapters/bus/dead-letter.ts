@@ -1,0 +1,43 @@
+import { errorMessage } from '../../runtime/errors/index.ts';
+import type { BusMessage, OutgoingMessage } from './contract.ts';
+
+export function deadLetterTopic(topic: string): string {
+  return `${topic}.dlq`;
+}
+
+// Header values are capped: an error message can quote an entire hostile payload.
+const MAX_ERROR_HEADER_CHARS = 4_000;
+
+/** The record as it goes to `<topic>.dlq`: original key, value and headers plus why and where from. */
+export function deadLetterRecord(message: BusMessage, err: unknown): OutgoingMessage {
+  return {
+    key: message.key,
+    value: message.value,
+    headers: {
+      ...message.headers,
+      error: errorMessage(err).slice(0, MAX_ERROR_HEADER_CHARS),
+      'error-name': err instanceof Error ? err.name : typeof err,
+      'original-topic': message.topic,
+      'original-partition': String(message.partition),
+      'original-offset': message.offset,
+    },
+  };
+}
+
+/** How a dead-letter writer puts records on a topic: the bus's own append, or a producer's send. */
+export type SendRecords = (topic: string, records: readonly OutgoingMessage[]) => Promise<void>;
+
+/**
+ * The one dead-letter writer: each record goes to its own topic's `<topic>.dlq` in the format of
+ * `deadLetterRecord`, one send per origin topic. Rejects when a send does: the caller keeps the
+ * records uncommitted and tries again.
+ */
+export async function writeDeadLetters(send: SendRecords, messages: readonly BusMessage[], err: unknown): Promise<void> {
+  const byTopic = new Map<string, OutgoingMessage[]>();
+  for (const m of messages) {
+    const records = byTopic.get(m.topic);
+    if (records) records.push(deadLetterRecord(m, err));
+    else byTopic.set(m.topic, [deadLetterRecord(m, err)]);
+  }
+  for (const [topic, records] of byTopic) await send(deadLetterTopic(topic), records);
+}

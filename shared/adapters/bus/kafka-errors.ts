@@ -1,0 +1,51 @@
+import { errorMessage, PermanentError, RetriableError } from '../../runtime/errors/index.ts';
+
+// kafkajs is CommonJS and its error classes are not named ESM exports, so errors are told apart
+// by name and by the `retriable` flag kafkajs sets on every error of its own.
+const TRANSIENT_NAMES = new Set([
+  'KafkaJSConnectionError',
+  'KafkaJSConnectionClosedError',
+  'KafkaJSRequestTimeoutError',
+  'KafkaJSBrokerNotFound',
+  'KafkaJSNoBrokerAvailableError',
+  'KafkaJSGroupCoordinatorNotFound',
+  'KafkaJSMetadataNotLoaded',
+  'KafkaJSTopicMetadataNotLoaded',
+  'KafkaJSStaleTopicMetadataAssignment',
+  'KafkaJSLockTimeout',
+  'KafkaJSTimeout',
+]);
+const TRANSIENT_SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+
+interface ErrorLike {
+  name?: unknown;
+  code?: unknown;
+  retriable?: unknown;
+  cause?: unknown;
+  errors?: unknown;
+}
+
+function isTransient(err: unknown, depth = 0): boolean {
+  if (typeof err !== 'object' || err === null || depth > 5) return false;
+  const e = err as ErrorLike;
+  const name = typeof e.name === 'string' ? e.name : '';
+  // Retries exhausted inside kafkajs says nothing by itself; what failed decides.
+  if (name === 'KafkaJSNumberOfRetriesExceeded') return isTransient(e.cause, depth + 1);
+  if (name === 'KafkaJSAggregateError' && Array.isArray(e.errors)) return e.errors.length > 0 && e.errors.every((x) => isTransient(x, depth + 1));
+  if (TRANSIENT_NAMES.has(name)) return true;
+  if (typeof e.code === 'string' && TRANSIENT_SOCKET_CODES.has(e.code)) return true;
+  // KafkaJSProtocolError carries the broker's verdict (LEADER_NOT_AVAILABLE, NOT_ENOUGH_REPLICAS…).
+  if (name.startsWith('KafkaJS')) return e.retriable === true;
+  return false;
+}
+
+/**
+ * Wraps a kafkajs failure as ours: RetriableError for a broker that is unreachable, slow or
+ * electing a leader; PermanentError for everything else (bad config, a record too large,
+ * authorization). The kafkajs error stays as `cause`.
+ */
+export function toBusError(err: unknown, action: string): RetriableError | PermanentError {
+  if (err instanceof RetriableError || err instanceof PermanentError) return err;
+  const message = `${action}: ${errorMessage(err)}`;
+  return isTransient(err) ? new RetriableError(message, { cause: err }) : new PermanentError(message, { cause: err });
+}

@@ -1,0 +1,36 @@
+import { logLevel, type logCreator } from 'kafkajs';
+import type { Logger } from '../../runtime/logging/index.ts';
+
+// Expected when the idempotent producer has bounded retries, which we want: a send must fail
+// within a deadline rather than retry forever.
+const QUIET_MESSAGES = new Set(['Limiting retries for the idempotent producer may invalidate EoS guarantees']);
+
+/** The kafkajs level to ask for, so it does not build entries that pino would drop. */
+export function kafkaLogLevel(log: Logger): logLevel {
+  if (log.isLevelEnabled('debug')) return logLevel.DEBUG;
+  if (log.isLevelEnabled('warn')) return logLevel.WARN;
+  return logLevel.ERROR;
+}
+
+/** Routes kafkajs's own logging into our pino logger as structured entries. */
+export function createKafkaLogCreator(log: Logger): logCreator {
+  return () => ({ namespace, level, log: entry }) => {
+    const { message, timestamp: _timestamp, logger: _logger, ...fields } = entry;
+    const child = { kafkajs: namespace, ...fields };
+    if (QUIET_MESSAGES.has(message)) {
+      log.debug(child, message);
+      return;
+    }
+    switch (level) {
+      case logLevel.ERROR:
+        log.error(child, message);
+        break;
+      case logLevel.WARN:
+        log.warn(child, message);
+        break;
+      default:
+        // kafkajs "info" is connection chatter; our own components log the events that matter.
+        log.debug(child, message);
+    }
+  };
+}

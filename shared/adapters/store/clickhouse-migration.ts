@@ -1,0 +1,122 @@
+import { PermanentError } from '../../runtime/errors/index.ts';
+import type { Logger } from '../../runtime/logging/index.ts';
+import type { ClickHouseConnection } from './clickhouse-connection.ts';
+import {
+  ADDED_COLUMNS,
+  addColumnSql,
+  createDatabaseSql,
+  parseClickHouseVersion,
+  docsTableSql,
+  scoreRevisionsTableSql,
+  scoresTableSql,
+  unitRevisionsTableSql,
+  unitsTableSql,
+  type ClickHouseFeatures,
+} from './clickhouse-schema.ts';
+import { clickHouseErrorCode } from './clickhouse-errors.ts';
+import { withSchemaLease, type SchemaLeaseOptions } from './clickhouse-lease.ts';
+import { UNIT_REVISION_INSERT_COLUMNS, col } from './clickhouse-writes.ts';
+import { SCORE_FIELDS } from './rows.ts';
+import { sql } from './sql-quote.ts';
+
+export interface ClickHouseMigrationOptions {
+  connection: ClickHouseConnection;
+  /** The database's plain name (created if missing). */
+  database: string;
+  ttlDays: number | undefined;
+  log: Logger;
+  /** The schema lease's timings (tests shorten them). */
+  lease?: Pick<SchemaLeaseOptions, 'ttlSeconds' | 'acquireTimeoutMs' | 'pollMs'>;
+}
+
+const DATABASE_ALREADY_EXISTS = 82;
+
+/**
+ * The ClickHouse schema brought up to date: the database, its tables, columns added since, and the
+ * revision history (a database from before revisions gets its units and scores as revision 1).
+ * `migrate()` runs once per store; a failed run may be tried again.
+ */
+export function createClickHouseMigration(options: ClickHouseMigrationOptions): { migrate: () => Promise<void> } {
+  const { connection, log } = options;
+  const { select, command, database } = connection;
+  let features: ClickHouseFeatures | null = null;
+  let migrated: Promise<void> | null = null;
+
+  async function detectFeatures(): Promise<ClickHouseFeatures> {
+    if (features) return features;
+    const rows = await select('version', sql`SELECT version() AS v`);
+    const v = rows[0]?.v;
+    if (typeof v !== 'string') throw new PermanentError('clickhouse did not report a version');
+    features = parseClickHouseVersion(v);
+    return features;
+  }
+
+  async function doMigrate(): Promise<void> {
+    const f = await detectFeatures();
+    if (options.ttlDays !== undefined && !f.modern) {
+      log.warn({ version: f.version, ttlDays: options.ttlDays }, 'this ClickHouse has no table TTL; keeping all rows');
+    }
+    const schema = { database, ttlDays: options.ttlDays };
+    await createDatabase(schema);
+    // One process at a time creates and migrates the tables (every service migrates at its start).
+    await withSchemaLease({ connection, log, ...options.lease }, () => migrateTables(f, schema));
+    log.info({ version: f.version, modern: f.modern, database }, 'clickhouse schema ready');
+  }
+
+  /** IF NOT EXISTS is no guard against a concurrent creation on 18.16: the loser is told it exists. */
+  async function createDatabase(schema: { database: string }): Promise<void> {
+    try {
+      await command('create database', createDatabaseSql(schema));
+    } catch (err) {
+      if (clickHouseErrorCode(err instanceof Error && err.cause !== undefined ? err.cause : err) !== DATABASE_ALREADY_EXISTS) throw err;
+    }
+  }
+
+  async function migrateTables(f: ClickHouseFeatures, schema: { database: string; ttlDays: number | undefined }): Promise<void> {
+    await command('create units table', unitsTableSql(f, schema));
+    await command('create scores table', scoresTableSql(f, schema));
+    await command('create docs table', docsTableSql(schema));
+    for (const added of ADDED_COLUMNS) {
+      const cols = await select('columns', sql`SELECT name FROM system.columns WHERE database = ${options.database} AND table = ${added.table} AND name = ${added.column}`);
+      if (cols.length === 0) await command(`add ${added.column} to ${added.table}`, addColumnSql(schema, added));
+    }
+    const history = await select('tables', sql`SELECT name FROM system.tables WHERE database = ${options.database} AND name = 'unit_revisions'`);
+    if (history.length === 0) await copyToRevisions(f, schema);
+    await command('create unit revisions table', unitRevisionsTableSql(schema));
+    await command('create score revisions table', scoreRevisionsTableSql(f, schema));
+  }
+
+  /**
+   * A database from before revisions: what it holds becomes revision 1. Copied into tables under
+   * another name and renamed at the end, so a start that dies half-way copies again next time
+   * rather than leaving a history without some units (a copy cut half-way is copied into again: the
+   * copies share keys and versions, and reads and merges keep one). Runs under the schema lease, so
+   * no other process renames the tables while this one fills them (it did: "Table
+   * <db>.score_revisions_migrating doesn't exist" when services started together on a new database).
+   */
+  async function copyToRevisions(f: ClickHouseFeatures, schema: { database: string; ttlDays: number | undefined }): Promise<void> {
+    const scoreCols = SCORE_FIELDS.map(col).join(', ');
+    await command('create unit revisions copy', unitRevisionsTableSql(schema, 'unit_revisions_migrating'));
+    await command('create score revisions copy', scoreRevisionsTableSql(f, schema, 'score_revisions_migrating'));
+    await command('copy units to revisions', `INSERT INTO ${database}.unit_revisions_migrating (${UNIT_REVISION_INSERT_COLUMNS.join(', ')}) SELECT write_seq, unit_id, project, 1, '', '', '', span_count, assembled_at_ms, assembled_at_ms, unit_json FROM ${database}.units FINAL`);
+    await command('copy scores to revisions', `INSERT INTO ${database}.score_revisions_migrating (write_seq, ${scoreCols}) SELECT write_seq, ${scoreCols} FROM ${database}.scores FINAL`);
+    try {
+      await command('put revisions in place', `RENAME TABLE ${database}.unit_revisions_migrating TO ${database}.unit_revisions, ${database}.score_revisions_migrating TO ${database}.score_revisions`);
+    } catch (err) {
+      const placed = await select('tables', sql`SELECT name FROM system.tables WHERE database = ${options.database} AND name = 'unit_revisions'`);
+      if (placed.length === 0) throw err;
+      log.info({ database }, 'another process put the revision tables in place first');
+    }
+  }
+
+  function migrate(): Promise<void> {
+    // One migration at a time; a failed one may be tried again.
+    migrated ??= doMigrate().catch((err: unknown) => {
+      migrated = null;
+      throw err;
+    });
+    return migrated;
+  }
+
+  return { migrate };
+}

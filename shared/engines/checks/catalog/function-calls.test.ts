@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import type { ToolDefinition } from '../../../contracts/schemas/index.ts';
+import { assistant, call, ctxWith, inputFrom, result, scriptedJudge, user } from '../test-support.ts';
+import { functionCallValidator } from './function-call-validator.ts';
+import { functionParameterAccuracy } from './function-parameter-accuracy.ts';
+
+const validator = functionCallValidator.build(functionCallValidator.definition);
+const accuracy = functionParameterAccuracy.build(functionParameterAccuracy.definition);
+const tools: ToolDefinition[] = [
+  {
+    type: 'function',
+    function: {
+      name: 'get_reservation',
+      parameters: { type: 'object', properties: { reservation_id: { type: 'string' }, cabin: { enum: ['economy', 'business'] } }, required: ['reservation_id'], additionalProperties: false },
+    },
+  },
+];
+
+describe('function_call_validator', () => {
+  const valid = inputFrom([user('x'), call('c1', 'get_reservation', { reservation_id: 'ABC123' }), result('c1', 'get_reservation', '{}')], { tools });
+
+  it('asks the judge whether the right tools came in the right sequence, with the schema check as an extra finding', async () => {
+    const judge = scriptedJudge('[[True]] ((the reservation was looked up as asked))');
+    expect(await validator.run(valid, ctxWith({ judge }))).toEqual({
+      status: 'ok', value: 1, passed: true, method: 'hybrid', judgeModel: 'test-judge', inputTokens: 10, outputTokens: 5,
+      explanation: 'sequence (judge): the reservation was looked up as asked; schema: all 1 calls match their JSON Schemas',
+    });
+    expect(judge.requests[0].system).toContain('called the right tools, in the right sequence');
+    expect(judge.requests[0].user).toContain('\n{"id":"c1","name":"get_reservation","arguments":"{\\"reservation_id\\":\\"ABC123\\"}","result":"{}","error":null}\n');
+    expect(await validator.run(valid, ctxWith({ judge: scriptedJudge('[[False]] ((wrong order))') }))).toMatchObject({ passed: false, explanation: 'sequence (judge): wrong order; schema: all 1 calls match their JSON Schemas' });
+  });
+
+  it('fails on schema problems even when the judge approves the sequence, naming each', async () => {
+    const bad = { role: 'assistant' as const, content: null, tool_calls: [{ id: 'c4', type: 'function' as const, function: { name: 'get_reservation', arguments: '{oops' } }] };
+    const msgs = [user('x'), call('c1', 'delete_everything'), call('c2', 'get_reservation', { cabin: 'first' }), bad];
+    const out = await validator.run(inputFrom(msgs, { tools }), ctxWith({ judge: scriptedJudge('[[True]] ((fine))') }));
+    expect(out).toMatchObject({ passed: false, method: 'hybrid' });
+    expect(out.explanation).toBe(
+      'sequence (judge): fine; schema: 4 schema problems: #1 delete_everything({}): delete_everything is not among the defined tools; #2 get_reservation({"cabin":"first"}): missing required parameter reservation_id; ' +
+        '#2 get_reservation({"cabin":"first"}): /cabin must be equal to one of the allowed values; #3 get_reservation({oops): arguments are not valid JSON',
+    );
+  });
+
+  it('does not run without a judge, and passes a unit without tool calls', async () => {
+    expect(await validator.run(valid, ctxWith())).toEqual({ status: 'not_run', method: 'hybrid', error: 'no judge in this test', explanation: 'schema: all 1 calls match their JSON Schemas' });
+    expect(await validator.run(inputFrom([user('x'), assistant('hi')]), ctxWith())).toEqual({ status: 'ok', value: 1, passed: true, method: 'deterministic', explanation: 'no tool calls' });
+  });
+});
+
+describe('function_parameter_accuracy', () => {
+  it('scores 1 when the values passed are the values the dialog stated', async () => {
+    const msgs = [user('My reservation is ABC123, I paid $1,200.'), call('c1', 'refund', { reservation_id: 'ABC123', amount: 1200, cabin: 'economy' }), result('c1', 'refund', 'ok'), assistant('done')];
+    expect(await accuracy.run(inputFrom(msgs), ctxWith())).toEqual({ status: 'ok', value: 1, passed: true, method: 'deterministic', explanation: '1 of 1 tool calls have accurate parameters' });
+  });
+
+  it('flags a value the dialog never stated', async () => {
+    const msgs = [user('My reservation is ABC123.'), call('c1', 'get_reservation', { reservation_id: 'ABC123' }), result('c1', 'get_reservation', '{"user":"mia_li_3668"}'), call('c2', 'get_user', { user_id: 'mia_li_3669' }), result('c2', 'get_user', '{}')];
+    const out = await accuracy.run(inputFrom(msgs), ctxWith());
+    expect(out).toEqual({
+      status: 'ok', value: 0.5, passed: false, method: 'deterministic',
+      explanation: '1 of 2 tool calls have accurate parameters; #2 get_user({"user_id":"mia_li_3669"}): user_id=mia_li_3669 was not stated before the call',
+    });
+  });
+});

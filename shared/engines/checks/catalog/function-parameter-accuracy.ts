@@ -1,0 +1,76 @@
+import type { ChatMessage } from '../../../contracts/schemas/index.ts';
+import { builtinEntry } from '../builtin-check.ts';
+import { callSchemaProblems } from '../lib/tool-schemas.ts';
+import { describeCall } from '../lib/tool-results.ts';
+import { valueOutcome } from '../outcome.ts';
+import type { BuiltinCheckDefinition } from '../definition.ts';
+
+/** Argument values worth checking against the dialog: identifiers, codes, emails, numbers; not prose or flags. */
+function checkableValues(value: unknown, path: string, out: { path: string; text: string }[]): void {
+  if (typeof value === 'string') {
+    if (/^[\w.@+\-:/#]{3,64}$/.test(value) && /[\d@_#]/.test(value)) out.push({ path, text: value });
+  } else if (typeof value === 'number') {
+    if (Number.isFinite(value) && Math.abs(value) >= 10) out.push({ path, text: String(value) });
+  } else if (Array.isArray(value)) {
+    value.forEach((v, i) => checkableValues(v, `${path}[${i}]`, out));
+  } else if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) checkableValues(v, path ? `${path}.${k}` : k, out);
+  }
+}
+
+function stated(text: string, haystack: string): boolean {
+  const needle = text.toLowerCase();
+  if (haystack.includes(needle)) return true;
+  // Numbers are stated as "1,200" or "1200.00" as often as "1200".
+  const n = Number(text);
+  return Number.isFinite(n) && new RegExp(`(^|[^\\d.])${n.toLocaleString('en-US').replace(/[,.]/g, '[,.]?')}(\\.0+)?($|[^\\d])`).test(haystack.replace(/,/g, ''));
+}
+
+/** What the dialog had said before message `upTo`: user and system turns, tool results, earlier arguments. */
+function dialogBefore(messages: readonly ChatMessage[], upTo: number): string {
+  return messages
+    .slice(0, upTo)
+    .map((m) => [m.content ?? '', ...(m.tool_calls ?? []).map((t) => t.function.arguments)].join('\n'))
+    .join('\n')
+    .toLowerCase();
+}
+
+export const functionParameterAccuracy = builtinEntry(
+  {
+    kind: 'builtin',
+    name: 'function_parameter_accuracy',
+    description:
+      'Share of tool calls whose arguments are accurate: every identifier-like value (ids, codes, emails, numbers ≥ 10) was stated in the dialog or a tool result before the call, and, when tools are defined, the arguments validate against the schema. Score 0–1; passes at 1.',
+    outputType: 'score',
+    range: [0, 1],
+    threshold: 1,
+    implementationVersion: '1',
+  } satisfies BuiltinCheckDefinition,
+  ['tool_calls', 'message_history', 'tools'],
+  (input, _ctx, def) => {
+    const history = input.message_history;
+    if (input.tool_calls.length === 0) return valueOutcome(def, 1, 'deterministic', 'no tool calls');
+    const callPos = new Map<string, number>();
+    history.forEach((m, i) => m.tool_calls?.forEach((t) => callPos.set(t.id, i)));
+    const problems: string[] = [];
+    let accurate = 0;
+    input.tool_calls.forEach((call, i) => {
+      const found: string[] = input.tools.length > 0 ? callSchemaProblems(call, input.tools) : [];
+      let args: unknown = {};
+      try {
+        args = JSON.parse(call.arguments || '{}');
+      } catch {
+        found.push('arguments are not valid JSON');
+      }
+      const values: { path: string; text: string }[] = [];
+      checkableValues(args, '', values);
+      const before = dialogBefore(history, callPos.get(call.id) ?? history.length);
+      for (const v of values) if (!stated(v.text, before)) found.push(`${v.path}=${v.text} was not stated before the call`);
+      if (found.length === 0) accurate++;
+      else problems.push(`${describeCall(call, i)}: ${found.join(', ')}`);
+    });
+    const score = accurate / input.tool_calls.length;
+    const head = `${accurate} of ${input.tool_calls.length} tool calls have accurate parameters`;
+    return valueOutcome(def, score, 'deterministic', problems.length === 0 ? head : `${head}; ${problems.slice(0, 5).join('; ')}${problems.length > 5 ? '; …' : ''}`);
+  },
+);

@@ -1,0 +1,65 @@
+import OpenAI from 'openai';
+import type { Logger } from 'pino';
+import type { JudgeClient, JudgeRequest, JudgeResponse } from '../checks/index.ts';
+import { PermanentError } from '../../runtime/errors/index.ts';
+import { JudgeRetriableError, retryAfterMsOf } from './judge-error.ts';
+
+export interface OpenAiJudgeClientOptions {
+  /** An OpenAI-compatible endpoint; unset means api.openai.com. */
+  baseUrl: string | undefined;
+  apiKey: string;
+  model: string;
+  timeoutMs: number;
+  /** The openai client's own retries; default 0, because createJudgeClient retries with its own policy. */
+  maxRetries?: number;
+  log?: Logger;
+}
+
+function statusOf(err: unknown): number | undefined {
+  if (!(err instanceof OpenAI.APIError)) return undefined;
+  const status: unknown = err.status;
+  return typeof status === 'number' ? status : undefined;
+}
+
+/**
+ * One chat completion over the `openai` npm client: the raw call under createJudgeClient. Errors
+ * are marked retriable (with the provider's Retry-After) or permanent.
+ */
+export function createOpenAiJudgeClient(options: OpenAiJudgeClientOptions): JudgeClient {
+  const client = new OpenAI({
+    apiKey: options.apiKey,
+    ...(options.baseUrl ? { baseURL: options.baseUrl } : {}),
+    timeout: options.timeoutMs,
+    maxRetries: options.maxRetries ?? 0,
+  });
+  return {
+    async complete(request: JudgeRequest): Promise<JudgeResponse> {
+      const model = request.model ?? options.model;
+      const started = Date.now();
+      try {
+        const res = await client.chat.completions.create({
+          model,
+          messages: [
+            { role: 'system', content: request.system },
+            { role: 'user', content: request.user },
+          ],
+          temperature: request.temperature ?? 0,
+          ...(request.maxTokens !== undefined ? { max_tokens: request.maxTokens } : {}),
+        }, request.signal ? { signal: request.signal } : undefined);
+        const text = res.choices[0]?.message?.content ?? '';
+        options.log?.debug({ model: res.model, latencyMs: Date.now() - started, inputTokens: res.usage?.prompt_tokens }, 'judge call done');
+        return { text, model: res.model || model, inputTokens: res.usage?.prompt_tokens ?? 0, outputTokens: res.usage?.completion_tokens ?? 0 };
+      } catch (err) {
+        const status = statusOf(err);
+        options.log?.warn({ err, model, status }, 'judge call failed');
+        const message = err instanceof Error ? err.message : String(err);
+        if (status !== undefined && status >= 400 && status < 500 && status !== 408 && status !== 409 && status !== 429) {
+          throw new PermanentError(`judge ${model} answered ${status}: ${message}`, { cause: err });
+        }
+        const headers: unknown = err instanceof OpenAI.APIError ? err.headers : undefined;
+        const retryAfterMs = headers instanceof Headers ? retryAfterMsOf(headers, Date.now()) : null;
+        throw new JudgeRetriableError(`judge ${model} failed${status !== undefined ? ` (${status})` : ''}: ${message}`, retryAfterMs, { cause: err });
+      }
+    },
+  };
+}

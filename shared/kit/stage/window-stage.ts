@@ -1,0 +1,176 @@
+import { writeDeadLetters, type Bus, type BusMessage, type ConsumerLag, type OutgoingMessage } from '../../adapters/bus/index.ts';
+import { createTimeSlicer } from '../../runtime/flow/index.ts';
+import { createComponent, type Component } from '../../runtime/lifecycle/index.ts';
+import type { Logger } from '../../runtime/logging/index.ts';
+import { guardWindow } from './guarded-window.ts';
+import type { GroupRecord, TakenGroup, Window } from './window.ts';
+
+export interface WindowStageConfig {
+  /** The component's name, and its logger's. */
+  name: string;
+  /** Records are read from here and grouped; outputs are published to `out`. */
+  in: string;
+  out: string;
+  groupId: string;
+  /** How often ready groups are looked for. */
+  tickMs: number;
+  /** On stop, build what `takeReady(now, true)` gives (true), or leave every open group to be read again (false). */
+  flushOnStop: boolean;
+}
+
+export interface WindowStageDeps<R, G, O> {
+  bus: Bus;
+  log: Logger;
+  window: Window<R, G, O>;
+  /** A record's value as the window takes it; throws (PermanentError) for one that is not: it is dead-lettered. */
+  parse: (value: string) => R | Promise<R>;
+  /** Pure: a group's output, in steps (a yield between two; the kit decides when to give the event loop a turn). */
+  build: (group: G, nowMs: number) => Iterator<void, O>;
+  toMessage: (output: O) => OutgoingMessage;
+  /** The records of a group that cannot be built, as they are dead-lettered. */
+  records: (group: G) => GroupRecord[];
+  /** Called for each output durably published. */
+  published?: (output: O, reason: string) => void;
+  onLag?: (lag: ConsumerLag) => void;
+  /** Frees what the window holds outside the heap (spill files), after the last publish. */
+  close?: () => void;
+  nowMs?: () => number;
+}
+
+export interface WindowStage extends Component {
+  openCount(): number;
+}
+
+/** Outputs per produce request, at most (Kafka's request size stays well below its limits). */
+const PUBLISH_BATCH = 500;
+/** Work between two yields to the event loop while groups are read back and built: other requests wait no longer. */
+const YIELD_AFTER_MS = 20;
+
+/**
+ * A grouping stage: consumes records, holds them in a Window until a group is ready, builds each
+ * ready group (in slices, so the process keeps answering while a large group or a burst closes),
+ * publishes the outputs of a tick together, then confirms or releases each group. A group that
+ * cannot be built is dead-lettered record by record. The commit follows commit-guard.ts, so a
+ * crash re-reads every record of every group not yet published (at least once; outputs must be
+ * idempotent by key downstream).
+ */
+export function createWindowStage<R, G, O>(config: WindowStageConfig, deps: WindowStageDeps<R, G, O>): WindowStage {
+  const log = deps.log.child({ component: config.name });
+  const now = deps.nowMs ?? Date.now;
+  const window = guardWindow(deps.window);
+  const producer = deps.bus.createProducer();
+
+  const consumer = deps.bus.createConsumer({
+    topic: config.in,
+    groupId: config.groupId,
+    // A throw (a bad record) sends the record to the dead-letter topic, or retries a retriable one.
+    handle: async (message) => {
+      const record = await deps.parse(message.value);
+      window.add(record, { partition: message.partition, offset: BigInt(message.offset) }, now());
+    },
+    committableOffset: (partition, lastHandled) => window.committable(partition, lastHandled),
+    ...(deps.onLag ? { onLag: deps.onLag } : {}),
+  });
+
+  async function deadLetter(taken: TakenGroup<G>, group: G, err: unknown): Promise<void> {
+    log.error({ err, key: taken.key }, 'a group could not be built; its records go to the dead-letter topic');
+    const unknown = { topic: config.in, partition: -1, offset: '-1', key: taken.key, headers: {}, timestampMs: now() };
+    // Where each record was read, so that it is dead-lettered in the bus's one format; a record
+    // kept from before its group re-opened has no position any more.
+    const messages = deps.records(group).map(
+      ({ value, at, key }): BusMessage => ({ ...unknown, ...(key !== undefined ? { key } : {}), ...(at ? { partition: at.partition, offset: String(at.offset) } : {}), value }),
+    );
+    try {
+      await writeDeadLetters((topic, records) => producer.send(topic, records), messages, err);
+      window.confirm(taken.key, now());
+    } catch (sendErr) {
+      window.release(taken.key);
+      log.warn({ err: sendErr, key: taken.key }, 'dead-letter publish failed; will retry');
+    }
+  }
+
+  async function publishReady(force: boolean): Promise<void> {
+    const built: Array<{ key: string; reason: string; output: O; message: OutgoingMessage }> = [];
+    const slicer = createTimeSlicer(YIELD_AFTER_MS);
+    for (const taken of window.takeReady(now(), force)) {
+      let group: G;
+      try {
+        let step = taken.load.next();
+        for (; !step.done; step = taken.load.next()) await slicer.pause();
+        group = step.value;
+      } catch (err) {
+        window.release(taken.key);
+        log.error({ err, key: taken.key }, 'a group could not be read back; will retry');
+        continue;
+      }
+      try {
+        const steps = deps.build(group, now());
+        let step = steps.next();
+        for (; !step.done; step = steps.next()) await slicer.pause();
+        built.push({ key: taken.key, reason: taken.reason, output: step.value, message: deps.toMessage(step.value) });
+      } catch (err) {
+        // A group that cannot be built never will be: retrying would hold the commit for ever.
+        await deadLetter(taken, group, err);
+      }
+      await slicer.pause();
+    }
+    // Every output ready at this tick goes out in few produces (one broker round trip, not one each).
+    for (let i = 0; i < built.length; i += PUBLISH_BATCH) {
+      const batch = built.slice(i, i + PUBLISH_BATCH);
+      try {
+        await producer.send(config.out, batch.map((b) => b.message));
+        for (const b of batch) {
+          deps.published?.(b.output, b.reason);
+          window.confirm(b.key, now(), b.output);
+        }
+      } catch (err) {
+        for (const b of batch) window.release(b.key);
+        log.warn({ err, outputs: batch.length }, 'publish failed; will retry');
+      }
+    }
+  }
+
+  let timer: NodeJS.Timeout | null = null;
+  let ticking: Promise<void> = Promise.resolve();
+  // A tick that comes while the last one still publishes runs once right after it, instead of
+  // queueing one publish per tick behind a slow broker.
+  let busy = false;
+  let again = false;
+  const tick = (): void => {
+    if (busy) {
+      again = true;
+      return;
+    }
+    busy = true;
+    ticking = (async () => {
+      do {
+        again = false;
+        await publishReady(false);
+      } while (again);
+    })()
+      .catch((err: unknown) => log.error({ err }, 'publishing ready groups failed; the next tick tries again'))
+      .finally(() => (busy = false));
+  };
+
+  return {
+    ...createComponent(config.name, {
+      start: async () => {
+        await deps.bus.ensureTopics([config.in, config.out]);
+        await producer.start();
+        await consumer.start();
+        timer = setInterval(tick, config.tickMs);
+        log.info({ in: config.in, out: config.out }, 'stage started');
+      },
+      stop: async () => {
+        if (timer) clearInterval(timer);
+        await consumer.shutdown();
+        await ticking;
+        // Ready groups are published now rather than read again after a restart.
+        if (config.flushOnStop) await publishReady(true);
+        await producer.shutdown();
+        deps.close?.();
+      },
+    }),
+    openCount: () => window.openCount(),
+  };
+}

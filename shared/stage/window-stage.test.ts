@@ -1,8 +1,0 @@
-import { createInMemoryBus } from '../bus/index.ts';
-import { createSilentLogger } from '../logging/index.ts';
-import { describeWindowStageContract } from './testing/window-stage-contract-suite.ts';
-
-describeWindowStageContract('in-memory bus', {
-  create: () => Promise.resolve({ bus: createInMemoryBus({ log: createSilentLogger(), recommitMs: 20, retryBackoff: { initialDelayMs: 5, maxDelayMs: 20 } }), close: () => Promise.resolve() }),
-  waitTimeoutMs: 5_000,
-});

@@ -4,6 +4,12 @@ import type { Logger } from '../../runtime/logging/index.ts';
 // Expected when the idempotent producer has bounded retries, which we want: a send must fail
 // within a deadline rather than retry forever.
 const QUIET_MESSAGES = new Set(['Limiting retries for the idempotent producer may invalidate EoS guarantees']);
+// Broker answers kafkajs logs as errors although the caller handles them: services started together
+// create the same topics, and the one that loses the race is told the topic exists (createTopics
+// then succeeds; for several topics at once the answer is kafkajs's "Topic creation errors", whose
+// parts admin.createTopics reads: all "exists" is success, anything else is thrown to ensureTopics,
+// which reports it). Logged at debug, so that an error line still means something went wrong.
+const QUIET_RESPONSE_ERRORS = new Set(['Topic with this name already exists', 'Topic creation errors']);
 
 /** The kafkajs level to ask for, so it does not build entries that pino would drop. */
 export function kafkaLogLevel(log: Logger): logLevel {
@@ -17,7 +23,7 @@ export function createKafkaLogCreator(log: Logger): logCreator {
   return () => ({ namespace, level, log: entry }) => {
     const { message, timestamp: _timestamp, logger: _logger, ...fields } = entry;
     const child = { kafkajs: namespace, ...fields };
-    if (QUIET_MESSAGES.has(message)) {
+    if (QUIET_MESSAGES.has(message) || (message.startsWith('Response ') && QUIET_RESPONSE_ERRORS.has(String(fields.error)))) {
       log.debug(child, message);
       return;
     }

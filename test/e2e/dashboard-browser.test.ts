@@ -225,7 +225,10 @@ for (const mode of MODES) {
       expect(value('tracecheck_spans_accepted_total')).toBeGreaterThanOrEqual(81 * 4);
       expect(value('tracecheck_judge_calls_total{outcome="ok"}')).toBe(81);
       expect(value('tracecheck_judge_calls_in_flight')).toBe(0);
-      const collector = await fetch(`${h.pipeline.collectorUrl()}/metrics`);
+      // The collector's /metrics follows the API's rule (issue 23): the operator's token, no project key.
+      expect((await fetch(`${h.pipeline.collectorUrl()}/metrics`, { headers: { authorization: `Bearer ${admin}` } })).status).toBe(401);
+      const collector = await fetch(`${h.pipeline.collectorUrl()}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+      expect(collector.status).toBe(200);
       expect(collector.headers.get('content-type')).toContain('text/plain');
       expect(await collector.text()).toContain('tracecheck_spans_received_total');
     });

@@ -9,7 +9,7 @@ import type {
   LazyLogsRequest,
   LazyTraceRequest,
 } from './types.ts';
-import { DecodeError, InvalidItemError } from './types.ts';
+import { DecodeError, InvalidItemError, refusedSpan } from './types.ts';
 import { materializeLogsRequest, materializeTraceRequest } from './lazy-request.ts';
 import { attributeLabel, charge, MAX_ANY_VALUE_DEPTH, setAttribute, show, tooDeep, valueBudget, type ValueBudget } from './any-value.ts';
 import { base64, enumValue, f64, hexId, i64, SPAN_KINDS, STATUS_CODES, text, u32, u64 } from './json-scalars.ts';
@@ -174,26 +174,8 @@ function spanFromJson(v: unknown, resourceInvalid: string | undefined): DecodedS
     return span;
   } catch (err) {
     if (!(err instanceof InvalidItemError)) throw err;
-    return rejectedSpan(s, err.message);
+    return refusedSpan({ traceId: hexId(s.traceId), spanId: hexId(s.spanId), parentSpanId: hexId(s.parentSpanId) }, err.message);
   }
-}
-
-/** What the pipeline needs of a span it rejects: its ids (for the message) and the reason. */
-function rejectedSpan(s: Json, invalid: string): DecodedSpan {
-  return {
-    traceId: hexId(s.traceId),
-    spanId: hexId(s.spanId),
-    parentSpanId: hexId(s.parentSpanId),
-    name: '',
-    kind: 0,
-    startTimeUnixNano: '0',
-    endTimeUnixNano: '0',
-    attributes: {},
-    droppedAttributesCount: 0,
-    events: [],
-    status: { code: 0, message: '' },
-    invalid,
-  };
 }
 
 function logRecordFromJson(v: unknown, resourceInvalid: string | undefined): DecodedLogRecord {

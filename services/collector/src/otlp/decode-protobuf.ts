@@ -11,7 +11,7 @@ import type {
   LazyLogsRequest,
   LazyTraceRequest,
 } from './types.ts';
-import { DecodeError, InvalidItemError } from './types.ts';
+import { DecodeError, InvalidItemError, refusedSpan } from './types.ts';
 import { materializeLogsRequest, materializeTraceRequest } from './lazy-request.ts';
 import { attributeLabel, charge, MAX_ANY_VALUE_DEPTH, MAX_VALUES_PER_ITEM, setAttribute, tooDeep, tooManyValues, valueBudget, type ValueBudget } from './any-value.ts';
 import { bytesFields, countField, countLogRecordValues, countSpanValues } from './proto-scan.ts';
@@ -200,25 +200,12 @@ function logRecordFromProto(lr: opentelemetry.proto.logs.v1.ILogRecord, resource
   return record;
 }
 
-/** A span refused before it was decoded: its ids (Span fields 1, 2, 4) for the message, and the reason. */
-function refusedSpan(ids: Map<number, Uint8Array>, invalid: string): DecodedSpan {
-  return {
-    traceId: hex(ids.get(1)),
-    spanId: hex(ids.get(2)),
-    parentSpanId: hex(ids.get(4)),
-    name: '',
-    kind: 0,
-    startTimeUnixNano: '0',
-    endTimeUnixNano: '0',
-    attributes: {},
-    droppedAttributesCount: 0,
-    events: [],
-    status: { code: 0, message: '' },
-    invalid,
-  };
+/** A span refused before it was decoded, named by its ids (Span fields 1, 2 and 4). */
+function refusedSpanOf(ids: Map<number, Uint8Array>, invalid: string): DecodedSpan {
+  return refusedSpan({ traceId: hex(ids.get(1)), spanId: hex(ids.get(2)), parentSpanId: hex(ids.get(4)) }, invalid);
 }
 
-/** As refusedSpan, for a log record (LogRecord fields 9 and 10). */
+/** As refusedSpanOf, for a log record (LogRecord fields 9 and 10). */
 function refusedLogRecord(ids: Map<number, Uint8Array>, invalid: string): DecodedLogRecord {
   return { timeUnixNano: '0', observedTimeUnixNano: '0', eventName: '', body: null, attributes: {}, droppedAttributesCount: 0, traceId: hex(ids.get(9)), spanId: hex(ids.get(10)), invalid };
 }
@@ -298,7 +285,7 @@ export function decodeTraceRequestProtobufLazy(body: Uint8Array): LazyTraceReque
             const s = spans[i];
             // Counted before protobufjs builds an object per value: a span over the budget is never decoded.
             const values = isPlace(s) ? countSpanValues(buffer, s.offset, s.offset + s.length) : decodedSpanValues(s);
-            if (values > MAX_VALUES_PER_ITEM) return refusedSpan(isPlace(s) ? bytesFields(buffer, s.offset, s.offset + s.length, [1, 2, 4]) : new Map<number, Uint8Array>(), tooManyValues().message);
+            if (values > MAX_VALUES_PER_ITEM) return refusedSpanOf(isPlace(s) ? bytesFields(buffer, s.offset, s.offset + s.length, [1, 2, 4]) : new Map<number, Uint8Array>(), tooManyValues().message);
             const budget = valueBudget();
             charge(budget, values);
             return spanFromProto(isPlace(s) ? decodeItem(what, buffer, s, decodeSpan) : s, invalid, budget);

@@ -27,6 +27,22 @@ export interface DecodedSpan {
   invalid?: string;
 }
 
+/** A span refused whole before it was decoded: its ids (for the message, lowercase hex or '') and the reason. */
+export function refusedSpan(ids: Pick<DecodedSpan, 'traceId' | 'spanId' | 'parentSpanId'>, invalid: string): DecodedSpan {
+  return {
+    ...ids,
+    name: '',
+    kind: 0,
+    startTimeUnixNano: '0',
+    endTimeUnixNano: '0',
+    attributes: {},
+    droppedAttributesCount: 0,
+    events: [],
+    status: { code: 0, message: '' },
+    invalid,
+  };
+}
+
 export interface DecodedScope {
   name: string;
   version: string;

@@ -1,7 +1,7 @@
 import type { Logger } from '../../runtime/logging/index.ts';
 import type { BackoffPolicy } from './backoff.ts';
 import type { BusMessage, DeferredWork } from './contract.ts';
-import { deliver } from './deliver.ts';
+import { deliver, type DeliveryOutcome } from './deliver.ts';
 import { createInFlightWindow } from './in-flight-window.ts';
 
 export const DEFAULT_MAX_IN_FLIGHT = 256;
@@ -36,6 +36,25 @@ export function createDeferredDelivery(options: DeferredDeliveryOptions) {
           resolve();
         });
       });
+    },
+    /**
+     * Delivers one record to the consumer's handler (`deliver`: retries, dead letter) and tracks the
+     * work the handler left for later. `signal`: the consumer's own, when it stops sooner than shutdown.
+     */
+    async deliver(message: BusMessage, handle: (message: BusMessage) => Promise<void | DeferredWork>, signal: AbortSignal = options.signal): Promise<DeliveryOutcome> {
+      let work: DeferredWork | null = null;
+      const outcome = await deliver({
+        message,
+        handle: async (m) => {
+          work = (await handle(m)) ?? null;
+        },
+        deadLetter: options.deadLetter,
+        backoff: options.backoff,
+        signal,
+        log: options.log,
+      });
+      if (outcome === 'handled' && work) this.track(message, work);
+      return outcome;
     },
     /** Starts the work of a handled record; its offset is held until the work is done or dead-lettered. */
     track(message: BusMessage, work: DeferredWork): void {

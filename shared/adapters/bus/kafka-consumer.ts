@@ -5,9 +5,8 @@ import { createSerialQueue } from '../../runtime/flow/index.ts';
 import type { Logger } from '../../runtime/logging/index.ts';
 import type { BackoffPolicy } from './backoff.ts';
 import { nextCommitOffset } from './commit-offset.ts';
-import type { BusMessage, Consumer, ConsumerOptions, DeferredWork, OutgoingMessage } from './contract.ts';
+import type { BusMessage, Consumer, ConsumerOptions, OutgoingMessage } from './contract.ts';
 import { writeDeadLetters } from './dead-letter.ts';
-import { deliver } from './deliver.ts';
 import { createDeferredDelivery, DEFAULT_MAX_IN_FLIGHT } from './deferred-delivery.ts';
 import type { KafkaBusOptions } from './kafka-bus.ts';
 import { toBusError } from './kafka-errors.ts';
@@ -109,19 +108,8 @@ export function createKafkaConsumer(deps: KafkaConsumerDeps): Consumer {
         }
         if (!payload.isRunning() || payload.isStale() || signal.aborted) break;
         const message = toBusMessage(batch.topic, partition, raw);
-        let work: DeferredWork | null = null;
-        const outcome = await deliver({
-          message,
-          handle: async (m) => {
-            work = (await consumerOptions.handle(m)) ?? null;
-          },
-          deadLetter,
-          backoff: deps.backoff,
-          signal,
-          log,
-        });
+        const outcome = await deferred.deliver(message, (m) => consumerOptions.handle(m), signal);
         if (outcome === 'stopped') break;
-        if (outcome === 'handled' && work) deferred.track(message, work);
         payload.resolveOffset(raw.offset);
         lastHandled = raw.offset;
         lastHandledBy.set(partition, raw.offset);

@@ -3,9 +3,8 @@ import { createTimeSlicer } from '../../runtime/flow/index.ts';
 import type { Logger } from '../../runtime/logging/index.ts';
 import { backoffDelayMs, sleepUnlessAborted, type BackoffPolicy } from './backoff.ts';
 import { nextCommitOffset } from './commit-offset.ts';
-import type { BusMessage, Consumer, ConsumerOptions, DeferredWork } from './contract.ts';
+import type { BusMessage, Consumer, ConsumerOptions } from './contract.ts';
 import { writeDeadLetters } from './dead-letter.ts';
-import { deliver } from './deliver.ts';
 import { createDeferredDelivery, DEFAULT_MAX_IN_FLIGHT } from './deferred-delivery.ts';
 import type { MemoryTopics, Topic } from './memory-topics.ts';
 import type { LogReader } from './partition-log.ts';
@@ -143,19 +142,8 @@ export function createMemoryConsumer(deps: MemoryConsumerDeps): Consumer {
           slicer.restart();
           continue;
         }
-        let work: DeferredWork | null = null;
-        const outcome = await deliver({
-          message,
-          handle: async (m) => {
-            work = (await consumerOptions.handle(m)) ?? null;
-          },
-          deadLetter,
-          backoff,
-          signal: abort.signal,
-          log: clog,
-        });
+        const outcome = await deferred.deliver(message, (m) => consumerOptions.handle(m));
         if (outcome === 'stopped') break;
-        if (outcome === 'handled' && work) deferred.track(message, work);
         positions[partition] = positions[partition] + 1;
         lastHandled.set(partition, message.offset);
         commit(partition, message.offset);

@@ -5,6 +5,7 @@ import type { Logger } from '../../../shared/runtime/logging/index.ts';
 import { createAdmission } from './admission.ts';
 import { createGrpcReceiver } from './grpc/grpc-server.ts';
 import { createHttpReceiver } from './http/http-server.ts';
+import { throttleFailedAuth } from './auth-throttle.ts';
 import { createIngest, type Authorize } from './ingest.ts';
 import { withIngestMetrics } from './ingest-metrics.ts';
 import type { MetricsAccess } from '../../../shared/kit/access/index.ts';
@@ -94,7 +95,7 @@ export function createCollector(options: CollectorOptions): Collector {
     log,
   });
   const ingest = options.metrics ? withIngestMetrics(plainIngest, options.metrics) : plainIngest;
-  const authorize = options.authorize ? answerUnavailableOnError(options.authorize, log) : undefined;
+  const authorize = options.authorize ? throttleFailedAuth(answerUnavailableOnError(options.authorize, log)) : undefined;
   const maxRequests = config.limits.maxInFlightRequests ?? COLLECTOR_DEFAULTS.maxInFlightRequests;
   const maxBytes = config.limits.maxInFlightBytes ?? COLLECTOR_DEFAULTS.maxInFlightBytes;
   // Without keys every export is one sender's: no share to keep.
@@ -155,9 +156,9 @@ export function createCollector(options: CollectorOptions): Collector {
  * spans: the export is answered 503 + Retry-After, which exporters retry, never 500, which they drop.
  */
 function answerUnavailableOnError(authorize: Authorize, log: Logger): Authorize {
-  return async (header) => {
+  return async (header, peer) => {
     try {
-      return await authorize(header);
+      return await authorize(header, peer);
     } catch (err) {
       log.warn({ err }, 'API keys could not be read; answering 503');
       return { ok: false, status: 503, message: `API keys unavailable, retry later: ${errorMessage(err)}` };

@@ -14,9 +14,14 @@ export type IngestResult =
   /** The pipeline is behind (the in-process bus is full): 429 / RESOURCE_EXHAUSTED + retry later. */
   | { kind: 'busy'; message: string; retryAfterSeconds: number };
 
-/** Decides whether an export's credentials may ingest, and for which project (undefined: the default one). */
-/** Checks an export's `Authorization` header. 503: the keys could not be read (store down); the client is told to retry. */
-export type Authorize = (authorization: string | undefined) => Promise<{ ok: true; project: string | undefined } | { ok: false; status: 401 | 403 | 503; message: string }>;
+/**
+ * Checks an export's `Authorization` header (`peer`: the client's address, for throttling) and
+ * names its project (undefined: the default one). 503: the keys could not be read (store down);
+ * 429: too many failed attempts from this address or with this key prefix. Both ask the client to retry.
+ */
+export type Authorize = (authorization: string | undefined, peer?: string) => Promise<{ ok: true; project: string | undefined } | AuthRefusal>;
+
+export type AuthRefusal = { ok: false; status: 401 | 403 | 503; message: string } | { ok: false; status: 429; message: string; retryAfterSeconds: number };
 
 export interface IngestOptions {
   producer: Producer;

@@ -2,6 +2,7 @@ import { Metadata, Server, ServerCredentials, status, type sendUnaryData, type S
 import type { Logger } from '../../../../shared/runtime/logging/index.ts';
 import { admissionKey, type Admission } from '../admission.ts';
 import { listenError } from '../../../../shared/runtime/errors/index.ts';
+import { peerAddress } from '../auth-throttle.ts';
 import type { Authorize, Ingest, IngestResult } from '../ingest.ts';
 import { decodeLogsRequestProtobufLazy, decodeTraceRequestProtobufLazy } from '../otlp/decode-protobuf.ts';
 import { encodeLogsResponse, encodeTraceResponse } from '../otlp/encode-response.ts';
@@ -85,9 +86,10 @@ export function createGrpcReceiver(options: GrpcReceiverOptions): GrpcReceiver {
       const run = async (): Promise<void> => {
         let project: string | undefined;
         if (options.authorize) {
-          const auth = await options.authorize(typeof header === 'string' ? header : undefined);
+          const auth = await options.authorize(typeof header === 'string' ? header : undefined, peerAddress(call.getPeer()));
           if (!auth.ok) {
-            if (auth.status === 503) callback({ code: status.UNAVAILABLE, details: auth.message, metadata: retryInfoMetadata(status.UNAVAILABLE, auth.message, options.retryAfterSeconds) });
+            if (auth.status === 429) callback({ code: status.RESOURCE_EXHAUSTED, details: auth.message, metadata: retryInfoMetadata(status.RESOURCE_EXHAUSTED, auth.message, auth.retryAfterSeconds) });
+            else if (auth.status === 503) callback({ code: status.UNAVAILABLE, details: auth.message, metadata: retryInfoMetadata(status.UNAVAILABLE, auth.message, options.retryAfterSeconds) });
             else callback({ code: auth.status === 401 ? status.UNAUTHENTICATED : status.PERMISSION_DENIED, details: auth.message });
             return;
           }

@@ -4,6 +4,7 @@ import { METRICS_DENIED, type MetricsAccess } from '../../../../shared/kit/acces
 import type { Logger } from '../../../../shared/runtime/logging/index.ts';
 import { admissionKey, type Admission, type AdmissionTicket } from '../admission.ts';
 import { listenError } from '../../../../shared/runtime/errors/index.ts';
+import { peerAddress } from '../auth-throttle.ts';
 import type { Authorize, Ingest, IngestResult } from '../ingest.ts';
 import { acceptedMediaType } from '../../../../shared/runtime/http/index.ts';
 import { METRICS_CONTENT_TYPE, renderMetrics, type Metrics } from '../../../../shared/kit/metrics/index.ts';
@@ -91,10 +92,11 @@ export function createHttpReceiver(options: HttpReceiverOptions): HttpReceiver {
   async function handleExport(req: IncomingMessage, res: ServerResponse, signal: Signal, encoding: OtlpEncoding, ticket: AdmissionTicket): Promise<void> {
     let project: string | undefined;
     if (options.authorize) {
-      const auth = await options.authorize(req.headers.authorization);
+      const auth = await options.authorize(req.headers.authorization, peerAddress(req.socket.remoteAddress));
       if (!auth.ok) {
         req.resume();
-        const headers: Record<string, string> = auth.status === 401 ? { 'WWW-Authenticate': 'Bearer' } : auth.status === 503 ? { 'Retry-After': String(options.retryAfterSeconds) } : {};
+        const headers: Record<string, string> =
+          auth.status === 401 ? { 'WWW-Authenticate': 'Bearer' } : auth.status === 503 ? { 'Retry-After': String(options.retryAfterSeconds) } : auth.status === 429 ? { 'Retry-After': String(auth.retryAfterSeconds) } : {};
         fail(res, auth.status, encoding, auth.message, headers);
         return;
       }

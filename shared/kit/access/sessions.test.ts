@@ -40,4 +40,22 @@ describe('login sessions', () => {
     await sessions.open({ keyId: record.id, project: 'bank', role: 'read' });
     expect((await store.listDocs({ kind: SESSION_DOC_KIND })).length).toBe(1);
   });
+
+  it('keeps at most maxPerKey live sessions per key: a sign-in past it ends that key’s oldest (issue 23)', async () => {
+    let t = 90_000_000;
+    const keyring = createKeyring({ store, log, now: () => t });
+    const sessions = createSessions({ store, keyring, now: () => t, maxPerKey: 3 });
+    const mine = await keyring.create('capped', 'read');
+    const other = await keyring.create('capped', 'read');
+    const theirs = await sessions.open({ keyId: other.record.id, project: 'capped', role: 'read' });
+    const tokens: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      t += 1_000;
+      tokens.push((await sessions.open({ keyId: mine.record.id, project: 'capped', role: 'read' })).token);
+    }
+    t += 5_000;
+    const live = await Promise.all(tokens.map(async (token) => (await sessions.authenticate(token, ['read'])).ok));
+    expect(live).toEqual([false, false, true, true, true]);
+    expect((await sessions.authenticate(theirs.token, ['read'])).ok).toBe(true);
+  });
 });

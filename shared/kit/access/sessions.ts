@@ -17,6 +17,8 @@ const RECHECK_MS = 2_000;
 const MAX_CACHED = 10_000;
 /** Expired sessions never presented again are deleted at a sign-in, at most this often. */
 const SWEEP_MS = 3_600_000;
+/** Live sessions one key may hold; a sign-in past it ends that key's oldest, so a leaked key cannot pile up sessions. */
+export const MAX_SESSIONS_PER_KEY = 20;
 
 const SessionRecordSchema = z.object({
   key_id: z.string(),
@@ -36,7 +38,7 @@ export interface Sessions {
   close(token: string): Promise<void>;
 }
 
-export function createSessions(options: { store: QueryStore; keyring: Keyring; now?: () => number; ttlMs?: number }): Sessions {
+export function createSessions(options: { store: QueryStore; keyring: Keyring; now?: () => number; ttlMs?: number; maxPerKey?: number }): Sessions {
   const now = options.now ?? Date.now;
   const ttlMs = options.ttlMs ?? SESSION_TTL_MS;
   const checked = new Map<string, { record: SessionRecord; at: number }>();
@@ -66,11 +68,25 @@ export function createSessions(options: { store: QueryStore; keyring: Keyring; n
     return parsed.data;
   }
 
+  async function endOldestOf(keyId: string, maxPerKey: number): Promise<void> {
+    const mine: { id: string; created: number }[] = [];
+    for (const doc of await options.store.listDocs({ kind: SESSION_DOC_KIND, project: KEY_DOC_PROJECT, limit: 10_000 })) {
+      const parsed = SessionRecordSchema.safeParse(doc.body);
+      if (parsed.success && parsed.data.key_id === keyId) mine.push({ id: doc.id, created: parsed.data.created_at_ms });
+    }
+    mine.sort((a, b) => a.created - b.created || a.id.localeCompare(b.id));
+    for (const { id } of mine.slice(0, Math.max(0, mine.length - maxPerKey + 1))) {
+      checked.delete(id);
+      await options.store.deleteDoc(SESSION_DOC_KIND, KEY_DOC_PROJECT, id);
+    }
+  }
+
   return {
     async open(key) {
       const token = `tcs_${randomBytes(32).toString('base64url')}`;
       const t = now();
       await sweep(t);
+      await endOldestOf(key.keyId, options.maxPerKey ?? MAX_SESSIONS_PER_KEY);
       const body: SessionRecord = { key_id: key.keyId, project: key.project, role: key.role, created_at_ms: t, expires_at_ms: t + ttlMs };
       await options.store.putDoc({ kind: SESSION_DOC_KIND, project: KEY_DOC_PROJECT, id: hashKey(token), body, updated_at_ms: t });
       return { token, maxAgeS: Math.floor(ttlMs / 1000) };

@@ -153,6 +153,7 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
           entryGraceMs: config.assembler.traceEntryGraceMs,
           maxOpenMs: config.assembler.traceMaxOpenMs,
           maxSpansPerTrace: config.assembler.maxSpansPerTrace,
+          caps: config.assembler.caps,
           spill: config.spill,
         },
         { bus, log, metrics, onLag },

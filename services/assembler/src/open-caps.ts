@@ -1,3 +1,4 @@
+import { DEFAULT_OPEN_CAPS } from '../../../shared/runtime/config/defaults.ts';
 import type { OpenTrace } from './open-trace.ts';
 
 export interface OpenCapsOptions {
@@ -12,7 +13,7 @@ export interface OpenCapsOptions {
   maxRootlessTraces?: number;
 }
 
-export const DEFAULT_OPEN_CAPS = { maxOpenTraces: 50_000, maxOpenBytes: 256 * 1024 * 1024, maxRootlessTraces: 10_000 } as const;
+export { DEFAULT_OPEN_CAPS };
 
 export type CapReason = 'cap-open' | 'cap-bytes' | 'cap-rootless';
 

@@ -29,6 +29,8 @@ describe('loadConfig', () => {
   it('caps the spans kept per trace at 10,000 unless told otherwise', () => {
     expect(loadConfig({}).assembler.maxSpansPerTrace).toBe(10_000);
     expect(loadConfig({ TRACECHECK_MAX_SPANS_PER_TRACE: '500' }).assembler.maxSpansPerTrace).toBe(500);
+    expect(loadConfig({}).assembler.caps).toEqual({ maxOpenTraces: 50_000, maxOpenBytes: 268_435_456, maxRootlessTraces: 10_000 });
+    expect(loadConfig({ TRACECHECK_MAX_OPEN_TRACES: '7', TRACECHECK_MAX_OPEN_TRACE_BYTES: '1048576', TRACECHECK_MAX_ROOTLESS_TRACES: '3' }).assembler.caps).toEqual({ maxOpenTraces: 7, maxOpenBytes: 1_048_576, maxRootlessTraces: 3 });
     expect(() => loadConfig({ TRACECHECK_MAX_SPANS_PER_TRACE: '0' })).toThrow(/TRACECHECK_MAX_SPANS_PER_TRACE: Too small/);
   });
 

@@ -5,6 +5,7 @@ import {
   DEFAULT_LAG_INTERVAL_MS,
   DEFAULT_MAX_RECORD_BYTES,
   DEFAULT_MAX_SPANS_PER_TRACE,
+  DEFAULT_OPEN_CAPS,
   DEFAULT_SCORER_CONCURRENCY,
   DEFAULT_SEGMENT_BYTES,
   DEFAULT_TRACE_COMPLETE_GRACE_MS,
@@ -106,6 +107,9 @@ export const ConfigSchema = z
     TRACECHECK_TRACE_MAX_OPEN_MS: positiveInt.default(300_000),
     TRACECHECK_TRACE_ENTRY_GRACE_MS: z.coerce.number().int().nonnegative().default(DEFAULT_TRACE_ENTRY_GRACE_MS),
     TRACECHECK_MAX_SPANS_PER_TRACE: positiveInt.default(DEFAULT_MAX_SPANS_PER_TRACE),
+    TRACECHECK_MAX_OPEN_TRACES: positiveInt.default(DEFAULT_OPEN_CAPS.maxOpenTraces),
+    TRACECHECK_MAX_OPEN_TRACE_BYTES: positiveInt.default(DEFAULT_OPEN_CAPS.maxOpenBytes),
+    TRACECHECK_MAX_ROOTLESS_TRACES: positiveInt.default(DEFAULT_OPEN_CAPS.maxRootlessTraces),
     TRACECHECK_CHECKS: z.string().default('function_result_present,task_completed'),
     TRACECHECK_CHECK_DEFINITIONS: z.preprocess(emptyAsUndefined, z.string().optional()),
     TRACECHECK_SANDBOX_PROCESSES: z.coerce.number().int().min(1).max(64).default(2),
@@ -165,7 +169,15 @@ export interface Config {
   ports: { otlpHttp: number; otlpGrpc: number; api: number; metrics: number | null };
   limits: { maxBodyBytes: number; maxAttributeBytes: number; maxSpansPerRequest: number; maxRecordBytes: number };
   /** `maxSpansPerTrace`: spans kept per trace; past it the unit is flagged truncated. */
-  assembler: { traceGraceMs: number; traceCompleteGraceMs: number; traceEntryGraceMs: number; traceMaxOpenMs: number; maxSpansPerTrace: number };
+  assembler: {
+    traceGraceMs: number;
+    traceCompleteGraceMs: number;
+    traceEntryGraceMs: number;
+    traceMaxOpenMs: number;
+    maxSpansPerTrace: number;
+    /** Caps on open traces; past one the oldest close at once (see the assembler's open-caps.ts). */
+    caps: { maxOpenTraces: number; maxOpenBytes: number; maxRootlessTraces: number };
+  };
   /** A session closes this long after its last trace (or at an end marker). */
   sessionIdleMs: number;
   /** Checks on trace units when no monitor applies (the default monitor). */
@@ -252,7 +264,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxSpansPerRequest: c.TRACECHECK_MAX_SPANS_PER_REQUEST,
       maxRecordBytes: c.TRACECHECK_MAX_RECORD_BYTES,
     },
-    assembler: { traceGraceMs: c.TRACECHECK_TRACE_GRACE_MS, traceCompleteGraceMs: Math.min(c.TRACECHECK_TRACE_COMPLETE_GRACE_MS, c.TRACECHECK_TRACE_GRACE_MS), traceEntryGraceMs: c.TRACECHECK_TRACE_ENTRY_GRACE_MS, traceMaxOpenMs: c.TRACECHECK_TRACE_MAX_OPEN_MS, maxSpansPerTrace: c.TRACECHECK_MAX_SPANS_PER_TRACE },
+    assembler: { traceGraceMs: c.TRACECHECK_TRACE_GRACE_MS, traceCompleteGraceMs: Math.min(c.TRACECHECK_TRACE_COMPLETE_GRACE_MS, c.TRACECHECK_TRACE_GRACE_MS), traceEntryGraceMs: c.TRACECHECK_TRACE_ENTRY_GRACE_MS, traceMaxOpenMs: c.TRACECHECK_TRACE_MAX_OPEN_MS,
+      maxSpansPerTrace: c.TRACECHECK_MAX_SPANS_PER_TRACE,
+      caps: { maxOpenTraces: c.TRACECHECK_MAX_OPEN_TRACES, maxOpenBytes: c.TRACECHECK_MAX_OPEN_TRACE_BYTES, maxRootlessTraces: c.TRACECHECK_MAX_ROOTLESS_TRACES },
+    },
     sessionIdleMs: c.TRACECHECK_SESSION_IDLE_MS,
     checks: c.TRACECHECK_CHECKS.split(',').map((s) => s.trim()).filter(Boolean),
     sessionChecks: c.TRACECHECK_SESSION_CHECKS.split(',').map((s) => s.trim()).filter(Boolean),

@@ -15,3 +15,5 @@ export const DEFAULT_SEGMENT_BYTES = 16 * 1024 * 1024;
 export const DEFAULT_SCORER_CONCURRENCY = 1024;
 /** How often a Kafka consumer measures its lag. */
 export const DEFAULT_LAG_INTERVAL_MS = 5_000;
+/** Caps on the assembler's open traces: in number, in packed record bytes, and without a root. */
+export const DEFAULT_OPEN_CAPS = { maxOpenTraces: 50_000, maxOpenBytes: 256 * 1024 * 1024, maxRootlessTraces: 10_000 } as const;

@@ -17,7 +17,7 @@ import { DEFAULT_PRICES } from '../shared/engines/judge/index.ts';
 import { loadMonitorsFile } from '../shared/engines/monitors/index.ts';
 import type { CheckSelector } from '../services/scorer/src/index.ts';
 import { createKeyring, createMetricsAccess, type AuthResult, type Keyring } from '../shared/kit/access/index.ts';
-import { createAlerter, type Alerter } from '../services/alerter/src/index.ts';
+import { createAlerter, createSmtpMailer, type Alerter } from '../services/alerter/src/index.ts';
 import type { Authorize } from '../services/collector/src/index.ts';
 import { createAddressMatcher } from '../shared/runtime/http/index.ts';
 import { createConsumerLagReporter, createMetrics, createMetricsServer, withJudgeMetrics, type Metrics } from '../shared/kit/metrics/index.ts';
@@ -198,6 +198,7 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
       outbound: { allow: createAddressMatcher(config.alerter.allowPrivateTargets) },
       unitLink: (id) => `${apiBase()}/units/${encodeURIComponent(id)}`,
       metrics,
+      ...(config.alerter.smtp ? { sendMail: createSmtpMailer(config.alerter.smtp) } : {}),
       ...(overrides.alerterNow ? { now: overrides.alerterNow } : {}),
     });
     components.push(alerter);

@@ -6,6 +6,7 @@ import {
   type AlertEvent,
   type AlertRule,
   type AlertState,
+  targetAddress,
   type Delivery,
 } from '../../../shared/engines/alerts/index.ts';
 import { errorMessage } from '../../../shared/runtime/errors/index.ts';
@@ -15,6 +16,7 @@ import type { Logger } from '../../../shared/runtime/logging/index.ts';
 import type { Score } from '../../../shared/contracts/schemas/index.ts';
 import type { QueryStore, ScoreQuery } from '../../../shared/adapters/store/contract.ts';
 import { evaluateRule, type RuleAggregates, type RuleEvaluation, type Transition } from './evaluate-rule.ts';
+import type { SendMail } from './email-message.ts';
 import { createNotificationQueue, type DeliveryPolicy } from './notify.ts';
 import type { OutboundPolicy } from '../../../shared/runtime/http/index.ts';
 import { buildPayload } from './payload.ts';
@@ -43,6 +45,8 @@ export interface AlerterOptions {
   unitLink?: (unitId: string) => string;
   /** Counts alert deliveries by outcome. */
   metrics?: Metrics;
+  /** Sends email notifications (`TRACECHECK_SMTP_URL`); absent: email targets fail, saying so. */
+  sendMail?: SendMail;
 }
 
 export interface EvaluationReport {
@@ -80,6 +84,7 @@ export function createAlerter(options: AlerterOptions): Alerter {
     ...(options.delivery ? { policy: options.delivery } : {}),
     ...(options.maxQueuedNotifications !== undefined ? { maxQueued: options.maxQueuedNotifications } : {}),
     ...(options.unitLink ? { unitLink: options.unitLink } : {}),
+    ...(options.sendMail ? { sendMail: options.sendMail } : {}),
     ...(options.shutdownGraceMs !== undefined ? { shutdownGraceMs: options.shutdownGraceMs } : {}),
     now,
   });
@@ -143,10 +148,12 @@ export function createAlerter(options: AlerterOptions): Alerter {
       for (const d of deliveries) options.metrics?.alertDeliveries.inc({ type: d.type, outcome: d.outcome });
       return repo.putEvent({ ...event, delivery_status: 'done', deliveries }, Math.max(now(), writtenAtMs + 1));
     };
-    const queued = notifier.enqueue({ targets: rule.notify, payload, onDone: record });
+    // One key per episode: its firing, reminders and resolution name the same PagerDuty incident.
+    const dedupKey = `tracecheck:${rule.project}:${rule.id}:${ev.state.fired_at_ms ?? nowMs}`;
+    const queued = notifier.enqueue({ targets: rule.notify, payload, dedupKey, onDone: record });
     if (!queued) {
       log.error({ ruleId: rule.id }, 'notification queue full or stopped; notification not delivered');
-      const failed = rule.notify.map((t): Delivery => ({ type: t.type, url: t.url, outcome: 'failed', attempts: 0, error: 'notification queue full or alerter stopping', at_ms: now() }));
+      const failed = rule.notify.map((t): Delivery => ({ type: t.type, url: targetAddress(t), outcome: 'failed', attempts: 0, error: 'notification queue full or alerter stopping', at_ms: now() }));
       void record(failed).catch((err: unknown) => log.error({ err, ruleId: rule.id }, 'recording delivery outcome failed'));
     }
   }

@@ -1,2 +1,3 @@
 export { createAlerter } from './create-alerter.ts';
 export type { Alerter, AlerterOptions } from './create-alerter.ts';
+export { createSmtpMailer } from './smtp-mailer.ts';

@@ -1,9 +1,12 @@
 import { backoffDelayMs, sleepUnlessAborted } from '../../../shared/adapters/bus/index.ts';
-import type { AlertPayload, Delivery, NotifyTarget } from '../../../shared/engines/alerts/index.ts';
+import { targetAddress, type AlertPayload, type Delivery, type HttpTarget, type NotifyTarget } from '../../../shared/engines/alerts/index.ts';
 import { errorMessage } from '../../../shared/runtime/errors/index.ts';
 import { createLimiter } from '../../../shared/runtime/flow/index.ts';
 import { EMPTY_ADDRESS_LIST, checkOutboundTarget, createAddressMatcher, pinnedFetch, type OutboundPolicy, type PinnedRequest } from '../../../shared/runtime/http/index.ts';
 import type { Logger } from '../../../shared/runtime/logging/index.ts';
+import { classifyMailError, emailMessage, type SendMail } from './email-message.ts';
+import { pagerDutyEvent } from './pagerduty-event.ts';
+import { slackMessage } from './slack-message.ts';
 
 export interface DeliveryPolicy {
   /** Tries per target, the first included. */
@@ -43,41 +46,11 @@ export function classifyResponse(status: number, retryAfter: string | null, nowM
   return { kind: 'permanent', status, error: `HTTP ${status}` };
 }
 
-/** Escapes the three characters Slack's mrkdwn treats as markup. */
-function mrkdwn(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
-
-export interface SlackMessage {
-  text: string;
-  blocks: Array<Record<string, unknown>>;
-}
-
-/** A Slack incoming-webhook message with the payload's facts: the summary as text, a section with fields, the failing units. */
-function slackMessage(payload: AlertPayload, unitLink?: (unitId: string) => string): SlackMessage {
-  const title = payload.state === 'firing' ? `:rotating_light: *Firing: ${mrkdwn(payload.rule)}*` : `:white_check_mark: *Resolved: ${mrkdwn(payload.rule)}*`;
-  const field = (name: string, value: string) => ({ type: 'mrkdwn', text: `*${name}*\n${mrkdwn(value)}` });
-  const fields = [
-    field('Check', payload.check ?? 'all judge checks'),
-    field('Kind', payload.kind),
-    field('Value', payload.value === null ? 'no data' : String(Number(payload.value.toPrecision(4)))),
-    field('Window', payload.window),
-    field('Fired at', payload.fired_at),
-  ];
-  if (payload.threshold !== undefined) fields.push(field('Threshold', String(payload.threshold)));
-  if (payload.p_value !== undefined) fields.push(field('p-value', payload.p_value < 0.001 ? '< 0.001' : payload.p_value.toFixed(3)));
-  if (payload.candidate && payload.baseline) fields.push(field('n (candidate vs baseline)', `${payload.candidate.n} vs ${payload.baseline.n}`));
-  const blocks: Array<Record<string, unknown>> = [{ type: 'section', text: { type: 'mrkdwn', text: `${title}\n${mrkdwn(payload.summary)}` }, fields }];
-  if (payload.units.length > 0) {
-    const units = payload.units.map((u) => (unitLink ? `<${unitLink(u)}|${mrkdwn(u)}>` : `\`${mrkdwn(u)}\``)).join(', ');
-    blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `Failing units: ${units}` }] });
-  }
-  return { text: payload.summary, blocks };
-}
-
-/** The request body for a target: the payload itself for a webhook, a Slack message for Slack. */
-function requestBody(target: NotifyTarget, payload: AlertPayload, unitLink?: (unitId: string) => string): string {
-  return JSON.stringify(target.type === 'slack' ? slackMessage(payload, unitLink) : payload);
+/** The request body for an HTTP target: the payload itself for a webhook, a Slack message, a PagerDuty event. */
+function requestBody(target: HttpTarget, payload: AlertPayload, dedupKey: string, unitLink?: (unitId: string) => string): string {
+  if (target.type === 'slack') return JSON.stringify(slackMessage(payload, unitLink));
+  if (target.type === 'pagerduty') return JSON.stringify(pagerDutyEvent(target, payload, dedupKey, unitLink));
+  return JSON.stringify(payload);
 }
 
 /** Sends one request to the address the target's host was checked to resolve to. */
@@ -93,9 +66,22 @@ export interface DeliverDeps {
   now: () => number;
   random?: () => number;
   unitLink?: (unitId: string) => string;
+  /** Sends an email through the operator's SMTP server; absent: email targets fail, saying so. */
+  sendMail?: SendMail;
 }
 
-async function attempt(target: NotifyTarget, body: string, deps: DeliverDeps): Promise<AttemptResult> {
+async function attemptMail(message: Parameters<SendMail>[0], deps: DeliverDeps): Promise<AttemptResult> {
+  if (!deps.sendMail) return { kind: 'permanent', error: 'no SMTP server configured (TRACECHECK_SMTP_URL)' };
+  try {
+    await deps.sendMail(message, AbortSignal.any([deps.signal, AbortSignal.timeout(deps.policy.timeoutMs)]));
+    return { kind: 'delivered', status: 250 };
+  } catch (err) {
+    if (deps.signal.aborted) return { kind: 'permanent', error: 'alerter stopped before delivery' };
+    return classifyMailError(err);
+  }
+}
+
+async function attempt(target: HttpTarget, body: string, deps: DeliverDeps): Promise<AttemptResult> {
   const checked = await checkOutboundTarget(target.url, deps.outbound);
   // A name that does not resolve may come back; a forbidden address will not, unless the operator allows it.
   if (!checked.ok) return checked.unresolved ? { kind: 'retry', error: checked.reason } : { kind: 'permanent', error: `refused: ${checked.reason}` };
@@ -124,14 +110,20 @@ function causeMessage(err: unknown): string {
   return cause ? `${errorMessage(err)}: ${errorMessage(cause)}` : errorMessage(err);
 }
 
-/** Delivers one notification to one target, retrying with backoff; never throws. */
-export async function deliver(target: NotifyTarget, payload: AlertPayload, deps: DeliverDeps): Promise<Delivery> {
-  const body = requestBody(target, payload, deps.unitLink);
+/**
+ * Delivers one notification to one target, retrying with backoff; never throws. `dedupKey` names
+ * the alert's episode (PagerDuty's trigger and resolve carry the same one).
+ */
+export async function deliver(target: NotifyTarget, payload: AlertPayload, deps: DeliverDeps, dedupKey = payload.rule): Promise<Delivery> {
+  const once =
+    target.type === 'email'
+      ? ((message) => () => attemptMail(message, deps))(emailMessage(target, payload, deps.unitLink))
+      : ((body) => () => attempt(target, body, deps))(requestBody(target, payload, dedupKey, deps.unitLink));
   let last: AttemptResult = { kind: 'permanent', error: 'not attempted' };
   let attempts = 0;
   for (let i = 0; i < deps.policy.attempts; i++) {
     attempts++;
-    last = await attempt(target, body, deps);
+    last = await once();
     if (last.kind !== 'retry' || i === deps.policy.attempts - 1) break;
     const backoff = backoffDelayMs(i, deps.policy, deps.random);
     const delay = Math.max(backoff, Math.min(last.retryAfterMs ?? 0, deps.policy.maxRetryAfterMs));
@@ -142,7 +134,7 @@ export async function deliver(target: NotifyTarget, payload: AlertPayload, deps:
   }
   return {
     type: target.type,
-    url: target.url,
+    url: targetAddress(target),
     outcome: last.kind === 'delivered' ? 'delivered' : 'failed',
     attempts,
     ...(last.status !== undefined ? { status: last.status } : {}),
@@ -154,6 +146,8 @@ export async function deliver(target: NotifyTarget, payload: AlertPayload, deps:
 export interface NotificationJob {
   targets: readonly NotifyTarget[];
   payload: AlertPayload;
+  /** Names the alert's episode: the same for its firing, reminders and resolution (PagerDuty's `dedup_key`). */
+  dedupKey: string;
   /** Called once with every target's outcome (e.g. to record them in the history). */
   onDone(deliveries: Delivery[]): Promise<void>;
 }
@@ -172,6 +166,7 @@ export interface NotificationQueueOptions {
   now?: () => number;
   random?: () => number;
   unitLink?: (unitId: string) => string;
+  sendMail?: SendMail;
   /** How long `shutdown()` lets queued deliveries finish before aborting them. Default 5000. */
   shutdownGraceMs?: number;
 }
@@ -206,10 +201,11 @@ export function createNotificationQueue(options: NotificationQueueOptions): Noti
     now: options.now ?? Date.now,
     ...(options.random ? { random: options.random } : {}),
     ...(options.unitLink ? { unitLink: options.unitLink } : {}),
+    ...(options.sendMail ? { sendMail: options.sendMail } : {}),
   };
 
   async function run(job: NotificationJob): Promise<void> {
-    const deliveries = await Promise.all(job.targets.map((t) => deliver(t, job.payload, deps)));
+    const deliveries = await Promise.all(job.targets.map((t) => deliver(t, job.payload, deps, job.dedupKey)));
     for (const d of deliveries) {
       const fields = { rule: job.payload.rule, state: job.payload.state, type: d.type, host: safeHost(d.url), attempts: d.attempts, status: d.status, error: d.error };
       if (d.outcome === 'delivered') log.info(fields, 'notification delivered');
@@ -243,8 +239,9 @@ export function createNotificationQueue(options: NotificationQueueOptions): Noti
   };
 }
 
-/** Webhook URLs can carry secrets (Slack's do): logs name only the host. */
+/** Webhook URLs can carry secrets (Slack's do): logs name only the host (email: the recipients' domains). */
 function safeHost(url: string): string {
+  if (url.startsWith('mailto:')) return url.slice('mailto:'.length).split(',').map((a) => a.slice(a.indexOf('@') + 1)).join(',');
   try {
     return new URL(url).host;
   } catch {

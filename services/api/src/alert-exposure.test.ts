@@ -64,4 +64,27 @@ describe('alert targets through the API', () => {
     const asAdmin = (await (await send(admin, 'GET', '/alerts')).json()) as { alerts: AlertEvent[] };
     expect(asAdmin.alerts[0].deliveries).toEqual(event.deliveries);
   });
+
+  it('PagerDuty and email targets: the routing key shown to a read key as its first 4 characters; an email target is not an outbound URL', async () => {
+    const notify = [
+      { type: 'pagerduty', routing_key: 'R0123456789abcdef0123456789ABCDE' },
+      { type: 'email', to: ['oncall@example.com'] },
+    ];
+    const created = await send(admin, 'POST', '/alert-rules', { ...rule([]), notify });
+    expect(created.status).toBe(201);
+    const { id } = (await created.json()) as { id: string };
+    expect(((await (await send(admin, 'GET', `/alert-rules/${id}`)).json()) as { notify: unknown }).notify).toEqual([
+      { type: 'pagerduty', routing_key: 'R0123456789abcdef0123456789ABCDE', url: 'https://events.pagerduty.com/v2/enqueue' },
+      { type: 'email', to: ['oncall@example.com'] },
+    ]);
+    expect(((await (await send(read, 'GET', `/alert-rules/${id}`)).json()) as { notify: unknown }).notify).toEqual([
+      { type: 'pagerduty', routing_key: 'R012…', url: 'https://events.pagerduty.com/…' },
+      { type: 'email', to: ['oncall@example.com'] },
+    ]);
+    const bad = await send(admin, 'POST', '/alert-rules', { ...rule([]), notify: [{ type: 'pagerduty', routing_key: 'short' }, { type: 'email', to: 'a@b.example\r\nBcc: x@y.example' }] });
+    expect(((await bad.json()) as { issues: string[] }).issues).toEqual([
+      'body.notify.0.routing_key: must be the 32-character integration key of a PagerDuty service (Events API v2)',
+      'body.notify.1.to: must be a plain email address, e.g. oncall@example.com',
+    ]);
+  });
 });

@@ -50,12 +50,12 @@ describe('alert rule routes', () => {
 
   it('answers 400 naming every invalid field', async () => {
     const { send } = await setup();
-    const res = await send('POST', '/alert-rules', { ...rule, window: 'soon', threshold: 'high', notify: [{ type: 'pager', url: 'x' }] });
+    const res = await send('POST', '/alert-rules', { ...rule, window: 'soon', threshold: 'high', notify: [{ type: 'pager', url: 'x' }, { type: 'webhook', url: 'x' }] });
     expect(res.status).toBe(400);
     const body = (await res.json()) as { error: string; issues: string[] };
     expect(body.issues.sort()).toEqual([
-      'body.notify.0.type: Invalid option: expected one of "webhook"|"slack"',
-      'body.notify.0.url: must be an http(s) URL',
+      "body.notify.0.type: Invalid discriminator value. Expected 'webhook' | 'slack' | 'pagerduty' | 'email'",
+      'body.notify.1.url: must be an http(s) URL',
       'body.threshold: Invalid input: expected number, received string',
       'body.window: must be a duration such as "30s", "15m", "1h" or "7d"',
     ]);

@@ -38,8 +38,9 @@ const notFound = (id: string) => ({ status: 404, body: { error: `no alert rule w
  * name that does not resolve yet is taken: it can reach nothing until it does.
  */
 async function targetProblems(input: AlertRuleInput, policy: OutboundPolicy): Promise<string[]> {
-  const checks = await Promise.all((input.notify ?? []).map((t) => checkOutboundTarget(t.url, policy)));
-  return checks.flatMap((c, i) => (c.ok || c.unresolved ? [] : [`body.notify.${i}.url: ${c.reason}`]));
+  // Email goes to the operator's SMTP server, not to an address the rule names.
+  const checks = await Promise.all((input.notify ?? []).map((t) => (t.type === 'email' || t.url === undefined ? Promise.resolve(null) : checkOutboundTarget(t.url, policy))));
+  return checks.flatMap((c, i) => (c === null || c.ok || c.unresolved ? [] : [`body.notify.${i}.url: ${c.reason}`]));
 }
 
 /**

@@ -16,8 +16,16 @@ export function maskUrl(url: string): string {
   }
 }
 
+/** A PagerDuty integration key lets anyone open incidents on the service: a read key sees its first 4 characters. */
+export function maskSecret(secret: string): string {
+  return `${secret.slice(0, 4)}…`;
+}
+
 export function maskRule(rule: AlertRule): AlertRule {
-  return { ...rule, notify: rule.notify.map((t) => ({ ...t, url: maskUrl(t.url) })) };
+  return {
+    ...rule,
+    notify: rule.notify.map((t) => (t.type === 'email' ? t : t.type === 'pagerduty' ? { ...t, url: maskUrl(t.url), routing_key: maskSecret(t.routing_key) } : { ...t, url: maskUrl(t.url) })),
+  };
 }
 
 export const DeliveryViewSchema = DeliverySchema.partial({ attempts: true });
@@ -26,7 +34,7 @@ export const AlertEventViewSchema = AlertEventSchema.extend({ deliveries: z.arra
 export type AlertEventView = z.infer<typeof AlertEventViewSchema>;
 
 export function maskDelivery(d: Delivery): DeliveryView {
-  return { type: d.type, url: maskUrl(d.url), outcome: d.outcome, at_ms: d.at_ms };
+  return { type: d.type, url: d.url.startsWith('mailto:') ? d.url : maskUrl(d.url), outcome: d.outcome, at_ms: d.at_ms };
 }
 
 export function maskEvent(e: AlertEvent): AlertEventView {

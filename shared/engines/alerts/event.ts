@@ -41,7 +41,8 @@ export const AlertPayloadSchema = z.object({
 export type AlertPayload = z.infer<typeof AlertPayloadSchema>;
 
 export const DeliverySchema = z.object({
-  type: z.enum(['webhook', 'slack']),
+  type: z.enum(['webhook', 'slack', 'pagerduty', 'email']),
+  /** The target's URL, or `mailto:` and its recipients for email. */
   url: z.string(),
   outcome: z.enum(['delivered', 'failed']),
   attempts: z.int().nonnegative(),

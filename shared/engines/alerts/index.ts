@@ -15,3 +15,5 @@ export { AlertPayloadSchema, AlertSideSchema, AlertEventSchema, AlertStateSchema
 export type { AlertPayload, AlertSide, AlertEvent, AlertState, Delivery } from './event.ts';
 export { createAlertRepository, newAlertEventId, ALERT_DOC_KINDS } from './repository.ts';
 export type { AlertRepository, AlertEventPage, ListEventsQuery, InvalidDocHandler } from './repository.ts';
+export { PAGERDUTY_EVENTS_URL, recipients, targetAddress } from './targets.ts';
+export type { HttpTarget, EmailTarget, PagerDutyTarget } from './targets.ts';

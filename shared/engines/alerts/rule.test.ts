@@ -42,12 +42,12 @@ describe('AlertRuleInputSchema', () => {
   });
 
   it('names every invalid field', () => {
-    expect(problems({ ...threshold, name: '', window: '15 minutes', threshold: 90, min_samples: 0, notify: [{ type: 'email', url: 'ftp://x' }], colour: 'red' }).sort()).toEqual([
+    expect(problems({ ...threshold, name: '', window: '15 minutes', threshold: 90, min_samples: 0, notify: [{ type: 'pager' }, { type: 'webhook', url: 'ftp://x' }], colour: 'red' }).sort()).toEqual([
       '(body): Unrecognized key: "colour"',
       'min_samples: Too small: expected number to be >=1',
       'name: Too small: expected string to have >=1 characters',
-      'notify.0.type: Invalid option: expected one of "webhook"|"slack"',
-      'notify.0.url: must be an http(s) URL',
+      "notify.0.type: Invalid discriminator value. Expected 'webhook' | 'slack' | 'pagerduty' | 'email'",
+      'notify.1.url: must be an http(s) URL',
       'window: must be a duration such as "30s", "15m", "1h" or "7d"',
     ]);
     expect(problems({ ...threshold, threshold: 90 })).toEqual(['threshold: a pass_rate threshold is a fraction between 0 and 1']);

@@ -1,5 +1,8 @@
 import { z } from 'zod';
 import { DURATION_PATTERN, durationProblem } from './duration.ts';
+import { NotifyTargetSchema } from './targets.ts';
+
+export { NotifyTargetSchema, type NotifyTarget } from './targets.ts';
 
 // These schemas are the API's request and response contracts too: the OpenAPI document is
 // generated from them with `z.toJSONSchema`, so they use no transforms (durations stay strings,
@@ -25,13 +28,6 @@ export const AlertFiltersSchema = z
   .strict();
 export type AlertFilters = z.infer<typeof AlertFiltersSchema>;
 
-export const NotifyTargetSchema = z
-  .object({
-    type: z.enum(['webhook', 'slack']),
-    url: z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }),
-  })
-  .strict();
-export type NotifyTarget = z.infer<typeof NotifyTargetSchema>;
 
 const common = {
   name: z.string().min(1).max(200),

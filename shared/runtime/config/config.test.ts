@@ -13,7 +13,7 @@ describe('loadConfig', () => {
     expect(c.ports).toEqual({ otlpHttp: 4318, otlpGrpc: 4317, api: 8080, metrics: null });
     expect(c.dataDir).toBe('./data');
     expect(c.limits.maxBodyBytes).toBe(20 * 1024 * 1024);
-    expect(c.alerter).toEqual({ intervalMs: 60_000, allowPrivateTargets: { hosts: [], cidrs: [] } });
+    expect(c.alerter).toEqual({ intervalMs: 60_000, allowPrivateTargets: { hosts: [], cidrs: [] }, smtp: null });
     expect([c.trustedProxies, c.metricsToken]).toEqual([{ hosts: [], cidrs: [] }, null]);
   });
 

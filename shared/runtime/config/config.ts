@@ -118,6 +118,12 @@ export const ConfigSchema = z
     // Webhook/Slack targets that resolve to loopback, private, link-local, CGNAT or metadata
     // addresses are refused unless listed here: host names, addresses or ranges, comma-separated.
     TRACECHECK_ALERT_ALLOW_PRIVATE_TARGETS: addressList,
+    // Email notifications go through this one SMTP server: smtp://[user:password@]host[:port]
+    // (STARTTLS required unless TRACECHECK_SMTP_TLS=none) or smtps:// (TLS from the start).
+    TRACECHECK_SMTP_URL: z.preprocess(emptyAsUndefined, z.url({ protocol: /^smtps?$/, message: 'must be smtp://… or smtps://…' }).optional()),
+    TRACECHECK_SMTP_FROM: z.string().min(3).default('tracecheck <tracecheck@localhost>'),
+    TRACECHECK_SMTP_TLS: z.enum(['starttls', 'none']).default('starttls'),
+    TRACECHECK_SMTP_CA_FILE: z.preprocess(emptyAsUndefined, z.string().optional()),
     // Proxies (addresses or ranges) whose X-Forwarded-For and X-Forwarded-Proto the API believes:
     // the client's address for throttling, and https for the login cookie's Secure flag.
     TRACECHECK_TRUSTED_PROXIES: addressList,
@@ -200,7 +206,12 @@ export interface Config {
   /** Units one scorer scores at once. */
   scorerConcurrency: number;
   /** How often the alerter evaluates its rules; the non-public targets it may call anyway. */
-  alerter: { intervalMs: number; allowPrivateTargets: AddressList };
+  alerter: {
+    intervalMs: number;
+    allowPrivateTargets: AddressList;
+    /** The SMTP server email notifications go through; null: email targets fail, saying so. */
+    smtp: { url: string; from: string; tls: 'starttls' | 'none'; caFile: string | null } | null;
+  };
   /** Proxies whose forwarded client address and protocol the API believes. */
   trustedProxies: AddressList;
   /** The bearer token that reads GET /metrics once keys exist; null: nobody then. */
@@ -277,7 +288,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     checkDefinitionsFile: c.TRACECHECK_CHECK_DEFINITIONS ?? null,
     sandbox: { processes: c.TRACECHECK_SANDBOX_PROCESSES, memoryMb: c.TRACECHECK_SANDBOX_MEMORY_MB },
     scorerConcurrency: c.TRACECHECK_SCORER_CONCURRENCY,
-    alerter: { intervalMs: c.TRACECHECK_ALERT_INTERVAL_MS, allowPrivateTargets: c.TRACECHECK_ALERT_ALLOW_PRIVATE_TARGETS },
+    alerter: {
+      intervalMs: c.TRACECHECK_ALERT_INTERVAL_MS,
+      allowPrivateTargets: c.TRACECHECK_ALERT_ALLOW_PRIVATE_TARGETS,
+      smtp: c.TRACECHECK_SMTP_URL ? { url: c.TRACECHECK_SMTP_URL, from: c.TRACECHECK_SMTP_FROM, tls: c.TRACECHECK_SMTP_TLS, caFile: c.TRACECHECK_SMTP_CA_FILE ?? null } : null,
+    },
     trustedProxies: c.TRACECHECK_TRUSTED_PROXIES,
     metricsToken: c.TRACECHECK_METRICS_TOKEN ?? null,
     logLevel: c.TRACECHECK_LOG_LEVEL ?? null,

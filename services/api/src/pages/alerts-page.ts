@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import { z } from 'zod';
-import type { AlertRule, AlertState } from '../../../../shared/engines/alerts/index.ts';
+import { targetAddress, type AlertRule, type AlertState } from '../../../../shared/engines/alerts/index.ts';
 import { maskEvent, maskRule, type AlertEventView } from '../alert-views.ts';
 import { canManage, type ApiEnv } from '../route.ts';
 import { checkHref, num, pct, unitHref, utc, withQuery } from './format.ts';
@@ -52,7 +52,7 @@ function ruleRow(rule: AlertRule, state: AlertState | undefined): Html {
 <td data-state>${stateBadge(rule, state)}${state?.last_error ? h`<div class="muted">${state.last_error}</div>` : null}</td>
 <td class="num">${value === null ? '–' : value <= 1 && rule.kind !== 'judge_health' ? pct(value) : num(value)}</td>
 <td class="muted">${state?.last_evaluated_at_ms ? utc(state.last_evaluated_at_ms) : '–'}</td>
-<td>${rule.notify.length === 0 ? h`<span class="muted">history only</span>` : rule.notify.map((n) => h`<div>${n.type}: <code>${n.url}</code></div>`)}</td>
+<td>${rule.notify.length === 0 ? h`<span class="muted">history only</span>` : rule.notify.map((n) => h`<div>${n.type}: <code>${targetAddress(n)}</code></div>`)}</td>
 <td data-result-scope><button type="button" class="secondary" data-put-rule="${JSON.stringify({ ...input, enabled: !rule.enabled })}" data-url="${url}">${rule.enabled ? 'Disable' : 'Enable'}</button>
 <a href="${withQuery('/alerts', { rule_id: rule.id })}">history</a><div data-result hidden></div>
 <details><summary>Edit</summary>${ruleForm('PUT', url, input, 'Save')}</details></td></tr>`;

@@ -106,14 +106,17 @@ export function createAlerter(options: AlerterOptions): Alerter {
 
   async function aggregatesOf(rule: AlertRule, nowMs: number): Promise<RuleAggregates> {
     const q = ruleQueries(rule, nowMs);
+    if (q.kind === 'units') return { kind: 'units', seen: (await store.listUnits(q.query)).length };
     if (q.kind === 'single') return { kind: 'single', rows: await store.aggregateScores(q.query) };
     const [baseline, candidate] = await Promise.all([store.aggregateScores(q.baseline), store.aggregateScores(q.candidate)]);
     return { kind: 'pair', baseline, candidate };
   }
 
   async function failingUnits(rule: AlertRule, nowMs: number): Promise<string[]> {
+    const query = failingUnitsQuery(rule, nowMs);
+    if (!query) return [];
     try {
-      const scores = await store.queryScores(failingUnitsQuery(rule, nowMs));
+      const scores = await store.queryScores(query);
       return [...new Set(scores.map((s) => s.unit_id))].slice(0, 20);
     } catch (err) {
       // The notification matters more than its examples.

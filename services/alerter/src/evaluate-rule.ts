@@ -1,4 +1,4 @@
-import { parseDuration, type AlertRule, type AlertState, type JudgeHealthRule, type RegressionRule, type ThresholdRule } from '../../../shared/engines/alerts/index.ts';
+import { parseDuration, type AlertRule, type AlertState, type JudgeHealthRule, type NoDataRule, type RegressionRule, type ThresholdRule } from '../../../shared/engines/alerts/index.ts';
 import type { ScoreAggregate } from '../../../shared/adapters/store/contract.ts';
 import { regressionVerdict } from './regression-test.ts';
 
@@ -28,10 +28,16 @@ export type Observation =
       reported: 'error_rate' | 'lag';
       value: number | null;
       verdict: Verdict;
-    };
+    }
+  /** `value`: 1 when at least one unit ended within the window, else 0. */
+  | { kind: 'no_data'; value: number; verdict: Verdict };
 
 /** Aggregates as the store answered the rule's queries (see `ruleQueries`). */
-export type RuleAggregates = { kind: 'single'; rows: ScoreAggregate[] } | { kind: 'pair'; baseline: ScoreAggregate[]; candidate: ScoreAggregate[] };
+export type RuleAggregates =
+  | { kind: 'single'; rows: ScoreAggregate[] }
+  | { kind: 'pair'; baseline: ScoreAggregate[]; candidate: ScoreAggregate[] }
+  /** Units that ended within the window, counted up to one. */
+  | { kind: 'units'; seen: number };
 
 export type Transition = 'fire' | 'remind' | 'resolve';
 
@@ -89,8 +95,16 @@ function observeJudgeHealth(rule: JudgeHealthRule, rows: readonly ScoreAggregate
   return { kind: 'judge_health', total, errors, errorRate, lagMs, broken, reported: reportsLag ? 'lag' : 'error_rate', value: reportsLag ? lagMs : errorRate, verdict };
 }
 
+function observeNoData(_rule: NoDataRule, seen: number): Observation {
+  return { kind: 'no_data', value: seen > 0 ? 1 : 0, verdict: seen > 0 ? 'good' : 'bad' };
+}
+
 /** Measures a rule's condition from the store's aggregates. Pure. */
 export function observe(rule: AlertRule, aggregates: RuleAggregates): Observation {
+  if (rule.kind === 'no_data') {
+    if (aggregates.kind !== 'units') throw new TypeError('a no_data rule needs a unit count');
+    return observeNoData(rule, aggregates.seen);
+  }
   if (rule.kind === 'regression') {
     if (aggregates.kind !== 'pair') throw new TypeError('a regression rule needs baseline and candidate aggregates');
     return observeRegression(rule, aggregates.baseline, aggregates.candidate);

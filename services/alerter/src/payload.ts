@@ -1,4 +1,4 @@
-import type { AlertPayload, AlertRule } from '../../../shared/engines/alerts/index.ts';
+import { ruleCheck, type AlertPayload, type AlertRule } from '../../../shared/engines/alerts/index.ts';
 import type { Observation } from './evaluate-rule.ts';
 import { sideFilters } from './rule-queries.ts';
 import { alertSide, summarize } from './summary.ts';
@@ -16,7 +16,7 @@ export function buildPayload(rule: AlertRule, o: Observation, ctx: PayloadContex
     rule: rule.name,
     state: ctx.state,
     kind: rule.kind,
-    check: rule.check ?? null,
+    check: ruleCheck(rule) ?? null,
     summary: summarize(rule, o, ctx.state),
     value: o.value,
     window: rule.window,

@@ -1,8 +1,8 @@
 import { parseDuration, type AlertFilters, type AlertRule } from '../../../shared/engines/alerts/index.ts';
-import type { AggregateQuery, ScoreFilters, ScoreQuery } from '../../../shared/adapters/store/index.ts';
+import type { AggregateQuery, ScoreFilters, ScoreQuery, UnitQuery } from '../../../shared/adapters/store/index.ts';
 
 /** The store queries one evaluation of a rule needs: one aggregate, or two for a regression. */
-export type RuleQueries = { kind: 'single'; query: AggregateQuery } | { kind: 'pair'; baseline: AggregateQuery; candidate: AggregateQuery };
+export type RuleQueries = { kind: 'single'; query: AggregateQuery } | { kind: 'pair'; baseline: AggregateQuery; candidate: AggregateQuery } | { kind: 'units'; query: UnitQuery };
 
 /** A score query with filters (`ScoreQuery` carries the `ScoreFilters` fields). */
 export type FilteredScoreQuery = ScoreQuery;
@@ -42,6 +42,9 @@ export function ruleQueries(rule: AlertRule, nowMs: number): RuleQueries {
         baseline: { ...toScoreFilters(sideFilters(rule, rule.baseline)), project: rule.project, check: rule.check, ...range },
         candidate: { ...toScoreFilters(sideFilters(rule, rule.candidate)), project: rule.project, check: rule.check, ...range },
       };
+    case 'no_data':
+      // One unit is enough to say the agent is not silent.
+      return { kind: 'units', query: { ...toScoreFilters(rule.filters), project: rule.project, ...range, limit: 1 } };
   }
 }
 
@@ -50,7 +53,7 @@ export function ruleQueries(rule: AlertRule, nowMs: number): RuleQueries {
  * check (the candidate's, for a regression), or errored judge scores for judge health. Bounded by
  * the unit's end time, exactly as the aggregates are, so the units are among those counted.
  */
-export function failingUnitsQuery(rule: AlertRule, nowMs: number): FilteredScoreQuery {
+export function failingUnitsQuery(rule: AlertRule, nowMs: number): FilteredScoreQuery | null {
   const range = { endFromMs: nowMs - windowMs(rule), endToMs: nowMs, limit: 20 };
   switch (rule.kind) {
     case 'threshold':
@@ -59,5 +62,8 @@ export function failingUnitsQuery(rule: AlertRule, nowMs: number): FilteredScore
       return { ...toScoreFilters(sideFilters(rule, rule.candidate)), project: rule.project, check: rule.check, status: 'ok', passed: false, ...range };
     case 'judge_health':
       return { ...toScoreFilters(rule.filters), project: rule.project, judgeOnly: true, status: 'error', ...(rule.check !== undefined ? { check: rule.check } : {}), ...range };
+    case 'no_data':
+      // Silence has no failing units to name.
+      return null;
   }
 }

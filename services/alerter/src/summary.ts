@@ -87,6 +87,11 @@ export function summarize(rule: AlertRule, o: Observation, state: 'firing' | 're
     if (lagPart) parts.push(`${parts.length ? 'scoring' : `scoring of ${scores}`} trails the agents by ${formatMs(o.lagMs!)} on average over the last ${rule.window}, ${firing ? 'above' : 'within'} the limit of ${formatMs(rule.max_lag_ms!)} (n = ${o.total})`);
     return parts.length > 0 ? parts.join('; ') : `${scores}: no data over the last ${rule.window}`;
   }
+  if (o.kind === 'no_data' && rule.kind === 'no_data') {
+    const scope = describeFilters(rule.filters);
+    const from = scope ? ` from ${scope}` : '';
+    return firing ? `no unit${from} ended in the last ${rule.window}: the agent may be down or its exporter broken` : `units${from} arrive again (at least one in the last ${rule.window})`;
+  }
   throw new TypeError(`observation of kind ${o.kind} does not belong to a ${rule.kind} rule`);
 }
 

@@ -18,7 +18,7 @@ export const AlertPayloadSchema = z.object({
   /** The rule's name. */
   rule: z.string(),
   state: z.enum(['firing', 'resolved']),
-  kind: z.enum(['threshold', 'regression', 'judge_health']),
+  kind: z.enum(['threshold', 'regression', 'judge_health', 'no_data']),
   /** null for a judge-health rule over every judge check. */
   check: z.string().nullable(),
   /** One plain sentence. */
@@ -27,7 +27,8 @@ export const AlertPayloadSchema = z.object({
   candidate: AlertSideSchema.optional(),
   /**
    * threshold: the pass rate or mean; regression: the candidate's failure rate; judge_health: the
-   * error rate, or the mean lag in ms when only a lag limit is set or the lag is what broke.
+   * error rate, or the mean lag in ms when only a lag limit is set or the lag is what broke;
+   * no_data: 0 when no unit arrived in the window, 1 when at least one did.
    */
   value: z.number().nullable(),
   threshold: z.number().optional(),

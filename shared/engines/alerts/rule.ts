@@ -78,6 +78,15 @@ export const JudgeHealthRuleInputSchema = z
   })
   .strict();
 
+export const NoDataRuleInputSchema = z
+  .object({
+    ...common,
+    kind: z.literal('no_data'),
+    window: DurationSchema.meta({ description: 'Fires when no unit matching the filters ended within this long.' }),
+    for_evaluations: z.int().min(1).max(1_000).default(1),
+  })
+  .strict();
+
 function crossFieldRules(rule: { kind: string; metric?: string; threshold?: number; max_error_rate?: number; max_lag_ms?: number; baseline?: AlertFilters; candidate?: AlertFilters }, ctx: z.RefinementCtx): void {
   if (rule.kind === 'threshold' && (rule.metric ?? 'pass_rate') === 'pass_rate' && rule.threshold !== undefined && (rule.threshold < 0 || rule.threshold > 1)) {
     ctx.addIssue({ code: 'custom', path: ['threshold'], message: 'a pass_rate threshold is a fraction between 0 and 1' });
@@ -100,7 +109,7 @@ function sortKeys(o: Record<string, unknown>): Record<string, unknown> {
 
 /** What a client sends to create or replace a rule (`POST` / `PUT /api/v1/alert-rules`). */
 export const AlertRuleInputSchema = z
-  .discriminatedUnion('kind', [ThresholdRuleInputSchema, RegressionRuleInputSchema, JudgeHealthRuleInputSchema])
+  .discriminatedUnion('kind', [ThresholdRuleInputSchema, RegressionRuleInputSchema, JudgeHealthRuleInputSchema, NoDataRuleInputSchema])
   .superRefine(crossFieldRules);
 export type AlertRuleInput = z.input<typeof AlertRuleInputSchema>;
 
@@ -117,13 +126,20 @@ export const AlertRuleSchema = z
     ThresholdRuleInputSchema.extend(stored),
     RegressionRuleInputSchema.extend(stored),
     JudgeHealthRuleInputSchema.extend(stored),
+    NoDataRuleInputSchema.extend(stored),
   ])
   .superRefine(crossFieldRules);
 export type AlertRule = z.output<typeof AlertRuleSchema>;
 export type ThresholdRule = Extract<AlertRule, { kind: 'threshold' }>;
 export type RegressionRule = Extract<AlertRule, { kind: 'regression' }>;
 export type JudgeHealthRule = Extract<AlertRule, { kind: 'judge_health' }>;
+export type NoDataRule = Extract<AlertRule, { kind: 'no_data' }>;
 export type AlertRuleKind = AlertRule['kind'];
+
+/** The check a rule watches: none for a no-data rule, nor for a judge-health rule over every judge check. */
+export function ruleCheck(rule: AlertRule): string | undefined {
+  return 'check' in rule ? rule.check : undefined;
+}
 
 /** Validation problems as `field: message` lines, one per invalid field (for 400 answers and CLI errors). */
 export function describeIssues(error: z.ZodError, root = '(body)'): string[] {

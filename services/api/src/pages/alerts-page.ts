@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import { z } from 'zod';
-import { targetAddress, type AlertRule, type AlertState } from '../../../../shared/engines/alerts/index.ts';
+import { ruleCheck, targetAddress, type AlertRule, type AlertState } from '../../../../shared/engines/alerts/index.ts';
 import { maskEvent, maskRule, type AlertEventView } from '../alert-views.ts';
 import { canManage, type ApiEnv } from '../route.ts';
 import { checkHref, num, pct, unitHref, utc, withQuery } from './format.ts';
@@ -48,7 +48,7 @@ function ruleRow(rule: AlertRule, state: AlertState | undefined): Html {
   const input = ruleInput(rule);
   const value = state?.last_value ?? null;
   return h`<tr id="rule-${rule.id}" data-rule-row="${rule.name}">
-<td><strong>${rule.name}</strong><div class="muted">${rule.kind}${rule.check ? h` · <a href="${checkHref(rule.check)}">${rule.check}</a>` : null}</div></td>
+<td><strong>${rule.name}</strong><div class="muted">${rule.kind}${ruleCheck(rule) ? h` · <a href="${checkHref(ruleCheck(rule)!)}">${ruleCheck(rule)}</a>` : null}</div></td>
 <td data-state>${stateBadge(rule, state)}${state?.last_error ? h`<div class="muted">${state.last_error}</div>` : null}</td>
 <td class="num">${value === null ? '–' : value <= 1 && rule.kind !== 'judge_health' ? pct(value) : num(value)}</td>
 <td class="muted">${state?.last_evaluated_at_ms ? utc(state.last_evaluated_at_ms) : '–'}</td>

@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import { z } from 'zod';
-import type { AlertRule, AlertState } from '../../../../shared/engines/alerts/index.ts';
+import { ruleCheck, type AlertRule, type AlertState } from '../../../../shared/engines/alerts/index.ts';
 import type { ScoreAggregate } from '../../../../shared/adapters/store/index.ts';
 import { BUCKETS, querySummary, seriesWindow, type Bucket } from '../monitoring-queries.ts';
 import { rateStats, seriesPoints, type RateStats } from '../monitoring.ts';
@@ -44,7 +44,7 @@ function firingCard(rules: AlertRule[], states: Map<string, AlertState>): Html {
   return h`<div class="card firing-list" data-firing="${firing.length}"><strong>Firing now</strong>
 <ul>${firing.map((r) => {
     const s = states.get(r.id)!;
-    return h`<li><a href="/alerts#rule-${r.id}">${r.name}</a> <span class="badge firing">firing</span> <span class="muted">${r.kind}${r.check ? h` on <a href="${checkHref(r.check)}">${r.check}</a>` : null}${s.fired_at_ms !== null ? ` since ${utc(s.fired_at_ms)}` : ''}</span></li>`;
+    return h`<li><a href="/alerts#rule-${r.id}">${r.name}</a> <span class="badge firing">firing</span> <span class="muted">${r.kind}${ruleCheck(r) ? h` on <a href="${checkHref(ruleCheck(r)!)}">${ruleCheck(r)}</a>` : null}${s.fired_at_ms !== null ? ` since ${utc(s.fired_at_ms)}` : ''}</span></li>`;
   })}</ul></div>`;
 }
 

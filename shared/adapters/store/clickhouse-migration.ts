@@ -15,6 +15,7 @@ import {
 } from './clickhouse-schema.ts';
 import { clickHouseErrorCode } from './clickhouse-errors.ts';
 import { withSchemaLease, type SchemaLeaseOptions } from './clickhouse-lease.ts';
+import { assertSupportedClickHouse } from './clickhouse-versions.ts';
 import { UNIT_REVISION_INSERT_COLUMNS, col } from './clickhouse-writes.ts';
 import { SCORE_FIELDS } from './rows.ts';
 import { sql } from './sql-quote.ts';
@@ -47,6 +48,7 @@ export function createClickHouseMigration(options: ClickHouseMigrationOptions): 
     const rows = await select('version', sql`SELECT version() AS v`);
     const v = rows[0]?.v;
     if (typeof v !== 'string') throw new PermanentError('clickhouse did not report a version');
+    assertSupportedClickHouse(v);
     features = parseClickHouseVersion(v);
     return features;
   }

@@ -27,6 +27,8 @@ export interface FrontOptions {
   version: string;
   /** The one user the front knows (ClickHouse's default: `default` with an empty password). */
   user?: { name: string; password: string };
+  /** Settings of the server's default profile (already SET on the session): a query's own settings are undone back to these. */
+  profile?: Record<string, string>;
 }
 
 // URL parameters the HTTP interface reads itself; every other one is a setting of the query.
@@ -112,7 +114,7 @@ function unescapeParam(value: string): string {
 }
 
 /** A SETTINGS value as SQL: numbers and booleans bare, anything else a quoted string. */
-function settingLiteral(value: string): string {
+export function settingLiteral(value: string): string {
   if (/^-?\d+(\.\d+)?$/.test(value)) return value;
   return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 }
@@ -130,6 +132,7 @@ const INSERT_RE = /^\s*INSERT\s+INTO\s+([A-Za-z0-9_.`]+)\s*(?:\(([^()]*)\))?\s*F
 export function createChdbHttpFront(options: FrontOptions): Server {
   const { engine, version } = options;
   const known = options.user ?? { name: 'default', password: '' };
+  const profile = options.profile ?? {};
   let queue: Promise<unknown> = Promise.resolve();
   let currentDatabase = 'default';
 
@@ -176,7 +179,10 @@ export function createChdbHttpFront(options: FrontOptions): Server {
       const data = r.bytes();
       return { data, format: formatOf(text, format), summary: summaryOf(started, r.rowsRead, r.bytesRead, 0, 0, 0, data.byteLength) };
     } finally {
-      for (const [key] of settings) await engine.query(`SET ${key} = DEFAULT`, 'TabSeparated').catch(() => undefined);
+      for (const [key] of settings) {
+        const restored = profile[key] === undefined ? 'DEFAULT' : settingLiteral(profile[key]);
+        await engine.query(`SET ${key} = ${restored}`, 'TabSeparated').catch(() => undefined);
+      }
     }
   }
 

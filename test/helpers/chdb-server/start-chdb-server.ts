@@ -15,11 +15,12 @@ export interface ChdbServer {
 /**
  * The current ClickHouse engine (npm `chdb`) behind a ClickHouse-compatible HTTP front, in a child
  * process with its own session directory (tables persist across queries; removed at stop). The
- * child's stdin is a pipe: it ends when this process dies, and the child leaves with it.
+ * child's stdin is a pipe: it ends when this process dies, and the child leaves with it. `profile`:
+ * settings the server applies to every query unless the query sets them (a server's default profile).
  */
-export async function startChdbServer(options: { startTimeoutMs?: number } = {}): Promise<ChdbServer> {
+export async function startChdbServer(options: { startTimeoutMs?: number; profile?: Record<string, string | number> } = {}): Promise<ChdbServer> {
   const dir = mkdtempSync(join(tmpdir(), 'tracecheck-chdb-'));
-  const child: ChildProcess = spawn(process.execPath, [join(ROOT, 'bin', 'run-ts.mjs'), join(ROOT, 'test', 'helpers', 'chdb-server', 'main.ts'), dir], {
+  const child: ChildProcess = spawn(process.execPath, [join(ROOT, 'bin', 'run-ts.mjs'), join(ROOT, 'test', 'helpers', 'chdb-server', 'main.ts'), dir, ...Object.entries(options.profile ?? {}).map(([k, v]) => `${k}=${v}`)], {
     cwd: ROOT,
     stdio: ['pipe', 'pipe', 'pipe'],
   });

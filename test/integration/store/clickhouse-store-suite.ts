@@ -9,6 +9,7 @@ import { describeMonitoringContract } from './monitoring-contract.ts';
 import { describeRevisionContract, expectLegacyMigrated } from './revision-contract.ts';
 import { describeStoreContract } from './store-contract.ts';
 import { makeScore, makeUnit } from './store-fixtures.ts';
+import { expectDedupAcrossPartitions } from './dedup-at-read.ts';
 
 /** A ClickHouse to run the store on: its URL and an admin client, both known once the file's servers are up. */
 export interface ClickHouseTarget {
@@ -70,6 +71,10 @@ export function describeClickHouseStoreSuite(label: string, target: ClickHouseTa
       expect((await store.listUnits({ agent: unit.agent_name! })).filter((u) => u.unit_id === unit.unit_id)).toHaveLength(1);
       expect((await store.getUnitRevision(unit.unit_id, undefined, 1))?.unit).toEqual(unit);
       await store.shutdown();
+    });
+
+    it('reads the latest revision of a unit whose revisions lie in three parts and partitions, before and after merges', async () => {
+      await expectDedupAcrossPartitions(target.url(), target.admin(), database);
     });
 
     it('skips a stored row that fails the schema instead of returning it', async () => {

@@ -39,8 +39,10 @@ const NOT_SETTINGS = new Set(['query', 'database', 'default_format', 'query_id',
 const STATUS_BY_CODE = new Map<number, number>([
   [194, 401], // REQUIRED_PASSWORD
   [192, 403], [193, 403], [516, 403], [495, 403], // UNKNOWN_USER, WRONG_PASSWORD, AUTHENTICATION_FAILED, SET_NON_GRANTED_ROLE
-  [26, 400], [27, 400], [32, 400], [38, 400], [41, 400], [62, 400], [6, 400], [69, 400], [72, 400], [73, 400], [36, 400], // parse and syntax errors, bad arguments
-  [60, 404], [46, 404], [47, 404], [50, 404], [56, 404], [81, 404], // UNKNOWN_TABLE, _FUNCTION, _IDENTIFIER, _TYPE, _STORAGE, _DATABASE
+  // parse and syntax errors, type mismatches, incorrect data
+  [6, 400], [26, 400], [27, 400], [38, 400], [41, 400], [53, 400], [62, 400], [72, 400], [117, 400], [167, 400], [168, 400],
+  // unknown table, function, identifier, type, storage, database, setting, format, aggregate function
+  [60, 404], [46, 404], [47, 404], [50, 404], [56, 404], [81, 404], [115, 404], [73, 404], [63, 404],
   [48, 501], // NOT_IMPLEMENTED
   [159, 408], // TIMEOUT_EXCEEDED
 ]);

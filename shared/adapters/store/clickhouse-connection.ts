@@ -30,6 +30,8 @@ export function createClickHouseConnection(options: ClickHouseConnectionOptions)
   const database = quoteIdentifier(options.database);
   let client: ClickHouseClient | null = null;
   let closed = false;
+  /** What the server's features add to every statement (see `useSettings`). */
+  let serverSettings: ClickHouseSettings = {};
 
   function getClient(): ClickHouseClient {
     if (closed) throw new PermanentError('clickhouse store is shut down');
@@ -53,12 +55,12 @@ export function createClickHouseConnection(options: ClickHouseConnectionOptions)
   }
 
   async function command(action: string, query: string): Promise<void> {
-    await run(action, (c) => c.command({ query }));
+    await run(action, (c) => c.command({ query, clickhouse_settings: serverSettings }));
   }
 
   async function select(action: string, query: SqlFragment): Promise<Record<string, unknown>[]> {
     return run(action, async (c) => {
-      const rs = await c.query({ query: query.sqlText, format: 'JSONEachRow', clickhouse_settings: READ_SETTINGS });
+      const rs = await c.query({ query: query.sqlText, format: 'JSONEachRow', clickhouse_settings: { ...READ_SETTINGS, ...serverSettings } });
       return rs.json<Record<string, unknown>>();
     });
   }
@@ -74,6 +76,10 @@ export function createClickHouseConnection(options: ClickHouseConnectionOptions)
     command,
     select,
     insert,
+    /** Settings for every later select and command: only ones this server knows (an unknown one fails the query). */
+    useSettings(settings: ClickHouseSettings): void {
+      serverSettings = { ...settings };
+    },
     async close(): Promise<void> {
       if (closed) return;
       closed = true;

@@ -28,8 +28,19 @@ const sqlOperator = (op: keyof typeof OPERATORS): SqlFragment => OPERATORS[op];
 // Columns every version of a score key shares: they describe the unit (or are the key), so a filter
 // on them keeps or drops all versions of a key together and may run before FINAL's merge, as
 // PREWHERE: only the matching rows are then read and merged. Everything a re-score can change
-// (status, passed, value, created_at_ms) stays in WHERE, after the merge.
-const UNIT_COLUMNS_OF_SCORES = new Set(['check', 'check_version', 'unit_id', 'unit_revision', 'project', 'agent_name', 'agent_version', 'environment', 'service', 'unit_kind', 'unit_end_time_ms']);
+// (status, passed, value, created_at_ms) stays in WHERE, after the merge, and so does the unit's
+// end time: a later revision of a unit (a session that grew) ends later, and a PREWHERE on
+// unit_end_time_ms kept the superseded score of a range that only the old end time falls in (both
+// 18.16 and 26.7 apply PREWHERE before FINAL's merge).
+const UNIT_COLUMNS_OF_SCORES = new Set(['check', 'check_version', 'unit_id', 'unit_revision', 'project', 'agent_name', 'agent_version', 'environment', 'service', 'unit_kind']);
+
+/**
+ * Settings that would make FINAL keep more than one version of a key, pinned off on servers that
+ * have them (a user's profile may turn them on): a later revision's scores can land in another
+ * partition (the month of its later end time), and `do_not_merge_across_partitions_select_final`
+ * would then keep both; `optimize_move_to_prewhere_if_final` would move WHERE filters before the merge.
+ */
+export const FINAL_SAFE_SETTINGS: Readonly<Record<string, 0>> = { do_not_merge_across_partitions_select_final: 0, optimize_move_to_prewhere_if_final: 0 };
 
 function columnsOf(cond: Condition): string[] {
   return 'parts' in cond ? cond.parts.flatMap(columnsOf) : [cond.column];

@@ -15,9 +15,11 @@ import {
 } from './clickhouse-schema.ts';
 import { clickHouseErrorCode } from './clickhouse-errors.ts';
 import { withSchemaLease, type SchemaLeaseOptions } from './clickhouse-lease.ts';
+import { assertSupportedClickHouse } from './clickhouse-versions.ts';
 import { UNIT_REVISION_INSERT_COLUMNS, col } from './clickhouse-writes.ts';
 import { SCORE_FIELDS } from './rows.ts';
-import { sql } from './sql-quote.ts';
+import { joinSql, sql } from './sql-quote.ts';
+import { FINAL_SAFE_SETTINGS } from './clickhouse-filters.ts';
 
 export interface ClickHouseMigrationOptions {
   connection: ClickHouseConnection;
@@ -47,6 +49,10 @@ export function createClickHouseMigration(options: ClickHouseMigrationOptions): 
     const rows = await select('version', sql`SELECT version() AS v`);
     const v = rows[0]?.v;
     if (typeof v !== 'string') throw new PermanentError('clickhouse did not report a version');
+    assertSupportedClickHouse(v);
+    // Asked of system.settings rather than inferred from the version: 18.16 has neither, later releases added them one by one.
+    const known = await select('settings', sql`SELECT name FROM system.settings WHERE name IN (${joinSql(Object.keys(FINAL_SAFE_SETTINGS).map((n) => sql`${n}`), ', ')})`);
+    connection.useSettings(Object.fromEntries(known.map((r) => [String(r.name), 0])));
     features = parseClickHouseVersion(v);
     return features;
   }

@@ -154,6 +154,7 @@ describe("an llmeval suite from llmeval's docs, unchanged", () => {
     const table = readFileSync(join(llmevalDir, 'report.md'), 'utf8');
     expect(table).toContain('| majority | model | temperature | a | b | Expected | Actual #0 | exact_match (metric) #0 | exact_match (pass / fail) #0 |');
     expect(table).toContain('| ✅ | gpt-4-16k | 0 | `4` | `5` | `9` | `9` | True | ✅ |');
+    expect(table).toContain('| ✅ | gpt-4-16k | 0 | `1` | `1` | `3` | `2` | False | 🛑 (skipping) |');
   });
 
   it('names the missing module when the interpreter lacks the package', async () => {

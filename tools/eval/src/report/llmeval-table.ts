@@ -51,7 +51,8 @@ function promptTable(p: PromptResult, files: readonly LlmevalReportFile[]): { te
         for (const name of p.metrics) {
           const m = t.metrics.find((x) => x.name === name);
           const good = m !== undefined && m.passed !== false && m.error === undefined;
-          const skipNote = !row.reference.skip ? '' : p.tests ? ' (WARN: skipping ignored when custom metrics roll up is defined)' : ' (skipping)';
+          // Skipped results count apart under roll-up code too (num_skip_*), so the note is the same.
+          const skipNote = row.reference.skip ? ' (skipping)' : '';
           cells.push(pyStr(m?.value ?? m?.error ?? null), `${good ? PASS : FAIL}${skipNote}`);
         }
       }

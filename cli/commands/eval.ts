@@ -21,7 +21,7 @@ import {
 import { createStore } from '../compose.ts';
 import { createJudge } from '../check-runtime.ts';
 
-const USAGE = `usage: tracecheck eval [CONFIG] [key=value …] [--quiet] [--store]
+const USAGE = `usage: tracecheck eval [CONFIG] [key=value …] [--quiet] [--store] [--python PATH]
        tracecheck eval report RUN… [--format text|markdown|html] [--output FILE] [--runs DIR]
 
 Runs the suite in CONFIG (default tracecheck.yaml): every prompt file × sweep variant × reference,
@@ -34,6 +34,9 @@ Overrides (key=value, values read as YAML):
   model=M temperature=T any prompt parameter; a list (temperature=[0,1]) sweeps over it
   run_id=ID             name the run; re-running the same id resumes it (finished tries are kept)
   concurrency=N cache=false output=DIR
+
+--python PATH runs the suite's Python (prompt, metric and roll-up code:) in that interpreter, with its
+packages (default: LLMEVAL_PYTHON, else python3 on PATH).
 
 --store writes every try's metric results as scores (unit_kind "eval", the run id in environment
 "eval:<run id>") to the configured store: ClickHouse with TRACECHECK_CLICKHOUSE_URL, else the DuckDB
@@ -99,11 +102,20 @@ export const evalCommand: CliCommand = {
     let configPath = 'tracecheck.yaml';
     let quiet = false;
     let store = false;
+    let python: string | null = null;
     const pairs: string[] = [];
     let sawConfig = false;
-    for (const a of argv) {
+    for (let i = 0; i < argv.length; i++) {
+      const a = argv[i];
       if (a === '--quiet' || a === '-q') quiet = true;
       else if (a === '--store') store = true;
+      else if (a === '--python' || a.startsWith('--python=')) {
+        python = a === '--python' ? (argv[++i] ?? '') : a.slice('--python='.length);
+        if (python === '') {
+          io.stderr.write(`tracecheck eval: --python needs a path\n\n${USAGE}`);
+          return 2;
+        }
+      }
       else if (a.startsWith('-')) {
         io.stderr.write(`tracecheck eval: unknown option ${a}\n\n${USAGE}`);
         return 2;
@@ -120,10 +132,10 @@ export const evalCommand: CliCommand = {
       const config = loadConfig(io.env);
       const overrides = parseOverrides(pairs);
       const log = createCommandLogger(config, 'warn', 'tracecheck-eval');
-      const run = await runEval({ configPath, overrides, sandbox: config.sandbox, endpoint: config.judge, judgeUnavailableReason: config.judgeUnavailableReason, log, judge: createJudge(config, log.child({ component: 'eval.judge' })), progress: createProgress(io.stderr) });
+      const run = await runEval({ configPath, overrides, python: python ?? config.evalPython ?? 'python3', sandbox: config.sandbox, endpoint: config.judge, judgeUnavailableReason: config.judgeUnavailableReason, log, judge: createJudge(config, log.child({ component: 'eval.judge' })), progress: createProgress(io.stderr) });
       if (!quiet) io.stdout.write(renderTextTables(buildTables([run.result])) + '\n');
       io.stdout.write(renderSummary([run.result]));
-      io.stderr.write(`reports: ${run.reports.yaml}, ${run.reports.json}, ${run.reports.markdown}, ${run.reports.html}\n`);
+      io.stderr.write(`reports: ${run.reports.yaml}, ${run.reports.json}, ${run.reports.markdown}, ${run.reports.html}; llmeval's: ${run.reports.llmeval}/\n`);
       if (store) {
         const target = createStore(config, log);
         await target.start();

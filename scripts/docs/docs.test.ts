@@ -69,7 +69,7 @@ describe('docs/checks.md', () => {
 
 describe('docs/configuration.md', () => {
   it('names every environment variable tracecheck reads, and no other', () => {
-    const documented = new Set(read(join(DOCS, 'configuration.md')).match(/\b(TRACECHECK|OPENAI)_[A-Z_]+[A-Z]\b/g));
+    const documented = new Set(read(join(DOCS, 'configuration.md')).match(/\b(TRACECHECK|OPENAI|LLMEVAL)_[A-Z_]+[A-Z]\b/g));
     expect([...documented].sort()).toEqual(Object.keys(ConfigSchema.shape).sort());
   });
 });

@@ -26,7 +26,8 @@ function dialog(callId: string) {
   ];
 }
 
-const cases = [...new Set(listJsFixtures().map((f) => `${f.family}/${f.scenario.replace(/\.logs$/, '')}`))].map((k) => k.split('/') as [string, string]);
+// The weather conversation; the Responses API capture has its own dialog (below).
+const cases = [...new Set(listJsFixtures().filter((f) => f.scenario.startsWith('weather-tool')).map((f) => `${f.family}/${f.scenario.replace(/\.logs$/, '')}`))].map((k) => k.split('/') as [string, string]);
 
 describe('golden fixtures become the same unit', () => {
   it('covers every family', () => {
@@ -61,4 +62,27 @@ describe('golden fixtures become the same unit', () => {
       'vercel-ai-sdk-otel': 208,
     });
   });
+});
+
+// @opentelemetry/instrumentation-openai 0.21.0 with openai 6 on the Responses API: the span carries
+// only gen_ai.system_instructions; the dialog is on two operation-details log records per call
+// (input, then output), as structured AnyValues. The user's messages must all be in the unit.
+describe('the Responses API capture of @opentelemetry/instrumentation-openai', () => {
+  const FIRST = 'Hello, I am Ada. Please remember my name.';
+  for (const encoding of ['json', 'protobuf'] as const) {
+    it(`(${encoding}) keeps every message, the user's first one included`, () => {
+      const units = unitsOf('otel-genai-openai-responses', 'responses', encoding);
+      expect(units).toHaveLength(1);
+      expect(units[0].message_history).toEqual([
+        { role: 'system', content: 'Answer briefly.' },
+        { role: 'user', content: FIRST },
+        { role: 'assistant', content: `You said: ${FIRST}` },
+        { role: 'user', content: 'What is 2 + 3?' },
+        { role: 'assistant', content: '5' },
+      ]);
+      expect(units[0].model_output).toBe('5');
+      expect(units[0].model).toBe('mock-accurate');
+      expect(units[0].errors).toEqual([]);
+    });
+  }
 });

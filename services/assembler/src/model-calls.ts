@@ -44,10 +44,16 @@ export function modelCalls(spans: readonly SpanRecord[], logs: readonly LogRecor
     let output = span.genai.output_messages ?? [];
     let model = span.genai.response_model ?? span.genai.request_model ?? null;
     const details = detailsBySpan.get(span.span_id);
-    if (details && input.length === 0 && output.length === 0) {
-      input = details.input_messages ?? [];
-      output = details.output_messages ?? [];
-      model ??= details.response_model ?? details.request_model ?? null;
+    if (details) {
+      // A span may carry only the system instructions (`gen_ai.system_instructions`) while the
+      // dialog is on the records (the JS OpenAI instrumentation on the Responses API): the records'
+      // messages then make the input, the span's instructions kept where the records lack them.
+      const fromDetails = details.input_messages ?? [];
+      if (fromDetails.length > 0 && input.every((m) => m.role === 'system')) {
+        input = [...input.filter((s) => !fromDetails.some((d) => d.role === s.role && d.content === s.content)), ...fromDetails];
+      }
+      if (output.length === 0 && details.output_messages?.length) output = details.output_messages;
+      if (fromDetails.length > 0 || details.output_messages?.length) model ??= details.response_model ?? details.request_model ?? null;
     }
     const events = logsBySpan.get(span.span_id);
     if (events && input.length === 0 && output.length === 0) {

@@ -61,6 +61,7 @@ export const ConfigSchema = z
     TRACECHECK_SPILL_SEGMENT_BYTES: z.coerce.number().int().min(4096).max(2 ** 31).default(DEFAULT_SEGMENT_BYTES),
     OPENAI_BASE_URL: z.preprocess(emptyAsUndefined, z.url().optional()),
     OPENAI_API_KEY: z.preprocess(emptyAsUndefined, z.string().optional()),
+    LLMEVAL_PYTHON: z.preprocess(emptyAsUndefined, z.string().optional()),
     TRACECHECK_JUDGE_MODEL: z.preprocess(emptyAsUndefined, z.string().optional()),
     TRACECHECK_JUDGE_TIMEOUT_MS: positiveInt.default(30_000),
     TRACECHECK_JUDGE_CONCURRENCY: positiveInt.default(4),
@@ -218,6 +219,8 @@ export interface Config {
   metricsToken: string | null;
   /** TRACECHECK_LOG_LEVEL; null: unset, each command logs at its own default. */
   logLevel: LogLevel | null;
+  /** LLMEVAL_PYTHON: the interpreter `tracecheck eval` runs suite code in; null: `python3` on PATH. */
+  evalPython: string | null;
 }
 
 export class ConfigError extends Error {
@@ -296,6 +299,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trustedProxies: c.TRACECHECK_TRUSTED_PROXIES,
     metricsToken: c.TRACECHECK_METRICS_TOKEN ?? null,
     logLevel: c.TRACECHECK_LOG_LEVEL ?? null,
+    evalPython: c.LLMEVAL_PYTHON ?? null,
   };
 }
 

@@ -64,6 +64,7 @@ describe('golden fixtures replayed through the collector', () => {
       'openllmetry',
       'openllmetry-legacy',
       'otel-genai-openai',
+      'otel-genai-openai-responses',
       'vercel-ai-sdk',
       'vercel-ai-sdk-otel',
     ]);
@@ -91,7 +92,7 @@ const ANSWER: ChatMessage = { role: 'assistant', content: 'Here is what I found:
 
 describe('every JS family yields the same conversation', () => {
   const jsFixtures = listJsFixtures();
-  const traceFixtures = jsFixtures.filter((f) => f.signal === 'traces' && f.family !== 'otel-genai-openai');
+  const traceFixtures = jsFixtures.filter((f) => f.signal === 'traces' && !f.family.startsWith('otel-genai-openai'));
 
   it.each(traceFixtures.map((f) => [`${f.family}/${f.scenario}`, f] as const))('%s: model calls hold the exact messages', (_name, f) => {
     const chats = expectedOf(f).filter((r) => {

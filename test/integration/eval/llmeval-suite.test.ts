@@ -35,7 +35,7 @@ describe('an llmeval suite, unchanged, against the model server', () => {
   it('passes, fails, skips and rolls up as written; exit 1 for the failing reference', async () => {
     const res = await runCli(evalCommand, [SUITE, `output=${out}`, 'run_id=all'], env);
     expect(res.code, res.stderr).toBe(1);
-    expect(res.stdout).toContain('FAILED: 5 passed, 1 failed, 1 skipped of 7 references (run all)');
+    expect(res.stdout).toContain('echo no_plain_failures: PASS (num_passes=2 num_fails=0 num_skip_passes=1 num_skip_fails=0)\nFAILED: 4 passed, 1 failed, 2 skipped of 7 references (run all)');
     const run = report('all');
     expect(summary(run)).toEqual([
       {
@@ -43,8 +43,8 @@ describe('an llmeval suite, unchanged, against the model server', () => {
         rows: [
           ['1', 'pass', ['You said: hello there'], [[['echoed', true, true]]]],
           ['2', 'pass', ['You said: good morning'], [[['echoed', true, true]]]],
-          // A custom roll-up turns the default skip policy off: the skipped reference is decided by the code.
-          ['3', 'pass', ['You said: this one is skipped'], [[['echoed', true, true]]]],
+          // Roll-up code decides the whole test (run.prompts[0].tests); the skipped reference counts apart in num_skip_*.
+          ['3', 'skip', ['You said: this one is skipped'], [[['echoed', true, true]]]],
         ],
       },
       {
@@ -79,7 +79,7 @@ describe('an llmeval suite, unchanged, against the model server', () => {
     expect(written.rollup).toEqual([
       { prompt: 'echo', reference: '1', runs: 1, tries: 1, passes: 1, fails: 0, passRate: 1, rowsPassed: 1, rowsFailed: 0, rowsSkipped: 0 },
       { prompt: 'echo', reference: '2', runs: 1, tries: 1, passes: 1, fails: 0, passRate: 1, rowsPassed: 1, rowsFailed: 0, rowsSkipped: 0 },
-      { prompt: 'echo', reference: '3', runs: 1, tries: 1, passes: 1, fails: 0, passRate: 1, rowsPassed: 1, rowsFailed: 0, rowsSkipped: 0 },
+      { prompt: 'echo', reference: '3', runs: 1, tries: 1, passes: 1, fails: 0, passRate: 1, rowsPassed: 0, rowsFailed: 0, rowsSkipped: 1 },
       { prompt: 'math', reference: '1', runs: 2, tries: 3, passes: 3, fails: 0, passRate: 1, rowsPassed: 2, rowsFailed: 0, rowsSkipped: 0 },
       { prompt: 'math', reference: '2', runs: 2, tries: 3, passes: 0, fails: 3, passRate: 0, rowsPassed: 0, rowsFailed: 2, rowsSkipped: 0 },
       { prompt: 'math', reference: '3', runs: 2, tries: 3, passes: 0, fails: 3, passRate: 0, rowsPassed: 0, rowsFailed: 0, rowsSkipped: 2 },

@@ -35,6 +35,24 @@ describe('model server over HTTP', () => {
     expect(a.id).toMatch(/^chatcmpl-[0-9a-f]{29}$/);
   });
 
+  it('answers the Responses API with the same rules: instructions, history, output_text and usage', async () => {
+    const res = await client.responses.create({
+      model: 'mock-accurate',
+      instructions: 'Answer briefly.',
+      input: [
+        { role: 'user', content: 'Hello' },
+        { role: 'assistant', content: 'Hi' },
+        { role: 'user', content: 'What is 2 + 3?' },
+      ],
+    });
+    expect(res.output_text).toBe('5');
+    expect(res.object).toBe('response');
+    expect(res.status).toBe('completed');
+    expect(res.output).toEqual([{ type: 'message', id: expect.stringMatching(/^msg_[0-9a-f]{24}$/) as unknown, status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: '5', annotations: [] }] }]);
+    expect(res.usage?.output_tokens).toBe(1);
+    await expect(client.responses.create({ model: 'mock-accurate', input: 'What is 2 + 3?', stream: true })).rejects.toThrow(/without streaming/);
+  });
+
   it('answers a judge prompt', async () => {
     const res = await client.chat.completions.create({
       model: 'mock-judge',

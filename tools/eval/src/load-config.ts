@@ -55,7 +55,8 @@ export function loadMainConfig(configPath: string, overrides: Record<string, unk
   let promptNames: string[] | null = null;
   const promptsLayer = layers.get('prompts');
   const patterns = (l: Layered | undefined): string[] => {
-    if (!l) return ['prompts/**/*.yaml', 'prompts/**/*.yml'];
+    // llmeval's layout keeps each prompt's references in prompts/tests/: those are not prompts.
+    if (!l) return ['prompts/*.yaml', 'prompts/*.yml'];
     const v = l.value;
     const list = typeof v === 'string' ? [v] : v;
     if (!Array.isArray(list) || !list.every((x) => typeof x === 'string')) throw errorAt(l, [], 'prompts must be a path or glob, or a list of them');

@@ -80,6 +80,19 @@ describe('loadSuite', () => {
     expect(bad({ 'prompts/math.yaml': 'name: a\nmodel: m\nprompt: hi\ndefaults: math.yaml\n' })).toMatch(/defaults cycle/);
   });
 
+  it("loads llmeval's documented layout with no prompts key: prompts/tests/ holds references, not prompts", () => {
+    // llmeval.yaml, prompts/math.yaml and prompts/tests/math.yaml exactly as llmeval's docs draw them.
+    const path = suite({
+      'tracecheck.yaml': 'n_tries: 1\n',
+      'prompts/math.yaml':
+        'defaults:\n  - tests/math\nname: math\nmodel: gpt-4-16k\ntemperature: 0.0\nvariables:\n  - name: a\n  - name: b\nmessages:\n  - role: "human"\n    content: "What is {a} + {b}? Only return the answer without any explanation"\n',
+      'prompts/tests/math.yaml': 'metrics:\n  - exact_match\nreferences:\n  - input:\n      a: 4\n      b: 5\n    expected: 9\n',
+    });
+    const s = loadSuite(path);
+    expect(s.prompts.map((p) => p.name)).toEqual(['math']);
+    expect(s.prompts[0].references.map((r) => [r.input, r.expected])).toEqual([[{ a: 4, b: 5 }, 9]]);
+  });
+
   it('literal braces and JSON survive templates', () => {
     const path = suite({
       'tracecheck.yaml': 'prompts: prompts/*.yaml\n',

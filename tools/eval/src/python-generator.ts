@@ -15,19 +15,20 @@ function toMessages(value: unknown): ChatMessage[] | null {
 }
 
 /**
- * llmeval's custom message code, in the Python sandbox: the reference's variables and the rendered
+ * llmeval's custom message code, in the user's Python: `{name}` placeholders filled, the reference's variables and the rendered
  * `messages` are globals; the code sets `output` (the answer, no model call) or `messages` (sent
  * to the model in place of the rendered ones), or both (the transcript and the answer).
  */
 export function createPythonGenerator(deps: { snippets: SnippetRunner | null; chat: Generator }): Generator {
   return {
     async generate(req: GenerationRequest): Promise<Generation> {
-      if (!deps.snippets) throw new Error('prompt code needs the Python sandbox, which this run has not');
+      if (!deps.snippets) throw new Error('prompt code needs Python, which this run has not');
       const rendered = req.messages ?? [];
       const res = await deps.snippets.runSnippet({
         source: req.code ?? '',
         vars: { ...req.variables, messages: rendered.map((m) => ({ role: m.role, content: m.content })) },
         outputs: ['output', 'messages'],
+        substitute: req.variables,
       });
       if (!res.ok) throw new Error(`prompt code failed: ${res.error}`);
       const messages = toMessages(res.values.messages);

@@ -35,6 +35,14 @@ export interface RollupCounts {
 
 export type RowStatus = 'pass' | 'fail' | 'skip';
 
+/** llmeval's `metrics_rollup: {name, code}` decided once per test (prompt variant) over all its references. */
+export interface TestRollup {
+  name: string;
+  params: Record<string, unknown>;
+  counts: RollupCounts;
+  result: 'pass' | 'fail';
+}
+
 export interface RowResult {
   prompt: string;
   /** Model and hyperparameters of this variant (after sweeps and overrides). */
@@ -64,6 +72,8 @@ export interface PromptResult {
   rollup: string;
   nTries: number;
   rows: RowResult[];
+  /** Per test (variant) verdicts of llmeval roll-up code; absent otherwise. With them, they decide the prompt. */
+  tests?: TestRollup[];
 }
 
 export interface RunResult {

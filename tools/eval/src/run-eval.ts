@@ -11,6 +11,7 @@ import { writeReports } from './report/write-reports.ts';
 import type { RunResult } from './result-types.ts';
 import type { SnippetRunner } from './run-metrics.ts';
 import { runSuite } from './run-suite.ts';
+import { createUserPython } from './user-python/create-user-python.ts';
 
 export interface RunEvalOptions {
   configPath: string;
@@ -28,8 +29,10 @@ export interface RunEvalOptions {
   judge: JudgeClient | null;
   /** Runs code-check metrics in isolation; default: a shared/engines/code-sandbox process for the run. */
   codeRunner?: CodeRunner;
-  /** Runs Python snippets; default: the Python pool of the run's sandbox. */
+  /** Runs llmeval's Python (prompt, metric and roll-up code); default: the user's interpreter, `python`. */
   snippets?: SnippetRunner;
+  /** The user's Python for suite code (`--python`, LLMEVAL_PYTHON); default `python3` on PATH. */
+  python?: string;
 }
 
 export interface EvalRun {
@@ -53,8 +56,9 @@ export async function runEval(options: RunEvalOptions): Promise<EvalRun> {
   // The sandbox process starts on first use, so suites without code checks never pay for it.
   const sandbox = options.codeRunner ? null : createCodeSandbox({ ...options.sandbox, log: options.log.child({ component: 'eval.code-sandbox' }) });
   checkContext.codeRunner = options.codeRunner ?? sandbox!;
-  // Python (llmeval metric, roll-up and prompt code) runs in the sandbox's Python pool, started on first use.
-  const snippets: SnippetRunner | null = options.snippets ?? (sandbox ? { runSnippet: (req) => sandbox.python().runSnippet(req) } : null);
+  // llmeval's suite code is the user's own, run as in their CI: in their Python with their packages.
+  // Code checks (and those uploaded to the server) stay in the sandbox.
+  const snippets: SnippetRunner = options.snippets ?? createUserPython({ python: options.python ?? 'python3', timeoutMs: suite.config.timeoutMs });
   const generator = createEvalGenerator({
     baseUrl: options.endpoint?.baseUrl,
     apiKey: options.endpoint?.apiKey,

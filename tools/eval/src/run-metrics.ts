@@ -7,9 +7,19 @@ import { ExpressionError, looseEquals, toText, truthy } from './expression/index
 import type { MetricResult } from './result-types.ts';
 import type { MetricSpec, Place, Reference } from './suite-types.ts';
 
-/** Runs llmeval's Python snippets (shared/engines/code-sandbox/python-sandbox); null when the run has no sandbox. */
+export interface SnippetRequest {
+  source: string;
+  vars: Record<string, unknown>;
+  outputs: readonly string[];
+  /** Variables whose `{name}` placeholders in the code are filled (as data) before it runs. */
+  substitute?: Record<string, unknown>;
+}
+
+export type SnippetResult = { ok: true; values: Record<string, unknown> } | { ok: false; error: string };
+
+/** Runs llmeval's Python snippets (the user's Python, user-python/); null when the run has none. */
 export interface SnippetRunner {
-  runSnippet(request: { source: string; vars: Record<string, unknown>; outputs: readonly string[] }): Promise<{ ok: true; values: Record<string, unknown> } | { ok: false; error: string }>;
+  runSnippet(request: SnippetRequest): Promise<SnippetResult>;
 }
 
 export interface MetricEnv {
@@ -98,14 +108,16 @@ function promptText(out: TryOutput): string {
  * (a boolean `metric` passes or fails, a number only reports).
  */
 async function runCodeMetric(name: string, code: string, out: TryOutput, ref: Reference, snippets: SnippetRunner | null): Promise<MetricResult> {
-  if (!snippets) return { name, value: null, passed: false, error: 'Python metrics need the Python sandbox, which this run has not' };
+  if (!snippets) return { name, value: null, passed: false, error: 'Python metrics need Python, which this run has not' };
   const vars = { actual: out.actual, expected: ref.hasExpected ? ref.expected : null, prompt: promptText(out), input: ref.input, messages: out.messages };
-  const res = await snippets.runSnippet({ source: code, vars, outputs: ['metric', 'result'] });
+  const res = await snippets.runSnippet({ source: code, vars, outputs: ['metric', 'result'], substitute: ref.input });
   if (!res.ok) return { name, value: null, passed: false, method: 'code', error: `metric code failed: ${res.error}` };
   const { metric, result } = res.values;
   if (metric === undefined && result === undefined) return { name, value: null, passed: false, method: 'code', error: 'metric code set neither metric nor result' };
   const value = toValue(metric ?? result);
-  const passed = result !== undefined ? pythonTruthy(result) : typeof metric === 'boolean' ? metric : null;
+  // llmeval's reports write a verdict as "pass" / "fail"; code that sets those words means them.
+  const verdict = (v: unknown): boolean => (v === 'pass' ? true : v === 'fail' ? false : pythonTruthy(v));
+  const passed = result !== undefined ? verdict(result) : typeof metric === 'boolean' ? metric : null;
   return { name, value, passed, method: 'code' };
 }
 

@@ -10,12 +10,13 @@ import type { ChatMessage } from '../../../shared/contracts/schemas/index.ts';
 import { EvalConfigError } from './eval-error.ts';
 import type { GenerationRequest, Generator } from './generation.ts';
 import type { Progress } from './progress.ts';
-import type { PromptResult, RollupCounts, RowResult, RowStatus, RunResult, TryResult } from './result-types.ts';
+import type { PromptResult, RowResult, RunResult, TryResult } from './result-types.ts';
 import { openResumeLog } from './resume-log.ts';
 import { rollupCounts, rollupStatus } from './rollup.ts';
 import type { SnippetRunner } from './run-metrics.ts';
-import { pythonTruthy, resolveChecks, runMetrics } from './run-metrics.ts';
-import type { Place, PromptSuite, Reference, Suite } from './suite-types.ts';
+import { resolveChecks, runMetrics } from './run-metrics.ts';
+import type { PromptSuite, Reference, Suite } from './suite-types.ts';
+import { groupByVariant, rollUpTest } from './test-rollup.ts';
 import { renderTemplate } from './template.ts';
 import { expandSweep } from './variants.ts';
 
@@ -76,20 +77,6 @@ function buildRows(prompt: PromptSuite, timeoutMs: number): Row[] {
     }
   }
   return rows;
-}
-
-/**
- * llmeval's roll-up code decides every reference, a skipped one too (its tries count in
- * `num_skip_*`): with a custom roll-up the default skip policy is off. A failing snippet is a
- * configuration error, like a failing roll-up expression.
- */
-async function codeRollupStatus(code: string, counts: RollupCounts, place: Place, snippets: SnippetRunner | null): Promise<RowStatus> {
-  if (!snippets) throw new EvalConfigError('metrics_rollup code needs the Python sandbox, which this run has not', place.file, place.line);
-  const res = await snippets.runSnippet({ source: code, vars: { ...counts }, outputs: ['result', 'metric'] });
-  if (!res.ok) throw new EvalConfigError(`metrics_rollup code failed: ${res.error}`, place.file, place.line);
-  const verdict = res.values.result ?? res.values.metric;
-  if (verdict === undefined) throw new EvalConfigError('metrics_rollup code set no result', place.file, place.line);
-  return pythonTruthy(verdict) ? 'pass' : 'fail';
 }
 
 /**
@@ -170,9 +157,8 @@ export async function runSuite(suite: Suite, deps: EvalDeps): Promise<{ result: 
   for (const row of rows) {
     const tries = row.tries.map((t) => t!);
     const counts = rollupCounts(tries.map((t) => t.passed), row.ref.skip);
-    const status = row.prompt.rollupCode !== null
-      ? await codeRollupStatus(row.prompt.rollupCode, counts, row.prompt.rollupPlace, deps.snippets)
-      : rollupStatus(counts, row.ref.skip, row.prompt.rollup, row.prompt.rollupPlace);
+    // Roll-up code decides per test below; each reference then shows the default policy's status.
+    const status = rollupStatus(counts, row.ref.skip, row.prompt.rollupCode !== null ? null : row.prompt.rollup, row.prompt.rollupPlace);
     const list = rowResults.get(row.prompt) ?? [];
     list.push({
       prompt: row.prompt.name,
@@ -184,15 +170,12 @@ export async function runSuite(suite: Suite, deps: EvalDeps): Promise<{ result: 
     });
     rowResults.set(row.prompt, list);
   }
-  const prompts: PromptResult[] = suite.prompts.map((p) => ({
-    name: p.name,
-    file: p.file,
-    config: p.raw,
-    metrics: p.metrics.map((m) => m.name),
-    rollup: p.rollupSource,
-    nTries: p.nTries,
-    rows: rowResults.get(p) ?? [],
-  }));
+  const prompts: PromptResult[] = [];
+  for (const p of suite.prompts) {
+    const rows = rowResults.get(p) ?? [];
+    const tests = p.rollupCode === null ? undefined : await Promise.all(groupByVariant(rows).map((g) => rollUpTest(p.rollupCode!, p.rollupSource, g, p.rollupPlace, deps.snippets)));
+    prompts.push({ name: p.name, file: p.file, config: p.raw, metrics: p.metrics.map((m) => m.name), rollup: p.rollupSource, nTries: p.nTries, rows, ...(tests ? { tests } : {}) });
+  }
   const all = prompts.flatMap((p) => p.rows);
   const allTries = all.flatMap((r) => r.tries);
   const summary = {
@@ -210,7 +193,8 @@ export async function runSuite(suite: Suite, deps: EvalDeps): Promise<{ result: 
     config: suite.config.raw,
     startedAt: started.toISOString(),
     finishedAt: now().toISOString(),
-    passed: summary.failed === 0,
+    // A prompt with roll-up code passes when each of its tests does; any other, when no reference fails.
+    passed: prompts.every((p) => (p.tests ? p.tests.every((t) => t.result === 'pass') : p.rows.every((r) => r.status !== 'fail'))),
     summary,
     prompts,
   };

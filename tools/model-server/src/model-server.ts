@@ -7,6 +7,7 @@ import { completionBody, completionChunks } from './completion.ts';
 import { errorBody, failureFor } from './failure.ts';
 import { hashHex } from './hash.ts';
 import { ChatRequestSchema } from './request.ts';
+import { responsesBody, responsesToChat, ResponsesRequestSchema } from './responses.ts';
 import { respond } from './respond.ts';
 
 export interface ModelServerOptions {
@@ -140,12 +141,35 @@ export function createModelServer(options: ModelServerOptions): ModelServer {
     sendJson(res, 200, completionBody(request, reply));
   }
 
+  // OpenAI's Responses API, answered by the same rules as chat (no streaming).
+  async function responses(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    let json: unknown;
+    try {
+      json = JSON.parse((await readBody(req)).toString('utf8')) as unknown;
+    } catch {
+      throw new HttpError(400, 'We could not parse the JSON body of your request.');
+    }
+    const parsed = ResponsesRequestSchema.safeParse(json);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new HttpError(400, `Invalid request: ${issue ? `${issue.path.join('.') || '(body)'}: ${issue.message}` : 'bad body'}`);
+    }
+    if (parsed.data.stream === true) throw new HttpError(400, 'This server answers the Responses API without streaming.');
+    completions += 1;
+    const chat = responsesToChat(parsed.data);
+    sendJson(res, 200, responsesBody(parsed.data, chat, respond(chat)));
+  }
+
   function route(req: IncomingMessage, res: ServerResponse): Promise<void> | void {
     const path = (req.url ?? '/').split('?')[0].replace(/\/+$/, '');
     const p = path.startsWith('/v1/') ? path.slice(3) : path;
     if (p === '/chat/completions') {
       if (req.method !== 'POST') throw new HttpError(405, 'Use POST for /v1/chat/completions.');
       return chatCompletions(req, res);
+    }
+    if (p === '/responses') {
+      if (req.method !== 'POST') throw new HttpError(405, 'Use POST for /v1/responses.');
+      return responses(req, res);
     }
     if (p === '/models' && req.method === 'GET') {
       sendJson(res, 200, { object: 'list', data: MOCK_MODELS.map((id) => ({ id, object: 'model', created: 1_700_000_000, owned_by: 'tracecheck' })) });

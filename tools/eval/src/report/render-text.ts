@@ -30,7 +30,11 @@ export function renderSummary(runs: readonly RunResult[]): string {
     }),
     { rows: 0, passed: 0, failed: 0, skipped: 0 },
   );
-  const verdict = s.failed === 0 ? 'PASSED' : 'FAILED';
+  const verdict = runs.every((r) => r.passed) ? 'PASSED' : 'FAILED';
   const ids = runs.map((r) => r.runId).join(', ');
-  return `${verdict}: ${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped of ${s.rows} references (run ${ids})\n`;
+  // Roll-up code decides a whole test, whatever its references' own statuses.
+  const tests = runs.flatMap((r) =>
+    r.prompts.flatMap((p) => (p.tests ?? []).map((t) => `${p.name} ${t.name}: ${t.result.toUpperCase()} (num_passes=${t.counts.num_passes} num_fails=${t.counts.num_fails} num_skip_passes=${t.counts.num_skip_passes} num_skip_fails=${t.counts.num_skip_fails})\n`)),
+  );
+  return `${tests.join('')}${verdict}: ${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped of ${s.rows} references (run ${ids})\n`;
 }

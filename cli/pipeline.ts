@@ -210,6 +210,7 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
         grpcPort: config.ports.otlpGrpc,
         limits: config.limits,
         topic: topics.spans,
+        redaction: config.redaction,
       },
       producer,
       ...(keyring ? { authorize: (header: string | undefined) => keyring.authenticate(header, ['ingest']).then(openAsDefault), metricsAccess: createMetricsAccess(keyring, config.metricsToken) } : {}),

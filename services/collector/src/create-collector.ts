@@ -7,6 +7,8 @@ import { createGrpcReceiver } from './grpc/grpc-server.ts';
 import { createHttpReceiver } from './http/http-server.ts';
 import { createIngest, type Authorize } from './ingest.ts';
 import { withIngestMetrics } from './ingest-metrics.ts';
+import { createRedaction, type RedactionConfig } from './redact/create-redaction.ts';
+import type { Redactor } from './redact/redactor.ts';
 import type { MetricsAccess } from '../../../shared/kit/access/index.ts';
 import type { Metrics } from '../../../shared/kit/metrics/index.ts';
 
@@ -45,6 +47,8 @@ export interface CollectorConfig {
   produceTimeoutMs?: number;
   /** Retry-After seconds on 429/503 (default 5). */
   retryAfterSeconds?: number;
+  /** What is found and replaced in spans and log records before they reach the bus; absent: off. */
+  redaction?: RedactionConfig;
 }
 
 export interface CollectorOptions {
@@ -92,6 +96,7 @@ export function createCollector(options: CollectorOptions): Collector {
     produceTimeoutMs: config.produceTimeoutMs ?? COLLECTOR_DEFAULTS.produceTimeoutMs,
     retryAfterSeconds,
     log,
+    ...redactorOption(config.redaction, options.metrics),
   });
   const ingest = options.metrics ? withIngestMetrics(plainIngest, options.metrics) : plainIngest;
   const authorize = options.authorize ? answerUnavailableOnError(options.authorize, log) : undefined;
@@ -148,6 +153,11 @@ export function createCollector(options: CollectorOptions): Collector {
     httpAddress: () => http.address(),
     grpcAddress: () => grpc.address(),
   };
+}
+
+function redactorOption(config: RedactionConfig | undefined, metrics: Metrics | undefined): { redactor?: Redactor } {
+  const redactor = config ? createRedaction(config, metrics) : undefined;
+  return redactor ? { redactor } : {};
 }
 
 /**

@@ -11,6 +11,7 @@ import {
   DEFAULT_TRACE_ENTRY_GRACE_MS,
 } from './defaults.ts';
 import { parseAddressList, type AddressList } from '../http/index.ts';
+import { REDACTION_MODES, redactionRulesFromJson, type RedactionMode, type RedactionRule } from './redaction.ts';
 
 const port = z.coerce.number().int().min(0).max(65_535);
 const positiveInt = z.coerce.number().int().positive();
@@ -120,6 +121,10 @@ export const ConfigSchema = z
     // Bearer token for GET /metrics once API keys exist (the metrics name every project's checks);
     // unset, /metrics answers 401 then. With no key at all it stays open, like everything else.
     TRACECHECK_METRICS_TOKEN: z.preprocess(emptyAsUndefined, z.string().min(16, 'at least 16 characters').optional()),
+    // redact by default: a secret that reached the store once is in every backup of it; see docs/privacy.md.
+    TRACECHECK_REDACTION: z.enum(REDACTION_MODES).default('redact'),
+    TRACECHECK_REDACTION_RULES: z.preprocess(emptyAsUndefined, redactionRulesFromJson.optional()),
+    TRACECHECK_REDACTION_KEY: z.preprocess(emptyAsUndefined, z.string().min(16, 'at least 16 characters').optional()),
     // No default: a command without it logs at its own level (see cli/command-logger.ts).
     TRACECHECK_LOG_LEVEL: z.preprocess(emptyAsUndefined, z.enum(LOG_LEVELS).optional()),
   })
@@ -195,6 +200,8 @@ export interface Config {
   metricsToken: string | null;
   /** TRACECHECK_LOG_LEVEL; null: unset, each command logs at its own default. */
   logLevel: LogLevel | null;
+  /** What the collector replaces in spans and log records before the bus; `key` null: a random one per process. */
+  redaction: { mode: RedactionMode; rules: RedactionRule[]; key: string | null };
 }
 
 export class ConfigError extends Error {
@@ -266,6 +273,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trustedProxies: c.TRACECHECK_TRUSTED_PROXIES,
     metricsToken: c.TRACECHECK_METRICS_TOKEN ?? null,
     logLevel: c.TRACECHECK_LOG_LEVEL ?? null,
+    redaction: { mode: c.TRACECHECK_REDACTION, rules: c.TRACECHECK_REDACTION_RULES ?? [], key: c.TRACECHECK_REDACTION_KEY ?? null },
   };
 }
 

@@ -39,6 +39,7 @@ const NEGATIVES: Array<[string, string]> = [
   ['IBAN failing mod 97', 'DE89 3704 0044 0532 0130 02'],
   ['version and decimal', 'v1.2.3 and 3.14159265358 and 256.1.1.1'],
   ['time and C++ scope', '10:30:45 std::string a::b'],
+  ['loopback', 'http://127.0.0.1:4318 and [::1]:80 and 0.0.0.0'],
   ['bare ten digits (an id)', 'order 4155552671'],
   ['short sk- word', 'sk-learn and sk-123'],
   ['AKIA too short', 'AKIAIOSFODNN7'],

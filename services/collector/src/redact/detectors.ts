@@ -32,8 +32,11 @@ function acceptPhone(match: string): boolean {
   return groups.length >= 3 && groups.every((g) => g.length <= 4);
 }
 
+/** Loopback and unspecified addresses name no one (and are what local LLM servers listen on). */
+const acceptIpv4 = (match: string): boolean => !match.startsWith('127.') && match !== '0.0.0.0';
+
 function acceptIpv6(match: string): boolean {
-  if (!isIPv6(match)) return false;
+  if (!isIPv6(match) || match === '::1' || match === '::') return false;
   // "d::" in C++ (std::string) or "a:b::" are valid addresses but text: at least two groups and a digit.
   return match.split(':').filter(Boolean).length >= 2 && /\d/.test(match);
 }
@@ -103,6 +106,7 @@ export const BUILTIN_DETECTORS: readonly Detector[] = [
     kind: 'ip',
     pattern: /(?<![\w.])(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?![\w]|\.\d)/g,
     mayContain: (t) => t.includes('.') && hasDigit(t),
+    accept: acceptIpv4,
   },
   {
     kind: 'ip',

@@ -125,6 +125,9 @@ export const ConfigSchema = z
     TRACECHECK_REDACTION: z.enum(REDACTION_MODES).default('redact'),
     TRACECHECK_REDACTION_RULES: z.preprocess(emptyAsUndefined, redactionRulesFromJson.optional()),
     TRACECHECK_REDACTION_KEY: z.preprocess(emptyAsUndefined, z.string().min(16, 'at least 16 characters').optional()),
+    // Unset: keep everything (projects may set their own through the API).
+    TRACECHECK_RETENTION_DAYS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(36_500).optional()),
+    TRACECHECK_RETENTION_INTERVAL_MS: z.coerce.number().int().min(1_000).default(60 * 60_000),
     // No default: a command without it logs at its own level (see cli/command-logger.ts).
     TRACECHECK_LOG_LEVEL: z.preprocess(emptyAsUndefined, z.enum(LOG_LEVELS).optional()),
   })
@@ -202,6 +205,8 @@ export interface Config {
   logLevel: LogLevel | null;
   /** What the collector replaces in spans and log records before the bus; `key` null: a random one per process. */
   redaction: { mode: RedactionMode; rules: RedactionRule[]; key: string | null };
+  /** Days rows are kept (null: forever, but for projects with their own); how often old ones are removed. */
+  retention: { days: number | null; intervalMs: number };
 }
 
 export class ConfigError extends Error {
@@ -273,6 +278,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trustedProxies: c.TRACECHECK_TRUSTED_PROXIES,
     metricsToken: c.TRACECHECK_METRICS_TOKEN ?? null,
     logLevel: c.TRACECHECK_LOG_LEVEL ?? null,
+    retention: { days: c.TRACECHECK_RETENTION_DAYS ?? null, intervalMs: c.TRACECHECK_RETENTION_INTERVAL_MS },
     redaction: { mode: c.TRACECHECK_REDACTION, rules: c.TRACECHECK_REDACTION_RULES ?? [], key: c.TRACECHECK_REDACTION_KEY ?? null },
   };
 }

@@ -38,7 +38,7 @@ export function createRetentionJob(options: RetentionJobOptions): RetentionJob {
   const log = options.log.child({ component: 'retention' });
   const { store } = options;
   const gauge = options.metrics
-    ? new Gauge({ name: 'tracecheck_store_table_bytes', help: 'Bytes on disk of each store table (ClickHouse: system.parts; DuckDB: the file shared out by table size)', labelNames: ['table'], registers: [options.metrics.registry] })
+    ? (options.metrics.registry.getSingleMetric('tracecheck_store_table_bytes') as Gauge<'table'> | undefined) ?? new Gauge({ name: 'tracecheck_store_table_bytes', help: 'Bytes on disk of each store table (ClickHouse: system.parts; DuckDB: the file shared out by table size)', labelNames: ['table'], registers: [options.metrics.registry] })
     : undefined;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | null = null;

@@ -16,8 +16,9 @@ export interface RedactionConfig {
 /** The redactor for `config` (undefined when off), counting what it finds in `tracecheck_redactions_total`. */
 export function createRedaction(config: RedactionConfig, metrics: Metrics | undefined): Redactor | undefined {
   if (config.mode === 'off') return undefined;
+  // One registry may serve two collectors (tests): the second reuses the first's counter.
   const counter = metrics
-    ? new Counter({ name: 'tracecheck_redactions_total', help: 'Values found by each redaction rule (built-in kind or user rule), replaced when mode="redact", only counted when mode="detect"', labelNames: ['rule', 'mode'], registers: [metrics.registry] })
+    ? (metrics.registry.getSingleMetric('tracecheck_redactions_total') as Counter<'rule' | 'mode'> | undefined) ?? new Counter({ name: 'tracecheck_redactions_total', help: 'Values found by each redaction rule (built-in kind or user rule), replaced when mode="redact", only counted when mode="detect"', labelNames: ['rule', 'mode'], registers: [metrics.registry] })
     : undefined;
   const mode = config.mode;
   return createRedactor({

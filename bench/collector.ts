@@ -11,6 +11,7 @@ import * as busModule from '../shared/adapters/bus/index.ts';
 import type { Bus, OutgoingMessage, Producer } from '../shared/adapters/bus/index.ts';
 import { createSilentLogger } from '../shared/runtime/logging/index.ts';
 import { createIngest } from '../services/collector/src/ingest.ts';
+import { createRedaction } from '../services/collector/src/redact/create-redaction.ts';
 import { traceRequestToMessages } from '../services/collector/src/pipeline.ts';
 import { decodeTraceRequestJsonLazy } from '../services/collector/src/otlp/decode-json.ts';
 import { decodeTraceRequestProtobuf, decodeTraceRequestProtobufLazy } from '../services/collector/src/otlp/decode-protobuf.ts';
@@ -153,8 +154,9 @@ async function kafkaProducer(brokers: string[], topic: string): Promise<{ produc
   return { producer, via: 'kafkajs', close: () => kp.disconnect() };
 }
 
-function ingestWith(producer: Producer, topic: string): ReturnType<typeof createIngest> {
-  return createIngest({ producer, topic, maxAttributeBytes: 1024 * 1024, maxSpansPerRequest: 10_000, produceTimeoutMs: 30_000, retryAfterSeconds: 5, log });
+function ingestWith(producer: Producer, topic: string, redact = false): ReturnType<typeof createIngest> {
+  const redactor = redact ? createRedaction({ mode: 'redact', rules: [], key: 'bench-key-0123456789' }, undefined) : undefined;
+  return createIngest({ producer, topic, maxAttributeBytes: 1024 * 1024, maxSpansPerRequest: 10_000, produceTimeoutMs: 30_000, retryAfterSeconds: 5, log, ...(redactor ? { redactor } : {}) });
 }
 
 console.log(`collector bench: ${SPANS_PER_EXPORT} spans per export, protobuf ${protobuf.length} B, JSON ${jsonBytes.length} B, message attributes ${attrSizes.join('/')} bytes (input/output)`);
@@ -176,6 +178,10 @@ await memory.start();
 const memIngest = ingestWith(memory.producer, 'tracecheck.spans');
 results.push(['protobuf: decode+normalize+produce, in-process bus', await measure('protobuf: decode+normalize+produce, in-process', () => memIngest.exportTraces(() => decodeTraceRequestProtobufLazy(protobuf)))]);
 results.push(['JSON: decode+normalize+produce, in-process bus', await measure('JSON: decode+normalize+produce, in-process', () => memIngest.exportTraces(() => decodeTraceRequestJsonLazy(jsonBytes)))]);
+// The same with redaction at its default (TRACECHECK_REDACTION=redact): its cost per span is the
+// difference with the protobuf row above (issue 24: at most 15%).
+const redactingIngest = ingestWith(memory.producer, 'tracecheck.spans', true);
+results.push(['protobuf: decode+redact+normalize+produce, in-process bus', await measure('protobuf: decode+redact+normalize+produce, in-process', () => redactingIngest.exportTraces(() => decodeTraceRequestProtobufLazy(protobuf)))]);
 await memory.close();
 
 const brokers = (process.env.TRACECHECK_TEST_KAFKA_BROKERS ?? '127.0.0.1:19092').split(',');

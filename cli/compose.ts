@@ -56,7 +56,8 @@ export function withTopicCreationRace(bus: Bus, log: Logger): Bus {
 /** ClickHouse when a URL is configured, else a DuckDB file under the data dir (embedded mode). */
 export function createStore(config: Config, log: Logger): Store {
   if (config.clickhouse) {
-    return createClickHouseStore({ ...config.clickhouse, log: log.child({ component: 'clickhouse' }) });
+    // The global retention is also the tables' TTL on servers that have it (from 20.1; 18.16 relies on the scheduled deletes).
+    return createClickHouseStore({ ...config.clickhouse, log: log.child({ component: 'clickhouse' }), ...(config.retention.days !== null ? { ttlDays: config.retention.days } : {}) });
   }
   const dir = resolve(config.dataDir);
   mkdirSync(dir, { recursive: true });

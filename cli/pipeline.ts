@@ -20,6 +20,8 @@ import { createKeyring, createMetricsAccess, type AuthResult, type Keyring } fro
 import { createAlerter, createSmtpMailer, type Alerter } from '../services/alerter/src/index.ts';
 import type { Authorize } from '../services/collector/src/index.ts';
 import { createAddressMatcher } from '../shared/runtime/http/index.ts';
+import { createRetentionJob, type RetentionJob } from '../shared/kit/retention/index.ts';
+import { ALERT_DOC_KINDS } from '../shared/engines/alerts/index.ts';
 import { createConsumerLagReporter, createMetrics, createMetricsServer, withJudgeMetrics, type Metrics } from '../shared/kit/metrics/index.ts';
 
 export type ServiceName = 'collector' | 'assembler' | 'scorer' | 'api' | 'alerter';
@@ -38,6 +40,8 @@ export interface Pipeline {
   judge: JudgeClient | null;
   /** Which checks run on which units (monitors); null without a scorer. */
   checkSelector: CheckSelector | null;
+  /** Retention (removal of old rows, table sizes), in the process that runs the API; null elsewhere. */
+  retention: RetentionJob | null;
   /** The process's metrics (one registry), served at GET /metrics by the API, else the collector, else a metrics server. */
   metrics: Metrics;
   /** `http://host:port` of the metrics server, when the process runs neither API nor collector. */
@@ -56,6 +60,8 @@ export interface PipelineOverrides {
   groups?: { assembler?: string; scorer?: string; sessions?: string };
   /** The alerter's clock (tests move it to let windows pass). */
   alerterNow?: () => number;
+  /** The retention job's clock (tests move it forward). */
+  retentionNow?: () => number;
 }
 
 /** With no keys at all, spans carry no project (the default one), exactly as before keys existed. */
@@ -96,6 +102,7 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
   let scorerJudge: JudgeClient | null = null;
   let checkSelector: CheckSelector | null = null;
   let apiUrl = (): string => '';
+  let retention: RetentionJob | null = null;
   let collectorUrl = (): string => '';
   let collectorGrpcAddress = (): string => '';
 
@@ -186,6 +193,17 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
     });
     apiUrl = () => api.url();
     components.push(api);
+    // One process per deployment runs the API's store work; retention runs beside it.
+    retention = createRetentionJob({
+      store: store!,
+      days: config.retention.days,
+      intervalMs: config.retention.intervalMs,
+      docKinds: [ALERT_DOC_KINDS.event],
+      now: overrides.retentionNow ?? Date.now,
+      log,
+      metrics,
+    });
+    components.push(retention);
   }
   let alerter: Alerter | null = null;
   if (services.has('alerter')) {
@@ -212,6 +230,7 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
         grpcPort: config.ports.otlpGrpc,
         limits: config.limits,
         topic: topics.spans,
+        redaction: config.redaction,
       },
       producer,
       ...(keyring ? { authorize: (header: string | undefined) => keyring.authenticate(header, ['ingest']).then(openAsDefault), metricsAccess: createMetricsAccess(keyring, config.metricsToken) } : {}),
@@ -231,5 +250,5 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
     metricsUrl = () => server.url();
     components.push(server);
   }
-  return { components, bus, store, keyring, alerter, checkNames, judge: scorerJudge, checkSelector, metrics, metricsUrl: () => metricsUrl(), collectorUrl: () => collectorUrl(), collectorGrpcAddress: () => collectorGrpcAddress(), apiUrl: () => apiUrl() };
+  return { components, bus, store, keyring, alerter, retention, checkNames, judge: scorerJudge, checkSelector, metrics, metricsUrl: () => metricsUrl(), collectorUrl: () => collectorUrl(), collectorGrpcAddress: () => collectorGrpcAddress(), apiUrl: () => apiUrl() };
 }

@@ -167,6 +167,7 @@ describe('projects and the document', () => {
       '/api/v1/compare',
       '/api/v1/monitors',
       '/api/v1/monitors/{name}',
+      '/api/v1/retention',
       '/api/v1/scores',
       '/api/v1/series',
       '/api/v1/simulations/{id}',

@@ -8,6 +8,8 @@ import { createHttpReceiver } from './http/http-server.ts';
 import { throttleFailedAuth } from './auth-throttle.ts';
 import { createIngest, type Authorize } from './ingest.ts';
 import { withIngestMetrics } from './ingest-metrics.ts';
+import { createRedaction, type RedactionConfig } from './redact/create-redaction.ts';
+import type { Redactor } from './redact/redactor.ts';
 import type { MetricsAccess } from '../../../shared/kit/access/index.ts';
 import type { Metrics } from '../../../shared/kit/metrics/index.ts';
 
@@ -46,6 +48,8 @@ export interface CollectorConfig {
   produceTimeoutMs?: number;
   /** Retry-After seconds on 429/503 (default 5). */
   retryAfterSeconds?: number;
+  /** What is found and replaced in spans and log records before they reach the bus; absent: off. */
+  redaction?: RedactionConfig;
 }
 
 export interface CollectorOptions {
@@ -93,6 +97,7 @@ export function createCollector(options: CollectorOptions): Collector {
     produceTimeoutMs: config.produceTimeoutMs ?? COLLECTOR_DEFAULTS.produceTimeoutMs,
     retryAfterSeconds,
     log,
+    ...redactorOption(config.redaction, options.metrics),
   });
   const ingest = options.metrics ? withIngestMetrics(plainIngest, options.metrics) : plainIngest;
   const authorize = options.authorize ? throttleFailedAuth(answerUnavailableOnError(options.authorize, log)) : undefined;
@@ -149,6 +154,11 @@ export function createCollector(options: CollectorOptions): Collector {
     httpAddress: () => http.address(),
     grpcAddress: () => grpc.address(),
   };
+}
+
+function redactorOption(config: RedactionConfig | undefined, metrics: Metrics | undefined): { redactor?: Redactor } {
+  const redactor = config ? createRedaction(config, metrics) : undefined;
+  return redactor ? { redactor } : {};
 }
 
 /**

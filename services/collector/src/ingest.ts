@@ -4,6 +4,7 @@ import { createSerialQueue } from '../../../shared/runtime/flow/index.ts';
 import type { Logger } from '../../../shared/runtime/logging/index.ts';
 import type { PartialSuccess } from './otlp/encode-response.ts';
 import type { LazyLogsRequest, LazyTraceRequest } from './otlp/types.ts';
+import type { Redactor } from './redact/redactor.ts';
 import { countLogRecords, countSpans, logsRequestToMessagesInSlices, traceRequestToMessagesInSlices, type Conversion } from './pipeline.ts';
 
 /** Outcome of one export, independent of the transport (HTTP status / gRPC code are mapped from it). */
@@ -35,6 +36,8 @@ export interface IngestOptions {
   retryAfterSeconds: number;
   log: Logger;
   now?: () => number;
+  /** Rewrites spans and log records before they are normalized (TRACECHECK_REDACTION); absent: off. */
+  redactor?: Redactor;
 }
 
 export interface Ingest {
@@ -69,6 +72,7 @@ export function createIngest(options: IngestOptions): Ingest {
     ...(options.maxRecordBytes !== undefined ? { maxRecordBytes: options.maxRecordBytes } : {}),
     ...(options.maxFutureSkewMs !== undefined ? { maxFutureSkewMs: options.maxFutureSkewMs } : {}),
     ...(project !== undefined ? { project } : {}),
+    ...(options.redactor ? { redactor: options.redactor } : {}),
   });
 
   // Exports are decoded, converted and handed to the producer one at a time, in the order they

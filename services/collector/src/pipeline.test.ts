@@ -4,6 +4,7 @@ import { decodeLogsRequestJson, decodeTraceRequestJson } from './otlp/decode-jso
 import { decodeLogsRequestProtobuf, decodeTraceRequestProtobuf } from './otlp/decode-protobuf.ts';
 import { encodeLogsRequest, encodeTraceRequest, jsonLogsRequest, jsonTraceRequest, type SpanSpec } from './testing/otlp-builders.ts';
 import { logsRequestToMessages, traceRequestToMessages } from './pipeline.ts';
+import { createRedactor } from './redact/redactor.ts';
 
 const options = { maxAttributeBytes: 1024 * 1024, receivedAtMs: 1 };
 const GOOD = '1111111111111111';
@@ -107,5 +108,24 @@ describe('what would fail downstream is refused here, per span', () => {
     expect([c.messages.length, c.rejected, c.errorMessage]).toEqual([1, 1, '1 rejected: log record: timeUnixNano "soon" is not a decimal integer']);
     const pb = logsRequestToMessages(decodeLogsRequestProtobuf(encodeLogsRequest(jsonLogsRequest([{ body: 'fine' }]))), options);
     expect([pb.messages.length, pb.rejected]).toEqual([1, 0]);
+  });
+});
+
+describe('redaction in the pipeline (both encodings)', () => {
+  const redactor = createRedactor({ mode: 'redact', rules: [], key: 'test-key-0123456789', onFound: () => undefined });
+  const redacting = { ...options, receivedAtMs: 1_700_000_000_000, maxFutureSkewMs: 3_600_000, redactor };
+
+  it('rewrites a span before it is normalized, and the rejection reasons that quote it', () => {
+    const json = jsonTraceRequest([
+      { spanId: GOOD, name: 'execute_tool mail', attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'mail', 'gen_ai.tool.call.arguments': '{"to":"ann@x.io"}' } },
+      { events: [{ name: 'sent to ann@x.io', timeUnixNano: '1800000000000000000' }] },
+    ]);
+    for (const req of [decodeTraceRequestJson(JSON.stringify(json)), decodeTraceRequestProtobuf(encodeTraceRequest(json))]) {
+      const c = traceRequestToMessages(req, redacting);
+      expect(c.messages.map((m) => m.value.includes('ann@x.io'))).toEqual([false]);
+      expect(c.messages[0].value).toContain('<email:1>');
+      expect(c.errorMessage).toContain('event "sent to <email:1>" timeUnixNano');
+      expect(c.errorMessage).not.toContain('ann@x.io');
+    }
   });
 });

@@ -8,6 +8,10 @@ import { lazyLogsRequest, lazyTraceRequest } from './otlp/lazy-request.ts';
 import { normalizeLogRecord } from './normalize/normalize-log.ts';
 import { normalizeSpan, type NormalizeOptions } from './normalize/normalize-span.ts';
 import { fitRecord } from './fit-record.ts';
+import type { Redactor } from './redact/redactor.ts';
+
+/** NormalizeOptions, and the redactor that rewrites each span or log record before anything else reads it. */
+export type ConversionOptions = NormalizeOptions & { redactor?: Redactor };
 
 
 export interface Conversion {
@@ -100,6 +104,11 @@ function summarize(reasons: string[], rejected: number): string {
   return rejected > 3 ? `${rejected} rejected: ${shown}; …` : `${rejected} rejected: ${shown}`;
 }
 
+/** Rejection reasons quote what the decoder could not take (values included); they are redacted as text. */
+function reasonsText(text: string, redactor: Redactor | undefined): string {
+  return redactor && text ? redactor.text(text) : text;
+}
+
 export function countSpans(req: LazyTraceRequest): number {
   let n = 0;
   for (const rs of req.resourceSpans) for (const ss of rs.scopeSpans) n += ss.count;
@@ -116,26 +125,30 @@ export function countLogRecords(req: LazyLogsRequest): number {
 const YIELD_AFTER_MS = 10;
 
 /** Decoded export → bus records keyed by trace id; spans with invalid ids are rejected one by one. */
-export function traceRequestToMessages(req: DecodedTraceRequest, options: NormalizeOptions): Conversion {
+export function traceRequestToMessages(req: DecodedTraceRequest, options: ConversionOptions): Conversion {
   return runAtOnce(traceConversionSteps(lazyTraceRequest(req), options));
 }
 
 /** As traceRequestToMessages, with each span decoded as it is reached and yields to the event loop between slices of work. */
-export function traceRequestToMessagesInSlices(req: LazyTraceRequest, options: NormalizeOptions): Promise<Conversion> {
+export function traceRequestToMessagesInSlices(req: LazyTraceRequest, options: ConversionOptions): Promise<Conversion> {
   return runInSlices(traceConversionSteps(req, options), YIELD_AFTER_MS);
 }
 
 /** One step per span. */
-function* traceConversionSteps(req: LazyTraceRequest, options: NormalizeOptions): Generator<void, Conversion> {
+function* traceConversionSteps(req: LazyTraceRequest, options: ConversionOptions): Generator<void, Conversion> {
   const messages: OutgoingMessage[] = [];
   const reasons: string[] = [];
   let rejected = 0;
   const latest = latestNanos(options);
+  const redactor = options.redactor;
   for (const rs of req.resourceSpans) {
+    redactor?.resource(rs.resource, options.project);
     for (const ss of rs.scopeSpans) {
       for (let i = 0; i < ss.count; i++) {
         yield;
         const span = ss.span(i);
+        // First: the rejection reasons below quote event names.
+        redactor?.span(span, options.project);
         const problem = spanProblem(span, latest);
         if (problem) {
           rejected++;
@@ -167,34 +180,37 @@ function* traceConversionSteps(req: LazyTraceRequest, options: NormalizeOptions)
       }
     }
   }
-  return { messages, accepted: messages.length, rejected, errorMessage: summarize(reasons, rejected) };
+  return { messages, accepted: messages.length, rejected, errorMessage: reasonsText(summarize(reasons, rejected), redactor) };
 }
 
 /**
  * Decoded logs export → bus records. Only records that belong to a trace are kept (the assembler
  * attaches them to spans); records without a valid trace id are rejected.
  */
-export function logsRequestToMessages(req: DecodedLogsRequest, options: NormalizeOptions): Conversion {
+export function logsRequestToMessages(req: DecodedLogsRequest, options: ConversionOptions): Conversion {
   return runAtOnce(logsConversionSteps(lazyLogsRequest(req), options));
 }
 
 /** As logsRequestToMessages, in slices (see traceRequestToMessagesInSlices). */
-export function logsRequestToMessagesInSlices(req: LazyLogsRequest, options: NormalizeOptions): Promise<Conversion> {
+export function logsRequestToMessagesInSlices(req: LazyLogsRequest, options: ConversionOptions): Promise<Conversion> {
   return runInSlices(logsConversionSteps(req, options), YIELD_AFTER_MS);
 }
 
 /** One step per log record. */
-function* logsConversionSteps(req: LazyLogsRequest, options: NormalizeOptions): Generator<void, Conversion> {
+function* logsConversionSteps(req: LazyLogsRequest, options: ConversionOptions): Generator<void, Conversion> {
   const messages: OutgoingMessage[] = [];
   const reasons: string[] = [];
   let rejected = 0;
   let sequence = 0;
   const latest = latestNanos(options);
+  const redactor = options.redactor;
   for (const rl of req.resourceLogs) {
+    redactor?.resource(rl.resource, options.project);
     for (const sl of rl.scopeLogs) {
       for (let i = 0; i < sl.count; i++) {
         yield;
         const record = sl.logRecord(i);
+        redactor?.logRecord(record, options.project);
         const seq = sequence++;
         if (!TRACE_ID.test(record.traceId) || record.traceId === ZERO_TRACE) {
           rejected++;
@@ -240,5 +256,5 @@ function* logsConversionSteps(req: LazyLogsRequest, options: NormalizeOptions): 
       }
     }
   }
-  return { messages, accepted: messages.length, rejected, errorMessage: summarize(reasons, rejected) };
+  return { messages, accepted: messages.length, rejected, errorMessage: reasonsText(summarize(reasons, rejected), redactor) };
 }

@@ -11,6 +11,8 @@ import { REVISION_SELECT, createClickHouseWrites } from './clickhouse-writes.ts'
 import { SCORE_FIELDS, createWriteSequence, jsonToUnit, normalizeScoreQuery, rowsToScores } from './rows.ts';
 import { rowToUnitRevision, throwIfRefused } from './revisions.ts';
 import { joinSql, sql, sqlIdentifier, type SqlFragment } from './sql-quote.ts';
+import { removeOlderThanClickHouse, tableBytesClickHouse } from './clickhouse-retention.ts';
+import type { RetentionCut } from './retention.ts';
 
 export interface ClickHouseStoreOptions {
   url: string;
@@ -72,6 +74,16 @@ export function createClickHouseStore(options: ClickHouseStoreOptions): Store {
     },
 
     writeScores: writes.writeScores,
+
+    async removeOlderThan(cut: RetentionCut) {
+      await migrate();
+      await removeOlderThanClickHouse(connection, cut);
+    },
+
+    async tableBytes() {
+      await migrate();
+      return tableBytesClickHouse(connection);
+    },
 
     async getUnitRevision(unitId: string, project?: string, revision?: number) {
       await migrate();

@@ -1,3 +1,4 @@
+import type { RetentionCut } from './retention.ts';
 import type { Score, Unit } from '../../contracts/schemas/index.ts';
 import type { Component } from '../../runtime/lifecycle/index.ts';
 
@@ -61,6 +62,10 @@ export interface Store extends Component, QueryStore {
   unscoredUnitIds?(afterId: string, limit: number): Promise<string[]>;
   /** Bytes the store's engine holds in this process's memory (DuckDB's buffer pool); absent for a server. */
   memoryBytes?(): Promise<number>;
+  /** Removes what `cut` names (retention, see retention.ts); returns once the removal is started (ClickHouse) or done (DuckDB). */
+  removeOlderThan?(cut: RetentionCut): Promise<void>;
+  /** Bytes on disk per table (ClickHouse: system.parts; DuckDB: the file's used blocks shared out by table size). */
+  tableBytes?(): Promise<Record<string, number>>;
 }
 
 export interface ScoredUnit {

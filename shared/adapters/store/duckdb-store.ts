@@ -14,6 +14,8 @@ import { UNIT_SUMMARY_COLUMNS, docLimit, docToRow, finiteNumber, rowToAggregate,
 import { SCORE_FIELDS, jsonToUnit, lastPerScoreKey, normalizeScoreQuery, rowsToScores, scoreToRow } from './rows.ts';
 import { rowToUnitRevision, throwIfRefused } from './revisions.ts';
 import { writeScoredUnitsWith } from './scored-unit-write.ts';
+import { removeOlderThanDuckDb, tableBytesDuckDb } from './duckdb-retention.ts';
+import type { RetentionCut } from './retention.ts';
 
 export interface DuckDbStoreOptions {
   /** A file path (its directory is created if missing) or `:memory:`. */
@@ -151,6 +153,16 @@ export function createDuckDbStore(options: DuckDbStoreOptions): Store {
       if (!connection) return 0; // not opened yet (or shut down): nothing held
       const rows = await serialized('memoryBytes', async (c) => (await c.runAndReadAll('SELECT sum(memory_usage_bytes) AS n FROM duckdb_memory()')).getRowObjectsJS());
       return Number(rows[0]?.n ?? 0);
+    },
+
+    async removeOlderThan(cut: RetentionCut) {
+      await ensureMigrated();
+      await serialized('removeOlderThan', (c) => removeOlderThanDuckDb(c, cut));
+    },
+
+    async tableBytes() {
+      await ensureMigrated();
+      return serialized('tableBytes', (c) => tableBytesDuckDb(c));
     },
 
     async unscoredUnitIds(afterId: string, limit: number) {

@@ -38,3 +38,4 @@ export {
   toWellFormed,
 } from './sql-quote.ts';
 export type { SqlValue, SqlFragment } from './sql-quote.ts';
+export type { RetentionCut } from './retention.ts';

@@ -12,6 +12,7 @@ import {
   DEFAULT_TRACE_ENTRY_GRACE_MS,
 } from './defaults.ts';
 import { parseAddressList, type AddressList } from '../http/index.ts';
+import { REDACTION_MODES, redactionRulesFromJson, type RedactionMode, type RedactionRule } from './redaction.ts';
 
 const port = z.coerce.number().int().min(0).max(65_535);
 const positiveInt = z.coerce.number().int().positive();
@@ -131,6 +132,13 @@ export const ConfigSchema = z
     // Bearer token for GET /metrics once API keys exist (the metrics name every project's checks);
     // unset, /metrics answers 401 then. With no key at all it stays open, like everything else.
     TRACECHECK_METRICS_TOKEN: z.preprocess(emptyAsUndefined, z.string().min(16, 'at least 16 characters').optional()),
+    // redact by default: a secret that reached the store once is in every backup of it; see docs/privacy.md.
+    TRACECHECK_REDACTION: z.enum(REDACTION_MODES).default('redact'),
+    TRACECHECK_REDACTION_RULES: z.preprocess(emptyAsUndefined, redactionRulesFromJson.optional()),
+    TRACECHECK_REDACTION_KEY: z.preprocess(emptyAsUndefined, z.string().min(16, 'at least 16 characters').optional()),
+    // Unset: keep everything (projects may set their own through the API).
+    TRACECHECK_RETENTION_DAYS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(36_500).optional()),
+    TRACECHECK_RETENTION_INTERVAL_MS: z.coerce.number().int().min(1_000).default(60 * 60_000),
     // No default: a command without it logs at its own level (see cli/command-logger.ts).
     TRACECHECK_LOG_LEVEL: z.preprocess(emptyAsUndefined, z.enum(LOG_LEVELS).optional()),
   })
@@ -221,6 +229,10 @@ export interface Config {
   logLevel: LogLevel | null;
   /** LLMEVAL_PYTHON: the interpreter `tracecheck eval` runs suite code in; null: `python3` on PATH. */
   evalPython: string | null;
+  /** What the collector replaces in spans and log records before the bus; `key` null: a random one per process. */
+  redaction: { mode: RedactionMode; rules: RedactionRule[]; key: string | null };
+  /** Days rows are kept (null: forever, but for projects with their own); how often old ones are removed. */
+  retention: { days: number | null; intervalMs: number };
 }
 
 export class ConfigError extends Error {
@@ -300,6 +312,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     metricsToken: c.TRACECHECK_METRICS_TOKEN ?? null,
     logLevel: c.TRACECHECK_LOG_LEVEL ?? null,
     evalPython: c.LLMEVAL_PYTHON ?? null,
+    retention: { days: c.TRACECHECK_RETENTION_DAYS ?? null, intervalMs: c.TRACECHECK_RETENTION_INTERVAL_MS },
+    redaction: { mode: c.TRACECHECK_REDACTION, rules: c.TRACECHECK_REDACTION_RULES ?? [], key: c.TRACECHECK_REDACTION_KEY ?? null },
   };
 }
 

@@ -9,3 +9,5 @@ export {
   DEFAULT_TRACE_COMPLETE_GRACE_MS,
   DEFAULT_TRACE_ENTRY_GRACE_MS,
 } from './defaults.ts';
+export { REDACTION_MODES } from './redaction.ts';
+export type { RedactionMode, RedactionRule } from './redaction.ts';

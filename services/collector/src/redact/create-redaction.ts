@@ -1,0 +1,30 @@
+import { randomBytes } from 'node:crypto';
+import { Counter } from 'prom-client';
+import type { Metrics } from '../../../../shared/kit/metrics/index.ts';
+import type { RedactionMode, RedactionRule } from '../../../../shared/runtime/config/index.ts';
+import { createRedactor, type Redactor } from './redactor.ts';
+import { compileRules } from './rules.ts';
+
+/** The collector's slice of the configuration (TRACECHECK_REDACTION, _RULES, _KEY). */
+export interface RedactionConfig {
+  mode: RedactionMode;
+  rules: readonly RedactionRule[];
+  /** Key of the identifiers' hashes; null: a random one per process (hashes change at restart). */
+  key: string | null;
+}
+
+/** The redactor for `config` (undefined when off), counting what it finds in `tracecheck_redactions_total`. */
+export function createRedaction(config: RedactionConfig, metrics: Metrics | undefined): Redactor | undefined {
+  if (config.mode === 'off') return undefined;
+  // One registry may serve two collectors (tests): the second reuses the first's counter.
+  const counter = metrics
+    ? (metrics.registry.getSingleMetric('tracecheck_redactions_total') as Counter<'rule' | 'mode'> | undefined) ?? new Counter({ name: 'tracecheck_redactions_total', help: 'Values found by each redaction rule (built-in kind or user rule), replaced when mode="redact", only counted when mode="detect"', labelNames: ['rule', 'mode'], registers: [metrics.registry] })
+    : undefined;
+  const mode = config.mode;
+  return createRedactor({
+    mode,
+    rules: compileRules(config.rules),
+    key: config.key ?? randomBytes(32).toString('hex'),
+    onFound: (rule) => counter?.inc({ rule, mode }),
+  });
+}

@@ -1,0 +1,123 @@
+import { isIPv6 } from 'node:net';
+import { passesIbanCheck, passesLuhn } from './checksums.ts';
+
+/**
+ * A built-in detector: what it finds, a cheap test that the text may hold one (most strings hold
+ * none, and the test spares the scan), and a check on each match (a checksum) that keeps
+ * look-alikes.
+ *
+ * Every pattern must run in time linear in the text, whatever the text (it is hostile): each
+ * starts with a look-behind that allows one start per run of the characters it is made of, and
+ * its quantifiers are either bounded or followed by a character they cannot match, so that a
+ * failed attempt costs at most the run it scanned. detectors.test.ts feeds each long adversarial
+ * strings.
+ */
+export interface Detector {
+  /** The placeholder's kind (`<email:1>`) and the metric's rule label. */
+  kind: string;
+  pattern: RegExp;
+  mayContain(text: string): boolean;
+  accept?(match: string): boolean;
+}
+
+const hasDigit = (text: string): boolean => /\d/.test(text);
+const digitsOf = (text: string): string => text.replace(/\D/g, '');
+
+function acceptPhone(match: string): boolean {
+  const digits = digitsOf(match);
+  if (match.startsWith('+')) return digits.length >= 8 && digits.length <= 15;
+  // Without a country code only grouped numbers are phones: a bare run of ten digits is more often an id.
+  if (digits.length < 10 || digits.length > 15) return false;
+  const groups = match.split(/[ .()-]+/).filter(Boolean);
+  return groups.length >= 3 && groups.every((g) => g.length <= 4);
+}
+
+/** Loopback and unspecified addresses name no one (and are what local LLM servers listen on). */
+const acceptIpv4 = (match: string): boolean => !match.startsWith('127.') && match !== '0.0.0.0';
+
+function acceptIpv6(match: string): boolean {
+  if (!isIPv6(match) || match === '::1' || match === '::') return false;
+  // "d::" in C++ (std::string) or "a:b::" are valid addresses but text: at least two groups and a digit.
+  return match.split(':').filter(Boolean).length >= 2 && /\d/.test(match);
+}
+
+/** In the order they run: tokens first (their digits would otherwise be read as phones), phones last. */
+export const BUILTIN_DETECTORS: readonly Detector[] = [
+  {
+    kind: 'jwt',
+    pattern: /(?<![\w-])eyJ[\w-]+\.eyJ[\w-]+\.[\w-]*/g,
+    mayContain: (t) => t.includes('eyJ'),
+  },
+  {
+    kind: 'anthropic_key',
+    pattern: /(?<![\w-])sk-ant-[\w-]{20,400}/g,
+    mayContain: (t) => t.includes('sk-ant-'),
+  },
+  {
+    kind: 'openai_key',
+    pattern: /(?<![\w-])sk-(?:proj-|svcacct-|admin-)?[\w-]{20,400}/g,
+    mayContain: (t) => t.includes('sk-'),
+  },
+  {
+    kind: 'aws_key',
+    pattern: /(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Za-z0-9])/g,
+    mayContain: (t) => /A(?:KI|SI|BI|CC)A/.test(t),
+  },
+  {
+    kind: 'github_token',
+    pattern: /(?<![\w-])(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_\w{22,255})/g,
+    mayContain: (t) => /gh[pousr]_|github_pat_/.test(t),
+  },
+  {
+    kind: 'slack_token',
+    pattern: /(?<![\w-])xox[abposre]-[A-Za-z0-9-]{10,250}/g,
+    mayContain: (t) => t.includes('xox'),
+  },
+  {
+    kind: 'stripe_key',
+    pattern: /(?<![\w-])[sr]k_(?:live|test)_[A-Za-z0-9]{16,250}/g,
+    mayContain: (t) => t.includes('k_live_') || t.includes('k_test_'),
+  },
+  {
+    kind: 'google_key',
+    pattern: /(?<![\w-])AIza[\w-]{35}(?![\w-])/g,
+    mayContain: (t) => t.includes('AIza'),
+  },
+  {
+    kind: 'email',
+    pattern: /(?<![\w.%+-])[\w.%+-]{1,64}@(?:[A-Za-z0-9-]{1,63}\.){1,8}[A-Za-z]{2,24}(?![\w-])/g,
+    mayContain: (t) => t.includes('@'),
+  },
+  {
+    kind: 'iban',
+    pattern: /(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?(?![A-Za-z0-9])/g,
+    mayContain: (t) => /[A-Z]{2}\d\d/.test(t),
+    accept: (m) => passesIbanCheck(m.replace(/ /g, '')),
+  },
+  {
+    // Issuer prefixes 2-6 (Mastercard 2-series, Amex/Diners/JCB, Visa, Mastercard, Discover/UnionPay/
+    // Maestro): spares the nanosecond timestamps (1…) of the same length that pass Luhn one time in ten.
+    kind: 'card',
+    pattern: /(?<![\w-])[2-6]\d{3}(?:[ -]?\d){9,15}(?!\w)/g,
+    mayContain: (t) => /[2-6]\d{3}/.test(t),
+    accept: (m) => passesLuhn(digitsOf(m)),
+  },
+  {
+    kind: 'ip',
+    pattern: /(?<![\w.])(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?![\w]|\.\d)/g,
+    mayContain: (t) => /\d\.\d/.test(t),
+    accept: acceptIpv4,
+  },
+  {
+    kind: 'ip',
+    pattern: /(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4}(?![\w:])/g,
+    mayContain: (t) => /[0-9A-Fa-f]?:[0-9A-Fa-f]{0,4}:/.test(t) && hasDigit(t),
+    accept: acceptIpv6,
+  },
+  {
+    kind: 'phone',
+    pattern: /(?<![\w+])(?:\+|\()?\d[\d ().-]{6,22}\d(?!\w)/g,
+    mayContain: (t) => /\d[\d ().-]{6}/.test(t),
+    accept: acceptPhone,
+  },
+];

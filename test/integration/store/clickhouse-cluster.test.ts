@@ -1,0 +1,155 @@
+import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger, createSilentLogger, type Logger } from '../../../shared/runtime/logging/index.ts';
+import { createClickHouseStore, type ScoredUnit, type Store } from '../../../shared/adapters/store/index.ts';
+import { uniqueName, waitFor } from '../../helpers/infra.ts';
+import { CLUSTER_NAME, startPrivateCluster, type PrivateCluster } from '../../helpers/private-cluster.ts';
+import { makeScore, makeUnit } from './store-fixtures.ts';
+
+// The store on a replicated ClickHouse (issue 24.2): ZooKeeper 3.8.4 and two Debian 18.16 servers
+// as two replicas of one shard, all of this file's own (the shared server is never stopped).
+
+const CHECKS = ['answer_relevance', 'task_completed', 'loop_guard'] as const;
+const TABLES = ['docs', 'score_revisions', 'scores', 'unit_revisions', 'units'];
+const REQUEST_TIMEOUT_MS = 15_000;
+const log = createSilentLogger();
+
+let cluster: PrivateCluster;
+const clients: ClickHouseClient[] = [];
+const stores: Store[] = [];
+
+beforeAll(async () => {
+  cluster = await startPrivateCluster();
+}, 150_000);
+
+afterAll(async () => {
+  await Promise.all(stores.map((s) => s.shutdown()));
+  await Promise.all(clients.map((c) => c.close()));
+  await cluster?.destroy();
+});
+
+function admin(url: string): ClickHouseClient {
+  const client = createClient({ url, request_timeout: REQUEST_TIMEOUT_MS, log: { level: ClickHouseLogLevel.OFF } });
+  clients.push(client);
+  return client;
+}
+
+function store(url: string, database: string, extra: { insertQuorum?: number; log?: Logger } = {}): Store {
+  const s = createClickHouseStore({ url, database, cluster: CLUSTER_NAME, log, requestTimeoutMs: REQUEST_TIMEOUT_MS, ...extra });
+  stores.push(s);
+  return s;
+}
+
+/** `count` units, each with a score of every check. */
+function scoredUnits(prefix: string, count: number): ScoredUnit[] {
+  return Array.from({ length: count }, (_, i) => {
+    const unit = makeUnit({ unit_id: `${prefix}-${i}` });
+    return { unit, scores: CHECKS.map((check) => makeScore({ unit_id: unit.unit_id, check })) };
+  });
+}
+
+interface Counts {
+  units: number;
+  scores: number;
+  scoreKeys: number;
+  revisions: number;
+}
+
+/** What one replica holds after dedup (FINAL), and how many distinct score keys. */
+async function counts(client: ClickHouseClient, database: string): Promise<Counts> {
+  const rs = await client.query({
+    query: `SELECT (SELECT count() FROM ${database}.units FINAL) AS units, (SELECT count() FROM ${database}.scores FINAL) AS scores,
+      (SELECT uniqExact(unit_id, \`check\`, check_version) FROM ${database}.scores) AS scoreKeys, (SELECT count() FROM ${database}.unit_revisions FINAL) AS revisions`,
+    format: 'JSONEachRow',
+  });
+  const [row] = await rs.json<Record<keyof Counts, string | number>>();
+  return { units: Number(row.units), scores: Number(row.scores), scoreKeys: Number(row.scoreKeys), revisions: Number(row.revisions) };
+}
+
+const expected = (units: number): Counts => ({ units, scores: units * CHECKS.length, scoreKeys: units * CHECKS.length, revisions: units });
+
+async function unitIds(client: ClickHouseClient, database: string): Promise<Set<string>> {
+  const rs = await client.query({ query: `SELECT unit_id FROM ${database}.units FINAL`, format: 'JSONEachRow' });
+  return new Set((await rs.json<{ unit_id: string }>()).map((r) => r.unit_id));
+}
+
+describe('clickhouse store on a replicated cluster (two 18.16 replicas, ZooKeeper 3.8.4)', () => {
+  it('makes replicated tables on every replica; what is written through one is read through the other', async () => {
+    const [r1, r2] = cluster.replicas;
+    const database = uniqueName('tc_cluster');
+    const writer = store(r1.url, database);
+    await writer.start();
+    const tables = await admin(r2.url).query({ query: `SELECT name, engine FROM system.tables WHERE database = '${database}' ORDER BY name`, format: 'JSONEachRow' });
+    expect(await tables.json()).toEqual(TABLES.map((name) => ({ name, engine: 'ReplicatedReplacingMergeTree' })));
+
+    const items = scoredUnits('read-other', 20);
+    await writer.writeScoredUnits(items);
+    // A second write of the same units and scores (a redelivery) adds nothing once deduplicated.
+    await writer.writeScoredUnits(items);
+    const reader = store(r2.url, database);
+    await reader.start();
+    await waitFor(async () => (await reader.queryScores({ check: 'loop_guard', limit: 1000 })).length === 20, { timeoutMs: 60_000, intervalMs: 250, description: '20 loop_guard scores on replica 2' });
+    await waitFor(async () => (await counts(admin(r2.url), database)).scores === 60, { timeoutMs: 60_000, intervalMs: 250, description: '60 scores on replica 2' });
+    expect(await counts(admin(r2.url), database)).toEqual(expected(20));
+    expect(await reader.getUnit(items[7].unit.unit_id)).toEqual(items[7].unit);
+    for (const check of CHECKS) expect(await reader.queryScores({ check, limit: 1000 })).toHaveLength(20);
+
+    // With an insert quorum of 2, an acknowledged write is on both replicas at once: no wait.
+    const quorumWriter = store(r1.url, database, { insertQuorum: 2 });
+    await quorumWriter.writeScoredUnits(scoredUnits('quorum', 5));
+    expect(await counts(admin(r2.url), database)).toEqual(expected(25));
+  });
+
+  it('goes on writing through the other replica when one stops under load: nothing lost or doubled, and the stopped one catches up', async () => {
+    const [r1, r2] = cluster.replicas;
+    const database = uniqueName('tc_cluster_failover');
+    const warnings: string[] = [];
+    const writer = store(`${r1.url},${r2.url}`, database, { log: createLogger({ level: 'warn', destination: { write: (line: string) => void warnings.push(line) } }) });
+    await writer.start();
+    const BATCHES = 24;
+    const PER_BATCH = 10;
+    const STOP_AT = 8;
+    const written: ScoredUnit[][] = [];
+    let stopping: Promise<void> | null = null;
+    for (let b = 0; b < BATCHES; b += 1) {
+      const batch = scoredUnits(`failover-${b}`, PER_BATCH);
+      // Every write is acknowledged: the store moves to replica 2 itself; no retry here.
+      const writing = writer.writeScoredUnits(batch);
+      // The replica dies while this write is under way (SIGKILL: no goodbye to ZooKeeper).
+      if (b === STOP_AT) stopping = sleep(10).then(() => r1.stop());
+      const results = await writing;
+      expect(results.map((r) => ('revision' in r ? r.revision : r.refused))).toEqual(batch.map(() => 1));
+      written.push(batch);
+    }
+    await stopping;
+    // It did move, once, and only after the stop.
+    const switches = warnings.map((l) => JSON.parse(l) as { msg: string; from?: string; to?: string }).filter((l) => l.msg === 'clickhouse: switched to another replica');
+    expect(switches.map((l) => [l.from, l.to])).toEqual([[r1.url, r2.url]]);
+
+    // While replica 1 is down, replica 2 holds every unit written after the switch.
+    const onR2 = await unitIds(admin(r2.url), database);
+    const afterSwitch = written.slice(STOP_AT + 1).flat().map((s) => s.unit.unit_id);
+    expect(afterSwitch.filter((id) => !onR2.has(id))).toEqual([]);
+
+    // Replica 1 returns and fetches what it missed; both then hold exactly N units and N × checks scores.
+    await r1.start();
+    const total = BATCHES * PER_BATCH;
+    for (const url of [r1.url, r2.url]) {
+      const client = admin(url);
+      await waitFor(async () => (await counts(client, database)).scores === total * CHECKS.length && (await counts(client, database)).units === total, {
+        timeoutMs: 90_000,
+        intervalMs: 500,
+        description: `${total} units and ${total * CHECKS.length} scores on ${url}`,
+      });
+      expect(await counts(client, database)).toEqual(expected(total));
+    }
+    // Read through the returned replica with a store of its own: every check's scores, once each.
+    const reader = store(r1.url, database);
+    for (const check of CHECKS) {
+      const scores = await reader.queryScores({ check, limit: 1000 });
+      expect(new Set(scores.map((s) => s.unit_id)).size).toBe(total);
+      expect(scores).toHaveLength(total);
+    }
+  });
+});

@@ -2,8 +2,11 @@ import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickh
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger, createSilentLogger, type Logger } from '../../../shared/runtime/logging/index.ts';
+import { createKafkaBus } from '../../../shared/adapters/bus/index.ts';
+import { createCheckRegistry } from '../../../shared/engines/checks/index.ts';
+import { createScorer } from '../../../services/scorer/src/index.ts';
 import { createClickHouseStore, type ScoredUnit, type Store } from '../../../shared/adapters/store/index.ts';
-import { uniqueName, waitFor } from '../../helpers/infra.ts';
+import { testKafkaBrokers, uniqueName, waitFor } from '../../helpers/infra.ts';
 import { CLUSTER_NAME, startPrivateCluster, type PrivateCluster } from '../../helpers/private-cluster.ts';
 import { makeScore, makeUnit } from './store-fixtures.ts';
 
@@ -79,7 +82,10 @@ describe('clickhouse store on a replicated cluster (two 18.16 replicas, ZooKeepe
     const [r1, r2] = cluster.replicas;
     const database = uniqueName('tc_cluster');
     const writer = store(r1.url, database);
-    await writer.start();
+    const reader = store(r2.url, database);
+    // Two processes migrate a new database at once through different replicas (each holds the schema
+    // lease of its own server): the ON CLUSTER steps are idempotent, so both finish.
+    await Promise.all([writer.start(), reader.start()]);
     const tables = await admin(r2.url).query({ query: `SELECT name, engine FROM system.tables WHERE database = '${database}' ORDER BY name`, format: 'JSONEachRow' });
     expect(await tables.json()).toEqual(TABLES.map((name) => ({ name, engine: 'ReplicatedReplacingMergeTree' })));
 
@@ -87,8 +93,6 @@ describe('clickhouse store on a replicated cluster (two 18.16 replicas, ZooKeepe
     await writer.writeScoredUnits(items);
     // A second write of the same units and scores (a redelivery) adds nothing once deduplicated.
     await writer.writeScoredUnits(items);
-    const reader = store(r2.url, database);
-    await reader.start();
     await waitFor(async () => (await reader.queryScores({ check: 'loop_guard', limit: 1000 })).length === 20, { timeoutMs: 60_000, intervalMs: 250, description: '20 loop_guard scores on replica 2' });
     await waitFor(async () => (await counts(admin(r2.url), database)).scores === 60, { timeoutMs: 60_000, intervalMs: 250, description: '60 scores on replica 2' });
     expect(await counts(admin(r2.url), database)).toEqual(expected(20));
@@ -107,9 +111,9 @@ describe('clickhouse store on a replicated cluster (two 18.16 replicas, ZooKeepe
     const warnings: string[] = [];
     const writer = store(`${r1.url},${r2.url}`, database, { log: createLogger({ level: 'warn', destination: { write: (line: string) => void warnings.push(line) } }) });
     await writer.start();
-    const BATCHES = 24;
+    const BATCHES = 16;
     const PER_BATCH = 10;
-    const STOP_AT = 8;
+    const STOP_AT = 6;
     const written: ScoredUnit[][] = [];
     let stopping: Promise<void> | null = null;
     for (let b = 0; b < BATCHES; b += 1) {
@@ -150,6 +154,53 @@ describe('clickhouse store on a replicated cluster (two 18.16 replicas, ZooKeepe
       const scores = await reader.queryScores({ check, limit: 1000 });
       expect(new Set(scores.map((s) => s.unit_id)).size).toBe(total);
       expect(scores).toHaveLength(total);
+    }
+  });
+
+  it('keeps the real scorer scoring (shared Kafka) through a replica stop: every unit scored once on both replicas', async () => {
+    const [r1, r2] = cluster.replicas;
+    const database = uniqueName('tc_cluster_scorer');
+    const scorerStore = store(`${r1.url},${r2.url}`, database);
+    await scorerStore.start();
+    const bus = createKafkaBus({ brokers: testKafkaBrokers(), clientId: uniqueName('cluster'), log });
+    const [unitsTopic, scoresTopic] = [uniqueName('units'), uniqueName('scores')];
+    const registry = createCheckRegistry();
+    const checks = [registry.get('function_result_present')!, registry.get('task_completed')!];
+    const scorer = createScorer({ unitsTopic, scoresTopic, groupId: uniqueName('scorer'), judgeUnavailableReason: 'no judge configured' }, { bus, store: scorerStore, log, nowMs: Date.now, checks, judge: null });
+    const producer = bus.createProducer();
+    const published = new Set<string>();
+    const reader = bus.createConsumer({
+      topic: scoresTopic,
+      groupId: uniqueName('reader'),
+      handle: (m) => {
+        const score = JSON.parse(m.value) as { unit_id: string; check: string };
+        published.add(`${score.unit_id}/${score.check}`);
+        return Promise.resolve();
+      },
+    });
+    // In turn: the scorer creates its topics at start, and the reader's topic must exist first.
+    await scorer.start();
+    await producer.start();
+    await reader.start();
+    try {
+      const UNITS = 40;
+      const units = Array.from({ length: UNITS }, (_, i) => makeUnit({ unit_id: `scored-${i}` }));
+      const send = (part: typeof units): Promise<void> => producer.send(unitsTopic, part.map((u) => ({ key: u.unit_id, value: JSON.stringify(u) })));
+      await send(units.slice(0, UNITS / 2));
+      // Replica 1 dies once the scorer is under way; the second half arrives while it is down.
+      await waitFor(() => published.size >= 16, { timeoutMs: 60_000, intervalMs: 100, description: '16 scores published' });
+      await r1.stop();
+      await send(units.slice(UNITS / 2));
+      // A score is published after its store write was acknowledged: all of them means all written.
+      await waitFor(() => published.size === UNITS * checks.length, { timeoutMs: 90_000, intervalMs: 250, description: `${UNITS * checks.length} scores published` });
+      await r1.start();
+      for (const url of [r2.url, r1.url]) {
+        const client = admin(url);
+        const want = { units: UNITS, scores: UNITS * checks.length, scoreKeys: UNITS * checks.length, revisions: UNITS };
+        await waitFor(async () => JSON.stringify(await counts(client, database)) === JSON.stringify(want), { timeoutMs: 90_000, intervalMs: 500, description: `${UNITS} scored units on ${url}` });
+      }
+    } finally {
+      await Promise.all([reader.shutdown(), scorer.shutdown(), producer.shutdown()]);
     }
   });
 });

@@ -70,10 +70,13 @@ export function createClickHouseMigration(options: ClickHouseMigrationOptions): 
     if (cluster !== undefined) {
       // Every table and column already on this replica: no DDL, which would wait for every host of
       // the cluster (a service restarting while one replica is down starts all the same).
-      if ((await checkReplicatedSchema(connection, options.database)) === 'complete') {
+      const state = await checkReplicatedSchema(connection, options.database);
+      if (state === 'complete') {
         log.info({ version: f.version, database, cluster }, 'clickhouse schema ready (replicated)');
         return;
       }
+      // Refused before any DDL: ON CLUSTER would make replicated tables on the other hosts.
+      if (state === 'unreplicated') throw notReplicated();
     }
     await createDatabase(schema);
     // One process at a time creates and migrates the tables (every service migrates at its start).
@@ -104,9 +107,11 @@ export function createClickHouseMigration(options: ClickHouseMigrationOptions): 
     await command('create unit revisions table', table(unitRevisionsTableSql(schema)));
     await command('create score revisions table', table(scoreRevisionsTableSql(f, schema)));
     // Tables of a single server (made before the cluster was configured) would take writes unreplicated.
-    if (cluster !== undefined && (await checkReplicatedSchema(connection, options.database)) !== 'complete') {
-      throw new PermanentError(`the tables of ${database} are not all replicated: they were made without TRACECHECK_CLICKHOUSE_CLUSTER; see docs/clickhouse-cluster.md to move them`);
-    }
+    if (cluster !== undefined && (await checkReplicatedSchema(connection, options.database)) !== 'complete') throw notReplicated();
+  }
+
+  function notReplicated(): PermanentError {
+    return new PermanentError(`the tables of ${database} are not all replicated: they were made without TRACECHECK_CLICKHOUSE_CLUSTER; see docs/clickhouse-cluster.md to move them`);
   }
 
   /** On a cluster, another process's ALTER may have added the column on some host first: that is done. */

@@ -105,6 +105,17 @@ describe('clickhouse store on a replicated cluster (two 18.16 replicas, ZooKeepe
     expect(await counts(admin(r2.url), database)).toEqual(expected(25));
   });
 
+  it('refuses, before any DDL, a database whose tables were made without the cluster setting', async () => {
+    const [r1, r2] = cluster.replicas;
+    const database = uniqueName('tc_cluster_plain');
+    const plain = createClickHouseStore({ url: r1.url, database, log, requestTimeoutMs: REQUEST_TIMEOUT_MS });
+    stores.push(plain);
+    await plain.start();
+    await expect(store(r1.url, database).start()).rejects.toThrow(/tables of .* are not all replicated/);
+    const elsewhere = await admin(r2.url).query({ query: `SELECT count() AS n FROM system.databases WHERE name = '${database}'`, format: 'JSONEachRow' });
+    expect(await elsewhere.json()).toEqual([{ n: '0' }]);
+  });
+
   it('goes on writing through the other replica when one stops under load: nothing lost or doubled, and the stopped one catches up', async () => {
     const [r1, r2] = cluster.replicas;
     const database = uniqueName('tc_cluster_failover');

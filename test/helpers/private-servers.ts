@@ -53,13 +53,13 @@ export async function freePort(): Promise<number> {
   });
 }
 
-function privateDir(kind: string): string {
+export function privateDir(kind: string): string {
   const dir = join(ROOT, '.cache', 'private', `${kind}-${randomBytes(4).toString('hex')}`);
   mkdirSync(dir, { recursive: true });
   return dir;
 }
 
-function spawnLogged(command: string, args: string[], cwd: string, logFile: string): ChildProcess {
+export function spawnLogged(command: string, args: string[], cwd: string, logFile: string): ChildProcess {
   const out = createWriteStream(logFile, { flags: 'a' });
   const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout.pipe(out);
@@ -69,7 +69,7 @@ function spawnLogged(command: string, args: string[], cwd: string, logFile: stri
   return child;
 }
 
-function killAndWait(child: ChildProcess | null): Promise<void> {
+export function killAndWait(child: ChildProcess | null): Promise<void> {
   if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((done) => {
     child.once('exit', () => done());
@@ -77,7 +77,7 @@ function killAndWait(child: ChildProcess | null): Promise<void> {
   });
 }
 
-function tail(file: string): string {
+export function tail(file: string): string {
   return existsSync(file) ? readFileSync(file, 'utf8').split('\n').slice(-30).join('\n') : '(no log)';
 }
 
@@ -172,13 +172,22 @@ export async function startPrivateKafka(options: { startTimeoutMs?: number; /** 
 }
 
 /** A ClickHouse server with its own ports and data dir, configured as scripts/infra.sh configures the shared one. */
-export async function startPrivateClickHouse(options: { startTimeoutMs?: number } = {}): Promise<PrivateClickHouse> {
+export async function startPrivateClickHouse(
+  options: {
+    startTimeoutMs?: number;
+    /** Ports chosen by the caller (a cluster's replicas must know each other's before they start). */
+    ports?: { http: number; tcp: number };
+    /** More configuration (e.g. replication), written to config.d/ where the server merges it in. */
+    extraConfig?: string;
+  } = {},
+): Promise<PrivateClickHouse> {
   const dir = privateDir('clickhouse');
-  for (const sub of ['data', 'tmp', 'log', 'user_files', 'format_schemas']) mkdirSync(join(dir, sub), { recursive: true });
-  const [httpPort, tcpPort] = [await freePort(), await freePort()];
+  for (const sub of ['data', 'tmp', 'log', 'user_files', 'format_schemas', 'config.d']) mkdirSync(join(dir, sub), { recursive: true });
+  const { http: httpPort, tcp: tcpPort } = options.ports ?? { http: await freePort(), tcp: await freePort() };
   const config = join(dir, 'config.xml');
   const template = readFileSync(join(ROOT, 'scripts', 'clickhouse', 'config.xml'), 'utf8');
   writeFileSync(config, template.replaceAll('@CH_DIR@', dir).replaceAll('@HTTP_PORT@', String(httpPort)).replaceAll('@TCP_PORT@', String(tcpPort)));
+  if (options.extraConfig !== undefined) writeFileSync(join(dir, 'config.d', 'extra.xml'), options.extraConfig);
   writeFileSync(join(dir, 'users.xml'), readFileSync(join(ROOT, 'scripts', 'clickhouse', 'users.xml')));
   const url = `http://127.0.0.1:${httpPort}`;
   const logFile = join(dir, 'log', 'stdout.log');

@@ -14,6 +14,8 @@ import {
   type ClickHouseFeatures,
 } from './clickhouse-schema.ts';
 import { clickHouseErrorCode } from './clickhouse-errors.ts';
+import { checkReplicatedSchema, clusterStatementSql, replicatedTableSql } from './clickhouse-cluster.ts';
+
 import { withSchemaLease, type SchemaLeaseOptions } from './clickhouse-lease.ts';
 import { assertSupportedClickHouse } from './clickhouse-versions.ts';
 import { UNIT_REVISION_INSERT_COLUMNS, col } from './clickhouse-writes.ts';
@@ -27,11 +29,15 @@ export interface ClickHouseMigrationOptions {
   database: string;
   ttlDays: number | undefined;
   log: Logger;
+  /** A cluster of the servers' `remote_servers`: tables ON CLUSTER with Replicated engines (see docs/clickhouse-cluster.md). */
+  cluster?: string | undefined;
   /** The schema lease's timings (tests shorten them). */
   lease?: Pick<SchemaLeaseOptions, 'ttlSeconds' | 'acquireTimeoutMs' | 'pollMs'>;
 }
 
 const DATABASE_ALREADY_EXISTS = 82;
+/** ILLEGAL_COLUMN: "column with this name already exists", from a host another process's ALTER reached first. */
+const COLUMN_EXISTS = 44;
 
 /**
  * The ClickHouse schema brought up to date: the database, its tables, columns added since, and the
@@ -41,6 +47,10 @@ const DATABASE_ALREADY_EXISTS = 82;
 export function createClickHouseMigration(options: ClickHouseMigrationOptions): { migrate: () => Promise<void> } {
   const { connection, log } = options;
   const { select, command, database } = connection;
+  const cluster = options.cluster;
+  // The single server's statements, or the same run ON CLUSTER with replicated engines.
+  const table = (createSql: string): string => (cluster === undefined ? createSql : replicatedTableSql(createSql, cluster));
+  const statement = (text: string): string => (cluster === undefined ? text : clusterStatementSql(text, cluster));
   let features: ClickHouseFeatures | null = null;
   let migrated: Promise<void> | null = null;
 
@@ -63,6 +73,17 @@ export function createClickHouseMigration(options: ClickHouseMigrationOptions): 
       log.warn({ version: f.version, ttlDays: options.ttlDays }, 'this ClickHouse has no table TTL; keeping all rows');
     }
     const schema = { database, ttlDays: options.ttlDays };
+    if (cluster !== undefined) {
+      // Every table and column already on this replica: no DDL, which would wait for every host of
+      // the cluster (a service restarting while one replica is down starts all the same).
+      const state = await checkReplicatedSchema(connection, options.database);
+      if (state === 'complete') {
+        log.info({ version: f.version, database, cluster }, 'clickhouse schema ready (replicated)');
+        return;
+      }
+      // Refused before any DDL: ON CLUSTER would make replicated tables on the other hosts.
+      if (state === 'unreplicated') throw notReplicated();
+    }
     await createDatabase(schema);
     // One process at a time creates and migrates the tables (every service migrates at its start).
     await withSchemaLease({ connection, log, ...options.lease }, () => migrateTables(f, schema));
@@ -72,24 +93,40 @@ export function createClickHouseMigration(options: ClickHouseMigrationOptions): 
   /** IF NOT EXISTS is no guard against a concurrent creation on 18.16: the loser is told it exists. */
   async function createDatabase(schema: { database: string }): Promise<void> {
     try {
-      await command('create database', createDatabaseSql(schema));
+      await command('create database', statement(createDatabaseSql(schema)));
     } catch (err) {
       if (clickHouseErrorCode(err instanceof Error && err.cause !== undefined ? err.cause : err) !== DATABASE_ALREADY_EXISTS) throw err;
     }
   }
 
   async function migrateTables(f: ClickHouseFeatures, schema: { database: string; ttlDays: number | undefined }): Promise<void> {
-    await command('create units table', unitsTableSql(f, schema));
-    await command('create scores table', scoresTableSql(f, schema));
-    await command('create docs table', docsTableSql(schema));
+    await command('create units table', table(unitsTableSql(f, schema)));
+    await command('create scores table', table(scoresTableSql(f, schema)));
+    await command('create docs table', table(docsTableSql(schema)));
     for (const added of ADDED_COLUMNS) {
       const cols = await select('columns', sql`SELECT name FROM system.columns WHERE database = ${options.database} AND table = ${added.table} AND name = ${added.column}`);
-      if (cols.length === 0) await command(`add ${added.column} to ${added.table}`, addColumnSql(schema, added));
+      if (cols.length === 0) await addColumn(`add ${added.column} to ${added.table}`, statement(addColumnSql(schema, added)));
     }
     const history = await select('tables', sql`SELECT name FROM system.tables WHERE database = ${options.database} AND name = 'unit_revisions'`);
-    if (history.length === 0) await copyToRevisions(f, schema);
-    await command('create unit revisions table', unitRevisionsTableSql(schema));
-    await command('create score revisions table', scoreRevisionsTableSql(f, schema));
+    // A replicated database is new since revisions: nothing to copy (and no RENAME across the cluster).
+    if (history.length === 0 && cluster === undefined) await copyToRevisions(f, schema);
+    await command('create unit revisions table', table(unitRevisionsTableSql(schema)));
+    await command('create score revisions table', table(scoreRevisionsTableSql(f, schema)));
+    // Tables of a single server (made before the cluster was configured) would take writes unreplicated.
+    if (cluster !== undefined && (await checkReplicatedSchema(connection, options.database)) !== 'complete') throw notReplicated();
+  }
+
+  function notReplicated(): PermanentError {
+    return new PermanentError(`the tables of ${database} are not all replicated: they were made without TRACECHECK_CLICKHOUSE_CLUSTER; see docs/clickhouse-cluster.md to move them`);
+  }
+
+  /** On a cluster, another process's ALTER may have added the column on some host first: that is done. */
+  async function addColumn(action: string, text: string): Promise<void> {
+    try {
+      await command(action, text);
+    } catch (err) {
+      if (cluster === undefined || clickHouseErrorCode(err instanceof Error && err.cause !== undefined ? err.cause : err) !== COLUMN_EXISTS) throw err;
+    }
   }
 
   /**

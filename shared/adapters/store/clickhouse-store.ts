@@ -15,6 +15,7 @@ import { removeOlderThanClickHouse, tableBytesClickHouse } from './clickhouse-re
 import type { RetentionCut } from './retention.ts';
 
 export interface ClickHouseStoreOptions {
+  /** One HTTP URL, or the replicas of a cluster separated by commas (used in turn: failover). */
   url: string;
   /** A plain identifier ([A-Za-z_][A-Za-z0-9_]*); created by `migrate()` if missing. */
   database: string;
@@ -25,6 +26,10 @@ export interface ClickHouseStoreOptions {
   requestTimeoutMs?: number | undefined;
   /** Drop rows older than this many days. Only on servers with TTL (not 18.16); default: keep all. */
   ttlDays?: number | undefined;
+  /** A cluster of the servers' `remote_servers`: replicated tables made ON CLUSTER (docs/clickhouse-cluster.md). */
+  cluster?: string | undefined;
+  /** Replicas that must have an insert before it is acknowledged; unset: one (see docs/clickhouse-cluster.md). */
+  insertQuorum?: number | undefined;
 }
 
 const SCORE_SELECT: SqlFragment = joinSql(SCORE_FIELDS.map((f) => (f === 'check' ? sql`\`check\`` : sqlIdentifier(f))), ', ');
@@ -44,7 +49,7 @@ export function createClickHouseStore(options: ClickHouseStoreOptions): Store {
   const connection = createClickHouseConnection(options);
   const { db, select, insert } = connection;
   const nextWriteSeq = createWriteSequence();
-  const { migrate } = createClickHouseMigration({ connection, database: options.database, ttlDays: options.ttlDays, log });
+  const { migrate } = createClickHouseMigration({ connection, database: options.database, ttlDays: options.ttlDays, cluster: options.cluster, log });
   const writes = createClickHouseWrites({ connection, migrate, nextWriteSeq, log });
 
   // Documents: the latest row per key decides (argMax by write_seq), deleted ones are dropped after.

@@ -79,6 +79,14 @@ describe('loadConfig', () => {
     expect(c.judgeUnavailableReason).toBeNull();
   });
 
+  it('reads a replicated ClickHouse: replica URLs, the cluster and the insert quorum', () => {
+    expect(loadConfig({ TRACECHECK_CLICKHOUSE_URL: 'http://ch:8123' }).clickhouse).toMatchObject({ cluster: undefined, insertQuorum: undefined });
+    const c = loadConfig({ TRACECHECK_CLICKHOUSE_URL: 'http://ch1:8123, http://ch2:8123', TRACECHECK_CLICKHOUSE_CLUSTER: 'tc_cluster', TRACECHECK_CLICKHOUSE_INSERT_QUORUM: '2' });
+    expect(c.clickhouse).toMatchObject({ url: 'http://ch1:8123, http://ch2:8123', cluster: 'tc_cluster', insertQuorum: 2 });
+    expect(() => loadConfig({ TRACECHECK_CLICKHOUSE_URL: 'http://ch1:8123,not a url' })).toThrow(/TRACECHECK_CLICKHOUSE_URL: a URL, or URLs separated by commas/);
+    expect(() => loadConfig({ TRACECHECK_CLICKHOUSE_URL: 'http://ch:8123', TRACECHECK_CLICKHOUSE_CLUSTER: "c'; DROP" })).toThrow(/TRACECHECK_CLICKHOUSE_CLUSTER: must be a plain identifier/);
+  });
+
   it('reads the topic prefix and the lag settings', () => {
     const defaults = loadConfig({ TRACECHECK_KAFKA_BROKERS: 'a:9092' });
     expect([defaults.kafkaPrefix, defaults.kafka?.lagIntervalMs, defaults.lagBehindRecords]).toEqual(['tracecheck', 5_000, 10_000]);

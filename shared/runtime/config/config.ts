@@ -40,7 +40,16 @@ export const ConfigSchema = z
     TRACECHECK_KAFKA_PREFIX: z.string().regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, ".", "_" and "-" only').default('tracecheck'),
     TRACECHECK_LAG_INTERVAL_MS: z.coerce.number().int().min(100).default(DEFAULT_LAG_INTERVAL_MS),
     TRACECHECK_LAG_BEHIND_RECORDS: positiveInt.default(10_000),
-    TRACECHECK_CLICKHOUSE_URL: z.preprocess(emptyAsUndefined, z.url().optional()),
+    // One URL, or the replicas of a cluster separated by commas (the store fails over between them).
+    TRACECHECK_CLICKHOUSE_URL: z.preprocess(
+      emptyAsUndefined,
+      z
+        .string()
+        .refine((text) => text.split(',').every((u) => z.url().safeParse(u.trim()).success), 'a URL, or URLs separated by commas')
+        .optional(),
+    ),
+    TRACECHECK_CLICKHOUSE_CLUSTER: z.preprocess(emptyAsUndefined, z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a plain identifier').optional()),
+    TRACECHECK_CLICKHOUSE_INSERT_QUORUM: z.coerce.number().int().min(0).default(0),
     TRACECHECK_CLICKHOUSE_DATABASE: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a plain identifier').default('tracecheck'),
     TRACECHECK_CLICKHOUSE_USER: z.string().default('default'),
     TRACECHECK_CLICKHOUSE_PASSWORD: z.string().default(''),
@@ -154,7 +163,7 @@ export interface Config {
   kafkaPrefix: string;
   /** A consumer with at least this many records not yet committed is reported behind (/healthz, a log line a minute). */
   lagBehindRecords: number;
-  clickhouse: { url: string; database: string; user: string; password: string } | null;
+  clickhouse: { url: string; database: string; user: string; password: string; cluster: string | undefined; insertQuorum: number | undefined } | null;
   dataDir: string;
   /** DuckDB's memory limit in embedded mode; null: DuckDB's own (80% of RAM). */
   duckdbMemoryLimit: string | null;
@@ -257,7 +266,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     kafkaPrefix: c.TRACECHECK_KAFKA_PREFIX,
     lagBehindRecords: c.TRACECHECK_LAG_BEHIND_RECORDS,
     clickhouse: c.TRACECHECK_CLICKHOUSE_URL
-      ? { url: c.TRACECHECK_CLICKHOUSE_URL, database: c.TRACECHECK_CLICKHOUSE_DATABASE, user: c.TRACECHECK_CLICKHOUSE_USER, password: c.TRACECHECK_CLICKHOUSE_PASSWORD }
+      ? {
+          url: c.TRACECHECK_CLICKHOUSE_URL,
+          database: c.TRACECHECK_CLICKHOUSE_DATABASE,
+          user: c.TRACECHECK_CLICKHOUSE_USER,
+          password: c.TRACECHECK_CLICKHOUSE_PASSWORD,
+          cluster: c.TRACECHECK_CLICKHOUSE_CLUSTER,
+          insertQuorum: c.TRACECHECK_CLICKHOUSE_INSERT_QUORUM > 0 ? c.TRACECHECK_CLICKHOUSE_INSERT_QUORUM : undefined,
+        }
       : null,
     dataDir: c.TRACECHECK_DATA_DIR,
     duckdbMemoryLimit: c.TRACECHECK_DUCKDB_MEMORY_LIMIT ?? null,

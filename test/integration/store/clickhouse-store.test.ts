@@ -7,6 +7,7 @@ import { uniqueName } from '../../helpers/infra.ts';
 import { describeMonitoringContract } from './monitoring-contract.ts';
 import { describeRevisionContract, expectLegacyMigrated } from './revision-contract.ts';
 import { describeStoreContract } from './store-contract.ts';
+import { describeReviewContract } from './review-contract.ts';
 import { makeScore, makeUnit } from './store-fixtures.ts';
 
 const database = randomDatabaseName('tc_store');
@@ -25,6 +26,7 @@ const harness = {
 describeStoreContract('clickhouse', harness);
 describeMonitoringContract('clickhouse', harness);
 describeRevisionContract('clickhouse', harness);
+describeReviewContract('clickhouse', harness);
 
 describe('clickhouse store specifics', () => {
   it('keeps one row per key after the server merges (ReplacingMergeTree) and before', async () => {

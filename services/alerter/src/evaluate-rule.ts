@@ -1,6 +1,8 @@
 import { parseDuration, type AlertRule, type AlertState, type JudgeHealthRule, type RegressionRule, type ThresholdRule } from '../../../shared/engines/alerts/index.ts';
 import type { ScoreAggregate } from '../../../shared/adapters/store/contract.ts';
 import { regressionVerdict } from './regression-test.ts';
+import { observeAgreement, type AgreementObservation } from './agreement-rule.ts';
+import type { Review } from '../../../shared/engines/review/index.ts';
 
 /** What one evaluation says: the rule's condition holds (bad), does not (good), or too few scores to tell. */
 export type Verdict = 'bad' | 'good' | 'unknown';
@@ -28,10 +30,11 @@ export type Observation =
       reported: 'error_rate' | 'lag';
       value: number | null;
       verdict: Verdict;
-    };
+    }
+  | AgreementObservation;
 
 /** Aggregates as the store answered the rule's queries (see `ruleQueries`). */
-export type RuleAggregates = { kind: 'single'; rows: ScoreAggregate[] } | { kind: 'pair'; baseline: ScoreAggregate[]; candidate: ScoreAggregate[] };
+export type RuleAggregates = { kind: 'single'; rows: ScoreAggregate[] } | { kind: 'pair'; baseline: ScoreAggregate[]; candidate: ScoreAggregate[] } | { kind: 'reviews'; reviews: Review[] };
 
 export type Transition = 'fire' | 'remind' | 'resolve';
 
@@ -94,6 +97,10 @@ export function observe(rule: AlertRule, aggregates: RuleAggregates): Observatio
   if (rule.kind === 'regression') {
     if (aggregates.kind !== 'pair') throw new TypeError('a regression rule needs baseline and candidate aggregates');
     return observeRegression(rule, aggregates.baseline, aggregates.candidate);
+  }
+  if (rule.kind === 'agreement') {
+    if (aggregates.kind !== 'reviews') throw new TypeError('an agreement rule needs reviews');
+    return observeAgreement(rule, aggregates.reviews);
   }
   if (aggregates.kind !== 'single') throw new TypeError(`a ${rule.kind} rule needs one set of aggregates`);
   return rule.kind === 'threshold' ? observeThreshold(rule, aggregates.rows) : observeJudgeHealth(rule, aggregates.rows);

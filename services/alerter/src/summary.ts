@@ -1,6 +1,7 @@
 import { wilsonInterval } from '../../../shared/engines/stats/index.ts';
 import type { AlertFilters, AlertRule, AlertSide } from '../../../shared/engines/alerts/index.ts';
 import type { Counts, Observation } from './evaluate-rule.ts';
+import { summarizeAgreement } from './agreement-rule.ts';
 import { sideFilters } from './rule-queries.ts';
 
 // One plain sentence per notification. Rates are percentages with one decimal and their Wilson 95%
@@ -87,6 +88,7 @@ export function summarize(rule: AlertRule, o: Observation, state: 'firing' | 're
     if (lagPart) parts.push(`${parts.length ? 'scoring' : `scoring of ${scores}`} trails the agents by ${formatMs(o.lagMs!)} on average over the last ${rule.window}, ${firing ? 'above' : 'within'} the limit of ${formatMs(rule.max_lag_ms!)} (n = ${o.total})`);
     return parts.length > 0 ? parts.join('; ') : `${scores}: no data over the last ${rule.window}`;
   }
+  if (o.kind === 'agreement' && rule.kind === 'agreement') return summarizeAgreement(rule, o, firing);
   throw new TypeError(`observation of kind ${o.kind} does not belong to a ${rule.kind} rule`);
 }
 

@@ -4,12 +4,13 @@ export {
   ThresholdRuleInputSchema,
   RegressionRuleInputSchema,
   JudgeHealthRuleInputSchema,
+  AgreementRuleInputSchema,
   AlertFiltersSchema,
   NotifyTargetSchema,
   DurationSchema,
   describeIssues,
 } from './rule.ts';
-export type { AlertRuleInput, AlertRule, ThresholdRule, RegressionRule, JudgeHealthRule, AlertRuleKind, AlertFilters, NotifyTarget } from './rule.ts';
+export type { AlertRuleInput, AlertRule, ThresholdRule, RegressionRule, JudgeHealthRule, AgreementRule, AlertRuleKind, AlertFilters, NotifyTarget } from './rule.ts';
 export { parseDuration, formatDuration, durationProblem, DurationError, DURATION_PATTERN, MAX_DURATION_MS } from './duration.ts';
 export { AlertPayloadSchema, AlertSideSchema, AlertEventSchema, AlertStateSchema, DeliverySchema, initialAlertState } from './event.ts';
 export type { AlertPayload, AlertSide, AlertEvent, AlertState, Delivery } from './event.ts';

@@ -166,6 +166,8 @@ describe('projects and the document', () => {
       '/api/v1/checks/summary',
       '/api/v1/checks/{name}/agreement',
       '/api/v1/compare',
+      '/api/v1/datasets',
+      '/api/v1/datasets/{name}',
       '/api/v1/monitors',
       '/api/v1/monitors/{name}',
       '/api/v1/review-queues',

@@ -105,3 +105,23 @@ describe('review queues and reviews', () => {
     expect((await call('POST', '/api/v1/review-queues', keys.shopAdmin, { name: 'x', filter: { check: 'c' }, sample_rate: 2 })).status).toBe(400);
   });
 });
+
+describe('datasets', () => {
+  it('snapshots the units a queue marked wrong as immutable versions, per project', async () => {
+    const queues = (await call('GET', '/api/v1/review-queues', keys.shopRead)).json.queues as { id: string; name: string }[];
+    const qid = queues.find((q) => q.name === 'loop failures')!.id;
+    const first = await call('POST', '/api/v1/datasets', keys.shopAdmin, { name: 'loop-wrong', queue_id: qid });
+    expect(first.status).toBe(201);
+    expect(first.json).toMatchObject({ name: 'loop-wrong', version: 1, units: 5 });
+    const second = await call('POST', '/api/v1/datasets', keys.shopAdmin, { name: 'loop-wrong', unit_ids: [ids[0]] });
+    expect(second.json).toMatchObject({ version: 2, units: 1 });
+    const v1 = await call('GET', '/api/v1/datasets/loop-wrong?version=1', keys.shopRead);
+    expect(v1.json.items.map((i: { unit_id: string }) => i.unit_id).sort()).toEqual(ids.slice(25));
+    expect(v1.json.items[0].verdicts.map((v: { reviewer: string }) => v.reviewer).sort()).toContain('ann');
+    expect((await call('GET', '/api/v1/datasets/loop-wrong', keys.shopRead)).json.version).toBe(2);
+    expect((await call('GET', '/api/v1/datasets', keys.bankAdmin)).json.datasets).toEqual([]);
+    expect((await call('GET', '/api/v1/datasets/loop-wrong', keys.bankAdmin)).status).toBe(404);
+    expect((await call('POST', '/api/v1/datasets', keys.shopRead, { name: 'x', unit_ids: [ids[0]] })).status).toBe(403);
+    expect((await call('POST', '/api/v1/datasets', keys.shopAdmin, { name: 'x', unit_ids: [ids[0]], queue_id: qid })).status).toBe(400);
+  });
+});

@@ -7,3 +7,5 @@ export type { QueuePosition } from './queue.ts';
 export { checkAgreement, humanPassed, humanValue } from './agreement.ts';
 export type { CheckAgreement } from './agreement.ts';
 export { agreesWith, recordReview } from './record.ts';
+export { DATASET_DOC_KIND, DatasetNameSchema, DatasetSchema, MAX_DATASET_UNITS, datasetItem, getDataset, listDatasets, putDataset, toJsonl, toLlmevalTests } from './dataset.ts';
+export type { Dataset, DatasetItem } from './dataset.ts';

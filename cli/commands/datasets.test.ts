@@ -1,7 +1,12 @@
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PassThrough, Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { createDuckDbStore } from '../../shared/adapters/store/index.ts';
+import { createSilentLogger } from '../../shared/runtime/logging/index.ts';
+import { putDataset } from '../../shared/engines/review/index.ts';
+import { datasetsCommand } from './datasets.ts';
 import { loadSuite } from '../../tools/eval/src/load-suite.ts';
 import type { Unit } from '../../shared/contracts/schemas/index.ts';
 import { datasetItem, toJsonl, toLlmevalTests, type Dataset } from '../../shared/engines/review/index.ts';
@@ -55,5 +60,39 @@ describe('dataset exports', () => {
       ['u1', 'Booked a table for 2 at 19:00.', false],
       ['u2', null, false],
     ]);
+  });
+});
+
+describe('tracecheck datasets', () => {
+  it('lists, and exports a stored version to llmeval tests the eval loader reads', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tc-datasets-cli-'));
+    try {
+      const store = createDuckDbStore({ path: join(dir, 'tracecheck.duckdb'), log: createSilentLogger() });
+      await store.start();
+      await putDataset(store, { name: 'v2-wrong', project: 'shop', created_at_ms: 10, source: 'by id', items: [datasetItem(unit('u1', 'Book a table', 'Booked.'), 1, [wrong('u1', 'Booked for 2.')])] });
+      await store.shutdown();
+      const run = async (argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> => {
+        const out = new PassThrough();
+        const err = new PassThrough();
+        let stdout = '';
+        let stderr = '';
+        out.on('data', (d: Buffer) => (stdout += d.toString()));
+        err.on('data', (d: Buffer) => (stderr += d.toString()));
+        const code = await datasetsCommand.run(argv, { stdin: Readable.from(['']), stdout: out, stderr: err, env: { TRACECHECK_DATA_DIR: dir, TRACECHECK_LOG_LEVEL: 'error' } });
+        return { code, stdout, stderr };
+      };
+      expect((await run(['list', '--project', 'shop'])).stdout).toMatch(/^v2-wrong@1 {2}1 units {2}1970-01-01T00:00:00.010Z {2}by id\n$/);
+      expect((await run(['export', 'v2-wrong@2', '--project', 'shop', '--format', 'llmeval', '--out', dir])).code).toBe(1);
+      expect((await run(['export', 'v2-wrong', '--format', 'csv', '--out', dir])).code).toBe(2);
+      const exported = await run(['export', 'v2-wrong@1', '--project', 'shop', '--format', 'llmeval', '--out', join(dir, 'suite')]);
+      expect(exported.code).toBe(0);
+      mkdirSync(join(dir, 'suite', 'prompts'));
+      writeFileSync(join(dir, 'suite', 'prompts', 'p.yaml'), 'name: p\nmodel: mock-accurate\nprompt:\n  content: "{question}"\ndefaults: ../tests/v2-wrong.yaml\n');
+      writeFileSync(join(dir, 'suite', 'llmeval.yaml'), 'prompts: prompts/*.yaml\n');
+      const refs = loadSuite(join(dir, 'suite', 'llmeval.yaml')).prompts[0].references;
+      expect(refs.map((r) => [r.id, r.input.question, r.expected])).toEqual([['u1', 'Book a table', 'Booked for 2.']]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,6 +1,6 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
-import type { Store } from '../../../shared/adapters/store/index.ts';
+import { MAX_DOC_BYTES, type Store } from '../../../shared/adapters/store/index.ts';
 import type { Logger } from '../../../shared/runtime/logging/index.ts';
 import {
   DatasetNameSchema,
@@ -77,6 +77,9 @@ export function datasetRoutes(app: Hono<ApiEnv>, routes: RouteSpec[], deps: { st
         const shown = await deps.store.getUnitRevision(id, project);
         if (shown) items.push(datasetItem(shown.unit, shown.revision, reviews.filter((r) => r.unit_id === id)));
       }
+      // One version is one stored document: refuse what the store could not keep, before writing.
+      const bytes = Buffer.byteLength(JSON.stringify(items));
+      if (bytes > MAX_DOC_BYTES - 64 * 1024) return { status: 400, body: { error: `the snapshot of ${items.length} units is ${bytes} bytes; a dataset version holds at most ${MAX_DOC_BYTES - 64 * 1024}: choose fewer units` } };
       const d = await putDataset(deps.store, { name: body.name, project, created_at_ms: deps.now(), source, items });
       return { status: 201, body: { name: d.name, version: d.version, units: d.items.length, created_at_ms: d.created_at_ms, source: d.source } };
     },

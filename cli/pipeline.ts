@@ -22,6 +22,7 @@ import type { Authorize } from '../services/collector/src/index.ts';
 import { createAddressMatcher } from '../shared/runtime/http/index.ts';
 import { createRetentionJob, type RetentionJob } from '../shared/kit/retention/index.ts';
 import { ALERT_DOC_KINDS } from '../shared/engines/alerts/index.ts';
+import { REVIEW_DOC_KINDS } from '../shared/engines/review/index.ts';
 import { createConsumerLagReporter, createMetrics, createMetricsServer, withJudgeMetrics, type Metrics } from '../shared/kit/metrics/index.ts';
 
 export type ServiceName = 'collector' | 'assembler' | 'scorer' | 'api' | 'alerter';
@@ -198,7 +199,8 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
       store: store!,
       days: config.retention.days,
       intervalMs: config.retention.intervalMs,
-      docKinds: [ALERT_DOC_KINDS.event],
+      // Alert history and people's reviews; rules, queues, datasets and keys are configuration, kept.
+      docKinds: [ALERT_DOC_KINDS.event, REVIEW_DOC_KINDS.review],
       now: overrides.retentionNow ?? Date.now,
       log,
       metrics,

@@ -2,6 +2,7 @@ import type { CliCommand } from '../command.ts';
 import { backfillCommand } from './backfill.ts';
 import { checksCommand } from './checks.ts';
 import { compareCommand } from './compare.ts';
+import { datasetsCommand } from './datasets.ts';
 import { demoCommand } from './demo.ts';
 import { evalCommand } from './eval.ts';
 import { keysCommand } from './keys.ts';
@@ -23,6 +24,7 @@ export const commands: readonly CliCommand[] = [
   checksCommand,
   backfillCommand,
   evalCommand,
+  datasetsCommand,
   compareCommand,
   modelServerCommand,
   demoCommand,

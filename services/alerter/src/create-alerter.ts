@@ -21,6 +21,8 @@ import { createNotificationQueue, type DeliveryPolicy } from './notify.ts';
 import type { OutboundPolicy } from '../../../shared/runtime/http/index.ts';
 import { buildPayload } from './payload.ts';
 import { failingUnitsQuery, ruleQueries } from './rule-queries.ts';
+import { agreementReviews } from './agreement-rule.ts';
+import { createReviewRepository } from '../../../shared/engines/review/index.ts';
 
 /** What the alerter needs of a store: the monitoring side and score listing. `Store & QueryStore` fits. */
 export type AlerterStore = QueryStore & { queryScores(query: ScoreQuery): Promise<Score[]> };
@@ -78,6 +80,7 @@ export function createAlerter(options: AlerterOptions): Alerter {
   const now = options.now ?? Date.now;
   const store = options.store;
   const repo = createAlertRepository(store, (doc, problems) => log.warn({ kind: doc.kind, project: doc.project, id: doc.id, problems }, 'stored alert document does not parse; skipped'));
+  const reviews = createReviewRepository(store, (doc, problems) => log.warn({ kind: doc.kind, project: doc.project, id: doc.id, problems }, 'stored review does not parse; skipped'));
   const notifier = createNotificationQueue({
     log,
     ...(options.outbound ? { outbound: options.outbound } : {}),
@@ -108,6 +111,10 @@ export function createAlerter(options: AlerterOptions): Alerter {
     const q = ruleQueries(rule, nowMs);
     if (q.kind === 'units') return { kind: 'units', seen: (await store.listUnits(q.query)).length };
     if (q.kind === 'single') return { kind: 'single', rows: await store.aggregateScores(q.query) };
+    if (q.kind === 'reviews') {
+      if (rule.kind !== 'agreement') throw new TypeError(`a ${rule.kind} rule reads no reviews`);
+      return { kind: 'reviews', reviews: agreementReviews(rule, await reviews.listReviews({ project: rule.project, check: rule.check }), q.fromMs) };
+    }
     const [baseline, candidate] = await Promise.all([store.aggregateScores(q.baseline), store.aggregateScores(q.candidate)]);
     return { kind: 'pair', baseline, candidate };
   }
@@ -128,7 +135,7 @@ export function createAlerter(options: AlerterOptions): Alerter {
   /** Writes the history event, then queues its deliveries. Throws if the event cannot be written (the transition is then retried next evaluation). */
   async function notify(rule: AlertRule, ev: RuleEvaluation, transition: Transition, nowMs: number): Promise<void> {
     const state = transition === 'resolve' ? 'resolved' : 'firing';
-    const units = transition === 'resolve' ? [] : await failingUnits(rule, nowMs);
+    const units = transition === 'resolve' ? [] : ev.observation.kind === 'agreement' ? ev.observation.units : await failingUnits(rule, nowMs);
     const payload = buildPayload(rule, ev.observation, { state, firedAtMs: ev.state.fired_at_ms ?? nowMs, units });
     // History is ordered by write time: give every event its own millisecond.
     const writtenAtMs = Math.max(nowMs, lastEventMs + 1);

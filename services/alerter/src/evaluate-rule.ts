@@ -1,6 +1,8 @@
 import { parseDuration, type AlertRule, type AlertState, type JudgeHealthRule, type NoDataRule, type RegressionRule, type ThresholdRule } from '../../../shared/engines/alerts/index.ts';
 import type { ScoreAggregate } from '../../../shared/adapters/store/contract.ts';
 import { regressionVerdict } from './regression-test.ts';
+import { observeAgreement, type AgreementObservation } from './agreement-rule.ts';
+import type { Review } from '../../../shared/engines/review/index.ts';
 
 /** What one evaluation says: the rule's condition holds (bad), does not (good), or too few scores to tell. */
 export type Verdict = 'bad' | 'good' | 'unknown';
@@ -30,14 +32,16 @@ export type Observation =
       verdict: Verdict;
     }
   /** `value`: 1 when at least one unit ended within the window, else 0. */
-  | { kind: 'no_data'; value: number; verdict: Verdict };
+  | { kind: 'no_data'; value: number; verdict: Verdict }
+  | AgreementObservation;
 
 /** Aggregates as the store answered the rule's queries (see `ruleQueries`). */
 export type RuleAggregates =
   | { kind: 'single'; rows: ScoreAggregate[] }
   | { kind: 'pair'; baseline: ScoreAggregate[]; candidate: ScoreAggregate[] }
   /** Units that ended within the window, counted up to one. */
-  | { kind: 'units'; seen: number };
+  | { kind: 'units'; seen: number }
+  | { kind: 'reviews'; reviews: Review[] };
 
 export type Transition = 'fire' | 'remind' | 'resolve';
 
@@ -108,6 +112,10 @@ export function observe(rule: AlertRule, aggregates: RuleAggregates): Observatio
   if (rule.kind === 'regression') {
     if (aggregates.kind !== 'pair') throw new TypeError('a regression rule needs baseline and candidate aggregates');
     return observeRegression(rule, aggregates.baseline, aggregates.candidate);
+  }
+  if (rule.kind === 'agreement') {
+    if (aggregates.kind !== 'reviews') throw new TypeError('an agreement rule needs reviews');
+    return observeAgreement(rule, aggregates.reviews);
   }
   if (aggregates.kind !== 'single') throw new TypeError(`a ${rule.kind} rule needs one set of aggregates`);
   return rule.kind === 'threshold' ? observeThreshold(rule, aggregates.rows) : observeJudgeHealth(rule, aggregates.rows);

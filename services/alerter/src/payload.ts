@@ -24,6 +24,7 @@ export function buildPayload(rule: AlertRule, o: Observation, ctx: PayloadContex
     fired_at: new Date(ctx.firedAtMs).toISOString(),
   };
   if (rule.kind === 'threshold') payload.threshold = rule.threshold;
+  if (rule.kind === 'agreement') payload.threshold = rule.min_agreement;
   if (rule.kind === 'judge_health') {
     const limit = o.kind === 'judge_health' && o.reported === 'lag' ? rule.max_lag_ms : rule.max_error_rate;
     if (limit !== undefined) payload.threshold = limit;

@@ -2,7 +2,11 @@ import { parseDuration, type AlertFilters, type AlertRule } from '../../../share
 import type { AggregateQuery, ScoreFilters, ScoreQuery, UnitQuery } from '../../../shared/adapters/store/index.ts';
 
 /** The store queries one evaluation of a rule needs: one aggregate, or two for a regression. */
-export type RuleQueries = { kind: 'single'; query: AggregateQuery } | { kind: 'pair'; baseline: AggregateQuery; candidate: AggregateQuery } | { kind: 'units'; query: UnitQuery };
+export type RuleQueries =
+  | { kind: 'single'; query: AggregateQuery }
+  | { kind: 'pair'; baseline: AggregateQuery; candidate: AggregateQuery }
+  | { kind: 'units'; query: UnitQuery }
+  | { kind: 'reviews'; fromMs: number };
 
 /** A score query with filters (`ScoreQuery` carries the `ScoreFilters` fields). */
 export type FilteredScoreQuery = ScoreQuery;
@@ -36,6 +40,8 @@ export function ruleQueries(rule: AlertRule, nowMs: number): RuleQueries {
       return { kind: 'single', query: { ...scope, check: rule.check } };
     case 'judge_health':
       return { kind: 'single', query: { ...scope, judgeOnly: true, ...(rule.check !== undefined ? { check: rule.check } : {}) } };
+    case 'agreement':
+      return { kind: 'reviews', fromMs: range.fromMs };
     case 'regression':
       return {
         kind: 'pair',
@@ -58,6 +64,9 @@ export function failingUnitsQuery(rule: AlertRule, nowMs: number): FilteredScore
   switch (rule.kind) {
     case 'threshold':
       return { ...toScoreFilters(rule.filters), project: rule.project, check: rule.check, status: 'ok', passed: false, ...range };
+    case 'agreement':
+      // The units people marked wrong come with the observation; this is the check's failures.
+      return { project: rule.project, check: rule.check, status: 'ok', passed: false, ...range };
     case 'regression':
       return { ...toScoreFilters(sideFilters(rule, rule.candidate)), project: rule.project, check: rule.check, status: 'ok', passed: false, ...range };
     case 'judge_health':

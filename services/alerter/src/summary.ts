@@ -1,6 +1,7 @@
 import { wilsonInterval } from '../../../shared/engines/stats/index.ts';
 import type { AlertFilters, AlertRule, AlertSide } from '../../../shared/engines/alerts/index.ts';
 import type { Counts, Observation } from './evaluate-rule.ts';
+import { summarizeAgreement } from './agreement-rule.ts';
 import { sideFilters } from './rule-queries.ts';
 
 // One plain sentence per notification. Rates are percentages with one decimal and their Wilson 95%
@@ -92,6 +93,7 @@ export function summarize(rule: AlertRule, o: Observation, state: 'firing' | 're
     const from = scope ? ` from ${scope}` : '';
     return firing ? `no unit${from} ended in the last ${rule.window}: the agent may be down or its exporter broken` : `units${from} arrive again (at least one in the last ${rule.window})`;
   }
+  if (o.kind === 'agreement' && rule.kind === 'agreement') return summarizeAgreement(rule, o, firing);
   throw new TypeError(`observation of kind ${o.kind} does not belong to a ${rule.kind} rule`);
 }
 

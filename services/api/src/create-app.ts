@@ -17,6 +17,8 @@ import { checkRoutes } from './check-routes.ts';
 import { monitorRoutes } from './monitor-routes.ts';
 import { simulationRoutes } from './simulation-routes.ts';
 import { retentionRoutes } from './retention-routes.ts';
+import { reviewRoutes } from './review-routes.ts';
+import { datasetRoutes } from './dataset-routes.ts';
 import { CheckDefinitionError, createCheckRegistry, type CheckDefinition, type CheckRegistry } from '../../../shared/engines/checks/index.ts';
 import { listUserChecks } from '../../../shared/engines/monitors/index.ts';
 import { dashboardRoutes, type CheckCatalog } from './pages/index.ts';
@@ -94,6 +96,8 @@ export function createApp(deps: ApiDeps): Hono<ApiEnv> {
   monitorRoutes(app, routes, { store: deps.store, log: deps.log, now, createRegistry });
   simulationRoutes(app, routes, { store: deps.store, log: deps.log, now });
   retentionRoutes(app, routes, { store: deps.store, log: deps.log, now });
+  reviewRoutes(app, routes, { store: deps.store, log: deps.log, now });
+  datasetRoutes(app, routes, { store: deps.store, log: deps.log, now });
   if (deps.keyring) keyRoutes(app, routes, { keyring: deps.keyring, log: deps.log });
   const alerts = createAlertRepository(deps.store, (doc, problems) => log.warn({ kind: doc.kind, id: doc.id, problems }, 'stored alert document does not parse; skipped'));
   const checks = deps.checks ?? null;

@@ -103,6 +103,7 @@ export function keyAuth(access: ApiAccess): MiddlewareHandler<ApiEnv> {
     if (!auth.ok) return refusal(c, auth);
     c.set('project', auth.project);
     c.set('role', auth.role);
+    if (auth.keyId !== undefined) c.set('keyId', auth.keyId);
     await next();
     return undefined;
   };

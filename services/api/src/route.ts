@@ -16,6 +16,8 @@ export interface ApiVariables {
   /** The caller's role: `open` while no key exists (everyone may do everything, as `default`). */
   role: Role | 'open';
   requestId: string;
+  /** The public id of the caller's key (unset while no key exists): who reviews, by default. */
+  keyId?: string;
   /** Dashboard pages: the visitor signed in with a key (the login cookie), so a sign-out is offered. */
   signedIn?: boolean;
 }

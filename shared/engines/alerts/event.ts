@@ -18,7 +18,7 @@ export const AlertPayloadSchema = z.object({
   /** The rule's name. */
   rule: z.string(),
   state: z.enum(['firing', 'resolved']),
-  kind: z.enum(['threshold', 'regression', 'judge_health', 'no_data']),
+  kind: z.enum(['threshold', 'regression', 'judge_health', 'no_data', 'agreement']),
   /** null for a judge-health rule over every judge check. */
   check: z.string().nullable(),
   /** One plain sentence. */

@@ -87,6 +87,20 @@ export const NoDataRuleInputSchema = z
   })
   .strict();
 
+export const AgreementRuleInputSchema = z
+  .object({
+    ...common,
+    kind: z.literal('agreement'),
+    check: checkName,
+    check_version: z.string().min(1).max(200).optional().meta({ description: 'Only reviews of this version; unset: every version.' }),
+    window: DurationSchema.default('90d').meta({ description: 'Only reviews made within this long before the evaluation.' }),
+    last_n: z.int().min(1).max(10_000).default(50).meta({ description: "The newest this many reviews (one per reviewer and unit) are measured." }),
+    min_agreement: z.number().min(0).max(1).meta({ description: "Fires while the share of reviews agreeing with the check is below this." }),
+    min_samples: z.int().min(1).default(20),
+    for_evaluations: z.int().min(1).max(1_000).default(1),
+  })
+  .strict();
+
 function crossFieldRules(rule: { kind: string; metric?: string; threshold?: number; max_error_rate?: number; max_lag_ms?: number; baseline?: AlertFilters; candidate?: AlertFilters }, ctx: z.RefinementCtx): void {
   if (rule.kind === 'threshold' && (rule.metric ?? 'pass_rate') === 'pass_rate' && rule.threshold !== undefined && (rule.threshold < 0 || rule.threshold > 1)) {
     ctx.addIssue({ code: 'custom', path: ['threshold'], message: 'a pass_rate threshold is a fraction between 0 and 1' });
@@ -109,7 +123,7 @@ function sortKeys(o: Record<string, unknown>): Record<string, unknown> {
 
 /** What a client sends to create or replace a rule (`POST` / `PUT /api/v1/alert-rules`). */
 export const AlertRuleInputSchema = z
-  .discriminatedUnion('kind', [ThresholdRuleInputSchema, RegressionRuleInputSchema, JudgeHealthRuleInputSchema, NoDataRuleInputSchema])
+  .discriminatedUnion('kind', [ThresholdRuleInputSchema, RegressionRuleInputSchema, JudgeHealthRuleInputSchema, NoDataRuleInputSchema, AgreementRuleInputSchema])
   .superRefine(crossFieldRules);
 export type AlertRuleInput = z.input<typeof AlertRuleInputSchema>;
 
@@ -127,6 +141,7 @@ export const AlertRuleSchema = z
     RegressionRuleInputSchema.extend(stored),
     JudgeHealthRuleInputSchema.extend(stored),
     NoDataRuleInputSchema.extend(stored),
+    AgreementRuleInputSchema.extend(stored),
   ])
   .superRefine(crossFieldRules);
 export type AlertRule = z.output<typeof AlertRuleSchema>;
@@ -134,6 +149,7 @@ export type ThresholdRule = Extract<AlertRule, { kind: 'threshold' }>;
 export type RegressionRule = Extract<AlertRule, { kind: 'regression' }>;
 export type JudgeHealthRule = Extract<AlertRule, { kind: 'judge_health' }>;
 export type NoDataRule = Extract<AlertRule, { kind: 'no_data' }>;
+export type AgreementRule = Extract<AlertRule, { kind: 'agreement' }>;
 export type AlertRuleKind = AlertRule['kind'];
 
 /** The check a rule watches: none for a no-data rule, nor for a judge-health rule over every judge check. */

@@ -22,3 +22,5 @@ export { differenceInterval } from './difference-interval.ts';
 export type { DifferenceInterval } from './difference-interval.ts';
 export { meanDifferenceInterval, meanInterval } from './mean-interval.ts';
 export type { MeanInterval } from './mean-interval.ts';
+export { binaryAgreement, binaryConfusion, cohenKappa2x2, interRaterAgreement, scoreAgreement, spearman } from './agreement.ts';
+export type { BinaryAgreement, BinaryConfusion, InterRaterAgreement, ScoreAgreement, VerdictPair } from './agreement.ts';

@@ -10,6 +10,7 @@ import { createDuckDbStore, type Store } from '../../../shared/adapters/store/in
 import { describeMonitoringContract } from './monitoring-contract.ts';
 import { describeRevisionContract, expectLegacyMigrated } from './revision-contract.ts';
 import { describeStoreContract } from './store-contract.ts';
+import { describeReviewContract } from './review-contract.ts';
 import { makeScore, makeUnit } from './store-fixtures.ts';
 
 const harness = {
@@ -19,6 +20,7 @@ const harness = {
 describeStoreContract('duckdb (:memory:)', harness);
 describeMonitoringContract('duckdb (:memory:)', harness);
 describeRevisionContract('duckdb (:memory:)', harness);
+describeReviewContract('duckdb (:memory:)', harness);
 
 describe('duckdb store on a file', () => {
   const dirs: string[] = [];

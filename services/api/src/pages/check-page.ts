@@ -13,6 +13,8 @@ import { checkHref, count, num, pct, unitHref, utc, withQuery } from './format.t
 import { h, type Html } from './html.ts';
 import { headline } from './overview-page.ts';
 import { layout, problemPage, sendPage, type PageDeps } from './page-deps.ts';
+import { agreementSection } from './agreement-card.ts';
+import { checkAgreement, createReviewRepository } from '../../../../shared/engines/review/index.ts';
 
 // One check: its series by agent version with 95% bands (bucket picker), the distribution of its
 // values, the failing units of the window (paged), its definition and versions.
@@ -67,13 +69,16 @@ export async function checkPage(c: Context<ApiEnv>, deps: PageDeps): Promise<Res
   const sw = win.value;
   const filters = toScoreFilters(filtersOf(q));
   const base = { ...filters, project, check: name };
-  const [summary, bucketed, values, failing, registry] = await Promise.all([
+  const [summary, bucketed, values, failing, registry, reviews] = await Promise.all([
     querySummary(deps.store, nowMs, { project, from, to, filters: { ...filters, check: name } }),
     deps.store.aggregateScores({ ...base, fromMs: sw.from, toMs: sw.to, bucketMs: sw.bucketMs, splitByAgent: true }),
     deps.store.valueCounts({ ...base, fromMs: from, toMs: to }),
     deps.store.queryScores({ ...base, status: 'ok', passed: false, endFromMs: from, endToMs: to, limit: FAILING_PAGE, ...(q.cursor ? { after: q.cursor } : {}) }),
     deps.registryFor(project),
+    createReviewRepository(deps.store).listReviews({ project, check: name }),
   ]);
+  const agreementAll = reviews.length > 0 ? checkAgreement(name, reviews) : null;
+  const agreementByVersion = (agreementAll?.versions ?? []).map((v) => checkAgreement(name, reviews, v.version));
   if (!summary.ok) return problemPage(c, 400, 'Invalid window', summary.error);
   const stats = summary.value.checks.find((s) => s.check === name);
   const definition = registry?.definition(name);
@@ -122,6 +127,7 @@ ${filterForm(`/checks/${encodeURIComponent(name)}`, q, h`<input type="hidden" na
 <h2>Versions</h2>
 ${history.length === 0 ? h`<p class="muted">No versions known.</p>` : h`<div class="table-wrap"><table data-versions><thead><tr><th>version</th><th>kind</th><th></th></tr></thead><tbody>${[...history].reverse().map((v, i) => h`<tr><td><code>${v.check.version}</code></td><td>${v.definition.kind}</td><td>${i === 0 ? h`<span class="badge ok">current</span>` : null}</td></tr>`)}</tbody></table></div>`}
 </div></div>
+<h2 id="agreement">Agreement with people's reviews</h2>${agreementSection(agreementByVersion, agreementAll)}
 <h2 id="failing">Failing units</h2>${failingTable}
 <div class="pager">${q.cursor ? h`<a href="${checkHref(name, { ...view, bucket: q.bucket })}#failing">First page</a>` : null}${next ? h`<a href="${checkHref(name, { ...view, bucket: q.bucket, cursor: next })}#failing" data-next-page>Next page</a>` : null}</div>
 <p class="muted">As JSON: <a href="${withQuery('/api/v1/series', { check: name, bucket: q.bucket, ...filtersOf(q), from: sw.from, to: sw.to })}">/api/v1/series</a></p>`;

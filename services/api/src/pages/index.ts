@@ -10,10 +10,12 @@ import { loginRoutes, pageAuth } from './login-page.ts';
 import { overviewPage } from './overview-page.ts';
 import type { PageDeps } from './page-deps.ts';
 import { unitPage } from './unit-page.ts';
+import { reviewPage, reviewQueuesPage } from './review-page.ts';
+import { REVIEW_SCRIPT } from './review-script.ts';
 
 export type { CheckCatalog, PageDeps } from './page-deps.ts';
 
-const PAGE_PATHS = ['/', '/checks', '/checks/:name', '/units/:id', '/compare', '/alerts'] as const;
+const PAGE_PATHS = ['/', '/checks', '/checks/:name', '/units/:id', '/compare', '/alerts', '/review-queues', '/review/:id'] as const;
 
 /** The dashboard: server-rendered pages over the same query functions as the JSON API. */
 export function dashboardRoutes(app: Hono<ApiEnv>, deps: PageDeps, access: ApiAccess | undefined): void {
@@ -21,6 +23,7 @@ export function dashboardRoutes(app: Hono<ApiEnv>, deps: PageDeps, access: ApiAc
     new Response(body, { headers: { 'content-type': type, 'cache-control': 'public, max-age=300', 'x-content-type-options': 'nosniff' } });
   app.get('/assets/app.css', asset(STYLESHEET, 'text/css; charset=utf-8'));
   app.get('/assets/app.js', asset(SCRIPT, 'text/javascript; charset=utf-8'));
+  app.get('/assets/review.js', asset(REVIEW_SCRIPT, 'text/javascript; charset=utf-8'));
   if (access) {
     loginRoutes(app, access);
     for (const path of PAGE_PATHS) app.use(path, pageAuth(access));
@@ -39,4 +42,6 @@ export function dashboardRoutes(app: Hono<ApiEnv>, deps: PageDeps, access: ApiAc
   app.get('/units/:id', (c) => unitPage(c, deps));
   app.get('/compare', (c) => comparePage(c, deps));
   app.get('/alerts', (c) => alertsPage(c, deps));
+  app.get('/review-queues', (c) => reviewQueuesPage(c, deps));
+  app.get('/review/:id', (c) => reviewPage(c, deps));
 }

@@ -30,6 +30,7 @@ const NAV = [
   ['checks', '/checks', 'Checks'],
   ['compare', '/compare', 'Compare'],
   ['alerts', '/alerts', 'Alerts'],
+  ['review', '/review-queues', 'Review'],
 ] as const;
 
 export type Section = (typeof NAV)[number][0] | 'unit' | 'login';

@@ -34,7 +34,7 @@ function turn(m: ChatMessage, unit: Unit, isFinal: boolean): Html {
   return h`<div class="turn ${m.role} ${isFinal ? 'final' : ''}" data-turn="${m.role}"><div class="role"><span>${label}${m.name ? ` · ${m.name}` : ''}</span></div>${m.content ? h`<div class="text">${m.content}</div>` : null}${toolCalls(m)}</div>`;
 }
 
-function transcript(unit: Unit): Html {
+export function transcript(unit: Unit): Html {
   const messages = unit.message_history.length > 0 ? unit.message_history : [...unit.model_input, ...(unit.model_output !== null ? [{ role: 'assistant' as const, content: unit.model_output }] : [])];
   if (messages.length === 0) return h`<p class="muted">This unit carries no messages.</p>`;
   let finalIndex = -1;
@@ -50,7 +50,7 @@ function statusBadge(s: Score): Html {
   return s.passed ? h`<span class="badge pass">pass</span>` : h`<span class="badge fail">fail</span>`;
 }
 
-function scoreCard(s: Score): Html {
+export function scoreCard(s: Score): Html {
   return h`<div class="score" data-score="${s.check}"><div class="head"><a href="${checkHref(s.check)}"><strong>${s.check}</strong></a>${statusBadge(s)}</div>
 <div class="muted">value ${num(s.value)} · ${s.method}${s.judge_model ? ` (${s.judge_model})` : ''} · version <code>${s.check_version.slice(0, 8)}</code></div>
 ${s.explanation ? h`<div class="expl" data-explanation>${s.explanation}</div>` : null}

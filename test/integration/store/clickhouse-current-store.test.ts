@@ -5,7 +5,12 @@ import { REQUEST_TIMEOUT_MS } from './clickhouse-test-server.ts';
 import { describeClickHouseStoreSuite } from './clickhouse-store-suite.ts';
 import { expectDedupAcrossPartitions } from './dedup-at-read.ts';
 import { randomDatabaseName } from './clickhouse-test-server.ts';
+import { createServer } from 'node:http';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { PermanentError } from '../../../shared/runtime/errors/index.ts';
 import { createSilentLogger } from '../../../shared/runtime/logging/index.ts';
+import { SUPPORTED_CLICKHOUSE } from '../../../shared/adapters/store/clickhouse-versions.ts';
 import { createClickHouseStore } from '../../../shared/adapters/store/index.ts';
 
 // The store's suite on the current ClickHouse engine (npm chdb, 26.7) through its HTTP front: the
@@ -58,6 +63,22 @@ describe('the current engine specifics', () => {
     } finally {
       await client.close();
       await profiled.stop();
+    }
+  });
+
+  it('refuses to start on a server of a version it does not support, naming the supported ones', async () => {
+    // A server that answers every query as a 19.17 server answers SELECT version().
+    const old = createServer((_req, res) => res.writeHead(200, { 'Content-Type': 'application/x-ndjson' }).end('{"v":"19.17.4.11"}\n'));
+    old.listen(0, '127.0.0.1');
+    await once(old, 'listening');
+    const store = createClickHouseStore({ url: `http://127.0.0.1:${(old.address() as AddressInfo).port}`, database: 'tc_refused', log: createSilentLogger(), requestTimeoutMs: REQUEST_TIMEOUT_MS });
+    try {
+      const failure = await store.start().then(() => null, (err: unknown) => err);
+      expect(failure).toBeInstanceOf(PermanentError);
+      expect((failure as Error).message).toBe(`ClickHouse "19.17.4.11" is not supported; the store runs on ${SUPPORTED_CLICKHOUSE}`);
+    } finally {
+      await store.shutdown();
+      old.close();
     }
   });
 });

@@ -8,9 +8,9 @@ export const functionResultPresent = builtinEntry(
     kind: 'builtin',
     name: 'function_result_present',
     description:
-      'Every tool call has a result, and no result is missing, null, empty or an error (error status, "Error: …"/"Traceback" text, {"error": …} or {"status": "error"} JSON). `[]` and `{}` are results ("nothing found"). Tools that return nothing by design (param emptyResultTools, default ["think"], the tau-bench/Anthropic think tool) may return empty text. Passes when there are no tool calls.',
+      'Every tool call has a result, and no result is missing, null, None, empty or an error (error status, "Error: …"/"Traceback" text, {"error": …} or {"status": "error"} JSON). `[]` and `{}` are results ("nothing found"). Tools that return nothing by design (param emptyResultTools, default ["think"], the tau-bench/Anthropic think tool) may return empty text. Passes when there are no tool calls.',
     outputType: 'pass_fail',
-    implementationVersion: '1',
+    implementationVersion: '2',
     params: { emptyResultTools: ['think'] },
   },
   ['tool_calls'],

@@ -40,8 +40,11 @@ export interface BuiltinCheckDefinition extends DefinitionCommon {
   kind: 'builtin';
   /** Bumped when the implementation changes meaning, so scores keep the version they were made with. */
   implementationVersion: string;
-  /** `hybrid`: ask the judge when the code's answer is not clear. */
-  mode?: 'deterministic' | 'hybrid';
+  /**
+   * How it decides (the seven checks documented as judge checks): in code (default), by the
+   * documented judge rubric (`judge`), or in code with the judge on doubt (`hybrid`).
+   */
+  mode?: 'deterministic' | 'judge' | 'hybrid';
   params?: Record<string, unknown>;
 }
 

@@ -1,5 +1,6 @@
 import type { ChatMessage } from '../../../contracts/schemas/index.ts';
 import { builtinEntry } from '../builtin-check.ts';
+import { FUNCTION_PARAMETER_ACCURACY_RUBRIC } from './judge-rubrics.ts';
 import { callSchemaProblems } from '../lib/tool-schemas.ts';
 import { describeCall } from '../lib/tool-results.ts';
 import { passFail } from '../outcome.ts';
@@ -70,4 +71,5 @@ export const functionParameterAccuracy = builtinEntry(
     const head = `${accurate} of ${input.tool_calls.length} tool calls have accurate parameters`;
     return passFail(problems.length === 0, 'deterministic', problems.length === 0 ? head : `${head}; ${problems.slice(0, 5).join('; ')}${problems.length > 5 ? '; …' : ''}`);
   },
+  { judge: FUNCTION_PARAMETER_ACCURACY_RUBRIC },
 );

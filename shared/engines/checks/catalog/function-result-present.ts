@@ -1,4 +1,5 @@
 import { builtinEntry } from '../builtin-check.ts';
+import { FUNCTION_RESULT_PRESENT_RUBRIC } from './judge-rubrics.ts';
 import { describeCall, toolResultProblem } from '../lib/tool-results.ts';
 import { passFail } from '../outcome.ts';
 
@@ -28,4 +29,5 @@ export const functionResultPresent = builtinEntry(
     const more = problems.length > 5 ? `; and ${problems.length - 5} more` : '';
     return passFail(false, 'deterministic', `${problems.length} of ${input.tool_calls.length} tool calls lack a usable result: ${shown}${more}`);
   },
+  { judge: FUNCTION_RESULT_PRESENT_RUBRIC },
 );

@@ -1,4 +1,5 @@
 import { builtinEntry } from '../builtin-check.ts';
+import { RESPONSE_LOOP_RUBRIC } from './judge-rubrics.ts';
 import { loopOptions, repeatedTurns } from '../lib/loops.ts';
 import { agentCycles, repeatedOffers } from '../lib/paraphrase.ts';
 import { clip } from '../lib/tool-results.ts';
@@ -30,4 +31,5 @@ export const responseLoop = builtinEntry(
     if (found.length === 0) return passFail(true, 'deterministic', 'no repeated assistant responses without new information');
     return passFail(false, 'deterministic', `response loop: ${found.join('; ')}`);
   },
+  { judge: RESPONSE_LOOP_RUBRIC },
 );

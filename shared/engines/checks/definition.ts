@@ -33,6 +33,8 @@ export interface CodeCheckDefinition extends DefinitionCommon {
   source: string;
   language: CodeLanguage;
   timeoutMs?: number;
+  /** upload_check's requires_scenario_input / _result: without them on the unit the check answers `not_run`. */
+  requires?: readonly ('scenario_input' | 'scenario_result')[];
 }
 
 /** A check implemented in this repository (the deterministic tier and the catalog's code checks). */

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testClickHouseUrl, testKafkaBrokers, uniqueName } from '../../helpers/infra.ts';
 import { startPipeline, type Harness } from '../../helpers/pipeline-harness.ts';
 import { pythonClientVenv, runPython } from '../../helpers/python-venv.ts';
 import type * as TypeScriptClient from '../../../clients/typescript/src/index.ts';
@@ -12,8 +13,12 @@ const ROOT = resolve(import.meta.dirname, '../../..');
 const exec = promisify(execFile);
 
 // The documents' own snippets (Okareo's check docs), adapted only in the import and the
-// constructor, against a running tracecheck (embedded: in-process bus and DuckDB; the model
-// server as the judge that generate_check asks).
+// constructor, against a running tracecheck in both modes (embedded: in-process bus and DuckDB;
+// Kafka and ClickHouse), with the model server as the judge that generate_check asks.
+const MODES = [
+  { name: 'embedded', env: (): Record<string, string> => ({}) },
+  { name: 'Kafka + ClickHouse', env: (): Record<string, string> => ({ TRACECHECK_KAFKA_BROKERS: testKafkaBrokers().join(','), TRACECHECK_CLICKHOUSE_URL: testClickHouseUrl(), TRACECHECK_CLICKHOUSE_DATABASE: uniqueName('it_clients') }) },
+];
 const CHECK_FILE = `from tracecheck.checks import CodeBasedCheck
 
 
@@ -79,18 +84,20 @@ print(json.dumps({
 }))
 `;
 
-describe('the Python and TypeScript clients against a running tracecheck (embedded)', () => {
+for (const mode of MODES) describe(`the Python and TypeScript clients against a running tracecheck (${mode.name})`, () => {
   let h: Harness;
   let dir: string;
   let python: string;
+  const env = mode.env();
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'tracecheck-clients-'));
-    [h, python] = await Promise.all([startPipeline({}), pythonClientVenv()]);
+    [h, python] = await Promise.all([startPipeline(env), pythonClientVenv()]);
     await exec(join(ROOT, 'node_modules', '.bin', 'tsc'), ['-p', join(ROOT, 'clients', 'typescript', 'tsconfig.json')], { timeout: 120_000 });
   }, 300_000);
   afterAll(async () => {
     await h?.stop();
     rmSync(dir, { recursive: true, force: true });
+    if (env.TRACECHECK_CLICKHOUSE_DATABASE) await fetch(`${testClickHouseUrl()}/?query=${encodeURIComponent(`DROP DATABASE IF EXISTS ${env.TRACECHECK_CLICKHOUSE_DATABASE}`)}`, { method: 'POST' }).catch(() => undefined);
   });
 
   it('Python: the documents\' create_or_update_check, generate_check, upload_check and get_all_checks run unchanged', async () => {

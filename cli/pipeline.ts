@@ -183,6 +183,8 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
       store: store!,
       log,
       createRegistry: () => loadRegistry(config.checkDefinitionsFile ?? undefined),
+      // generate_check's model: the scorer's judge when this process scores, else one of its own.
+      judge: scorerJudge ?? createJudge(config, log.child({ component: 'judge' })),
       ...(keyring ? { keyring } : {}),
       checks: { registry, live: checkNames },
       metrics,

@@ -41,3 +41,26 @@ describe('tracecheck checks upload: hostile code checks are refused before they 
     });
   });
 });
+
+describe('tracecheck checks: the SDK\'s shapes need no extra flags', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tracecheck-sdk-'));
+  const defs = join(dir, 'defs.jsonl');
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const lastDefinition = (): Record<string, unknown> => JSON.parse(readFileSync(defs, 'utf8').trim().split('\n').at(-1)!) as Record<string, unknown>;
+
+  it('upload: an int-returning CodeBasedCheck is an unbounded score with no --type (before: refused unless --type score, then outside [0, 1])', async () => {
+    const file = join(dir, 'length.py');
+    writeFileSync(file, 'from okareo.checks import CodeBasedCheck\n\nclass Check(CodeBasedCheck):\n    @staticmethod\n    def evaluate(model_output: str, scenario_result: str) -> int:\n        return len(model_output) * 10\n');
+    const r = await run(['checks', 'upload', '--file', file, '--name', 'length_x10', '--requires-scenario-result', '--out', defs]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(lastDefinition()).toMatchObject({ kind: 'code', name: 'length_x10', outputType: 'score', range: [-Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER], language: 'python', requires: ['scenario_result'] });
+  }, 60_000);
+
+  it('create: --type SCORE as the SDK spells it (before: "--type must be pass_fail or score")', async () => {
+    const prompt = join(dir, 'count.txt');
+    writeFileSync(prompt, 'Only output the number of words in the following text: {generation}');
+    const r = await run(['checks', 'create', '--name', 'word_count', '--prompt-file', prompt, '--type', 'SCORE', '--out', defs]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(lastDefinition()).toMatchObject({ kind: 'model', outputType: 'score', range: [-Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER] });
+  });
+});

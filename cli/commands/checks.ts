@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { CheckStoreError, openUserChecks } from '../check-store/index.ts';
 import type { CheckDefinition, CodeCheckDefinition, ModelCheckDefinition, OutputType } from '../../shared/engines/checks/index.ts';
-import { catalogEntries, CheckDefinitionError, definitionVersion, generateCodeCheck, parseTemplate, verifyCodeCheck } from '../../shared/engines/checks/index.ts';
+import { catalogEntries, CheckDefinitionError, codeCheckArgs, codeCheckFromSdk, definitionVersion, generateCheckSource, generateCodeCheck, outputTypeOfCheckType, outputTypeOfDataType, outputTypeOfValue, parseTemplate, SAMPLE_INPUTS, UNBOUNDED, verifyCodeCheck } from '../../shared/engines/checks/index.ts';
 import { createCodeSandbox } from '../../shared/engines/code-sandbox/index.ts';
 import { loadConfig } from '../../shared/runtime/config/index.ts';
 import type { CliCommand, CliIo } from '../command.ts';
@@ -61,17 +61,28 @@ function templateFieldsOf(template: string): string[] {
   return [...new Set(parseTemplate(template).parts.flatMap((p) => ('variable' in p ? [p.variable] : [])))];
 }
 
-function commonFields(flags: Map<string, string | true>): { name: string; outputType: OutputType; description: string; range?: readonly [number, number]; threshold?: number } | string {
+/** --type as the SDK or the CLI spells it (SCORE, score, PASS_FAIL), or --output-data-type bool|int|float; null when neither is given. */
+function typeFlag(flags: Map<string, string | true>): OutputType | null | { error: string } {
+  const type = flags.get('type') ?? flags.get('output-type');
+  if (typeof type === 'string') return outputTypeOfCheckType(type) ?? { error: '--type must be SCORE or PASS_FAIL (any case)' };
+  const data = flags.get('output-data-type');
+  if (typeof data === 'string') return outputTypeOfDataType(data) ?? { error: '--output-data-type must be bool, int or float' };
+  return null;
+}
+
+function commonFields(flags: Map<string, string | true>): { name: string; outputType: OutputType; typeGiven: boolean; description: string; range?: readonly [number, number]; threshold?: number } | string {
   const name = flags.get('name');
-  const outputType = flags.get('type') ?? flags.get('output-type') ?? 'pass_fail';
+  const given = typeFlag(flags);
   if (typeof name !== 'string') return '--name is required';
-  if (outputType !== 'pass_fail' && outputType !== 'score') return '--type must be pass_fail or score';
+  if (given !== null && typeof given === 'object') return given.error;
+  const outputType = given ?? 'pass_fail';
   const range = typeof flags.get('range') === 'string' ? (flags.get('range') as string).split(',').map(Number) : undefined;
   const threshold = typeof flags.get('threshold') === 'string' ? Number(flags.get('threshold')) : undefined;
   const description = flags.get('description');
   return {
     name,
     outputType,
+    typeGiven: given !== null,
     description: typeof description === 'string' ? description : '',
     ...(range && range.length === 2 ? { range: [range[0], range[1]] as const } : {}),
     ...(threshold !== undefined ? { threshold } : {}),
@@ -102,11 +113,12 @@ async function create(flags: Map<string, string | true>, io: CliIo): Promise<num
     io.stderr.write(`tracecheck checks create: ${typeof common === 'string' ? common : '--prompt-file is required'}\n`);
     return 2;
   }
+  const { typeGiven: _typeGiven, ...fields } = common;
   const def: ModelCheckDefinition = {
     kind: 'model',
-    ...common,
+    ...fields,
     // A judge's score check answers any number unless a range is given (Okareo's score checks have none).
-    ...(common.outputType === 'score' && !common.range ? { range: [-Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER] as const } : {}),
+    ...(common.outputType === 'score' && !common.range ? { range: UNBOUNDED } : {}),
     description: common.description || `model check from ${promptFile}`,
     promptTemplate: await readFile(promptFile, 'utf8'),
   };
@@ -127,16 +139,30 @@ async function upload(flags: Map<string, string | true>, io: CliIo): Promise<num
   }
   const language = /\.py$/.test(file) ? 'python' : /\.[cm]?js$/.test(file) ? 'javascript' : 'typescript';
   const timeout = flags.get('timeout-ms');
-  const def: CodeCheckDefinition = {
-    kind: 'code',
-    ...common,
-    description: common.description || `code check from ${file}`,
-    source: await readFile(file, 'utf8'),
-    language,
-    ...(typeof timeout === 'string' ? { timeoutMs: Number(timeout) } : {}),
-  };
+  const source = await readFile(file, 'utf8');
   const sandbox = createCodeSandbox(loadConfig(io.env).sandbox);
   try {
+    // upload_check needs no type flag: without --type / --output-data-type, what evaluate returns on
+    // the sample decides (a bool is pass/fail, an int or a float a score, unbounded unless --range).
+    let outputType = common.outputType;
+    if (!common.typeGiven) {
+      const sample = await sandbox.evaluate({ source, language, args: codeCheckArgs(SAMPLE_INPUTS[0]) });
+      outputType = (sample.ok ? outputTypeOfValue(sample.value) : null) ?? 'pass_fail';
+    }
+    const def: CodeCheckDefinition = {
+      ...codeCheckFromSdk({
+        name: common.name,
+        description: common.description || `code check from ${file}`,
+        source,
+        language,
+        outputType,
+        requiresScenarioInput: flags.get('requires-scenario-input') === true,
+        requiresScenarioResult: flags.get('requires-scenario-result') === true,
+        ...(common.range ? { range: common.range } : {}),
+        ...(common.threshold !== undefined ? { threshold: common.threshold } : {}),
+      }),
+      ...(typeof timeout === 'string' ? { timeoutMs: Number(timeout) } : {}),
+    };
     save(await verifyCodeCheck(def, sandbox), flags, io);
     return 0;
   } catch (err) {
@@ -159,7 +185,12 @@ async function generate(flags: Map<string, string | true>, io: CliIo): Promise<n
   }
   const sandbox = createCodeSandbox(loadConfig(io.env).sandbox);
   try {
-    save(await generateCodeCheck({ ...common, needsScenario: flags.get('needs-scenario') === true }, { judge, codeRunner: sandbox }), flags, io);
+    if (flags.get('language') !== 'typescript') {
+      save(await generatePython(common, flags, judge, sandbox), flags, io);
+      return 0;
+    }
+    const { typeGiven: _typeGiven, ...fields } = common;
+    save(await generateCodeCheck({ ...fields, needsScenario: flags.get('needs-scenario') === true }, { judge, codeRunner: sandbox }), flags, io);
     return 0;
   } catch (err) {
     return failed('generate', err, io);
@@ -168,14 +199,28 @@ async function generate(flags: Map<string, string | true>, io: CliIo): Promise<n
   }
 }
 
+/** generate_check as the SDK does it: a Python CodeBasedCheck, verified in the sandbox, then saved. */
+async function generatePython(common: Exclude<ReturnType<typeof commonFields>, string>, flags: Map<string, string | true>, judge: NonNullable<ReturnType<typeof createJudge>>, sandbox: ReturnType<typeof createCodeSandbox>): Promise<CodeCheckDefinition> {
+  const data = flags.get('output-data-type');
+  const outputDataType = data === 'int' || data === 'float' ? data : common.outputType === 'score' ? 'float' : 'bool';
+  const requiresScenarioInput = flags.get('requires-scenario-input') === true || flags.get('needs-scenario') === true;
+  const requiresScenarioResult = flags.get('requires-scenario-result') === true || flags.get('needs-scenario') === true;
+  const source = await generateCheckSource({ description: common.description, requiresScenarioInput, requiresScenarioResult, outputDataType, language: 'python' }, judge);
+  const def = codeCheckFromSdk({
+    name: common.name, description: common.description, source, language: 'python', outputType: outputDataType === 'bool' ? 'pass_fail' : 'score',
+    requiresScenarioInput, requiresScenarioResult, ...(common.range ? { range: common.range } : {}), ...(common.threshold !== undefined ? { threshold: common.threshold } : {}),
+  });
+  return verifyCodeCheck(def, sandbox);
+}
+
 export const checksCommand: CliCommand = {
   name: 'checks',
   summary: 'list the catalog and your checks; create model checks; upload or generate code checks',
   usage: `usage:
   tracecheck checks list [--json] [--definitions defs.jsonl]
-  tracecheck checks create --name NAME --prompt-file rubric.txt --type pass_fail|score [--description TEXT] [--range MIN,MAX] [--threshold X] [--out defs.jsonl]
-  tracecheck checks upload --file check.py|check.ts|check.js --name NAME [--type pass_fail|score] [--range MIN,MAX] [--threshold X] [--timeout-ms MS] [--description TEXT] [--out defs.jsonl]
-  tracecheck checks generate --name NAME --description TEXT [--type pass_fail|score] [--range MIN,MAX] [--needs-scenario] [--out defs.jsonl]
+  tracecheck checks create --name NAME --prompt-file rubric.txt --type PASS_FAIL|SCORE [--description TEXT] [--range MIN,MAX] [--threshold X] [--out defs.jsonl]
+  tracecheck checks upload --file check.py|check.ts|check.js --name NAME [--output-data-type bool|int|float | --type PASS_FAIL|SCORE] [--requires-scenario-input] [--requires-scenario-result] [--range MIN,MAX] [--threshold X] [--timeout-ms MS] [--description TEXT] [--out defs.jsonl]
+  tracecheck checks generate --name NAME --description TEXT [--output-data-type bool|int|float | --type PASS_FAIL|SCORE] [--requires-scenario-input] [--requires-scenario-result] [--language python|typescript] [--range MIN,MAX] [--out defs.jsonl]
 
 Your checks live in a JSON Lines file: --out / --definitions, else TRACECHECK_CHECK_DEFINITIONS (what
 the services and \`tracecheck score --definitions\` read). Saving a name again with another definition
@@ -186,9 +231,11 @@ create registers a model check: the prompt file is the judge's rubric with templ
 {message_history}, {tool_calls}, {tools}, …; an unknown {name} is refused, naming it). upload
 verifies a code check in the sandbox on a sample unit: a Python file as Okareo documents it
 (class Check(CodeBasedCheck) with evaluate(model_output, scenario_input, scenario_result)), or a
-TypeScript/JavaScript module exporting evaluate(args), within --timeout-ms per unit (default 2000,
+TypeScript/JavaScript module exporting evaluate(args); without a type flag what it returns
+decides (bool: pass/fail; int, float: a score, unbounded unless --range), within --timeout-ms per unit (default 2000,
 at most 10000) and the sandbox's memory limit (TRACECHECK_SANDBOX_MEMORY_MB). generate asks the configured model to write
-one and verifies it the same way before saving it.`,
+one (a Python CodeBasedCheck as the SDK's generate_check does; --language typescript for ours) and
+verifies it the same way before saving it. --type accepts any case (SCORE, score, PASS_FAIL).`,
   async run(argv, io) {
     const [sub, ...rest] = argv;
     const flags = parseFlags(rest);

@@ -55,7 +55,7 @@ describe('the packed package, installed with --omit=dev', () => {
       { id: 'py', messages: [{ role: 'user', content: 'code' }, code('python', 'import os\nprint(os.getcwd())')] },
       { id: 'ts', messages: [{ role: 'user', content: 'code' }, code('typescript', 'const x: number = ;')] },
     ].map((r) => JSON.stringify(r)).join('\n'));
-    const { code: exit, stdout } = await runCommand('sh', ['-c', `npx --no-install tracecheck score --checks does_code_compile < "${records}"`], { cwd: app, timeoutMs: 60_000 });
+    const { code: exit, stdout } = await runCommand('sh', ['-c', `npx --no-install tracecheck score --checks code_blocks_compile < "${records}"`], { cwd: app, timeoutMs: 60_000 });
     expect(exit).toBe(0);
     expect(stdout.trim().split('\n').map((l) => JSON.parse(l) as { id: string; passed: boolean; explanation: string }).map((s) => [s.id, s.passed, s.explanation])).toEqual([
       ['py', true, '1 code block(s) compile (python)'],

@@ -1,11 +1,15 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
-import { CheckDefinitionError, definitionVersion, type CheckDefinition, type CheckRegistry } from '../../../shared/engines/checks/index.ts';
+import { CheckDefinitionError, codeCheckFromSdk, definitionVersion, outputTypeOfCheckType, outputTypeOfDataType, UNBOUNDED, type CheckDefinition, type CheckRegistry } from '../../../shared/engines/checks/index.ts';
 import type { Logger } from '../../../shared/runtime/logging/index.ts';
 import { DOC_KINDS, UserCheckDocSchema, listUserChecks, type UserCheckDoc } from '../../../shared/engines/monitors/index.ts';
 import { MAX_DOC_BYTES, type QueryStore } from '../../../shared/adapters/store/index.ts';
 import { ErrorSchema, type RouteSpec } from './api-spec.ts';
 import { addRoute, type ApiEnv } from './route.ts';
+
+// The SDK spells them CheckOutputType.SCORE / PASS_FAIL; our CLI score / pass_fail: any case is one type.
+const CheckTypeSchema = z.string().refine((t) => outputTypeOfCheckType(t) !== null, { message: 'check_type must be SCORE or PASS_FAIL (any case)' });
+const DataTypeSchema = z.string().refine((t) => outputTypeOfDataType(t) !== null, { message: 'output_data_type must be bool, int or float' });
 
 /** The documented create_or_update_check fields of a model check. */
 const ModelCheckFieldsSchema = z
@@ -13,17 +17,37 @@ const ModelCheckFieldsSchema = z
     name: z.string(),
     description: z.string().default(''),
     prompt_template: z.string().min(1),
-    check_type: z.enum(['pass_fail', 'score']),
+    check_type: CheckTypeSchema,
     range: z.tuple([z.number(), z.number()]).optional(),
     threshold: z.number().optional(),
     model: z.string().optional(),
   })
   .strict();
 
+/**
+ * upload_check's fields (and create_or_update_check with a CodeBasedCheck): the check's source,
+ * its output_data_type (bool → pass/fail, int or float → a score, unbounded unless a range is given)
+ * and whether it needs the scenario's input or result. `update: false` refuses to change an existing check.
+ */
+const SdkCodeCheckSchema = z
+  .object({
+    name: z.string(),
+    description: z.string().default(''),
+    code: z.string().min(1),
+    output_data_type: DataTypeSchema,
+    language: z.enum(['python', 'typescript', 'javascript']).default('python'),
+    requires_scenario_input: z.boolean().default(false),
+    requires_scenario_result: z.boolean().default(false),
+    update: z.boolean().default(true),
+    range: z.tuple([z.number(), z.number()]).optional(),
+    threshold: z.number().optional(),
+  })
+  .strict();
+
 /** A definition as `tracecheck checks upload` writes it (a code check, or a model check in that form). */
 const DefinitionBodySchema = z.looseObject({ kind: z.enum(['model', 'code']), name: z.string() });
 
-const CheckBodySchema = z.union([ModelCheckFieldsSchema, DefinitionBodySchema]);
+const CheckBodySchema = z.union([ModelCheckFieldsSchema, SdkCodeCheckSchema, DefinitionBodySchema]);
 
 const VersionSchema = z.object({ version: z.string(), created_at_ms: z.number() });
 const CheckInfoSchema = z.object({
@@ -45,14 +69,36 @@ function toDefinition(body: z.output<typeof CheckBodySchema>): CheckDefinition {
       kind: 'model',
       name: m.name,
       description: m.description,
-      outputType: m.check_type,
+      outputType: outputTypeOfCheckType(m.check_type)!,
       promptTemplate: m.prompt_template,
-      ...(m.range ? { range: m.range } : {}),
+      // A judge's score answers any number unless a range is given (the word-count check answers 12).
+      ...(m.range ? { range: m.range } : outputTypeOfCheckType(m.check_type) === 'score' ? { range: UNBOUNDED } : {}),
       ...(m.threshold !== undefined ? { threshold: m.threshold } : {}),
       ...(m.model ? { model: m.model } : {}),
     };
   }
+  const code = SdkCodeCheckSchema.safeParse(body);
+  if (code.success) {
+    const c = code.data;
+    return codeCheckFromSdk({
+      name: c.name,
+      description: c.description,
+      source: c.code,
+      language: c.language,
+      outputType: outputTypeOfDataType(c.output_data_type)!,
+      requiresScenarioInput: c.requires_scenario_input,
+      requiresScenarioResult: c.requires_scenario_result,
+      ...(c.range ? { range: c.range } : {}),
+      ...(c.threshold !== undefined ? { threshold: c.threshold } : {}),
+    });
+  }
   return body as unknown as CheckDefinition;
+}
+
+/** upload_check with `update: false`: an existing check keeps its definition. */
+function refusesUpdate(body: unknown): boolean {
+  const code = SdkCodeCheckSchema.safeParse(body);
+  return code.success && !code.data.update;
 }
 
 /**
@@ -73,9 +119,9 @@ export function checkRoutes(app: Hono<ApiEnv>, routes: RouteSpec[], deps: { stor
       path: '/api/v1/checks',
       tag,
       role: 'admin',
-      summary: 'create_or_update_check: {name, description, prompt_template, check_type} for a model check, or a definition as `checks upload` writes it. A changed definition is a new version.',
+      summary: 'create_or_update_check: {name, description, prompt_template, check_type} for a model check; upload_check: {name, description, code, output_data_type, requires_scenario_input, requires_scenario_result, update} for a code check; or a definition as `checks upload` writes it. A changed definition is a new version of the same check.',
       body: CheckBodySchema,
-      responses: { 201: { description: 'a new version', schema: SavedCheckSchema }, 200: { description: 'unchanged', schema: SavedCheckSchema }, 413: { description: 'the check with all its versions exceeds what the store keeps (1 MB)', schema: ErrorSchema } },
+      responses: { 201: { description: 'a new version', schema: SavedCheckSchema }, 200: { description: 'unchanged', schema: SavedCheckSchema }, 409: { description: 'upload_check with update false, and the name exists with another definition', schema: ErrorSchema }, 413: { description: 'the check with all its versions exceeds what the store keeps (1 MB)', schema: ErrorSchema } },
     },
     async (c, { body }) => {
       const project = c.get('project');
@@ -94,6 +140,7 @@ export function checkRoutes(app: Hono<ApiEnv>, routes: RouteSpec[], deps: { stor
       const doc: UserCheckDoc = parsed?.success ? parsed.data : { name: definition.name, versions: [] };
       const versionsOut = (d: UserCheckDoc) => d.versions.map((v) => ({ version: v.version, created_at_ms: v.created_at_ms }));
       if (doc.versions.at(-1)?.version === version) return { status: 200, body: { name: doc.name, version, changed: false, versions: versionsOut(doc) } };
+      if (doc.versions.length > 0 && refusesUpdate(body)) return { status: 409, body: { error: `check "${definition.name}" exists with another definition; upload it with update=True to add a new version` } };
       const t = Math.max(deps.now(), (stored?.updated_at_ms ?? 0) + 1);
       const next: UserCheckDoc = { name: definition.name, versions: [...doc.versions, { version, created_at_ms: t, definition: definition as unknown as Record<string, unknown> }] };
       // Every version is kept in one document: past the store's limit, the check needs a new name.

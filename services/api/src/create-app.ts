@@ -13,13 +13,14 @@ import { listingRoutes } from './listing-routes.ts';
 import { metricsRoute } from './metrics-route.ts';
 import { monitoringRoutes } from './monitoring-routes.ts';
 import type { ApiEnv } from './route.ts';
+import { checkGenerateRoute } from './check-generate-route.ts';
 import { checkRoutes } from './check-routes.ts';
 import { monitorRoutes } from './monitor-routes.ts';
 import { simulationRoutes } from './simulation-routes.ts';
 import { retentionRoutes } from './retention-routes.ts';
 import { reviewRoutes } from './review-routes.ts';
 import { datasetRoutes } from './dataset-routes.ts';
-import { CheckDefinitionError, createCheckRegistry, type CheckDefinition, type CheckRegistry } from '../../../shared/engines/checks/index.ts';
+import { CheckDefinitionError, createCheckRegistry, type CheckDefinition, type CheckRegistry, type JudgeClient } from '../../../shared/engines/checks/index.ts';
 import { listUserChecks } from '../../../shared/engines/monitors/index.ts';
 import { dashboardRoutes, type CheckCatalog } from './pages/index.ts';
 import { createAlertRepository } from '../../../shared/engines/alerts/index.ts';
@@ -50,6 +51,8 @@ export interface ApiDeps {
   /** The process's metrics, served at GET /metrics. */
   metrics?: Metrics;
   security?: Partial<ApiSecurity>;
+  /** The model generate_check asks; absent: 503 naming the settings. */
+  judge?: JudgeClient | null;
 }
 
 const openProject: MiddlewareHandler<ApiEnv> = async (c, next) => {
@@ -93,6 +96,7 @@ export function createApp(deps: ApiDeps): Hono<ApiEnv> {
   alertRoutes(app, routes, { store: deps.store, log: deps.log, now, alertTargets: security.alertTargets });
   const createRegistry = deps.createRegistry ?? (() => createCheckRegistry());
   checkRoutes(app, routes, { store: deps.store, log: deps.log, now, createRegistry });
+  checkGenerateRoute(app, routes, { judge: deps.judge ?? null });
   monitorRoutes(app, routes, { store: deps.store, log: deps.log, now, createRegistry });
   simulationRoutes(app, routes, { store: deps.store, log: deps.log, now });
   retentionRoutes(app, routes, { store: deps.store, log: deps.log, now });

@@ -66,6 +66,47 @@ tool_calls (array of {id, name, arguments (JSON string), result (string|null), e
 tools (array of OpenAI tool definitions), simulation_message_history (array or null).
 Handle missing or empty fields without throwing. Reply with the module only, in one \`\`\`ts code block.`;
 
+/** generate_check's EvaluatorSpecRequest, in our words. */
+export interface EvaluatorSpec {
+  description: string;
+  requiresScenarioInput: boolean;
+  requiresScenarioResult: boolean;
+  /** bool, int or float, as the SDK names them. */
+  outputDataType: 'bool' | 'int' | 'float';
+  language: 'python' | 'typescript';
+}
+
+const PYTHON_GENERATOR_SYSTEM = `You write code checks for an AI-agent evaluation tool.
+Write one self-contained Python file (standard library only, no I/O, no network) in this form:
+  from okareo.checks import CodeBasedCheck
+  class Check(CodeBasedCheck):
+      @staticmethod
+      def evaluate(PARAMS) -> RETURN:
+          ...
+model_output is a string; scenario_input and scenario_result are strings or None.
+Handle missing or empty values without raising. Reply with the file only, in one \`\`\`python code block.`;
+
+/**
+ * generate_check: asks the model for a check's source (Python as the SDK returns it, or our
+ * TypeScript) and returns it unverified, as generated_code: the user reads it, then uploads it.
+ */
+export async function generateCheckSource(spec: EvaluatorSpec, judge: JudgeClient): Promise<string> {
+  const returns = spec.outputDataType === 'bool' ? 'bool' : spec.outputDataType;
+  const params = ['model_output', ...(spec.requiresScenarioInput ? ['scenario_input'] : []), ...(spec.requiresScenarioResult ? ['scenario_result'] : [])];
+  const user = [
+    `What the check decides: ${spec.description}`,
+    `Return type: ${spec.outputDataType === 'bool' ? 'bool (True = pass)' : `${returns} (a score)`}.`,
+    spec.requiresScenarioInput || spec.requiresScenarioResult ? `It reads ${params.slice(1).join(' and ')}.` : 'It must not rely on scenario_input or scenario_result.',
+  ].join('\n');
+  const system = spec.language === 'python'
+    ? PYTHON_GENERATOR_SYSTEM.replace('PARAMS', params.join(', ')).replace('RETURN', returns)
+    : GENERATOR_SYSTEM.replace('RETURN', spec.outputDataType === 'bool' ? 'boolean' : 'number');
+  const res = await judge.complete({ system, user, temperature: 0, maxTokens: 1500 });
+  const fence = spec.language === 'python' ? /```(?:python|py)?\s*\n([\s\S]*?)```/ : /```(?:ts|typescript|js|javascript)?\s*\n([\s\S]*?)```/;
+  const block = fence.exec(res.text);
+  return (block ? block[1] : res.text).trim();
+}
+
 /** Asks the judge model for a code check, then verifies it before returning the definition. */
 export async function generateCodeCheck(req: GenerateCheckRequest, deps: { judge: JudgeClient; codeRunner: CodeRunner }): Promise<CodeCheckDefinition> {
   const returns = req.outputType === 'pass_fail' ? 'boolean (true = pass)' : `number in [${(req.range ?? [0, 1]).join(', ')}]`;

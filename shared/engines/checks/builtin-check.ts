@@ -1,6 +1,7 @@
 import type { CheckContext, CheckInput, CheckOutcome, RunnableCheck } from './contract.ts';
 import type { BuiltinCheckDefinition, CheckDefinition } from './definition.ts';
 import { CheckDefinitionError, definitionVersion, effectiveRange, validateCommon } from './definition.ts';
+import { runInMode, type JudgeRubricOption } from './lib/judge-mode.ts';
 
 export type BuiltinRun = (input: CheckInput, ctx: CheckContext, def: BuiltinCheckDefinition) => Promise<CheckOutcome> | CheckOutcome;
 
@@ -18,10 +19,16 @@ export interface BuiltinOptions {
   /** How it decides, when not from `mode`: a builtin may ask the judge itself (uniqueness). */
   method?: CatalogEntry['method'];
   usesCodeRunner?: boolean;
+  /** The documented judge rubric, behind `mode: judge` (and `hybrid`). */
+  judge?: JudgeRubricOption;
 }
+
+const MODES = ['deterministic', 'judge', 'hybrid'];
 
 export function createBuiltinCheck(def: BuiltinCheckDefinition, run: BuiltinRun, options: BuiltinOptions = {}): RunnableCheck {
   const problems = validateCommon(def);
+  if (def.mode !== undefined && !MODES.includes(def.mode)) problems.push(`mode must be one of ${MODES.join(', ')}`);
+  else if (def.mode !== undefined && def.mode !== 'deterministic' && !options.judge && options.method !== 'hybrid') problems.push(`${def.name} is decided in code only; it has no mode "${def.mode}"`);
   if (problems.length > 0) throw new CheckDefinitionError(problems);
   return {
     name: def.name,
@@ -32,8 +39,12 @@ export function createBuiltinCheck(def: BuiltinCheckDefinition, run: BuiltinRun,
     ...(def.outputType === 'score' ? { range: effectiveRange(def) } : {}),
     ...(def.threshold !== undefined ? { threshold: def.threshold } : {}),
     ...(options.usesCodeRunner ? { usesCodeRunner: true } : {}),
-    run: async (input, ctx) => run(input, ctx, def),
+    run: async (input, ctx) => runInMode(def.mode, options.judge, input, ctx, () => run(input, ctx, def)),
   };
+}
+
+export function methodOf(mode: BuiltinCheckDefinition['mode']): CatalogEntry['method'] {
+  return mode === 'judge' ? 'model' : mode === 'hybrid' ? 'hybrid' : 'deterministic';
 }
 
 /** A catalog entry decided in code; `build` refuses a definition of another kind. */
@@ -41,7 +52,7 @@ export function builtinEntry(definition: BuiltinCheckDefinition, inputs: readonl
   return {
     definition,
     inputs,
-    method: options.method ?? (definition.mode === 'hybrid' ? 'hybrid' : 'deterministic'),
+    method: options.method ?? methodOf(definition.mode),
     build(def) {
       if (def.kind !== 'builtin') throw new CheckDefinitionError([`${definition.name} is a builtin check; got kind ${def.kind}`]);
       return createBuiltinCheck(def, run, options);

@@ -17,6 +17,7 @@ export function codeCheckProblems(def: CodeCheckDefinition): string[] {
     problems.push(`timeoutMs must be a whole number of milliseconds from 1 to ${MAX_CODE_CHECK_TIMEOUT_MS} (got ${typeof def.timeoutMs === 'number' ? String(def.timeoutMs) : JSON.stringify(def.timeoutMs)})`);
   }
   if (def.language !== 'typescript' && def.language !== 'javascript' && def.language !== 'python') problems.push('language must be typescript, javascript or python');
+  if (def.requires !== undefined && (!Array.isArray(def.requires) || def.requires.some((r) => r !== 'scenario_input' && r !== 'scenario_result'))) problems.push('requires may name scenario_input and scenario_result only');
   return problems;
 }
 
@@ -74,6 +75,8 @@ export function createCodeCheck(def: CodeCheckDefinition): RunnableCheck {
     ...(def.threshold !== undefined ? { threshold: def.threshold } : {}),
     usesCodeRunner: true,
     async run(input: CheckInput, ctx: CheckContext): Promise<CheckOutcome> {
+      const missing = (def.requires ?? []).filter((r) => input[r] === null);
+      if (missing.length > 0) return notRun('code', `needs ${missing.join(', ')}, which this unit does not carry`);
       if (!ctx.codeRunner) return notRun('code', 'no code sandbox configured for user code checks');
       const result = await ctx.codeRunner.evaluate({
         source: def.source,

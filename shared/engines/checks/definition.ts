@@ -33,6 +33,8 @@ export interface CodeCheckDefinition extends DefinitionCommon {
   source: string;
   language: CodeLanguage;
   timeoutMs?: number;
+  /** upload_check's requires_scenario_input / _result: without them on the unit the check answers `not_run`. */
+  requires?: readonly ('scenario_input' | 'scenario_result')[];
 }
 
 /** A check implemented in this repository (the deterministic tier and the catalog's code checks). */
@@ -40,8 +42,11 @@ export interface BuiltinCheckDefinition extends DefinitionCommon {
   kind: 'builtin';
   /** Bumped when the implementation changes meaning, so scores keep the version they were made with. */
   implementationVersion: string;
-  /** `hybrid`: ask the judge when the code's answer is not clear. */
-  mode?: 'deterministic' | 'hybrid';
+  /**
+   * How it decides (the seven checks documented as judge checks): in code (default), by the
+   * documented judge rubric (`judge`), or in code with the judge on doubt (`hybrid`).
+   */
+  mode?: 'deterministic' | 'judge' | 'hybrid';
   params?: Record<string, unknown>;
 }
 

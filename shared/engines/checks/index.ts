@@ -31,5 +31,6 @@ export { encodeJudgeData } from './judge-data.ts';
 export { parseJudgeAnswer } from './judge-answer.ts';
 export { codeCheckArgs, codeCheckProblems, coerceCodeValue, createCodeCheck, MAX_CODE_CHECK_TIMEOUT_MS } from './code-check.ts';
 export { createModelCheck } from './model-check.ts';
-export type { GenerateCheckRequest } from './authoring.ts';
-export { generateCodeCheck, SAMPLE_INPUTS, verifyCodeCheck } from './authoring.ts';
+export type { EvaluatorSpec, GenerateCheckRequest } from './authoring.ts';
+export { generateCheckSource, generateCodeCheck, SAMPLE_INPUTS, verifyCodeCheck } from './authoring.ts';
+export { codeCheckFromSdk, outputTypeOfCheckType, outputTypeOfDataType, outputTypeOfValue, UNBOUNDED } from './sdk-shapes.ts';

@@ -48,7 +48,11 @@ export function buildCheck(def: CheckDefinition, entry: CatalogEntry | undefined
 export function createCheckRegistry(options: CheckRegistryOptions = {}): CheckRegistry {
   const versions = new Map<string, RegisteredCheck[]>();
   const catalog = new Map(catalogEntries.map((e) => [e.definition.name, e]));
-  const register = (def: CheckDefinition): RunnableCheck => {
+  const register = (given: CheckDefinition): RunnableCheck => {
+    // A predefined check reconfigured by a short line ({"kind": "builtin", "name": "loop_guard",
+    // "mode": "judge"}) keeps the rest of its catalog definition.
+    const base = catalog.get(given.name)?.definition;
+    const def = given.kind === 'builtin' && base?.kind === 'builtin' ? ({ ...base, ...given } as CheckDefinition) : given;
     const check = buildCheck(def, catalog.get(def.name));
     const list = versions.get(def.name) ?? [];
     const current = list.at(-1);

@@ -6,12 +6,30 @@ import { createCodeSandbox } from '../../../shared/engines/code-sandbox/index.ts
 // does_code_compile is Python's compile(), run in the real Python sandbox; expected values from CPython 3.11.
 const sandbox = createCodeSandbox();
 afterAll(() => sandbox.close());
-const entry = catalogEntries.find((e) => e.definition.name === 'does_code_compile')!;
-const check = entry.build(entry.definition);
+const built = (name: string) => {
+  const entry = catalogEntries.find((e) => e.definition.name === name)!;
+  return entry.build(entry.definition);
+};
+const defined = built('does_code_compile');
+const check = built('code_blocks_compile');
 const ctx = { judge: null, nowMs: () => 0, codeRunner: sandbox };
 const outputOf = (text: string) => recordToCheckInput({ id: 'r', messages: [{ role: 'user', content: 'code please' }, { role: 'assistant', content: text }] });
 
-describe('does_code_compile runs compile() as defined', () => {
+describe('does_code_compile runs compile(model_output, \'<string>\', \'exec\') on the whole output, as defined', () => {
+  it('passes code, and fails an answer with prose around a fenced block and a JavaScript block (before: both passed, the blocks compiled alone)', async () => {
+    const cases: Array<[string, boolean, string]> = [
+      ['def f(x):\n    return x * 2\n', true, 'the output compiles as Python'],
+      ['Here it is:\n```python\nimport math\nprint(math.sqrt(4))\n```', false, 'does not compile: SyntaxError: invalid syntax (line 1)'],
+      ['```js\nconst x = 1;\n```', false, 'does not compile: SyntaxError: invalid syntax (line 1)'],
+      ['This function returns the sum of two numbers.', false, 'does not compile: SyntaxError: invalid syntax (line 1)'],
+    ];
+    for (const [text, passed, explanation] of cases) {
+      expect(await defined.run(outputOf(text), ctx), text).toEqual({ status: 'ok', value: passed ? 1 : 0, passed, method: 'deterministic', explanation });
+    }
+  }, 60_000);
+});
+
+describe('code_blocks_compile (our extension) compiles each fenced block', () => {
   it('passes code that compiles and fails prose, HTML, an IndentationError and Python 2 print', async () => {
     const cases: Array<[string, boolean, string]> = [
       ['def f(x):\n    return x * 2\n', true, '1 code block(s) compile (python)'],
@@ -27,7 +45,7 @@ describe('does_code_compile runs compile() as defined', () => {
   }, 60_000);
 });
 
-describe('does_code_compile parses JavaScript/TypeScript blocks from traces off the scorer\'s thread, under a budget', () => {
+describe('code_blocks_compile parses JavaScript/TypeScript blocks from traces off the scorer\'s thread, under a budget', () => {
   const ts = (code: string) => outputOf(`\`\`\`ts\n${code}\n\`\`\``);
   const longArrow = `const total = (${Array.from({ length: 200 }, (_, i) => `p${i}: number`).join(', ')}) => ${Array.from({ length: 200 }, (_, i) => `p${i}`).join(' + ')};`;
   const compiles = { status: 'ok', value: 1, passed: true, method: 'deterministic', explanation: '1 code block(s) compile (typescript)' };

@@ -131,10 +131,20 @@ export function generateCode(system: string, user: string): Reply {
   const prompt = `${system}\n${user}`;
   const range = /number\s+in\s+\[\s*(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)\s*\]/i.exec(prompt);
   const returns = range ? `output.trim().length > 0 ? ${Number(range[2])} : ${Number(range[1])}` : 'output.trim().length > 0';
+  if (/CodeBasedCheck/.test(prompt)) return generatePython(prompt);
   const cjs = /module\.exports|commonjs/i.test(prompt);
   const code = cjs
     ? `module.exports.evaluate = function evaluate(args) {\n${checkBody(returns)}\n};`
     : `export function evaluate(args) {\n${checkBody(returns)}\n}`;
   const what = range ? `scores ${Number(range[2])} when the model produced a non-empty output and ${Number(range[1])} otherwise` : 'passes when the model produced a non-empty output';
   return textReply('codegen', `Here is a check that ${what}.\n\n\`\`\`javascript\n${code}\n\`\`\`\n`);
+}
+
+/** The SDK's generate_check answer: a CodeBasedCheck that passes (or scores its word count) on a non-empty output. */
+function generatePython(prompt: string): Reply {
+  const score = /Return type: (int|float)\b/.exec(prompt);
+  const body = score ? '        return len((model_output or "").split())' : '        return bool((model_output or "").strip())';
+  const code = `from okareo.checks import CodeBasedCheck\n\n\nclass Check(CodeBasedCheck):\n    @staticmethod\n    def evaluate(model_output: str) -> ${score ? score[1] : 'bool'}:\n${body}\n`;
+  const what = score ? 'scores the number of words in the output' : 'passes when the model produced a non-empty output';
+  return textReply('codegen', `Here is a check that ${what}.\n\n\`\`\`python\n${code}\`\`\`\n`);
 }

@@ -6,7 +6,7 @@ import { h, type Html } from './html.ts';
 export type Method = 'deterministic' | 'hybrid' | 'model' | 'code';
 
 export function methodOf(def: CheckDefinition): Method {
-  if (def.kind === 'builtin') return def.mode === 'hybrid' ? 'hybrid' : 'deterministic';
+  if (def.kind === 'builtin') return def.mode === 'hybrid' ? 'hybrid' : def.mode === 'judge' ? 'model' : 'deterministic';
   return def.kind;
 }
 

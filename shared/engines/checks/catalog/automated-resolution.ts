@@ -62,4 +62,5 @@ export const automatedResolution = builtinEntry(
     if (!phrase) return passFail(true, 'deterministic', 'no escalation tool call and no hand-off phrase');
     return decideOnDoubt(def, input, ctx, RUBRIC, false, `hand-off phrase "${clip(phrase.match![0], 60)}" in message ${phrase.i} without an escalation call`);
   },
+  { judge: { template: RUBRIC, passesOn: true, ownDoubt: true } },
 );

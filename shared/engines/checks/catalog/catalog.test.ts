@@ -9,11 +9,11 @@ const NAMES = [
   'behavior_adherence', 'task_completed', 'result_completed', 'model_refusal', 'loop_guard', 'automated_resolution', 'response_consistency',
   'response_loop', 'simulation_trace_consistency', 'function_call_consistency', 'function_call_validator', 'function_parameter_accuracy',
   'function_result_present', 'context_relevance', 'context_consistency', 'reference_similarity', 'faithfulness', 'toxicity', 'fairness',
-  'empathy_score', 'is_code_functional', 'is_best_option', 'reverse_qa_quality', 'rephrase_quality',
+  'empathy_score', 'is_code_functional', 'is_best_option', 'reverse_qa_quality', 'rephrase_quality', 'code_blocks_compile',
 ];
 
 describe('the predefined catalog', () => {
-  it('lists all 39 names, once each', () => {
+  it('lists the 39 documented names, then code_blocks_compile, once each', () => {
     expect(catalogEntries.map((e) => e.definition.name)).toEqual(NAMES);
     expect(createCheckRegistry().list().map((c) => c.name)).toEqual(NAMES);
   });

@@ -2,9 +2,11 @@ import { describe, expect, it } from 'vitest';
 import type { CodeRunner } from '../contract.ts';
 import { assistant, ctxWith, inputFrom, user } from '../test-support.ts';
 import { containsAllImports } from './contains-all-imports.ts';
+import { codeBlocksCompile } from './code-blocks-compile.ts';
 import { doesCodeCompile } from './does-code-compile.ts';
 
-const compile = doesCodeCompile.build(doesCodeCompile.definition);
+const compile = codeBlocksCompile.build(codeBlocksCompile.definition);
+const wholeCompile = doesCodeCompile.build(doesCodeCompile.definition);
 const imports = containsAllImports.build(containsAllImports.definition);
 const out = (text: string) => inputFrom([user('write code'), assistant(text)]);
 
@@ -29,7 +31,27 @@ function recordingRunner(answer: (blocks: string[]) => string[]): CodeRunner & {
   };
 }
 
-describe('does_code_compile', () => {
+describe('does_code_compile (as defined: compile(model_output, \'<string>\', \'exec\'))', () => {
+  it('sends the whole output, fences and prose included, to compile() in one piece', async () => {
+    const runner = recordingRunner(() => ['SyntaxError: invalid syntax (line 1)']);
+    const text = 'Here it is:\n```python\nprint(1)\n```';
+    expect(await wholeCompile.run(out(text), ctxWith({ codeRunner: runner }))).toEqual({
+      status: 'ok', value: 0, passed: false, method: 'deterministic', explanation: 'does not compile: SyntaxError: invalid syntax (line 1)',
+    });
+    expect(runner.blocks).toEqual([[text]]);
+    expect(runner.parsed).toEqual([]);
+  });
+
+  it('never uses the TypeScript parser: a ```js block is Python\'s to judge', async () => {
+    const runner = recordingRunner(() => ['']);
+    expect(await wholeCompile.run(out('x = 1'), ctxWith({ codeRunner: runner }))).toEqual({ status: 'ok', value: 1, passed: true, method: 'deterministic', explanation: 'the output compiles as Python' });
+    await wholeCompile.run(out('```js\nconst x = 1;\n```'), ctxWith({ codeRunner: runner }));
+    expect(runner.parsed).toEqual([]);
+    expect(runner.blocks.at(-1)).toEqual(['```js\nconst x = 1;\n```']);
+  });
+});
+
+describe('code_blocks_compile (our extension)', () => {
   it('compiles the whole output as Python when it has no fences, so prose goes to compile() too', async () => {
     const runner = recordingRunner(() => ['SyntaxError: invalid syntax (line 1)']);
     expect(await compile.run(out('Your reservation is confirmed.'), ctxWith({ codeRunner: runner }))).toEqual({

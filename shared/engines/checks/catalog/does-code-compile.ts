@@ -1,83 +1,30 @@
 import { builtinEntry } from '../builtin-check.ts';
 import { errorOutcome, notRun, passFail } from '../outcome.ts';
-
-// The definition is Python's own compile(), so it runs in the Python sandbox: tree-sitter accepts
-// an IndentationError and Python 2's `print 'x'`, CPython does not.
-const COMPILE_SOURCE = `def evaluate(blocks):
-    problems = []
-    for code in blocks:
-        try:
-            compile(code, '<string>', 'exec')
-            problems.append('')
-        except SyntaxError as err:
-            problems.append(f'{type(err).__name__}: {err.msg} (line {err.lineno})')
-    return problems
-`;
-
-const FENCE = /```([\w+-]*)[^\n]*\n([\s\S]*?)```/g;
-const TS_LANGS: Record<string, 'javascript' | 'typescript'> = { javascript: 'javascript', js: 'javascript', jsx: 'javascript', mjs: 'javascript', typescript: 'typescript', ts: 'typescript', tsx: 'typescript' };
-
-interface Block {
-  language: 'python' | 'javascript' | 'typescript';
-  code: string;
-}
+import { COMPILE_SOURCE } from './code-blocks-compile.ts';
 
 /**
- * What is compiled: each fenced block (labelled JavaScript/TypeScript ones with the TypeScript
- * parser, the rest with Python), or, without fences, the whole output as Python, so prose and HTML
- * fail as they do under compile().
+ * As defined: `compile(model_output, '<string>', 'exec')` on the whole output, in the Python
+ * sandbox, so prose, fenced Markdown and JavaScript fail. Fenced blocks in their own languages are
+ * `code_blocks_compile`.
  */
-function blocksOf(text: string): Block[] {
-  const fenced = [...text.matchAll(FENCE)].map((m): Block => ({ language: TS_LANGS[m[1].toLowerCase()] ?? 'python', code: m[2] }));
-  return fenced.length > 0 ? fenced : [{ language: 'python', code: text }];
-}
-
-/** Passes when the output's code compiles: Python's `compile(code, '<string>', 'exec')` succeeds. */
 export const doesCodeCompile = builtinEntry(
   {
     kind: 'builtin',
     name: 'does_code_compile',
     description:
-      "Passes when the output's code compiles with Python's compile() (run in the Python sandbox): the whole output, or each fenced block when it has fences, so natural language, HTML, an IndentationError or Python 2's `print 'x'` fail. Fenced blocks labelled JavaScript or TypeScript are parsed with the TypeScript parser instead (syntax only).",
+      "Passes when Python's compile(model_output, '<string>', 'exec') succeeds on the whole output (run in the Python sandbox), so natural language, Markdown fences, JavaScript, an IndentationError or Python 2's `print 'x'` fail. To compile the fenced blocks of an answer in their own languages, use code_blocks_compile.",
     outputType: 'pass_fail',
-    implementationVersion: '2',
+    implementationVersion: '3',
   },
   ['model_output'],
   async (input, ctx) => {
     if (input.model_output === null) return notRun('deterministic', 'the unit has no final output (model_output)');
-    const blocks = blocksOf(input.model_output);
-    const python = blocks.filter((b) => b.language === 'python');
-    let pythonProblems: string[] = [];
-    if (python.length > 0) {
-      if (!ctx.codeRunner) return notRun('deterministic', 'needs the Python sandbox to run compile(), and none is configured');
-      const res = await ctx.codeRunner.evaluate({ language: 'python', source: COMPILE_SOURCE, args: { blocks: python.map((b) => b.code) } });
-      if (!res.ok) return errorOutcome('deterministic', `the Python sandbox failed: ${res.error}`);
-      if (!Array.isArray(res.value)) return errorOutcome('deterministic', 'the Python sandbox answered in an unexpected shape');
-      pythonProblems = res.value.map(String);
-    }
-    // The TypeScript parser never runs on trace text in this thread: a block can overflow its stack
-    // or take minutes, so it is parsed in the sandbox's parser processes under a budget.
-    const scripts = blocks.flatMap((b) => (b.language === 'python' ? [] : [{ code: b.code, language: b.language }]));
-    const parse = ctx.codeRunner?.syntaxErrors?.bind(ctx.codeRunner);
-    if (scripts.length > 0 && !parse) return notRun('deterministic', 'needs the code sandbox to parse JavaScript/TypeScript blocks, and none is configured');
-    const scriptResults = parse ? await Promise.all(scripts.map((s) => parse(s))) : [];
-    const problems: string[] = [];
-    let p = 0;
-    let s = 0;
-    for (const [i, b] of blocks.entries()) {
-      let found: string;
-      if (b.language === 'python') {
-        found = pythonProblems[p++];
-      } else {
-        const res = scriptResults[s++];
-        if (!res.ok) return errorOutcome('deterministic', `block ${i + 1} (${b.language}) could not be parsed: ${res.error}`);
-        found = res.errors.join('; ');
-      }
-      if (found) problems.push(`${blocks.length > 1 || b.language !== 'python' ? `block ${i + 1} (${b.language}): ` : ''}${found}`);
-    }
-    const langs = blocks.map((b) => b.language).join(', ');
-    if (problems.length === 0) return passFail(true, 'deterministic', `${blocks.length} code block(s) compile (${langs})`);
-    return passFail(false, 'deterministic', `does not compile: ${problems.join(' | ')}`);
+    if (!ctx.codeRunner) return notRun('deterministic', 'needs the Python sandbox to run compile(), and none is configured');
+    const res = await ctx.codeRunner.evaluate({ language: 'python', source: COMPILE_SOURCE, args: { blocks: [input.model_output] } });
+    if (!res.ok) return errorOutcome('deterministic', `the Python sandbox failed: ${res.error}`);
+    if (!Array.isArray(res.value) || res.value.length !== 1) return errorOutcome('deterministic', 'the Python sandbox answered in an unexpected shape');
+    const problem = String(res.value[0]);
+    return problem === '' ? passFail(true, 'deterministic', 'the output compiles as Python') : passFail(false, 'deterministic', `does not compile: ${problem}`);
   },
   { usesCodeRunner: true },
 );

@@ -1,6 +1,8 @@
+import type { CatalogEntry } from '../builtin-check.ts';
 import { judgeEntry } from '../model-entry.ts';
+import { passFail } from '../outcome.ts';
 
-export const functionCallConsistency = judgeEntry({
+const judged = judgeEntry({
   name: 'function_call_consistency',
   description: 'Are the agent\'s tool calls consistent with the user\'s request and the dialog (right tool, right target, sensible order)?',
   outputType: 'pass_fail',
@@ -17,5 +19,16 @@ export const functionCallConsistency = judgeEntry({
   ],
   inputs: ['Dialog: {message_history}', 'Tool calls: {tool_calls}', 'Tool definitions: {tools}'],
   example: { data: 'Dialog: the user asks to cancel order #W1; the agent calls cancel_order(order_id="#W2").', answer: '[[False]] ((it cancelled a different order))' },
-  requires: ['tool_calls'],
 });
+
+/** As documented, a run without a function call scores 0 (fails): there is no call consistent with the request. */
+export const functionCallConsistency: CatalogEntry = {
+  ...judged,
+  build(def) {
+    const check = judged.build(def);
+    return {
+      ...check,
+      run: async (input, ctx) => (input.tool_calls.length === 0 ? passFail(false, 'deterministic', 'no function call was made (documented: 0)') : check.run(input, ctx)),
+    };
+  },
+};

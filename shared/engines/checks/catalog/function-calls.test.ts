@@ -47,17 +47,17 @@ describe('function_call_validator', () => {
   });
 });
 
-describe('function_parameter_accuracy', () => {
-  it('scores 1 when the values passed are the values the dialog stated', async () => {
+describe('function_parameter_accuracy (pass/fail, as documented)', () => {
+  it('passes when the values passed are the values the dialog stated', async () => {
     const msgs = [user('My reservation is ABC123, I paid $1,200.'), call('c1', 'refund', { reservation_id: 'ABC123', amount: 1200, cabin: 'economy' }), result('c1', 'refund', 'ok'), assistant('done')];
     expect(await accuracy.run(inputFrom(msgs), ctxWith())).toEqual({ status: 'ok', value: 1, passed: true, method: 'deterministic', explanation: '1 of 1 tool calls have accurate parameters' });
   });
 
-  it('flags a value the dialog never stated', async () => {
+  it('fails (0, not a fraction: before 0.5) when one value was never stated', async () => {
     const msgs = [user('My reservation is ABC123.'), call('c1', 'get_reservation', { reservation_id: 'ABC123' }), result('c1', 'get_reservation', '{"user":"mia_li_3668"}'), call('c2', 'get_user', { user_id: 'mia_li_3669' }), result('c2', 'get_user', '{}')];
     const out = await accuracy.run(inputFrom(msgs), ctxWith());
     expect(out).toEqual({
-      status: 'ok', value: 0.5, passed: false, method: 'deterministic',
+      status: 'ok', value: 0, passed: false, method: 'deterministic',
       explanation: '1 of 2 tool calls have accurate parameters; #2 get_user({"user_id":"mia_li_3669"}): user_id=mia_li_3669 was not stated before the call',
     });
   });

@@ -1,8 +1,9 @@
 import type { ChatMessage } from '../../../contracts/schemas/index.ts';
 import { builtinEntry } from '../builtin-check.ts';
+import { FUNCTION_PARAMETER_ACCURACY_RUBRIC } from './judge-rubrics.ts';
 import { callSchemaProblems } from '../lib/tool-schemas.ts';
 import { describeCall } from '../lib/tool-results.ts';
-import { valueOutcome } from '../outcome.ts';
+import { passFail } from '../outcome.ts';
 import type { BuiltinCheckDefinition } from '../definition.ts';
 
 /** Argument values worth checking against the dialog: identifiers, codes, emails, numbers; not prose or flags. */
@@ -40,16 +41,14 @@ export const functionParameterAccuracy = builtinEntry(
     kind: 'builtin',
     name: 'function_parameter_accuracy',
     description:
-      'Share of tool calls whose arguments are accurate: every identifier-like value (ids, codes, emails, numbers ≥ 10) was stated in the dialog or a tool result before the call, and, when tools are defined, the arguments validate against the schema. Score 0–1; passes at 1.',
-    outputType: 'score',
-    range: [0, 1],
-    threshold: 1,
-    implementationVersion: '1',
+      'Passes when every tool call\'s arguments are accurate: every identifier-like value (ids, codes, emails, numbers ≥ 10) was stated in the dialog or a tool result before the call, and, when tools are defined, the arguments validate against the schema. Pass/fail, as documented; the explanation counts the accurate calls.',
+    outputType: 'pass_fail',
+    implementationVersion: '2',
   } satisfies BuiltinCheckDefinition,
   ['tool_calls', 'message_history', 'tools'],
-  (input, _ctx, def) => {
+  (input) => {
     const history = input.message_history;
-    if (input.tool_calls.length === 0) return valueOutcome(def, 1, 'deterministic', 'no tool calls');
+    if (input.tool_calls.length === 0) return passFail(true, 'deterministic', 'no tool calls');
     const callPos = new Map<string, number>();
     history.forEach((m, i) => m.tool_calls?.forEach((t) => callPos.set(t.id, i)));
     const problems: string[] = [];
@@ -69,8 +68,8 @@ export const functionParameterAccuracy = builtinEntry(
       if (found.length === 0) accurate++;
       else problems.push(`${describeCall(call, i)}: ${found.join(', ')}`);
     });
-    const score = accurate / input.tool_calls.length;
     const head = `${accurate} of ${input.tool_calls.length} tool calls have accurate parameters`;
-    return valueOutcome(def, score, 'deterministic', problems.length === 0 ? head : `${head}; ${problems.slice(0, 5).join('; ')}${problems.length > 5 ? '; …' : ''}`);
+    return passFail(problems.length === 0, 'deterministic', problems.length === 0 ? head : `${head}; ${problems.slice(0, 5).join('; ')}${problems.length > 5 ? '; …' : ''}`);
   },
+  { judge: FUNCTION_PARAMETER_ACCURACY_RUBRIC },
 );

@@ -30,6 +30,9 @@ describe('function_result_present', () => {
     ['Traceback (most recent call last): ...', 'error result: Traceback (most recent call last): ...'],
     ['', 'empty result'],
     ['null', 'empty result (null)'],
+    // As defined: not null, none or an error (before: a Python None passed).
+    ['None', 'empty result (None)'],
+    ['none', 'empty result (none)'],
     ['   ', 'empty result'],
   ])('fails on the result %j', async (content, problem) => {
     const out = await run([call('c1', 'f'), result('c1', 'f', content)]);

@@ -1,4 +1,5 @@
 import { builtinEntry } from '../builtin-check.ts';
+import { FUNCTION_RESULT_PRESENT_RUBRIC } from './judge-rubrics.ts';
 import { describeCall, toolResultProblem } from '../lib/tool-results.ts';
 import { passFail } from '../outcome.ts';
 
@@ -8,9 +9,9 @@ export const functionResultPresent = builtinEntry(
     kind: 'builtin',
     name: 'function_result_present',
     description:
-      'Every tool call has a result, and no result is missing, null, empty or an error (error status, "Error: …"/"Traceback" text, {"error": …} or {"status": "error"} JSON). `[]` and `{}` are results ("nothing found"). Tools that return nothing by design (param emptyResultTools, default ["think"], the tau-bench/Anthropic think tool) may return empty text. Passes when there are no tool calls.',
+      'Every tool call has a result, and no result is missing, null, None, empty or an error (error status, "Error: …"/"Traceback" text, {"error": …} or {"status": "error"} JSON). `[]` and `{}` are results ("nothing found"). Tools that return nothing by design (param emptyResultTools, default ["think"], the tau-bench/Anthropic think tool) may return empty text. Passes when there are no tool calls.',
     outputType: 'pass_fail',
-    implementationVersion: '1',
+    implementationVersion: '2',
     params: { emptyResultTools: ['think'] },
   },
   ['tool_calls'],
@@ -28,4 +29,5 @@ export const functionResultPresent = builtinEntry(
     const more = problems.length > 5 ? `; and ${problems.length - 5} more` : '';
     return passFail(false, 'deterministic', `${problems.length} of ${input.tool_calls.length} tool calls lack a usable result: ${shown}${more}`);
   },
+  { judge: FUNCTION_RESULT_PRESENT_RUBRIC },
 );

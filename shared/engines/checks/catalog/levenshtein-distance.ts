@@ -1,6 +1,6 @@
-import { distance } from 'fastest-levenshtein';
 import type { CatalogEntry } from '../builtin-check.ts';
 import { builtinEntry } from '../builtin-check.ts';
+import { codePointDistance, codePointLength } from '../lib/code-point-distance.ts';
 import { notRun, valueOutcome } from '../outcome.ts';
 
 function levenshteinEntry(name: string, field: 'scenario_result' | 'scenario_input', what: string): CatalogEntry {
@@ -8,18 +8,18 @@ function levenshteinEntry(name: string, field: 'scenario_result' | 'scenario_inp
     {
       kind: 'builtin',
       name,
-      description: `Edit distance (Levenshtein, characters) between the output and the ${what} (${field}); 0 = identical. Needs ${field} and model_output.`,
+      description: `Edit distance (Levenshtein, in characters as Python's len counts them: code points) between the output and the ${what} (${field}); 0 = identical. Needs ${field} and model_output.`,
       outputType: 'score',
       range: [0, Number.MAX_SAFE_INTEGER],
-      implementationVersion: '1',
+      implementationVersion: '2',
     },
     ['model_output', field],
     (input, _ctx, def) => {
       const reference = input[field];
       if (reference === null) return notRun('deterministic', `needs ${field}, which this unit does not carry`);
       if (input.model_output === null) return notRun('deterministic', 'the unit has no final output (model_output)');
-      const d = distance(input.model_output, reference);
-      return valueOutcome(def, d, 'deterministic', `${d} edits between ${input.model_output.length} output and ${reference.length} ${field} characters`);
+      const d = codePointDistance(input.model_output, reference);
+      return valueOutcome(def, d, 'deterministic', `${d} edits between ${codePointLength(input.model_output)} output and ${codePointLength(reference)} ${field} characters`);
     },
   );
 }

@@ -1,4 +1,5 @@
 import { builtinEntry } from '../builtin-check.ts';
+import { LOOP_GUARD_RUBRIC } from './judge-rubrics.ts';
 import { actionCycles, loopOptions, repeatedCalls, repeatedTurns } from '../lib/loops.ts';
 import { agentCycles, repeatedOffers } from '../lib/paraphrase.ts';
 import { clip } from '../lib/tool-results.ts';
@@ -34,4 +35,5 @@ export const loopGuard = builtinEntry(
     }
     return passFail(false, 'deterministic', `loop: ${found.join('; ')}`);
   },
+  { judge: LOOP_GUARD_RUBRIC },
 );

@@ -25,6 +25,14 @@ describe('multi-agent cycles', () => {
     expect(out).toMatchObject({ passed: false, explanation: 'loop: agents Support and Billing hand the same request back and forth in messages 1, 2, 3, 4, 5, 6 without progress' });
   });
 
+  it('response_loop fails it too: repeated content with no new information or action (before: it passed)', async () => {
+    const out = await responses.run(inputFrom(cycle), ctxWith());
+    expect(out).toEqual({
+      status: 'ok', value: 0, passed: false, method: 'deterministic',
+      explanation: 'response loop: agents Support and Billing hand the same content back and forth in messages 1, 2, 3, 4, 5, 6 with no new information or action',
+    });
+  });
+
   it('does not flag agents that make progress between hand-offs', async () => {
     const progress = [
       u('Please refund order 42.'),
@@ -35,6 +43,7 @@ describe('multi-agent cycles', () => {
       a('Thanks, I told the customer about R-1.', 'Support'),
     ];
     expect(ok(await guard.run(inputFrom(progress), ctxWith())).passed).toBe(true);
+    expect(ok(await responses.run(inputFrom(progress), ctxWith())).passed).toBe(true);
   });
 });
 

@@ -55,4 +55,5 @@ export const modelRefusal = builtinEntry(
     if (answer.status === 'ok' && answer.method === 'hybrid') return { ...answer, value: 1 - answer.value, passed: answer.value === 0 };
     return answer;
   },
+  { judge: { template: RUBRIC, passesOn: false, ownDoubt: true } },
 );

@@ -1,5 +1,6 @@
 import type { ChatMessage } from '../../../contracts/schemas/index.ts';
 import { builtinEntry } from '../builtin-check.ts';
+import { SIMULATION_TRACE_CONSISTENCY_RUBRIC } from './judge-rubrics.ts';
 import { clip } from '../lib/tool-results.ts';
 import { normalizeText, textSimilarity } from '../lib/text.ts';
 import { notRun, passFail } from '../outcome.ts';
@@ -90,4 +91,5 @@ export const simulationTraceConsistency = builtinEntry(
     if (found.length === 0) return passFail(true, 'deterministic', `all ${sim.length} simulation turns match the trace in order`);
     return passFail(false, 'deterministic', `${found.length} discrepancies: ${found.join('; ')}`);
   },
+  { judge: SIMULATION_TRACE_CONSISTENCY_RUBRIC },
 );

@@ -16,6 +16,13 @@ describe('text metrics', () => {
     expect(await run(levenshteinDistance, inputFrom([assistant('x')]))).toEqual({ status: 'not_run', method: 'deterministic', error: 'needs scenario_result, which this unit does not carry' });
   });
 
+  it('levenshtein_distance(_input) count code points, as Python does (before: an emoji counted 2)', async () => {
+    expect(await run(levenshteinDistance, inputFrom([assistant('Thanks 😀')], { scenario_result: 'Thanks' }))).toEqual({
+      status: 'ok', value: 2, passed: null, method: 'deterministic', explanation: '2 edits between 8 output and 6 scenario_result characters',
+    });
+    expect(await run(levenshteinDistanceInput, inputFrom([assistant('👍')], { scenario_input: '👎' }))).toMatchObject({ status: 'ok', value: 1 });
+  });
+
   it('compression_ratio is len(model_output) / len(scenario_input), unrounded, in code points', async () => {
     expect(await run(compressionRatio, input)).toEqual({ status: 'ok', value: 6 / 39, passed: null, method: 'deterministic', explanation: '6 output characters / 39 input characters' });
     // Python's len counts code points: 'naïve café ☕' is 12, 'abc' 3 → 4.0 (CPython 3.11).

@@ -25,7 +25,8 @@ export function toolResultProblem(result: string | null, error: string | null, e
   const text = result.trim();
   // `[]` and `{}` are answers ("nothing found"); an empty text is not, unless the tool returns nothing by design.
   if (text === '' || text === '""') return emptyAllowed ? null : 'empty result';
-  if (text === 'null' || text === 'undefined') return `empty result (${text})`;
+  // Python's None (a tool result passed through str()) is as empty as JSON's null.
+  if (/^(null|undefined|none)$/i.test(text)) return `empty result (${text})`;
   if (/^(error|exception|traceback)\b/i.test(text)) return `error result: ${clip(text)}`;
   if (text.startsWith('{')) {
     try {

@@ -43,6 +43,8 @@ describe('documented Okareo check files, run unchanged (expected values computed
     const args = { model_output: 'out', scenario_input: 'in', scenario_result: 'res' };
     expect(await run('from okareo.checks import CodeBasedCheck\nclass Check(CodeBasedCheck):\n    @staticmethod\n    def evaluate(scenario_result, model_output):\n        return scenario_result + model_output\n', args)).toEqual({ ok: true, value: 'resout' });
     expect(await run('def evaluate(model_output, **rest):\n    return len(rest)\n', args)).toEqual({ ok: true, value: 2 });
+    // A check written for the tracecheck Python client imports its classes from tracecheck.checks.
+    expect(await run('from tracecheck.checks import CodeBasedCheck\nclass Check(CodeBasedCheck):\n    @staticmethod\n    def evaluate(model_output: str) -> int:\n        return len(model_output.split())\n', args)).toEqual({ ok: true, value: 1 });
     expect(await run('from okareo.checks import BaseCheck\nclass Mine(BaseCheck):\n    def evaluate(self, model_output):\n        return model_output == "out"\n', args)).toEqual({ ok: true, value: true });
     expect(await run('def evaluate(model_output, reference):\n    return True\n', args)).toEqual({
       ok: false, error: "evaluate threw: TypeError: evaluate asks for 'reference', which checks do not provide (available: model_output, scenario_input, scenario_result)",

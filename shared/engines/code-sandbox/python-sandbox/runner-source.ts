@@ -63,7 +63,11 @@ for _cls in (BaseCheck, CodeBasedCheck, ModelBasedCheck, CheckOutputType):
     _cls.__module__ = 'okareo.checks'
     setattr(_checks, _cls.__name__, _cls)
 _okareo.checks = _checks
-_BASELINE_SHIMS = {'okareo': _okareo, 'okareo.checks': _checks}  # kept in every call's sys.modules
+# The same classes under tracecheck.checks: a check written for the tracecheck Python client imports as written.
+_tracecheck = types.ModuleType('tracecheck')
+_tracecheck.__path__ = []
+_tracecheck.checks = _checks
+_BASELINE_SHIMS = {'okareo': _okareo, 'okareo.checks': _checks, 'tracecheck': _tracecheck, 'tracecheck.checks': _checks}  # kept in every call's sys.modules
 
 def _jsonable(v, depth=0):
     if v is None or isinstance(v, (bool, str)):

@@ -1,0 +1,99 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSilentLogger } from '../../../shared/runtime/logging/index.ts';
+import { createDuckDbStore } from '../../../shared/adapters/store/index.ts';
+import { createModelCheck, type ModelCheckDefinition } from '../../../shared/engines/checks/index.ts';
+import { ctxWith, inputFrom, scriptedJudge, assistant, user } from '../../../shared/engines/checks/test-support.ts';
+import { createApp } from './create-app.ts';
+
+const log = createSilentLogger();
+const store = createDuckDbStore({ path: ':memory:', log });
+const judge = scriptedJudge((req) => (req.system.includes('CodeBasedCheck') ? '```python\nfrom okareo.checks import CodeBasedCheck\n\nclass Check(CodeBasedCheck):\n    @staticmethod\n    def evaluate(model_output: str) -> int:\n        return len(model_output.split())\n```' : '[[12]]'));
+const app = createApp({ store, log, now: () => Date.UTC(2026, 10, 25), judge });
+beforeAll(() => store.start());
+afterAll(() => store.shutdown());
+
+const request = async (path: string, method: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> => {
+  const res = await app.request(path, { method, headers: { 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+};
+const storedDefinition = async (name: string): Promise<Record<string, unknown>> => {
+  const doc = await store.getDoc('check', 'default', name);
+  return (doc!.body as { versions: { definition: Record<string, unknown> }[] }).versions.at(-1)!.definition;
+};
+
+// The documented word-count check: "Only output the number of words …", the judge answers [[12]].
+const wordCount = {
+  name: 'word_count',
+  description: 'Return the number of words in the model output',
+  prompt_template: 'Only output the number of words in the following text: {generation}',
+};
+
+describe('create_or_update_check as the SDK sends it', () => {
+  it.each(['SCORE', 'score', 'Score', 'CheckOutputType.SCORE'])('accepts check_type %s, and a score without a range takes the judge\'s 12 (before: 400, or "outside [0, 1]")', async (checkType) => {
+    const saved = await request('/api/v1/checks', 'POST', { ...wordCount, check_type: checkType });
+    expect([200, 201]).toContain(saved.status);
+    const def = (await storedDefinition('word_count')) as unknown as ModelCheckDefinition;
+    expect(def.outputType).toBe('score');
+    const out = await createModelCheck(def).run(inputFrom([user('count'), assistant('one two three four five six seven eight nine ten eleven twelve')]), ctxWith({ judge }));
+    expect(out).toMatchObject({ status: 'ok', value: 12, passed: null, method: 'model' });
+  });
+
+  it('accepts PASS_FAIL in any case; a range still bounds a score', async () => {
+    expect((await request('/api/v1/checks', 'POST', { ...wordCount, name: 'adherence', check_type: 'PASS_FAIL' })).status).toBe(201);
+    expect(await storedDefinition('adherence')).toMatchObject({ outputType: 'pass_fail' });
+    expect((await request('/api/v1/checks', 'POST', { ...wordCount, name: 'bounded', check_type: 'SCORE', range: [1, 5] })).status).toBe(201);
+    expect(await storedDefinition('bounded')).toMatchObject({ outputType: 'score', range: [1, 5] });
+    expect(await request('/api/v1/checks', 'POST', { ...wordCount, name: 'bad', check_type: 'NUMBER' })).toMatchObject({ status: 400 });
+  });
+
+  it('saves the same name again as a new version of one check, listed once', async () => {
+    await request('/api/v1/checks', 'POST', { ...wordCount, name: 'versions', check_type: 'SCORE' });
+    const second = await request('/api/v1/checks', 'POST', { ...wordCount, name: 'versions', check_type: 'SCORE', description: 'counts words' });
+    expect(second).toMatchObject({ status: 201, body: { name: 'versions', changed: true } });
+    const listed = ((await request('/api/v1/checks', 'GET')).body.checks as { name: string; versions: unknown[] }[]).filter((c) => c.name === 'versions');
+    expect(listed).toHaveLength(1);
+    expect(listed[0].versions).toHaveLength(2);
+  });
+});
+
+describe('upload_check as the SDK sends it', () => {
+  const source = 'from okareo.checks import CodeBasedCheck\n\nclass Check(CodeBasedCheck):\n    @staticmethod\n    def evaluate(model_output: str) -> int:\n        return len(model_output)\n';
+
+  it('output_data_type decides the result type: int and float are unbounded scores, bool is pass/fail (before: int refused without --type score)', async () => {
+    const body = { name: 'output_length', description: 'length', code: source, requires_scenario_input: false, requires_scenario_result: true, output_data_type: 'int', update: true };
+    expect(await request('/api/v1/checks', 'POST', body)).toMatchObject({ status: 201 });
+    expect(await storedDefinition('output_length')).toEqual({
+      kind: 'code', name: 'output_length', description: 'length', outputType: 'score', range: [-Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER], source, language: 'python', requires: ['scenario_result'],
+    });
+    expect(await request('/api/v1/checks', 'POST', { ...body, name: 'non_empty', output_data_type: 'bool' })).toMatchObject({ status: 201 });
+    expect(await storedDefinition('non_empty')).toMatchObject({ outputType: 'pass_fail' });
+  });
+
+  it('update: false keeps an existing check with another definition (409); the same definition is unchanged (200)', async () => {
+    const body = { name: 'kept', description: 'd', code: source, output_data_type: 'float', update: false };
+    expect((await request('/api/v1/checks', 'POST', body)).status).toBe(201);
+    expect((await request('/api/v1/checks', 'POST', body)).status).toBe(200);
+    expect(await request('/api/v1/checks', 'POST', { ...body, description: 'other' })).toEqual({
+      status: 409, body: { error: 'check "kept" exists with another definition; upload it with update=True to add a new version' },
+    });
+    expect((await request('/api/v1/checks', 'POST', { ...body, description: 'other', update: true })).status).toBe(201);
+  });
+});
+
+describe('generate_check', () => {
+  it('answers an EvaluatorSpecRequest with Python generated_code (before: TypeScript only, from the CLI)', async () => {
+    const spec = { description: 'Return the number of words in the model output', requires_scenario_input: false, requires_scenario_result: false, output_data_type: 'int' };
+    const res = await request('/api/v1/checks/generate', 'POST', spec);
+    expect(res).toEqual({
+      status: 200,
+      body: { ...spec, language: 'python', generated_code: 'from okareo.checks import CodeBasedCheck\n\nclass Check(CodeBasedCheck):\n    @staticmethod\n    def evaluate(model_output: str) -> int:\n        return len(model_output.split())' },
+    });
+    expect(judge.requests.at(-1)!.system).toContain('def evaluate(model_output) -> int:');
+  });
+
+  it('is a 503 naming the settings without a model', async () => {
+    const bare = createApp({ store, log });
+    const res = await bare.request('/api/v1/checks/generate', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ description: 'x', output_data_type: 'bool' }) });
+    expect(res.status).toBe(503);
+  });
+});

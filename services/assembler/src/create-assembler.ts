@@ -81,6 +81,7 @@ export function createAssembler(config: AssemblerConfig, deps: AssemblerDeps): W
       parse: parseSpanEnvelope,
       build: (trace, nowMs) => (assemble ? done(assemble(trace, nowMs)) : assembleTraceInSteps(trace, nowMs)),
       toMessage: (unit) => ({ key: unit.unit_id, value: JSON.stringify(unit) }),
+      outputKind: 'unit',
       // The records as they were parsed (the original text is not kept in memory), with where each
       // was read, under the trace id they were sent with (the window's key also names the project).
       records: (trace) => [...trace.spans, ...trace.logs].map((r) => ({ value: JSON.stringify(r), at: window.positionOf(r), key: trace.traceId })),

@@ -29,9 +29,19 @@ export interface BusMessage {
   timestampMs: number;
 }
 
-/** Sends records. `send` resolves only when the bus has durably accepted them (Kafka: acks=all). */
+export interface SendOptions {
+  /** What the records are ("unit"), named in the reason when one is too large to ever send. */
+  kind?: string;
+}
+
+/**
+ * Sends records. `send` resolves only when the bus has durably accepted them (Kafka: acks=all).
+ * Kafka: records go in produce requests sized by bytes under the broker's, the topic's and the
+ * client's limits; a record that can never fit is dead-lettered to `<topic>.dlq` (value cut, with
+ * the reason) instead of refusing the whole send (see sized-send.ts).
+ */
 export interface Producer extends Component {
-  send(topic: string, messages: readonly OutgoingMessage[]): Promise<void>;
+  send(topic: string, messages: readonly OutgoingMessage[], options?: SendOptions): Promise<void>;
 }
 
 /**

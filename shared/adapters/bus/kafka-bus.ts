@@ -2,10 +2,12 @@ import { Kafka, Partitioners, type Producer as KafkaProducer } from 'kafkajs';
 import { PermanentError } from '../../runtime/errors/index.ts';
 import type { Logger } from '../../runtime/logging/index.ts';
 import { DEFAULT_BACKOFF, type BackoffPolicy } from './backoff.ts';
-import type { Bus, Consumer, ConsumerOptions, OutgoingMessage, Producer } from './contract.ts';
-import { deadLetterTopic } from './dead-letter.ts';
+import type { Bus, Consumer, ConsumerOptions, OutgoingMessage, Producer, SendOptions } from './contract.ts';
+import { deadLetterTopic, oversizedDeadLetterRecord } from './dead-letter.ts';
 import { createKafkaConsumer } from './kafka-consumer.ts';
-import { toBusError } from './kafka-errors.ts';
+import { isTooLarge, toBusError } from './kafka-errors.ts';
+import { createKafkaLimits, KAFKA_DEFAULT_MAX_BYTES } from './kafka-limits.ts';
+import { requestBudget, sendSized } from './sized-send.ts';
 import { createKafkaLogCreator, kafkaLogLevel } from './kafka-log.ts';
 
 export interface KafkaBusOptions {
@@ -41,7 +43,12 @@ export interface KafkaBusOptions {
   joinTimeoutMs?: number;
   /** How often a consumer with `onLag` measures its lag. Default 5 s. */
   lagIntervalMs?: number;
+  /** The client's own limit of a produce request's size, besides the broker's and the topic's. Default 1 MiB + 12 (Kafka's). */
+  maxRequestBytes?: number;
 }
+
+/** Room kept in a dead-letter record for its headers when its value is cut to fit. */
+const DEAD_LETTER_HEADER_ROOM = 8_192;
 
 /**
  * The Bus on Kafka through kafkajs, which stays behind this module (it is in maintenance mode).
@@ -80,16 +87,35 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
       retry: { retries: options.clientRetries ?? 5, initialRetryTime: 300, maxRetryTime: 10_000 },
     });
 
-  const sendWith = async (producer: KafkaProducer, topic: string, messages: readonly OutgoingMessage[]): Promise<void> => {
+  const limits = createKafkaLimits({ kafka, clientMaxBytes: options.maxRequestBytes ?? KAFKA_DEFAULT_MAX_BYTES, log });
+
+  // acks -1: resolved only when every in-sync replica has the records. No compression: the gzip
+  // codec of kafkajs costs several times the send itself.
+  const produce = (producer: KafkaProducer, topic: string, messages: readonly OutgoingMessage[]) =>
+    producer.send({
+      topic,
+      acks: -1,
+      timeout: requestTimeout,
+      messages: messages.map((m) => ({ key: m.key, value: m.value, headers: m.headers ? { ...m.headers } : undefined })),
+    });
+
+  const sendWith = async (producer: KafkaProducer, topic: string, messages: readonly OutgoingMessage[], sendOptions?: SendOptions): Promise<void> => {
     if (messages.length === 0) return;
     try {
-      // acks -1: resolved only when every in-sync replica has the records. No compression: the
-      // gzip codec of kafkajs costs several times the send itself.
-      await producer.send({
-        topic,
-        acks: -1,
-        timeout: requestTimeout,
-        messages: messages.map((m) => ({ key: m.key, value: m.value, headers: m.headers ? { ...m.headers } : undefined })),
+      const limit = await limits.limitFor(topic);
+      // A dead-letter topic's own oversized record stays there (cut), rather than a `.dlq.dlq`.
+      const dlq = topic.endsWith('.dlq') ? topic : deadLetterTopic(topic);
+      await sendSized(messages, {
+        send: async (batch) => void (await produce(producer, topic, batch)),
+        isTooLarge,
+        oversized: async (m, reason) => {
+          log.error({ topic, key: m.key.slice(0, 200), bytes: Buffer.byteLength(m.value), limit }, `${reason}; it goes to ${dlq}`);
+          const room = requestBudget(Math.min(limit, await limits.limitFor(dlq))) - DEAD_LETTER_HEADER_ROOM;
+          await produce(producer, dlq, [oversizedDeadLetterRecord(topic, m, reason, room)]);
+        },
+        budgetBytes: requestBudget(limit),
+        limitBytes: limit,
+        ...(sendOptions?.kind ? { kind: sendOptions.kind } : {}),
       });
     } catch (err) {
       throw toBusError(err, `sending ${messages.length} record(s) to ${topic}`);
@@ -113,9 +139,9 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
         }
         state = 'started';
       },
-      send(topic, messages) {
+      send(topic, messages, sendOptions) {
         if (state !== 'started') return Promise.reject(new PermanentError(`producer is ${state === 'stopped' ? 'shut down' : 'not started'}`));
-        return sendWith(producer, topic, messages);
+        return sendWith(producer, topic, messages, sendOptions);
       },
       shutdown() {
         if (!stopping) {

@@ -29,6 +29,8 @@ export interface WindowStageDeps<R, G, O> {
   toMessage: (output: O) => OutgoingMessage;
   /** The records of a group that cannot be built, as they are dead-lettered. */
   records: (group: G) => GroupRecord[];
+  /** What an output is ("unit"), named when one is too large to ever publish. */
+  outputKind?: string;
   /** Called for each output durably published. */
   published?: (output: O, reason: string) => void;
   onLag?: (lag: ConsumerLag) => void;
@@ -41,8 +43,11 @@ export interface WindowStage extends Component {
   openCount(): number;
 }
 
-/** Outputs per produce request, at most (Kafka's request size stays well below its limits). */
-const PUBLISH_BATCH = 500;
+/**
+ * Bytes of outputs per send, at most: what a failed send releases to be built again. The bus splits
+ * each send into produce requests under the broker's limits itself (shared/adapters/bus/sized-send.ts).
+ */
+const PUBLISH_BYTES = 4 * 1024 * 1024;
 /** Work between two yields to the event loop while groups are read back and built: other requests wait no longer. */
 const YIELD_AFTER_MS = 20;
 
@@ -115,10 +120,13 @@ export function createWindowStage<R, G, O>(config: WindowStageConfig, deps: Wind
       await slicer.pause();
     }
     // Every output ready at this tick goes out in few produces (one broker round trip, not one each).
-    for (let i = 0; i < built.length; i += PUBLISH_BATCH) {
-      const batch = built.slice(i, i + PUBLISH_BATCH);
+    for (const batch of byBytes(built, PUBLISH_BYTES)) {
       try {
-        await producer.send(config.out, batch.map((b) => b.message));
+        await producer.send(
+          config.out,
+          batch.map((b) => b.message),
+          deps.outputKind ? { kind: deps.outputKind } : undefined,
+        );
         for (const b of batch) {
           deps.published?.(b.output, b.reason);
           window.confirm(b.key, now(), b.output);
@@ -173,4 +181,16 @@ export function createWindowStage<R, G, O>(config: WindowStageConfig, deps: Wind
     }),
     openCount: () => window.openCount(),
   };
+}
+
+/** Consecutive slices of outputs, each within `maxBytes` of values (at least one output each). */
+function* byBytes<T extends { message: OutgoingMessage }>(items: readonly T[], maxBytes: number): Generator<T[]> {
+  let start = 0;
+  while (start < items.length) {
+    let end = start;
+    let bytes = 0;
+    while (end < items.length && (end === start || bytes + items[end].message.value.length <= maxBytes)) bytes += items[end++].message.value.length;
+    yield items.slice(start, end);
+    start = end;
+  }
 }

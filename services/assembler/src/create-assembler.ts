@@ -21,6 +21,8 @@ export interface AssemblerConfig {
   maxOpenMs: number;
   /** See TraceWindowOptions.maxSpansPerTrace. */
   maxSpansPerTrace?: number;
+  /** Reads no more spans while this many traces are open (ready ones not yet published included). Unset: no hold. */
+  holdOpenTraces?: number;
   /** How often closed traces are looked for. Default: defaultTickMs. */
   tickMs?: number;
   /** Caps on open traces (see open-caps.ts). Default DEFAULT_OPEN_CAPS. */
@@ -73,6 +75,7 @@ export function createAssembler(config: AssemblerConfig, deps: AssemblerDeps): W
       groupId: config.groupId,
       tickMs: config.tickMs ?? defaultTickMs(config.graceMs, config.completeGraceMs),
       flushOnStop: true,
+      ...(config.holdOpenTraces !== undefined ? { holdOpenAt: config.holdOpenTraces } : {}),
     },
     {
       bus: deps.bus,

@@ -2,7 +2,9 @@ import { Kafka, Partitioners, type Producer as KafkaProducer } from 'kafkajs';
 import { PermanentError } from '../../runtime/errors/index.ts';
 import type { Logger } from '../../runtime/logging/index.ts';
 import { DEFAULT_BACKOFF, type BackoffPolicy } from './backoff.ts';
-import type { Bus, Consumer, ConsumerOptions, OutgoingMessage, Producer, SendOptions } from './contract.ts';
+import type { Bus, Consumer, ConsumerOptions, OutgoingMessage, Producer, ProducerOptions, SendOptions } from './contract.ts';
+import { createBacklogGate } from './kafka-backlog-gate.ts';
+import { DEFAULT_LAG_INTERVAL_MS } from '../../runtime/config/index.ts';
 import { deadLetterTopic, oversizedDeadLetterRecord } from './dead-letter.ts';
 import { createKafkaConsumer } from './kafka-consumer.ts';
 import { isTooLarge, toBusError } from './kafka-errors.ts';
@@ -122,8 +124,10 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
     }
   };
 
-  const createProducer = (): Producer => {
+  const createProducer = (producerOptions?: ProducerOptions): Producer => {
     const producer = newProducer();
+    const bound = producerOptions?.refuseWhenBehind;
+    const gate = bound ? createBacklogGate({ kafka, bound, intervalMs: options.lagIntervalMs ?? DEFAULT_LAG_INTERVAL_MS, log }) : null;
     let state: 'new' | 'starting' | 'started' | 'stopped' = 'new';
     let stopping: Promise<void> | null = null;
     return {
@@ -133,21 +137,25 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
         state = 'starting';
         try {
           await producer.connect();
+          await gate?.start();
         } catch (err) {
           state = 'new';
           throw toBusError(err, `connecting a producer to ${options.brokers.join(',')}`);
         }
         state = 'started';
       },
-      send(topic, messages, sendOptions) {
-        if (state !== 'started') return Promise.reject(new PermanentError(`producer is ${state === 'stopped' ? 'shut down' : 'not started'}`));
-        return sendWith(producer, topic, messages, sendOptions);
+      async send(topic, messages, sendOptions) {
+        if (state !== 'started') throw new PermanentError(`producer is ${state === 'stopped' ? 'shut down' : 'not started'}`);
+        gate?.check(topic, messages.length);
+        await sendWith(producer, topic, messages, sendOptions);
       },
       shutdown() {
         if (!stopping) {
           const wasStarted = state === 'started';
           state = 'stopped';
-          stopping = wasStarted ? producer.disconnect().catch((err: unknown) => log.warn({ err }, 'producer disconnect failed')) : Promise.resolve();
+          stopping = wasStarted
+            ? Promise.all([gate?.shutdown(), producer.disconnect().catch((err: unknown) => log.warn({ err }, 'producer disconnect failed'))]).then(() => undefined)
+            : Promise.resolve();
         }
         return stopping;
       },

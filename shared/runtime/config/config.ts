@@ -39,6 +39,8 @@ export const ConfigSchema = z
     TRACECHECK_KAFKA_PREFIX: z.string().regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, ".", "_" and "-" only').default('tracecheck'),
     TRACECHECK_LAG_INTERVAL_MS: z.coerce.number().int().min(100).default(DEFAULT_LAG_INTERVAL_MS),
     TRACECHECK_LAG_BEHIND_RECORDS: positiveInt.default(10_000),
+    TRACECHECK_BACKLOG_MAX_RECORDS: positiveInt.default(100_000),
+    TRACECHECK_ASSEMBLER_HOLD_OPEN_TRACES: positiveInt.default(10_000),
     TRACECHECK_CLICKHOUSE_URL: z.preprocess(emptyAsUndefined, z.url().optional()),
     TRACECHECK_CLICKHOUSE_DATABASE: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a plain identifier').default('tracecheck'),
     TRACECHECK_CLICKHOUSE_USER: z.string().default('default'),
@@ -166,7 +168,9 @@ export interface Config {
   ports: { otlpHttp: number; otlpGrpc: number; api: number; metrics: number | null };
   limits: { maxBodyBytes: number; maxAttributeBytes: number; maxSpansPerRequest: number; maxRecordBytes: number };
   /** `maxSpansPerTrace`: spans kept per trace; past it the unit is flagged truncated. */
-  assembler: { traceGraceMs: number; traceCompleteGraceMs: number; traceEntryGraceMs: number; traceMaxOpenMs: number; maxSpansPerTrace: number };
+  assembler: { traceGraceMs: number; traceCompleteGraceMs: number; traceEntryGraceMs: number; traceMaxOpenMs: number; maxSpansPerTrace: number; holdOpenTraces: number };
+  /** Records of a topic its readers have not read past which sends to it are refused (429): both modes. */
+  backlogMaxRecords: number;
   /** A session closes this long after its last trace (or at an end marker). */
   sessionIdleMs: number;
   /** Checks on trace units when no monitor applies (the default monitor). */
@@ -253,7 +257,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxSpansPerRequest: c.TRACECHECK_MAX_SPANS_PER_REQUEST,
       maxRecordBytes: c.TRACECHECK_MAX_RECORD_BYTES,
     },
-    assembler: { traceGraceMs: c.TRACECHECK_TRACE_GRACE_MS, traceCompleteGraceMs: Math.min(c.TRACECHECK_TRACE_COMPLETE_GRACE_MS, c.TRACECHECK_TRACE_GRACE_MS), traceEntryGraceMs: c.TRACECHECK_TRACE_ENTRY_GRACE_MS, traceMaxOpenMs: c.TRACECHECK_TRACE_MAX_OPEN_MS, maxSpansPerTrace: c.TRACECHECK_MAX_SPANS_PER_TRACE },
+    assembler: { traceGraceMs: c.TRACECHECK_TRACE_GRACE_MS, traceCompleteGraceMs: Math.min(c.TRACECHECK_TRACE_COMPLETE_GRACE_MS, c.TRACECHECK_TRACE_GRACE_MS), traceEntryGraceMs: c.TRACECHECK_TRACE_ENTRY_GRACE_MS, traceMaxOpenMs: c.TRACECHECK_TRACE_MAX_OPEN_MS, maxSpansPerTrace: c.TRACECHECK_MAX_SPANS_PER_TRACE, holdOpenTraces: c.TRACECHECK_ASSEMBLER_HOLD_OPEN_TRACES },
+    backlogMaxRecords: c.TRACECHECK_BACKLOG_MAX_RECORDS,
     sessionIdleMs: c.TRACECHECK_SESSION_IDLE_MS,
     checks: c.TRACECHECK_CHECKS.split(',').map((s) => s.trim()).filter(Boolean),
     sessionChecks: c.TRACECHECK_SESSION_CHECKS.split(',').map((s) => s.trim()).filter(Boolean),

@@ -40,6 +40,7 @@ export const ConfigSchema = z
     TRACECHECK_LAG_INTERVAL_MS: z.coerce.number().int().min(100).default(DEFAULT_LAG_INTERVAL_MS),
     TRACECHECK_LAG_BEHIND_RECORDS: positiveInt.default(10_000),
     TRACECHECK_BACKLOG_MAX_RECORDS: positiveInt.default(100_000),
+    TRACECHECK_SHUTDOWN_TIMEOUT_MS: positiveInt.default(8_000),
     TRACECHECK_ASSEMBLER_HOLD_OPEN_TRACES: positiveInt.default(10_000),
     TRACECHECK_CLICKHOUSE_URL: z.preprocess(emptyAsUndefined, z.url().optional()),
     TRACECHECK_CLICKHOUSE_DATABASE: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a plain identifier').default('tracecheck'),
@@ -171,6 +172,8 @@ export interface Config {
   assembler: { traceGraceMs: number; traceCompleteGraceMs: number; traceEntryGraceMs: number; traceMaxOpenMs: number; maxSpansPerTrace: number; holdOpenTraces: number };
   /** Records of a topic its readers have not read past which sends to it are refused (429): both modes. */
   backlogMaxRecords: number;
+  /** A service (`tracecheck collector|assembler|scorer|api|alerter`) exits this long after SIGTERM at the latest. */
+  shutdownTimeoutMs: number;
   /** A session closes this long after its last trace (or at an end marker). */
   sessionIdleMs: number;
   /** Checks on trace units when no monitor applies (the default monitor). */
@@ -259,6 +262,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     assembler: { traceGraceMs: c.TRACECHECK_TRACE_GRACE_MS, traceCompleteGraceMs: Math.min(c.TRACECHECK_TRACE_COMPLETE_GRACE_MS, c.TRACECHECK_TRACE_GRACE_MS), traceEntryGraceMs: c.TRACECHECK_TRACE_ENTRY_GRACE_MS, traceMaxOpenMs: c.TRACECHECK_TRACE_MAX_OPEN_MS, maxSpansPerTrace: c.TRACECHECK_MAX_SPANS_PER_TRACE, holdOpenTraces: c.TRACECHECK_ASSEMBLER_HOLD_OPEN_TRACES },
     backlogMaxRecords: c.TRACECHECK_BACKLOG_MAX_RECORDS,
+    shutdownTimeoutMs: c.TRACECHECK_SHUTDOWN_TIMEOUT_MS,
     sessionIdleMs: c.TRACECHECK_SESSION_IDLE_MS,
     checks: c.TRACECHECK_CHECKS.split(',').map((s) => s.trim()).filter(Boolean),
     sessionChecks: c.TRACECHECK_SESSION_CHECKS.split(',').map((s) => s.trim()).filter(Boolean),

@@ -162,6 +162,7 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
           maxOpenMs: config.assembler.traceMaxOpenMs,
           maxSpansPerTrace: config.assembler.maxSpansPerTrace,
           caps: config.assembler.caps,
+          holdOpenTraces: config.assembler.holdOpenTraces,
           spill: config.spill,
         },
         { bus, log, metrics, onLag },
@@ -226,7 +227,9 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
     components.push(alerter);
   }
   if (services.has('collector')) {
-    const producer = bus.createProducer();
+    // Kafka: 429 while the assembler's group is too far behind on the spans topic (the in-process
+    // bus applies the same bound to every topic by itself).
+    const producer = bus.createProducer({ refuseWhenBehind: { topic: topics.spans, groups: [groupOf('assembler')], maxRecords: config.backlogMaxRecords } });
     const collector = createCollector({
       config: {
         host: config.host,

@@ -19,8 +19,9 @@ async function runOne(service: ServiceName, argv: string[], io: CliIo): Promise<
     io.stderr.write(`tracecheck: ${err instanceof Error ? err.message : String(err)}\n`);
     return 1;
   }
+  let outcome;
   try {
-    await runService(pipeline.components, log);
+    outcome = await runService(pipeline.components, log, { shutdownTimeoutMs: config.shutdownTimeoutMs });
   } catch (err) {
     // A failed start (what had started is stopped again) is one line, not a stack trace; a taken
     // port names its variable. Anything but a taken port is logged in full as well.
@@ -28,8 +29,14 @@ async function runOne(service: ServiceName, argv: string[], io: CliIo): Promise<
     io.stderr.write(`tracecheck ${service}: could not start: ${startFailureMessage(err, config, new Set([service]))}\n`);
     return 1;
   }
-  return 0;
+  // Stopped (or out of time): a handle a client library left open must not keep the process up
+  // past its shutdown bound. Unref'd: a process that ends by itself ends first.
+  setTimeout(() => process.exit(), EXIT_GRACE_MS).unref();
+  return outcome === 'stopped' ? 0 : 1;
 }
+
+/** After the components stopped, how long the process may take to end by itself. */
+const EXIT_GRACE_MS = 1_000;
 
 function serviceCommand(name: ServiceName, summary: string, detail: string): CliCommand {
   return {

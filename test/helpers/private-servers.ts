@@ -107,7 +107,14 @@ async function kafkaAnswers(brokers: string[]): Promise<boolean> {
 }
 
 /** A single-node KRaft broker (broker + controller), formatted and started; about 10–20 s on a loaded 2-core box. */
-export async function startPrivateKafka(options: { startTimeoutMs?: number; /** false: a topic that does not exist stays missing (default true, as scripts/infra.sh). */ autoCreateTopics?: boolean } = {}): Promise<PrivateKafka> {
+export async function startPrivateKafka(
+  options: {
+    startTimeoutMs?: number;
+    /** false: a topic that does not exist stays missing (default true, as scripts/infra.sh). */ autoCreateTopics?: boolean;
+    /** More lines of server.properties (e.g. a small `message.max.bytes`). */
+    serverProperties?: Record<string, string>;
+  } = {},
+): Promise<PrivateKafka> {
   const libs = kafkaLibsDir();
   if (!existsSync(libs)) throw new Error(`Kafka jars not found in ${libs}: run 'bash scripts/infra.sh up' (or set TRACECHECK_TEST_KAFKA_LIBS)`);
   const dir = privateDir('kafka');
@@ -139,6 +146,7 @@ export async function startPrivateKafka(options: { startTimeoutMs?: number; /** 
       'group.initial.rebalance.delay.ms=0',
       'num.network.threads=2',
       'num.io.threads=2',
+      ...Object.entries(options.serverProperties ?? {}).map(([k, v]) => `${k}=${v}`),
       '',
     ].join('\n'),
   );

@@ -21,6 +21,8 @@ export interface AssemblerConfig {
   maxOpenMs: number;
   /** See TraceWindowOptions.maxSpansPerTrace. */
   maxSpansPerTrace?: number;
+  /** Reads no more spans while this many traces are open (ready ones not yet published included). Unset: no hold. */
+  holdOpenTraces?: number;
   /** How often closed traces are looked for. Default: defaultTickMs. */
   tickMs?: number;
   /** Caps on open traces (see open-caps.ts). Default DEFAULT_OPEN_CAPS. */
@@ -73,6 +75,7 @@ export function createAssembler(config: AssemblerConfig, deps: AssemblerDeps): W
       groupId: config.groupId,
       tickMs: config.tickMs ?? defaultTickMs(config.graceMs, config.completeGraceMs),
       flushOnStop: true,
+      ...(config.holdOpenTraces !== undefined ? { holdOpenAt: config.holdOpenTraces } : {}),
     },
     {
       bus: deps.bus,
@@ -81,6 +84,7 @@ export function createAssembler(config: AssemblerConfig, deps: AssemblerDeps): W
       parse: parseSpanEnvelope,
       build: (trace, nowMs) => (assemble ? done(assemble(trace, nowMs)) : assembleTraceInSteps(trace, nowMs)),
       toMessage: (unit) => ({ key: unit.unit_id, value: JSON.stringify(unit) }),
+      outputKind: 'unit',
       // The records as they were parsed (the original text is not kept in memory), with where each
       // was read, under the trace id they were sent with (the window's key also names the project).
       records: (trace) => [...trace.spans, ...trace.logs].map((r) => ({ value: JSON.stringify(r), at: window.positionOf(r), key: trace.traceId })),

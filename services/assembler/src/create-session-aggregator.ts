@@ -63,6 +63,7 @@ export function createSessionAggregator(config: SessionAggregatorConfig, deps: S
       },
       build: (session, nowMs) => done(assembleSession(session.previous, session.traces, session.conversationId, nowMs)),
       toMessage: (unit) => ({ key: unit.unit_id, value: JSON.stringify(unit) }),
+      outputKind: 'session unit',
       records: (session) => session.traces.map((unit) => ({ value: JSON.stringify(unit) })),
       published: (unit, reason) => log.debug({ unitId: unit.unit_id, reason, traces: unit.trace_ids.length }, 'session published'),
       ...(deps.onLag ? { onLag: deps.onLag } : {}),

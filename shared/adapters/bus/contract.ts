@@ -29,9 +29,35 @@ export interface BusMessage {
   timestampMs: number;
 }
 
-/** Sends records. `send` resolves only when the bus has durably accepted them (Kafka: acks=all). */
+/**
+ * Backpressure, the bus's one rule in both modes: sends to `topic` are refused (BusFullError, which
+ * the collector answers 429 + Retry-After) while its readers have more than `maxRecords` records
+ * of it not yet read. Kafka: the records `groups` have not committed, read from the broker on an
+ * interval; the in-process bus: what any reading group has not read, at every send.
+ */
+export interface BacklogBound {
+  topic: string;
+  groups: readonly string[];
+  maxRecords: number;
+}
+
+export interface ProducerOptions {
+  refuseWhenBehind?: BacklogBound;
+}
+
+export interface SendOptions {
+  /** What the records are ("unit"), named in the reason when one is too large to ever send. */
+  kind?: string;
+}
+
+/**
+ * Sends records. `send` resolves only when the bus has durably accepted them (Kafka: acks=all).
+ * Kafka: records go in produce requests sized by bytes under the broker's, the topic's and the
+ * client's limits; a record that can never fit is dead-lettered to `<topic>.dlq` (value cut, with
+ * the reason) instead of refusing the whole send (see sized-send.ts).
+ */
 export interface Producer extends Component {
-  send(topic: string, messages: readonly OutgoingMessage[]): Promise<void>;
+  send(topic: string, messages: readonly OutgoingMessage[], options?: SendOptions): Promise<void>;
 }
 
 /**
@@ -67,6 +93,12 @@ export interface ConsumerOptions {
    */
   maxInFlight?: number;
   /**
+   * Asked before each record: while it answers true the consumer takes no new record (Kafka: the
+   * fetch waits, heartbeats go on) and commits what it may. The assembler holds reading while it
+   * holds its bound of open traces, so its memory is bounded by what it holds, whatever the backlog.
+   */
+  holdReading?: () => boolean;
+  /**
    * The highest offset that may be committed for a partition, given the last handled one; null
    * commits nothing new. Default: the last handled offset. The assembler returns its low-water
    * mark so records of open traces are read again after a crash.
@@ -84,7 +116,7 @@ export type Consumer = Component;
 /** Kafka or the in-process bus: same contract, chosen by configuration. */
 export interface Bus {
   readonly kind: 'kafka' | 'memory';
-  createProducer(): Producer;
+  createProducer(options?: ProducerOptions): Producer;
   createConsumer(options: ConsumerOptions): Consumer;
   /** Creates topics that do not exist yet (no-op for the in-process bus). */
   ensureTopics(topics: readonly string[]): Promise<void>;

@@ -24,6 +24,27 @@ export function deadLetterRecord(message: BusMessage, err: unknown): OutgoingMes
   };
 }
 
+/**
+ * A record that can never be sent (larger than the broker, topic or client allows), as it goes to
+ * `<topic>.dlq`: its value cut to `maxValueBytes` (the whole record could not land there either),
+ * with the reason, its full size and `value-truncated`. It was never on `topic`, so it has no offset.
+ */
+export function oversizedDeadLetterRecord(topic: string, message: OutgoingMessage, reason: string, maxValueBytes: number): OutgoingMessage {
+  const value = Buffer.from(message.value);
+  const truncated = value.length > maxValueBytes;
+  return {
+    key: message.key.slice(0, 1_000),
+    value: truncated ? value.subarray(0, Math.max(0, maxValueBytes)).toString() : message.value,
+    headers: {
+      error: reason.slice(0, MAX_ERROR_HEADER_CHARS),
+      'error-name': 'RecordTooLargeError',
+      'original-topic': topic,
+      'original-bytes': String(value.length),
+      'value-truncated': String(truncated),
+    },
+  };
+}
+
 /** How a dead-letter writer puts records on a topic: the bus's own append, or a producer's send. */
 export type SendRecords = (topic: string, records: readonly OutgoingMessage[]) => Promise<void>;
 

@@ -1,5 +1,5 @@
 export { topicsFor } from './contract.ts';
-export type { Bus, BusMessage, TopicNames, Consumer, ConsumerOptions, DeferredWork, OutgoingMessage, Producer } from './contract.ts';
+export type { BacklogBound, Bus, BusMessage, TopicNames, Consumer, ConsumerOptions, DeferredWork, OutgoingMessage, Producer, ProducerOptions } from './contract.ts';
 export { createInMemoryBus } from './in-memory-bus.ts';
 export type { InMemoryBusOptions } from './in-memory-bus.ts';
 export { BusFullError } from './memory-topics.ts';

@@ -2,10 +2,14 @@ import { Kafka, Partitioners, type Producer as KafkaProducer } from 'kafkajs';
 import { PermanentError } from '../../runtime/errors/index.ts';
 import type { Logger } from '../../runtime/logging/index.ts';
 import { DEFAULT_BACKOFF, type BackoffPolicy } from './backoff.ts';
-import type { Bus, Consumer, ConsumerOptions, OutgoingMessage, Producer } from './contract.ts';
-import { deadLetterTopic } from './dead-letter.ts';
+import type { Bus, Consumer, ConsumerOptions, OutgoingMessage, Producer, ProducerOptions, SendOptions } from './contract.ts';
+import { createBacklogGate } from './kafka-backlog-gate.ts';
+import { DEFAULT_LAG_INTERVAL_MS } from '../../runtime/config/index.ts';
+import { deadLetterTopic, oversizedDeadLetterRecord } from './dead-letter.ts';
 import { createKafkaConsumer } from './kafka-consumer.ts';
-import { toBusError } from './kafka-errors.ts';
+import { isTooLarge, toBusError } from './kafka-errors.ts';
+import { createKafkaLimits, KAFKA_DEFAULT_MAX_BYTES } from './kafka-limits.ts';
+import { requestBudget, sendSized } from './sized-send.ts';
 import { createKafkaLogCreator, kafkaLogLevel } from './kafka-log.ts';
 
 export interface KafkaBusOptions {
@@ -41,7 +45,12 @@ export interface KafkaBusOptions {
   joinTimeoutMs?: number;
   /** How often a consumer with `onLag` measures its lag. Default 5 s. */
   lagIntervalMs?: number;
+  /** The client's own limit of a produce request's size, besides the broker's and the topic's. Default 1 MiB + 12 (Kafka's). */
+  maxRequestBytes?: number;
 }
+
+/** Room kept in a dead-letter record for its headers when its value is cut to fit. */
+const DEAD_LETTER_HEADER_ROOM = 8_192;
 
 /**
  * The Bus on Kafka through kafkajs, which stays behind this module (it is in maintenance mode).
@@ -80,24 +89,45 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
       retry: { retries: options.clientRetries ?? 5, initialRetryTime: 300, maxRetryTime: 10_000 },
     });
 
-  const sendWith = async (producer: KafkaProducer, topic: string, messages: readonly OutgoingMessage[]): Promise<void> => {
+  const limits = createKafkaLimits({ kafka, clientMaxBytes: options.maxRequestBytes ?? KAFKA_DEFAULT_MAX_BYTES, log });
+
+  // acks -1: resolved only when every in-sync replica has the records. No compression: the gzip
+  // codec of kafkajs costs several times the send itself.
+  const produce = (producer: KafkaProducer, topic: string, messages: readonly OutgoingMessage[]) =>
+    producer.send({
+      topic,
+      acks: -1,
+      timeout: requestTimeout,
+      messages: messages.map((m) => ({ key: m.key, value: m.value, headers: m.headers ? { ...m.headers } : undefined })),
+    });
+
+  const sendWith = async (producer: KafkaProducer, topic: string, messages: readonly OutgoingMessage[], sendOptions?: SendOptions): Promise<void> => {
     if (messages.length === 0) return;
     try {
-      // acks -1: resolved only when every in-sync replica has the records. No compression: the
-      // gzip codec of kafkajs costs several times the send itself.
-      await producer.send({
-        topic,
-        acks: -1,
-        timeout: requestTimeout,
-        messages: messages.map((m) => ({ key: m.key, value: m.value, headers: m.headers ? { ...m.headers } : undefined })),
+      const limit = await limits.limitFor(topic);
+      // A dead-letter topic's own oversized record stays there (cut), rather than a `.dlq.dlq`.
+      const dlq = topic.endsWith('.dlq') ? topic : deadLetterTopic(topic);
+      await sendSized(messages, {
+        send: async (batch) => void (await produce(producer, topic, batch)),
+        isTooLarge,
+        oversized: async (m, reason) => {
+          log.error({ topic, key: m.key.slice(0, 200), bytes: Buffer.byteLength(m.value), limit }, `${reason}; it goes to ${dlq}`);
+          const room = requestBudget(Math.min(limit, await limits.limitFor(dlq))) - DEAD_LETTER_HEADER_ROOM;
+          await produce(producer, dlq, [oversizedDeadLetterRecord(topic, m, reason, room)]);
+        },
+        budgetBytes: requestBudget(limit),
+        limitBytes: limit,
+        ...(sendOptions?.kind ? { kind: sendOptions.kind } : {}),
       });
     } catch (err) {
       throw toBusError(err, `sending ${messages.length} record(s) to ${topic}`);
     }
   };
 
-  const createProducer = (): Producer => {
+  const createProducer = (producerOptions?: ProducerOptions): Producer => {
     const producer = newProducer();
+    const bound = producerOptions?.refuseWhenBehind;
+    const gate = bound ? createBacklogGate({ kafka, bound, intervalMs: options.lagIntervalMs ?? DEFAULT_LAG_INTERVAL_MS, log }) : null;
     let state: 'new' | 'starting' | 'started' | 'stopped' = 'new';
     let stopping: Promise<void> | null = null;
     return {
@@ -107,21 +137,25 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
         state = 'starting';
         try {
           await producer.connect();
+          await gate?.start();
         } catch (err) {
           state = 'new';
           throw toBusError(err, `connecting a producer to ${options.brokers.join(',')}`);
         }
         state = 'started';
       },
-      send(topic, messages) {
-        if (state !== 'started') return Promise.reject(new PermanentError(`producer is ${state === 'stopped' ? 'shut down' : 'not started'}`));
-        return sendWith(producer, topic, messages);
+      async send(topic, messages, sendOptions) {
+        if (state !== 'started') throw new PermanentError(`producer is ${state === 'stopped' ? 'shut down' : 'not started'}`);
+        gate?.check(topic, messages.length);
+        await sendWith(producer, topic, messages, sendOptions);
       },
       shutdown() {
         if (!stopping) {
           const wasStarted = state === 'started';
           state = 'stopped';
-          stopping = wasStarted ? producer.disconnect().catch((err: unknown) => log.warn({ err }, 'producer disconnect failed')) : Promise.resolve();
+          stopping = wasStarted
+            ? Promise.all([gate?.shutdown(), producer.disconnect().catch((err: unknown) => log.warn({ err }, 'producer disconnect failed'))]).then(() => undefined)
+            : Promise.resolve();
         }
         return stopping;
       },

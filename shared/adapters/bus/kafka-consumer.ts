@@ -3,7 +3,7 @@ import { DEFAULT_LAG_INTERVAL_MS } from '../../runtime/config/index.ts';
 import { RetriableError } from '../../runtime/errors/index.ts';
 import { createSerialQueue } from '../../runtime/flow/index.ts';
 import type { Logger } from '../../runtime/logging/index.ts';
-import type { BackoffPolicy } from './backoff.ts';
+import { sleepUnlessAborted, type BackoffPolicy } from './backoff.ts';
 import { nextCommitOffset } from './commit-offset.ts';
 import type { BusMessage, Consumer, ConsumerOptions, OutgoingMessage } from './contract.ts';
 import { writeDeadLetters } from './dead-letter.ts';
@@ -11,6 +11,9 @@ import { createDeferredDelivery, DEFAULT_MAX_IN_FLIGHT } from './deferred-delive
 import type { KafkaBusOptions } from './kafka-bus.ts';
 import { toBusError } from './kafka-errors.ts';
 import { createLagMonitor } from './kafka-lag-monitor.ts';
+
+/** How often a held consumer asks `holdReading` again. */
+const HOLD_POLL_MS = 50;
 
 export interface KafkaConsumerDeps {
   kafka: Kafka;
@@ -105,6 +108,11 @@ export function createKafkaConsumer(deps: KafkaConsumerDeps): Consumer {
           // Full of unfinished deferred work: fetch nothing more until some finishes (heartbeats go on).
           if (lastHandled !== null) await commitInOrder(partition, lastHandled);
           await deferred.room();
+        }
+        if (consumerOptions.holdReading?.()) {
+          // Held (the handler's side holds all it may): read nothing until it lets go.
+          if (lastHandled !== null) await commitInOrder(partition, lastHandled);
+          while (consumerOptions.holdReading() && payload.isRunning() && !payload.isStale() && (await sleepUnlessAborted(HOLD_POLL_MS, signal)));
         }
         if (!payload.isRunning() || payload.isStale() || signal.aborted) break;
         const message = toBusMessage(batch.topic, partition, raw);

@@ -49,3 +49,14 @@ export function toBusError(err: unknown, action: string): RetriableError | Perma
   const message = `${action}: ${errorMessage(err)}`;
   return isTransient(err) ? new RetriableError(message, { cause: err }) : new PermanentError(message, { cause: err });
 }
+
+const TOO_LARGE_TYPES = new Set(['MESSAGE_TOO_LARGE', 'RECORD_LIST_TOO_LARGE']);
+
+/** The broker's refusal of a produce request as too large, however kafkajs wrapped it. */
+export function isTooLarge(err: unknown, depth = 0): boolean {
+  if (typeof err !== 'object' || err === null || depth > 5) return false;
+  const e = err as ErrorLike & { type?: unknown };
+  if (typeof e.type === 'string' && TOO_LARGE_TYPES.has(e.type)) return true;
+  if (Array.isArray(e.errors) && e.errors.some((x) => isTooLarge(x, depth + 1))) return true;
+  return isTooLarge(e.cause, depth + 1) || /larger than the max message size/i.test(errorMessage(err));
+}

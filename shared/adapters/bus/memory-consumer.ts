@@ -13,6 +13,8 @@ import type { LogReader } from './partition-log.ts';
 const YIELD_AFTER_MS = 10;
 /** About how much of the log a consumer reads back from disk at a time. */
 const DISK_CHUNK_BYTES = 1024 * 1024;
+/** How often a held consumer asks `holdReading` again. */
+const HOLD_POLL_MS = 50;
 
 export interface MemoryConsumerDeps {
   topics: MemoryTopics;
@@ -102,6 +104,13 @@ export function createMemoryConsumer(deps: MemoryConsumerDeps): Consumer {
           // Full of unfinished deferred work: take nothing new until some finishes (or shutdown).
           for (const [p, handled] of lastHandled) commit(p, handled);
           await deferred.room();
+          slicer.restart();
+          continue;
+        }
+        if (partition !== null && consumerOptions.holdReading?.()) {
+          // Held (the handler's side holds all it may): take nothing new until it lets go.
+          for (const [p, handled] of lastHandled) commit(p, handled);
+          await sleepUnlessAborted(HOLD_POLL_MS, abort.signal);
           slicer.restart();
           continue;
         }

@@ -16,6 +16,12 @@ export interface WindowStageConfig {
   tickMs: number;
   /** On stop, build what `takeReady(now, true)` gives (true), or leave every open group to be read again (false). */
   flushOnStop: boolean;
+  /**
+   * Reads nothing more while the window holds this many open groups (ready ones not yet published
+   * included): the stage then reads at the rate it publishes, and holds no more than this whatever
+   * the backlog. Unset: no hold.
+   */
+  holdOpenAt?: number;
 }
 
 export interface WindowStageDeps<R, G, O> {
@@ -29,6 +35,8 @@ export interface WindowStageDeps<R, G, O> {
   toMessage: (output: O) => OutgoingMessage;
   /** The records of a group that cannot be built, as they are dead-lettered. */
   records: (group: G) => GroupRecord[];
+  /** What an output is ("unit"), named when one is too large to ever publish. */
+  outputKind?: string;
   /** Called for each output durably published. */
   published?: (output: O, reason: string) => void;
   onLag?: (lag: ConsumerLag) => void;
@@ -41,8 +49,11 @@ export interface WindowStage extends Component {
   openCount(): number;
 }
 
-/** Outputs per produce request, at most (Kafka's request size stays well below its limits). */
-const PUBLISH_BATCH = 500;
+/**
+ * Bytes of outputs per send, at most: what a failed send releases to be built again. The bus splits
+ * each send into produce requests under the broker's limits itself (shared/adapters/bus/sized-send.ts).
+ */
+const PUBLISH_BYTES = 4 * 1024 * 1024;
 /** Work between two yields to the event loop while groups are read back and built: other requests wait no longer. */
 const YIELD_AFTER_MS = 20;
 
@@ -69,6 +80,7 @@ export function createWindowStage<R, G, O>(config: WindowStageConfig, deps: Wind
       window.add(record, { partition: message.partition, offset: BigInt(message.offset) }, now());
     },
     committableOffset: (partition, lastHandled) => window.committable(partition, lastHandled),
+    ...(config.holdOpenAt !== undefined ? { holdReading: () => window.openCount() >= config.holdOpenAt! } : {}),
     ...(deps.onLag ? { onLag: deps.onLag } : {}),
   });
 
@@ -89,8 +101,31 @@ export function createWindowStage<R, G, O>(config: WindowStageConfig, deps: Wind
     }
   }
 
+  type Built = { key: string; reason: string; output: O; message: OutgoingMessage };
+
+  /** Publishes built outputs together (the bus sizes the produce requests), then confirms or releases each. */
+  async function publish(batch: readonly Built[]): Promise<void> {
+    try {
+      await producer.send(
+        config.out,
+        batch.map((b) => b.message),
+        deps.outputKind ? { kind: deps.outputKind } : undefined,
+      );
+      for (const b of batch) {
+        deps.published?.(b.output, b.reason);
+        window.confirm(b.key, now(), b.output);
+      }
+    } catch (err) {
+      for (const b of batch) window.release(b.key);
+      log.warn({ err, outputs: batch.length }, 'publish failed; will retry');
+    }
+  }
+
   async function publishReady(force: boolean): Promise<void> {
-    const built: Array<{ key: string; reason: string; output: O; message: OutgoingMessage }> = [];
+    // Outputs go out every PUBLISH_BYTES as they are built: a tick with thousands of ready groups
+    // (a backlog read back) holds a few MB of outputs at a time, not all of them.
+    let built: Built[] = [];
+    let builtBytes = 0;
     const slicer = createTimeSlicer(YIELD_AFTER_MS);
     for (const taken of window.takeReady(now(), force)) {
       let group: G;
@@ -107,27 +142,21 @@ export function createWindowStage<R, G, O>(config: WindowStageConfig, deps: Wind
         const steps = deps.build(group, now());
         let step = steps.next();
         for (; !step.done; step = steps.next()) await slicer.pause();
-        built.push({ key: taken.key, reason: taken.reason, output: step.value, message: deps.toMessage(step.value) });
+        const message = deps.toMessage(step.value);
+        built.push({ key: taken.key, reason: taken.reason, output: step.value, message });
+        builtBytes += message.value.length;
       } catch (err) {
         // A group that cannot be built never will be: retrying would hold the commit for ever.
         await deadLetter(taken, group, err);
       }
+      if (builtBytes >= PUBLISH_BYTES) {
+        await publish(built);
+        built = [];
+        builtBytes = 0;
+      }
       await slicer.pause();
     }
-    // Every output ready at this tick goes out in few produces (one broker round trip, not one each).
-    for (let i = 0; i < built.length; i += PUBLISH_BATCH) {
-      const batch = built.slice(i, i + PUBLISH_BATCH);
-      try {
-        await producer.send(config.out, batch.map((b) => b.message));
-        for (const b of batch) {
-          deps.published?.(b.output, b.reason);
-          window.confirm(b.key, now(), b.output);
-        }
-      } catch (err) {
-        for (const b of batch) window.release(b.key);
-        log.warn({ err, outputs: batch.length }, 'publish failed; will retry');
-      }
-    }
+    if (built.length > 0) await publish(built);
   }
 
   let timer: NodeJS.Timeout | null = null;
@@ -174,3 +203,4 @@ export function createWindowStage<R, G, O>(config: WindowStageConfig, deps: Wind
     openCount: () => window.openCount(),
   };
 }
+

@@ -37,9 +37,13 @@ export const ConfigSchema = z
   .object({
     TRACECHECK_KAFKA_BROKERS: z.preprocess(emptyAsUndefined, z.string().optional()),
     TRACECHECK_KAFKA_CLIENT_ID: z.string().default('tracecheck'),
+    TRACECHECK_KAFKA_MAX_REQUEST_BYTES: z.coerce.number().int().min(16_384).default(1_048_588),
     TRACECHECK_KAFKA_PREFIX: z.string().regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, ".", "_" and "-" only').default('tracecheck'),
     TRACECHECK_LAG_INTERVAL_MS: z.coerce.number().int().min(100).default(DEFAULT_LAG_INTERVAL_MS),
     TRACECHECK_LAG_BEHIND_RECORDS: positiveInt.default(10_000),
+    TRACECHECK_BACKLOG_MAX_RECORDS: positiveInt.default(100_000),
+    TRACECHECK_SHUTDOWN_TIMEOUT_MS: positiveInt.default(8_000),
+    TRACECHECK_ASSEMBLER_HOLD_OPEN_TRACES: positiveInt.default(10_000),
     // One URL, or the replicas of a cluster separated by commas (the store fails over between them).
     TRACECHECK_CLICKHOUSE_URL: z.preprocess(
       emptyAsUndefined,
@@ -158,7 +162,7 @@ export const ConfigSchema = z
   });
 
 export interface Config {
-  kafka: { brokers: string[]; clientId: string; lagIntervalMs: number } | null;
+  kafka: { brokers: string[]; clientId: string; lagIntervalMs: number; maxRequestBytes: number } | null;
   /** Prefix of topic and consumer group names (`<prefix>.spans`, `<prefix>-scorer`), so that deployments can share a cluster. */
   kafkaPrefix: string;
   /** A consumer with at least this many records not yet committed is reported behind (/healthz, a log line a minute). */
@@ -201,7 +205,13 @@ export interface Config {
     maxSpansPerTrace: number;
     /** Caps on open traces; past one the oldest close at once (see the assembler's open-caps.ts). */
     caps: { maxOpenTraces: number; maxOpenBytes: number; maxRootlessTraces: number };
+    /** Open traces (ready ones not yet published included) past which the assembler stops reading. */
+    holdOpenTraces: number;
   };
+  /** Records of a topic its readers have not read past which sends to it are refused (429): both modes. */
+  backlogMaxRecords: number;
+  /** A service (`tracecheck collector|assembler|scorer|api|alerter`) exits this long after SIGTERM at the latest. */
+  shutdownTimeoutMs: number;
   /** A session closes this long after its last trace (or at an end marker). */
   sessionIdleMs: number;
   /** Checks on trace units when no monitor applies (the default monitor). */
@@ -261,7 +271,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const judgeConfigured = Boolean(c.OPENAI_BASE_URL ?? c.OPENAI_API_KEY);
   return {
     kafka: c.TRACECHECK_KAFKA_BROKERS
-      ? { brokers: c.TRACECHECK_KAFKA_BROKERS.split(',').map((b) => b.trim()).filter(Boolean), clientId: c.TRACECHECK_KAFKA_CLIENT_ID, lagIntervalMs: c.TRACECHECK_LAG_INTERVAL_MS }
+      ? { brokers: c.TRACECHECK_KAFKA_BROKERS.split(',').map((b) => b.trim()).filter(Boolean), clientId: c.TRACECHECK_KAFKA_CLIENT_ID, lagIntervalMs: c.TRACECHECK_LAG_INTERVAL_MS, maxRequestBytes: c.TRACECHECK_KAFKA_MAX_REQUEST_BYTES }
       : null,
     kafkaPrefix: c.TRACECHECK_KAFKA_PREFIX,
     lagBehindRecords: c.TRACECHECK_LAG_BEHIND_RECORDS,
@@ -308,8 +318,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     assembler: { traceGraceMs: c.TRACECHECK_TRACE_GRACE_MS, traceCompleteGraceMs: Math.min(c.TRACECHECK_TRACE_COMPLETE_GRACE_MS, c.TRACECHECK_TRACE_GRACE_MS), traceEntryGraceMs: c.TRACECHECK_TRACE_ENTRY_GRACE_MS, traceMaxOpenMs: c.TRACECHECK_TRACE_MAX_OPEN_MS,
       maxSpansPerTrace: c.TRACECHECK_MAX_SPANS_PER_TRACE,
+      holdOpenTraces: c.TRACECHECK_ASSEMBLER_HOLD_OPEN_TRACES,
       caps: { maxOpenTraces: c.TRACECHECK_MAX_OPEN_TRACES, maxOpenBytes: c.TRACECHECK_MAX_OPEN_TRACE_BYTES, maxRootlessTraces: c.TRACECHECK_MAX_ROOTLESS_TRACES },
     },
+    backlogMaxRecords: c.TRACECHECK_BACKLOG_MAX_RECORDS,
+    shutdownTimeoutMs: c.TRACECHECK_SHUTDOWN_TIMEOUT_MS,
     sessionIdleMs: c.TRACECHECK_SESSION_IDLE_MS,
     checks: c.TRACECHECK_CHECKS.split(',').map((s) => s.trim()).filter(Boolean),
     sessionChecks: c.TRACECHECK_SESSION_CHECKS.split(',').map((s) => s.trim()).filter(Boolean),

@@ -67,10 +67,23 @@ export function waitForShutdownSignal(): Promise<NodeJS.Signals> {
   });
 }
 
-/** Runs components until SIGINT/SIGTERM, then stops them in reverse order. */
-export async function runService(components: readonly Component[], log: Logger): Promise<void> {
+/**
+ * Runs components until SIGINT/SIGTERM, then stops them in reverse order. Resolves 'stopped', or
+ * 'timed-out' when stopping took longer than `shutdownTimeoutMs`: the caller then exits anyway
+ * (what was unfinished is uncommitted and read again, as after a crash).
+ */
+export async function runService(components: readonly Component[], log: Logger, options: { shutdownTimeoutMs?: number } = {}): Promise<'stopped' | 'timed-out'> {
   const stopAll = await startAll(components, log);
   const signal = await waitForShutdownSignal();
   log.info({ signal }, 'shutting down');
-  await stopAll();
+  if (options.shutdownTimeoutMs === undefined) {
+    await stopAll();
+    return 'stopped';
+  }
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<'timed-out'>((resolve) => (timer = setTimeout(() => resolve('timed-out'), options.shutdownTimeoutMs)));
+  const outcome = await Promise.race([stopAll().then(() => 'stopped' as const), timedOut]);
+  clearTimeout(timer);
+  if (outcome === 'timed-out') log.error({ shutdownTimeoutMs: options.shutdownTimeoutMs }, 'shutdown did not finish in time; exiting: unfinished work stays uncommitted and is read again');
+  return outcome;
 }

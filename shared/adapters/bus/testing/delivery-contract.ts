@@ -29,6 +29,21 @@ export function describeDeliveryContract(fx: BusContractFixture): void {
     }
   });
 
+  it('takes no record while holdReading answers true, and reads on, in order, once it answers false', async () => {
+    const topic = await freshTopic('bus_hold');
+    let hold = false;
+    const seen = await consume({ topic, groupId: uniqueName('g_hold'), holdReading: () => hold });
+    await produce(topic, [{ key: 'k', value: 'v0' }]);
+    await until('the first record', () => seen.length >= 1);
+    hold = true;
+    await produce(topic, [1, 2, 3].map((i) => ({ key: 'k', value: `v${i}` })));
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(values(seen)).toEqual(['v0']);
+    hold = false;
+    await until('the held records', () => seen.length >= 4);
+    expect(values(seen)).toEqual(['v0', 'v1', 'v2', 'v3']);
+  });
+
   it('passes key, value and headers through unchanged', async () => {
     const topic = await freshTopic('bus_fields');
     await produce(topic, [{ key: 'trace-1', value: '{"ünïcode":"✓"}', headers: { 'schema-version': '1', source: 'test' } }]);

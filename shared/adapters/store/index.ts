@@ -38,3 +38,5 @@ export {
   toWellFormed,
 } from './sql-quote.ts';
 export type { SqlValue, SqlFragment } from './sql-quote.ts';
+export { interpolatedQuantile, METRIC_GROUPS, UNIT_METRICS } from './unit-metrics.ts';
+export type { MetricGroup, UnitMetric, UnitMetricQuery, UnitMetricRow } from './unit-metrics.ts';

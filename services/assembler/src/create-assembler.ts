@@ -90,6 +90,7 @@ export function createAssembler(config: AssemblerConfig, deps: AssemblerDeps): W
       records: (trace) => [...trace.spans, ...trace.logs].map((r) => ({ value: JSON.stringify(r), at: window.positionOf(r), key: trace.traceId })),
       published: (unit, reason) => {
         deps.metrics?.unitsAssembled.inc();
+        deps.metrics?.agents.observeUnit(unit);
         if (reason.startsWith('cap-')) deps.metrics?.tracesClosedByCap.inc({ cap: reason.slice(4) });
         log.debug({ traceId: unit.trace_ids[0], reason, spans: unit.span_count }, 'unit published');
       },

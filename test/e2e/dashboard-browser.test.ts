@@ -14,6 +14,9 @@ const METRICS_TOKEN = 'e2e-metrics-token-0123456789';
 // under .cache/screenshots/.
 
 const HOSTILE = `<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2"> Book a table`;
+// The hostile run's model and tool names carry markup too (shown on its timeline and agent graph).
+const HOSTILE_MODEL = '<img src=x onerror="window.__pwned = 3">model';
+const HOSTILE_TOOL = '<script>window.__pwned = 4</script>tool';
 const CHECKS = ['function_result_present', 'loop_guard', 'task_completed'];
 
 const MODES = [
@@ -66,7 +69,7 @@ for (const mode of MODES) {
       admin = (await keyring.create('shop', 'admin')).key;
       read = (await keyring.create('shop', 'read')).key;
       // v1 loops on 2 of 40 runs, v2 on 16 of 40; one run carries markup in its question.
-      const runs: RunSpec[] = [...runsOf('booking-agent', 'v1', 40, 2), ...runsOf('booking-agent', 'v2', 40, 16), { agent: 'hostile-agent', version: 'x', loops: false, question: HOSTILE }];
+      const runs: RunSpec[] = [...runsOf('booking-agent', 'v1', 40, 2), ...runsOf('booking-agent', 'v2', 40, 16), { agent: 'hostile-agent', version: 'x', loops: false, question: HOSTILE, model: HOSTILE_MODEL, tool: HOSTILE_TOOL }];
       const ids = await sendRuns(runs, { collectorUrl: h.pipeline.collectorUrl(), headers: { Authorization: `Bearer ${ingest}` } });
       loopingIds = new Set(ids.filter((_, i) => runs[i].loops));
       hostileId = ids[ids.length - 1];
@@ -213,6 +216,38 @@ for (const mode of MODES) {
       expect(await page.locator('main script').count()).toBe(0);
       expect(dialogs).toEqual([]);
       await shot('hostile-unit');
+    });
+
+    it("shows a run's timeline with the API's numbers, and hostile model and tool names as text", async () => {
+      const { page } = browser;
+      const { unit } = await api<{ unit: { steps: Array<{ type: string; model?: string; name?: string; latency_ms?: number; input_tokens?: number; output_tokens?: number }> } }>(`/api/v1/units/${hostileId}`);
+      const steps = unit.steps.filter((s) => s.type !== 'handoff');
+      // In start order (the SDK's clock decides whether the tool's span or the call's starts first).
+      const names = steps.map((s) => s.model ?? s.name);
+      expect([...names].sort()).toEqual([HOSTILE_MODEL, HOSTILE_MODEL, HOSTILE_TOOL].sort());
+      await page.goto(`${h.pipeline.apiUrl()}/units/${hostileId}`);
+      await page.waitForSelector('[data-timeline]');
+      expect(await page.locator('[data-steps] [data-step-name]').allInnerTexts()).toEqual(names);
+      expect(await page.locator('[data-steps] [data-latency]').allInnerTexts()).toEqual(steps.map((s) => `${s.latency_ms!.toFixed(1)} ms`));
+      expect(await page.locator('[data-steps] [data-tokens]').allInnerTexts()).toEqual(steps.map((s) => (s.type === 'llm' ? `${s.input_tokens} / ${s.output_tokens}` : '')));
+      expect(await page.locator('[data-agent-graph] text').allTextContents()).toContain(`▸ ${HOSTILE_TOOL.slice(0, 24)} ×1`);
+      expect(await page.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+      expect(await page.locator('main script').count()).toBe(0);
+      await shot('unit-timeline');
+    });
+
+    it("shows an agent's page with the numbers of the metrics API", async () => {
+      const { page } = browser;
+      const summary = await api<{ groups: Array<{ group: string; units: number; error_rate: number | null }> }>('/api/v1/metrics/summary?group_by=agent_version&agent=booking-agent');
+      await page.goto(`${h.pipeline.apiUrl()}/agents/booking-agent`);
+      await page.waitForSelector('[data-metrics="agent_version"]');
+      for (const g of summary.groups) {
+        const row = page.locator(`[data-metrics="agent_version"] tr[data-group="${g.group}"]`);
+        expect(await row.locator('[data-units]').innerText()).toBe(String(g.units));
+        expect(await row.locator('[data-error-rate]').innerText()).toBe(pct(g.error_rate));
+      }
+      expect(summary.groups.map((g) => [g.group, g.units]).sort()).toEqual([['v1', 40], ['v2', 40]]);
+      await shot('agent-page');
     });
 
     it("serves the pipeline's Prometheus metrics on the API (with the operator's token once keys exist) and on the OTLP/HTTP receiver", async () => {

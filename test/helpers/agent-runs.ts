@@ -18,6 +18,9 @@ export interface RunSpec {
   loops: boolean;
   /** The user's question (default: a table booking); the dashboard tests send markup in it. */
   question?: string;
+  /** The model and the tool the run names (default `booking-model`, `check_availability`); the dashboard tests send markup in them. */
+  model?: string;
+  tool?: string;
 }
 
 export interface SendRunsOptions {
@@ -128,21 +131,23 @@ export async function streamRuns(next: (i: number) => RunSpec | null, options: S
 async function recordRun(tracer: Tracer, run: RunSpec, traceIds: string[]): Promise<void> {
   const agent = createAgentTracer({ tracer, agentName: run.agent, agentVersion: run.version, conversationId: randomUUID() });
   const question = run.question ?? 'Book a table for two on December 1st.';
+  const model = run.model ?? 'booking-model';
+  const tool = run.tool ?? 'check_availability';
   await agent.runAgent(run.agent, question, async () => {
     traceIds.push(trace.getActiveSpan()!.spanContext().traceId);
     const messages: Array<Record<string, unknown>> = [{ role: 'user', content: question }];
     for (let i = 0; i < (run.loops ? 4 : 1); i++) {
       const id = `call_${i}`;
-      const call = { id, type: 'function' as const, function: { name: 'check_availability', arguments: '{"date":"2026-12-01","people":2}' } };
-      await agent.recordModelCall({ model: 'booking-model', inputMessages: messages as never }, (h) => {
+      const call = { id, type: 'function' as const, function: { name: tool, arguments: '{"date":"2026-12-01","people":2}' } };
+      await agent.recordModelCall({ model: model, inputMessages: messages as never }, (h) => {
         h.setOutput({ messages: [{ role: 'assistant', content: null, tool_calls: [call] }], finishReasons: ['tool_calls'] });
       });
       messages.push({ role: 'assistant', content: null, tool_calls: [call] });
-      const result = await agent.recordToolCall({ name: 'check_availability', callId: id, arguments: call.function.arguments }, () => ({ available: run.loops ? false : true }));
+      const result = await agent.recordToolCall({ name: tool, callId: id, arguments: call.function.arguments }, () => ({ available: run.loops ? false : true }));
       messages.push({ role: 'tool', tool_call_id: id, content: JSON.stringify(result) });
     }
     const answer = run.loops ? 'I could not find a table.' : 'Booked: a table for two on December 1st.';
-    await agent.recordModelCall({ model: 'booking-model', inputMessages: messages as never }, (h) => {
+    await agent.recordModelCall({ model: model, inputMessages: messages as never }, (h) => {
       h.setOutput({ messages: [{ role: 'assistant', content: answer }], finishReasons: ['stop'] });
     });
     return answer;

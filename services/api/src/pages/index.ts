@@ -1,6 +1,7 @@
 import type { Hono } from 'hono';
 import type { ApiAccess } from '../key-auth.ts';
 import type { ApiEnv } from '../route.ts';
+import { agentPage, agentsPage } from './agents-page.ts';
 import { alertsPage } from './alerts-page.ts';
 import { SCRIPT, STYLESHEET } from './assets.ts';
 import { checkPage } from './check-page.ts';
@@ -15,7 +16,7 @@ import { REVIEW_SCRIPT } from './review-script.ts';
 
 export type { CheckCatalog, PageDeps } from './page-deps.ts';
 
-const PAGE_PATHS = ['/', '/checks', '/checks/:name', '/units/:id', '/compare', '/alerts', '/review-queues', '/review/:id'] as const;
+const PAGE_PATHS = ['/', '/checks', '/checks/:name', '/units/:id', '/compare', '/alerts', '/review-queues', '/review/:id', '/agents', '/agents/:name'] as const;
 
 /** The dashboard: server-rendered pages over the same query functions as the JSON API. */
 export function dashboardRoutes(app: Hono<ApiEnv>, deps: PageDeps, access: ApiAccess | undefined): void {
@@ -44,4 +45,6 @@ export function dashboardRoutes(app: Hono<ApiEnv>, deps: PageDeps, access: ApiAc
   app.get('/alerts', (c) => alertsPage(c, deps));
   app.get('/review-queues', (c) => reviewQueuesPage(c, deps));
   app.get('/review/:id', (c) => reviewPage(c, deps));
+  app.get('/agents', (c) => agentsPage(c, deps));
+  app.get('/agents/:name', (c) => agentPage(c, deps));
 }

@@ -1,10 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
-import { createCommandLogger } from '../command-logger.ts';
 import type { CliCommand, CliIo } from '../command.ts';
-import { createStore } from '../compose.ts';
-import { loadConfigOrReport } from '../load-config-or-exit.ts';
+import { parseVerbArgs, withStore } from '../store-command.ts';
 import { getDataset, listDatasets, toJsonl, toLlmevalTests } from '../../shared/engines/review/index.ts';
 
 const USAGE = `usage: tracecheck datasets list [--project P]
@@ -23,20 +20,12 @@ export const datasetsCommand: CliCommand = {
   summary: 'Datasets from production units: list, show, export to llmeval tests or JSONL',
   usage: USAGE,
   async run(argv: string[], io: CliIo): Promise<number> {
-    let parsed;
-    try {
-      parsed = parseArgs({ args: argv, options: { project: { type: 'string' }, format: { type: 'string' }, out: { type: 'string' }, help: { type: 'boolean' } }, allowPositionals: true });
-    } catch (err) {
-      io.stderr.write(`tracecheck datasets: ${err instanceof Error ? err.message : String(err)}\n${USAGE}`);
-      return 2;
-    }
-    const [verb, ref] = parsed.positionals;
-    const { format, out } = parsed.values;
-    const project = parsed.values.project ?? 'default';
-    if (parsed.values.help || !verb) {
-      (parsed.values.help ? io.stdout : io.stderr).write(USAGE);
-      return parsed.values.help ? 0 : 2;
-    }
+    const parsed = parseVerbArgs('datasets', argv, { project: { type: 'string' }, format: { type: 'string' }, out: { type: 'string' } }, USAGE, io);
+    if (typeof parsed === 'number') return parsed;
+    const [verb = '', ref = ''] = parsed.positionals;
+    const format = parsed.values.format as string | undefined;
+    const out = parsed.values.out as string | undefined;
+    const project = (parsed.values.project as string | undefined) ?? 'default';
     if (!['list', 'show', 'export'].includes(verb) || (verb !== 'list' && !ref)) {
       io.stderr.write(`tracecheck datasets: give list, or show/export with a dataset name\n${USAGE}`);
       return 2;
@@ -45,12 +34,7 @@ export const datasetsCommand: CliCommand = {
       io.stderr.write('tracecheck datasets export: --format llmeval|jsonl and --out DIR are required\n');
       return 2;
     }
-    const config = loadConfigOrReport(io);
-    if (!config) return 2;
-    const log = createCommandLogger(config, 'info');
-    const store = createStore(config, log);
-    try {
-      await store.start();
+    return withStore('datasets', io, async (store) => {
       if (verb === 'list') {
         for (const d of await listDatasets(store, project)) io.stdout.write(`${d.name}@${d.version}  ${d.units} units  ${new Date(d.created_at_ms).toISOString()}  ${d.source}\n`);
         return 0;
@@ -69,11 +53,6 @@ export const datasetsCommand: CliCommand = {
       await writeFile(path, format === 'llmeval' ? toLlmevalTests(d) : toJsonl(d));
       io.stderr.write(`wrote ${d.items.length} units of ${d.name}@${d.version} to ${path}\n`);
       return 0;
-    } catch (err) {
-      io.stderr.write(`tracecheck datasets: ${err instanceof Error ? err.message : String(err)}\n`);
-      return 1;
-    } finally {
-      await store.shutdown();
-    }
+    });
   },
 };

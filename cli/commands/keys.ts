@@ -1,9 +1,6 @@
-import { parseArgs } from 'node:util';
-import { createCommandLogger } from '../command-logger.ts';
 import { ROLES, createKeyring, type Role } from '../../shared/kit/access/index.ts';
 import type { CliCommand, CliIo } from '../command.ts';
-import { createStore } from '../compose.ts';
-import { loadConfigOrReport } from '../load-config-or-exit.ts';
+import { parseVerbArgs, withStore } from '../store-command.ts';
 
 const USAGE = `usage: tracecheck keys create --project P --role ingest|read|admin [--name N]
        tracecheck keys list
@@ -24,19 +21,10 @@ export const keysCommand: CliCommand = {
   summary: 'API keys per project: create (printed once), list, revoke',
   usage: USAGE,
   async run(argv: string[], io: CliIo): Promise<number> {
-    let parsed;
-    try {
-      parsed = parseArgs({ args: argv, options: { project: { type: 'string' }, role: { type: 'string' }, name: { type: 'string' }, help: { type: 'boolean' } }, allowPositionals: true });
-    } catch (err) {
-      io.stderr.write(`tracecheck keys: ${err instanceof Error ? err.message : String(err)}\n${USAGE}`);
-      return 2;
-    }
-    const [verb, arg] = parsed.positionals;
-    const { project, role, name } = parsed.values;
-    if (parsed.values.help || !verb) {
-      (parsed.values.help ? io.stdout : io.stderr).write(USAGE);
-      return parsed.values.help ? 0 : 2;
-    }
+    const parsed = parseVerbArgs('keys', argv, { project: { type: 'string' }, role: { type: 'string' }, name: { type: 'string' } }, USAGE, io);
+    if (typeof parsed === 'number') return parsed;
+    const [verb = '', arg = ''] = parsed.positionals;
+    const { project, role, name } = parsed.values as { project?: string; role?: string; name?: string };
     if (verb === 'create' && (!project || !role || !(ROLES as readonly string[]).includes(role))) {
       io.stderr.write(`tracecheck keys create: --project and --role (${ROLES.join(', ')}) are required\n`);
       return 2;
@@ -49,12 +37,7 @@ export const keysCommand: CliCommand = {
       io.stderr.write(`tracecheck keys: unknown verb "${verb}"\n${USAGE}`);
       return 2;
     }
-    const config = loadConfigOrReport(io);
-    if (!config) return 2;
-    const log = createCommandLogger(config, 'info');
-    const store = createStore(config, log);
-    try {
-      await store.start();
+    return withStore('keys', io, async (store, log) => {
       const keyring = createKeyring({ store, log });
       if (verb === 'create') {
         const { key, record } = await keyring.create(project!, role as Role, name ?? '');
@@ -69,11 +52,6 @@ export const keysCommand: CliCommand = {
         return 1;
       }
       return 0;
-    } catch (err) {
-      io.stderr.write(`tracecheck keys: ${err instanceof Error ? err.message : String(err)}\n`);
-      return 1;
-    } finally {
-      await store.shutdown();
-    }
+    });
   },
 };

@@ -1,6 +1,7 @@
-import { createClient, ClickHouseLogLevel, type ClickHouseClient } from '@clickhouse/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startChdbServer, type ChdbServer } from '../../helpers/chdb-server/start-chdb-server.ts';
+import { createClient, ClickHouseLogLevel } from '@clickhouse/client';
+import { describe, expect, it } from 'vitest';
+import { startChdbServer } from '../../helpers/chdb-server/start-chdb-server.ts';
+import { useChdbServer } from '../../helpers/chdb-server/use-chdb-server.ts';
 import { REQUEST_TIMEOUT_MS } from './clickhouse-test-server.ts';
 import { describeClickHouseStoreSuite } from './clickhouse-store-suite.ts';
 import { expectDedupAcrossPartitions } from './dedup-at-read.ts';
@@ -15,30 +16,19 @@ import { createClickHouseStore } from '../../../shared/adapters/store/index.ts';
 
 // The store's suite on the current ClickHouse engine (npm chdb, 26.7) through its HTTP front: the
 // store's real client, SQL and the schema's modern branch (LowCardinality, TTL) on what users run.
-let server: ChdbServer | undefined;
-let admin: ClickHouseClient | undefined;
-
-beforeAll(async () => {
-  server = await startChdbServer();
-  admin = createClient({ url: server.url, request_timeout: REQUEST_TIMEOUT_MS, log: { level: ClickHouseLogLevel.OFF } });
-});
-
-afterAll(async () => {
-  await admin?.close();
-  await server?.stop();
-});
+const chdb = useChdbServer();
 
 describeClickHouseStoreSuite('clickhouse 26.7 (chdb)', {
-  url: () => server!.url,
-  admin: () => admin!,
+  url: chdb.url,
+  admin: chdb.admin,
 });
 
 describe('the current engine specifics', () => {
   it('takes the modern branch of the schema: LowCardinality columns and a TTL', async () => {
     const database = randomDatabaseName('tc_modern');
-    const store = createClickHouseStore({ url: server!.url, database, log: createSilentLogger(), requestTimeoutMs: REQUEST_TIMEOUT_MS, ttlDays: 30 });
+    const store = createClickHouseStore({ url: chdb.url(), database, log: createSilentLogger(), requestTimeoutMs: REQUEST_TIMEOUT_MS, ttlDays: 30 });
     await store.start();
-    const rs = await admin!.query({
+    const rs = await chdb.admin().query({
       query: `SELECT name, type FROM system.columns WHERE database = '${database}' AND table = 'scores' AND name IN ('check', 'judge_model', 'unit_id') ORDER BY name`,
       format: 'JSONEachRow',
     });
@@ -47,10 +37,10 @@ describe('the current engine specifics', () => {
       { name: 'judge_model', type: 'LowCardinality(Nullable(String))' },
       { name: 'unit_id', type: 'String' },
     ]);
-    const ddl = await (await admin!.query({ query: `SELECT engine_full FROM system.tables WHERE database = '${database}' AND name = 'scores'`, format: 'JSONEachRow' })).json<{ engine_full: string }>();
+    const ddl = await (await chdb.admin().query({ query: `SELECT engine_full FROM system.tables WHERE database = '${database}' AND name = 'scores'`, format: 'JSONEachRow' })).json<{ engine_full: string }>();
     expect(ddl[0].engine_full).toContain('TTL created_at + toIntervalDay(30)');
     await store.shutdown();
-    await admin!.command({ query: `DROP DATABASE ${database}` });
+    await chdb.admin().command({ query: `DROP DATABASE ${database}` });
   });
 
   it('keeps dedup-at-read right on a server whose profile merges FINAL per partition and moves filters to PREWHERE', async () => {

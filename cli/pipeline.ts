@@ -15,6 +15,7 @@ import { createJudge, loadRegistry } from './check-runtime.ts';
 import { createSessionAggregator, createSessionRouter } from '../services/assembler/src/index.ts';
 import { DEFAULT_PRICES } from '../shared/engines/judge/index.ts';
 import { loadMonitorsFile } from '../shared/engines/monitors/index.ts';
+import { loadPriceTable } from '../shared/engines/pricing/index.ts';
 import type { CheckSelector } from '../services/scorer/src/index.ts';
 import { createKeyring, createMetricsAccess, type AuthResult, type Keyring } from '../shared/kit/access/index.ts';
 import { createAlerter, createSmtpMailer, type Alerter } from '../services/alerter/src/index.ts';
@@ -162,6 +163,7 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
           maxSpansPerTrace: config.assembler.maxSpansPerTrace,
           caps: config.assembler.caps,
           spill: config.spill,
+          prices: loadPriceTable(config.pricesFile),
         },
         { bus, log, metrics, onLag },
       ),

@@ -12,6 +12,7 @@ import { keyRoutes } from './key-routes.ts';
 import { listingRoutes } from './listing-routes.ts';
 import { metricsRoute } from './metrics-route.ts';
 import { monitoringRoutes } from './monitoring-routes.ts';
+import { metricRoutes } from './metric-routes.ts';
 import type { ApiEnv } from './route.ts';
 import { checkRoutes } from './check-routes.ts';
 import { monitorRoutes } from './monitor-routes.ts';
@@ -88,6 +89,7 @@ export function createApp(deps: ApiDeps): Hono<ApiEnv> {
   app.use('/api/*', access ? keyAuth(access) : openProject);
   listingRoutes(app, routes, deps.store);
   monitoringRoutes(app, routes, deps.store, now);
+  metricRoutes(app, routes, deps.store, now);
   alertRoutes(app, routes, { store: deps.store, log: deps.log, now, alertTargets: security.alertTargets });
   const createRegistry = deps.createRegistry ?? (() => createCheckRegistry());
   checkRoutes(app, routes, { store: deps.store, log: deps.log, now, createRegistry });

@@ -165,6 +165,8 @@ describe('projects and the document', () => {
       '/api/v1/checks',
       '/api/v1/checks/summary',
       '/api/v1/compare',
+      '/api/v1/metrics/series',
+      '/api/v1/metrics/summary',
       '/api/v1/monitors',
       '/api/v1/monitors/{name}',
       '/api/v1/retention',

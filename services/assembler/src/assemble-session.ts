@@ -1,3 +1,4 @@
+import { sessionFigures } from './session-figures.ts';
 import type { TokenUsage, ToolDefinition, Unit, UnitToolCall } from '../../../shared/contracts/schemas/index.ts';
 import { canonicalJsonText } from '../../../shared/contracts/schemas/index.ts';
 import { createDialog } from './merge-history.ts';
@@ -103,5 +104,6 @@ export function assembleSession(previous: Unit | null, traces: readonly Unit[], 
     attributes: all[0].attributes ?? {},
     ...(all.some((u) => u.session_end === true) ? { session_end: true } : {}),
     ...(project !== null ? { project } : {}),
+    ...sessionFigures(all, toolCalls.size, startMs, endMs),
   };
 }

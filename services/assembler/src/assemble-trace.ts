@@ -5,10 +5,21 @@ import { agentsOf, modelCalls } from './model-calls.ts';
 import { byStart, byStartThenEnd, firstDefined, nanosToMs } from './span-tree.ts';
 import { linkToolSpans, toolCallsOf } from './tool-calls.ts';
 import { sumUsage, unitAttributes, unitErrors } from './unit-summary.ts';
+import { stepsOf } from './unit-steps.ts';
+import { builtinPriceTable, createPriceTable, type PricedTable } from '../../../shared/engines/pricing/index.ts';
 
 // The passes of building a unit, one module each: model calls and who made them (model-calls.ts),
 // the dialog merged across them (merge-history.ts), tool calls joined with their results
-// (tool-calls.ts), then usage, errors and attributes (unit-summary.ts).
+// (tool-calls.ts), then usage, errors and attributes (unit-summary.ts), and the steps with their
+// latency, tokens and cost (unit-steps.ts).
+
+/** Prices when the caller gives none: the built-in table. */
+const BUILTIN_PRICES = createPriceTable(builtinPriceTable());
+
+export interface AssembleOptions {
+  /** Prices model calls (`cost_usd`); the built-in table when unset. */
+  prices?: PricedTable;
+}
 
 export interface TraceParts {
   traceId: string;
@@ -26,8 +37,8 @@ export interface TraceParts {
  * Builds the canonical unit of one trace: the dialog deduplicated across model calls, tool calls
  * joined with their results, and the run's agent, model, usage and errors. Pure.
  */
-export function assembleTrace(parts: TraceParts, assembledAtMs: number): Unit {
-  const steps = assembleTraceInSteps(parts, assembledAtMs);
+export function assembleTrace(parts: TraceParts, assembledAtMs: number, options: AssembleOptions = {}): Unit {
+  const steps = assembleTraceInSteps(parts, assembledAtMs, options);
   for (;;) {
     const step = steps.next();
     if (step.done) return step.value;
@@ -42,7 +53,7 @@ const CALLS_PER_STEP = 1_000;
  * calls while the dialog is merged), so that a caller can let the event loop serve others in
  * between: a trace at the span cap is tens of milliseconds of work.
  */
-export function* assembleTraceInSteps(parts: TraceParts, assembledAtMs: number): Generator<void, Unit> {
+export function* assembleTraceInSteps(parts: TraceParts, assembledAtMs: number, options: AssembleOptions = {}): Generator<void, Unit> {
   const spans = [...parts.spans].sort(byStartThenEnd);
   const ids = new Set(spans.map((s) => s.span_id));
   // The true root, else the first entry span whose parent lives in a caller that exports elsewhere.
@@ -93,6 +104,10 @@ export function* assembleTraceInSteps(parts: TraceParts, assembledAtMs: number):
     startMs = Math.min(startMs, nanosToMs(s.start_time_unix_nano));
     endMs = Math.max(endMs, nanosToMs(s.end_time_unix_nano));
   }
+  const startTimeMs = spans.length ? startMs : assembledAtMs;
+  const endTimeMs = spans.length ? endMs : assembledAtMs;
+  yield;
+  const figures = stepsOf({ spans, toolCalls, startMs: startTimeMs, endMs: endTimeMs, prices: options.prices ?? BUILTIN_PRICES });
   // The ingest key's project; a trace id is random, so spans of one trace come from one project.
   const project = firstDefined(ordered, (s) => s.project);
 
@@ -121,12 +136,13 @@ export function* assembleTraceInSteps(parts: TraceParts, assembledAtMs: number):
     errors,
     truncated: (parts.dropped !== undefined && parts.dropped.spans + parts.dropped.logs > 0) || spans.some((s) => s.genai.truncated === true || s.dropped_attributes_count > 0),
     span_count: spans.length,
-    start_time_ms: spans.length ? startMs : assembledAtMs,
-    end_time_ms: spans.length ? endMs : assembledAtMs,
+    start_time_ms: startTimeMs,
+    end_time_ms: endTimeMs,
     assembled_at_ms: assembledAtMs,
     attributes: unitAttributes(root ?? spans[0]),
     ...(spans.some((s) => s.genai.session_end === true) ? { session_end: true } : {}),
     ...(spans.some((s) => s.genai.simulation_record === true) ? { simulation_record: true } : {}),
     ...(project !== null ? { project } : {}),
+    ...figures,
   };
 }

@@ -4,6 +4,7 @@ import type { Metrics } from '../../../shared/kit/metrics/index.ts';
 import { SpanEnvelopeSchema, parseRecord, type Unit } from '../../../shared/contracts/schemas/index.ts';
 import { createWindowStage, done, type WindowStage } from '../../../shared/kit/stage/index.ts';
 import { assembleTraceInSteps, type TraceParts } from './assemble-trace.ts';
+import { createPriceTable, type PriceTable } from '../../../shared/engines/pricing/index.ts';
 import { defaultTickMs } from './closing-policy.ts';
 import { createHeldRecords } from './held-records.ts';
 import type { OpenCapsOptions } from './open-caps.ts';
@@ -27,6 +28,8 @@ export interface AssemblerConfig {
   caps?: OpenCapsOptions;
   /** Open and retained traces' records are spilled to disk here (see spill-store.ts). Unset: held in memory (tests). */
   spill?: SpillStoreOptions;
+  /** Prices model calls (TRACECHECK_PRICES_FILE over the built-in table). Unset: the built-in table. */
+  prices?: PriceTable;
 }
 
 export interface AssemblerDeps {
@@ -53,6 +56,7 @@ export function parseSpanEnvelope(value: string) {
  */
 export function createAssembler(config: AssemblerConfig, deps: AssemblerDeps): WindowStage {
   const log = deps.log.child({ component: 'assembler' });
+  const options = config.prices ? { prices: createPriceTable(config.prices) } : {};
   const spill = config.spill ? createSpillStore(config.spill) : null;
   const window = createTraceWindow({
     ...(spill ? { records: createHeldRecords(spill) } : {}),
@@ -79,13 +83,14 @@ export function createAssembler(config: AssemblerConfig, deps: AssemblerDeps): W
       log: deps.log,
       window,
       parse: parseSpanEnvelope,
-      build: (trace, nowMs) => (assemble ? done(assemble(trace, nowMs)) : assembleTraceInSteps(trace, nowMs)),
+      build: (trace, nowMs) => (assemble ? done(assemble(trace, nowMs)) : assembleTraceInSteps(trace, nowMs, options)),
       toMessage: (unit) => ({ key: unit.unit_id, value: JSON.stringify(unit) }),
       // The records as they were parsed (the original text is not kept in memory), with where each
       // was read, under the trace id they were sent with (the window's key also names the project).
       records: (trace) => [...trace.spans, ...trace.logs].map((r) => ({ value: JSON.stringify(r), at: window.positionOf(r), key: trace.traceId })),
       published: (unit, reason) => {
         deps.metrics?.unitsAssembled.inc();
+        deps.metrics?.agents.observeUnit(unit);
         if (reason.startsWith('cap-')) deps.metrics?.tracesClosedByCap.inc({ cap: reason.slice(4) });
         log.debug({ traceId: unit.trace_ids[0], reason, spans: unit.span_count }, 'unit published');
       },

@@ -76,6 +76,20 @@ export function modelCalls(spans: readonly SpanRecord[], logs: readonly LogRecor
  * turns need no names.
  */
 export function agentsOf(calls: readonly ModelCall[], spans: readonly SpanRecord[]): Map<ModelCall, string> {
+  const agentOf = createAgentResolver(spans);
+  const out = new Map<ModelCall, string>();
+  for (const c of calls) {
+    const agent = agentOf(c.span);
+    if (agent) out.set(c, agent);
+  }
+  return new Set(out.values()).size > 1 ? out : new Map<ModelCall, string>();
+}
+
+/**
+ * The agent a span belongs to: the nearest agent invocation around it (its own name wins over a
+ * library's default name on inner spans), else the nearest span that names an agent.
+ */
+export function createAgentResolver(spans: readonly SpanRecord[]): (span: SpanRecord) => string | undefined {
   const byId = new Map(spans.map((s) => [s.span_id, s]));
   // Per span, the agent names on its way up to the nearest agent invocation; remembered, so that
   // a deep chain of calls is walked once (and a cycle of parent links ends where it closes).
@@ -101,11 +115,8 @@ export function agentsOf(calls: readonly ModelCall[], spans: readonly SpanRecord
     }
     return above;
   };
-  const out = new Map<ModelCall, string>();
-  for (const c of calls) {
-    const { named, invoked } = resolve(c.span);
-    const agent = invoked ?? named;
-    if (agent) out.set(c, agent);
-  }
-  return new Set(out.values()).size > 1 ? out : new Map<ModelCall, string>();
+  return (span) => {
+    const { named, invoked } = resolve(span);
+    return invoked ?? named;
+  };
 }

@@ -1,3 +1,4 @@
+import { UNIT_METRIC_COLUMNS } from './unit-metric-columns.ts';
 import { quoteIdentifier, quoteInteger } from './sql-quote.ts';
 
 /** What the connected server can do, decided once from `SELECT version()`. */
@@ -169,6 +170,8 @@ export const ADDED_COLUMNS: readonly { table: 'scores' | 'units'; column: string
   // What a table from before revisions holds is revision 1.
   { table: 'scores', column: 'unit_revision', type: 'UInt32 DEFAULT 1' },
   { table: 'units', column: 'revision', type: 'UInt32 DEFAULT 1' },
+  // Step figures (issue 26); null for units stored before them.
+  ...UNIT_METRIC_COLUMNS.map((column) => ({ table: 'units' as const, column, type: column === 'errored' ? 'Nullable(UInt8)' : 'Nullable(Float64)' })),
 ];
 
 export function addColumnSql(opts: SchemaOptions, added: (typeof ADDED_COLUMNS)[number]): string {

@@ -5,6 +5,8 @@ import type { AggregateQuery, DocQuery, ScoreQuery, Store, StoredDoc, UnitQuery 
 import { normalizeAggregateQuery, normalizeUnitQuery, revisionConditions, type Condition } from './conditions.ts';
 import { UNIT_SUMMARY_COLUMNS, docLimit, docToRow, finiteNumber, rowToAggregate, rowToDoc, rowToUnitSummary, rowToValueCount, text } from './monitoring-rows.ts';
 import { createClickHouseConnection } from './clickhouse-connection.ts';
+import { unitMetricsSql } from './clickhouse-metrics.ts';
+import { limitGroups, normalizeMetricQuery, rowToMetric, type UnitMetricQuery } from './unit-metrics.ts';
 import { scoreFilters, where } from './clickhouse-filters.ts';
 import { createClickHouseMigration } from './clickhouse-migration.ts';
 import { REVISION_SELECT, createClickHouseWrites } from './clickhouse-writes.ts';
@@ -176,6 +178,14 @@ FROM ${db}.scores FINAL${scoreFilters(nq.conditions)} GROUP BY check_name, t${sp
         sql`SELECT \`check\` AS check_name, assumeNotNull(value) AS v, count() AS c FROM ${db}.scores FINAL${scoreFilters(nq.conditions)} AND isNotNull(value) GROUP BY check_name, v ORDER BY check_name, v`,
       );
       return rows.map((r) => rowToValueCount(r.check_name, r.v, r.c));
+    },
+
+    async unitMetrics(query: UnitMetricQuery) {
+      const nq = normalizeMetricQuery(query);
+      if (nq.empty) return [];
+      await migrate();
+      const rows = await select('unitMetrics', unitMetricsSql(db, nq));
+      return limitGroups(rows.map((r) => rowToMetric(r, nq)), nq);
     },
 
     async listUnits(query: UnitQuery) {

@@ -1,4 +1,5 @@
 import type { RetentionCut } from './retention.ts';
+import type { UnitMetricQuery, UnitMetricRow } from './unit-metrics.ts';
 import type { Score, Unit } from '../../contracts/schemas/index.ts';
 import type { Component } from '../../runtime/lifecycle/index.ts';
 
@@ -60,6 +61,11 @@ export interface Store extends Component, QueryStore {
    * (the scorer's start-up sweep); on ClickHouse such a scan is too costly to run at every start.
    */
   unscoredUnitIds?(afterId: string, limit: number): Promise<string[]>;
+  /**
+   * A metric of units (duration, cost, tokens, calls, error rate, volume) per bucket and group over a
+   * window, with its percentiles, computed in the store: what the metrics API and alert rules ask.
+   */
+  unitMetrics(query: UnitMetricQuery): Promise<UnitMetricRow[]>;
   /** Bytes the store's engine holds in this process's memory (DuckDB's buffer pool); absent for a server. */
   memoryBytes?(): Promise<number>;
   /** Removes what `cut` names (retention, see retention.ts); returns once the removal is started (ClickHouse) or done (DuckDB). */

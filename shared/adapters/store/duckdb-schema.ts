@@ -3,6 +3,7 @@ import type { Logger } from '../../runtime/logging/index.ts';
 import { DEFAULT_PROJECT } from './conditions.ts';
 import { inTransaction } from './duckdb-sql.ts';
 import { SCORE_FIELDS, UNIT_COLUMNS } from './rows.ts';
+import { UNIT_METRIC_COLUMNS } from './unit-metric-columns.ts';
 
 // Values are bound ($1, …) or appended, never spliced; the only text in SQL is constant names.
 export const q = (name: string): string => `"${name}"`;
@@ -59,6 +60,8 @@ export const UNIT_COLUMN_TYPES: readonly Column[] = [
   c('assembled_at_ms', 'BIGINT'),
   c('unit_json', 'VARCHAR'),
   c('project', 'VARCHAR'),
+  // Step figures (issue 26); null for units stored before them.
+  ...UNIT_METRIC_COLUMNS.map((name) => c(name, name === 'errored' ? 'INTEGER' : 'DOUBLE', true)),
 ];
 
 if (SCORE_COLUMNS.map((x) => x.name).join() !== SCORE_FIELDS.join() || UNIT_COLUMN_TYPES.map((x) => x.name).join() !== UNIT_COLUMNS.join()) {
@@ -116,6 +119,8 @@ const ADD_PROJECT_COLUMNS = [
   // Files written before revisions: what they hold is revision 1.
   `ALTER TABLE scores ADD COLUMN IF NOT EXISTS unit_revision INTEGER DEFAULT 1`,
   `ALTER TABLE units ADD COLUMN IF NOT EXISTS revision INTEGER DEFAULT 1`,
+  // Files written before step figures (issue 26): their units have none.
+  ...UNIT_METRIC_COLUMNS.map((name) => `ALTER TABLE units ADD COLUMN IF NOT EXISTS ${name} ${name === 'errored' ? 'INTEGER' : 'DOUBLE'}`),
 ];
 
 // Run once, when the history tables are created in a file that already holds units and scores:

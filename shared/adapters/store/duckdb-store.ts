@@ -1,3 +1,5 @@
+import { unitMetricsSql } from './duckdb-metrics.ts';
+import { limitGroups, normalizeMetricQuery, rowToMetric, type UnitMetricQuery } from './unit-metrics.ts';
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
@@ -236,6 +238,15 @@ FROM scores${w.sql} GROUP BY 1, 2${split ? ', 3, 4' : ''} ORDER BY 1, 2${split ?
       await ensureMigrated();
       const rows = await serialized('valueCounts', async (c) => (await c.runAndReadAll(sqlText, w.values)).getRowObjectsJS());
       return rows.map((r) => rowToValueCount(r.check, r.value, r.count));
+    },
+
+    async unitMetrics(query: UnitMetricQuery) {
+      const nq = normalizeMetricQuery(query);
+      if (nq.empty) return [];
+      const { sql: sqlText, values } = unitMetricsSql(nq);
+      await ensureMigrated();
+      const rows = await serialized('unitMetrics', async (c) => (await c.runAndReadAll(sqlText, values)).getRowObjectsJS());
+      return limitGroups(rows.map((r) => rowToMetric(r, nq)), nq);
     },
 
     async listUnits(query: UnitQuery) {

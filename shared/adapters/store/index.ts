@@ -39,3 +39,5 @@ export {
 } from './sql-quote.ts';
 export type { SqlValue, SqlFragment } from './sql-quote.ts';
 export type { RetentionCut } from './retention.ts';
+export { interpolatedQuantile, METRIC_GROUPS, UNIT_METRICS } from './unit-metrics.ts';
+export type { MetricGroup, UnitMetric, UnitMetricQuery, UnitMetricRow } from './unit-metrics.ts';

@@ -4,6 +4,7 @@ import { ScoreSchema, UnitSchema, type Score, type Unit } from '../../contracts/
 import type { ScoreQuery } from './contract.ts';
 import { DEFAULT_PROJECT, listLimit, scoreCursorCondition, scoreFilterConditions, timeBounds, timeConditions, type Condition } from './conditions.ts';
 import { toWellFormed } from './sql-quote.ts';
+import { UNIT_METRIC_COLUMNS, unitMetricValues } from './unit-metric-columns.ts';
 
 // Row shapes shared by the ClickHouse and DuckDB stores: both keep the same columns, so the
 // conversions (and their validation) live here once.
@@ -27,6 +28,8 @@ export const UNIT_COLUMNS = [
   'assembled_at_ms',
   'unit_json',
   'project',
+  // Step figures (issue 26): null for units stored before them (see unitMetricValues).
+  ...UNIT_METRIC_COLUMNS,
 ] as const;
 
 export type ScoreRow = Record<keyof Score, string | number | boolean | null>;
@@ -123,6 +126,7 @@ export function unitToRow(input: Unit): UnitRow {
     // JSON escapes lone surrogates as \udXXX (ASCII), so the unit comes back exactly as written.
     unit_json: JSON.stringify(input.project === undefined ? { ...input, project } : input),
     project,
+    ...unitMetricValues(u),
   };
 }
 

@@ -14,3 +14,5 @@ export { ScoreSchema, ScoreMethodSchema, ScoreStatusSchema } from './score.v1.ts
 export type { Score, ScoreMethod, ScoreStatus } from './score.v1.ts';
 export { canonicalJson, canonicalJsonText } from './canonical-json.ts';
 export { parseRecord } from './parse-record.ts';
+export { UnitStepSchema, ModelTotalsSchema } from './unit-steps.ts';
+export type { ModelStep, ModelTotals, ToolStep, UnitStep } from './unit-steps.ts';

@@ -1,5 +1,6 @@
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { TopicHoldings } from '../../adapters/bus/index.ts';
+import { createAgentMetrics, type AgentMetrics } from './agent-metrics.ts';
 
 // One registry per process, handed down like the logger: every service records into the metrics
 // it is given, and whichever HTTP server the process runs serves them at GET /metrics. Labels have
@@ -24,6 +25,8 @@ export interface Metrics {
   busRecordsUnread: Gauge<'topic'>;
   busLogBytes: Gauge<'topic'>;
   storeMemoryBytes: Gauge;
+  /** Per-agent runs, duration, calls, cost and tool errors, with capped label values (agent-metrics.ts). */
+  agents: AgentMetrics;
   /** Where the in-process bus's gauges are read from at each scrape (embedded mode; Kafka has none). */
   observeBus(holdings: () => readonly TopicHoldings[]): void;
   /** Where the store's memory gauge is read from at each scrape (DuckDB in embedded mode). */
@@ -80,6 +83,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
         }
       },
     }),
+    agents: createAgentMetrics(registers),
     observeBus(holdings) {
       busHoldings = holdings;
     },

@@ -101,6 +101,7 @@ export const ConfigSchema = z
     TRACECHECK_SESSION_IDLE_MS: positiveInt.default(15 * 60_000),
     TRACECHECK_SESSION_CHECKS: z.string().default(''),
     TRACECHECK_MONITORS_FILE: z.preprocess(emptyAsUndefined, z.string().optional()),
+    TRACECHECK_PRICES_FILE: z.preprocess(emptyAsUndefined, z.string().optional()),
     TRACECHECK_CONFIG_POLL_MS: z.coerce.number().int().min(100).default(2_000),
     TRACECHECK_SIMULATION_WAIT_MS: z.coerce.number().int().nonnegative().default(60_000),
     TRACECHECK_OTLP_HTTP_PORT: port.default(4318),
@@ -210,6 +211,8 @@ export interface Config {
   sessionChecks: string[];
   /** A YAML file of monitors, applied to every project next to the stored ones. */
   monitorsFile: string | null;
+  /** JSON prices of model calls laid over the built-in table (shared/engines/pricing); null: the built-in table. */
+  pricesFile: string | null;
   /** How often scorers look for changed monitors and user checks in the store. */
   configPollMs: number;
   /** How long a unit with a simulation id waits for the simulation's own dialog. */
@@ -314,6 +317,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     checks: c.TRACECHECK_CHECKS.split(',').map((s) => s.trim()).filter(Boolean),
     sessionChecks: c.TRACECHECK_SESSION_CHECKS.split(',').map((s) => s.trim()).filter(Boolean),
     monitorsFile: c.TRACECHECK_MONITORS_FILE ?? null,
+    pricesFile: c.TRACECHECK_PRICES_FILE ?? null,
     configPollMs: c.TRACECHECK_CONFIG_POLL_MS,
     simulationWaitMs: c.TRACECHECK_SIMULATION_WAIT_MS,
     checkDefinitionsFile: c.TRACECHECK_CHECK_DEFINITIONS ?? null,

@@ -1,6 +1,7 @@
 import type { Hono } from 'hono';
 import type { ApiAccess } from '../key-auth.ts';
 import type { ApiEnv } from '../route.ts';
+import { agentPage, agentsPage } from './agents-page.ts';
 import { alertsPage } from './alerts-page.ts';
 import { SCRIPT, STYLESHEET } from './assets.ts';
 import { checkPage } from './check-page.ts';
@@ -13,7 +14,7 @@ import { unitPage } from './unit-page.ts';
 
 export type { CheckCatalog, PageDeps } from './page-deps.ts';
 
-const PAGE_PATHS = ['/', '/checks', '/checks/:name', '/units/:id', '/compare', '/alerts'] as const;
+const PAGE_PATHS = ['/', '/checks', '/checks/:name', '/units/:id', '/compare', '/alerts', '/agents', '/agents/:name'] as const;
 
 /** The dashboard: server-rendered pages over the same query functions as the JSON API. */
 export function dashboardRoutes(app: Hono<ApiEnv>, deps: PageDeps, access: ApiAccess | undefined): void {
@@ -39,4 +40,6 @@ export function dashboardRoutes(app: Hono<ApiEnv>, deps: PageDeps, access: ApiAc
   app.get('/units/:id', (c) => unitPage(c, deps));
   app.get('/compare', (c) => comparePage(c, deps));
   app.get('/alerts', (c) => alertsPage(c, deps));
+  app.get('/agents', (c) => agentsPage(c, deps));
+  app.get('/agents/:name', (c) => agentPage(c, deps));
 }

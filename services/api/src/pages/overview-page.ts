@@ -11,6 +11,7 @@ import { PageFilterParams, PageWindowParams, filterForm, filtersOf, parsePageQue
 import { checkHref, count, num, pct, pointsDelta, utc, withQuery } from './format.ts';
 import { h, type Html } from './html.ts';
 import { layout, problemPage, sendPage, type PageDeps } from './page-deps.ts';
+import { operationsCard } from './operations-card.ts';
 
 // The overview: every check's current rate with its band, a sparkline, the change against the
 // previous window, the same split by agent and version, and what is firing now.
@@ -85,7 +86,8 @@ export async function overviewPage(c: Context<ApiEnv>, deps: PageDeps): Promise<
   if (!summary.ok) return problemPage(c, 400, 'Invalid window', summary.error);
   if (!spark.ok) return problemPage(c, 400, 'Invalid window', spark.error);
   const sw = spark.value;
-  const [bucketed, split, rules, states] = await Promise.all([
+  const [ops, bucketed, split, rules, states] = await Promise.all([
+    operationsCard(deps.store, project, nowMs, filters),
     deps.store.aggregateScores({ ...filters, project, fromMs: sw.from, toMs: sw.to, bucketMs: sw.bucketMs }),
     deps.store.aggregateScores({ ...filters, project, fromMs: from, toMs: to, splitByAgent: true }),
     deps.alerts.listRules(project),
@@ -113,6 +115,7 @@ ${changeCell(s, s.previous)}
 <p class="sub">${utc(from)} – ${utc(to)}, compared with the ${q.window} before. Rates count decided (<code>ok</code>) scores by the unit's end time; bands are 95% Wilson intervals (normal for means).</p>
 ${filterForm('/', q)}
 ${firingCard(rules, states)}
+${ops}
 ${checks.length === 0
     ? h`<div class="card">No scores in this window. Send traces to the collector, or widen the window.</div>`
     : h`<div class="table-wrap"><table data-overview><thead><tr><th>check</th><th class="num">now</th><th>95% interval</th><th>last ${q.window} (per ${SPARK_BUCKET[q.window]})</th><th class="num">change</th><th class="num">n</th><th class="num">failing</th><th class="num">errors / not run</th></tr></thead><tbody>${rows}</tbody></table></div>`}

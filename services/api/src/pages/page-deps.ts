@@ -27,6 +27,7 @@ export interface PageDeps {
 
 const NAV = [
   ['overview', '/', 'Overview'],
+  ['agents', '/agents', 'Agents'],
   ['checks', '/checks', 'Checks'],
   ['compare', '/compare', 'Compare'],
   ['alerts', '/alerts', 'Alerts'],

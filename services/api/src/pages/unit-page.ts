@@ -4,6 +4,7 @@ import type { ApiEnv } from '../route.ts';
 import { checkHref, num, unitHref, utc } from './format.ts';
 import { h, type Html } from './html.ts';
 import { layout, problemPage, sendPage, type PageDeps } from './page-deps.ts';
+import { agentGraph, timeline } from './unit-timeline.ts';
 
 // A unit as a conversation (system, user, assistant turns, tool calls with their arguments, tool
 // results with errors marked, the final answer) beside every score of it. Every string here came
@@ -76,6 +77,10 @@ export async function unitPage(c: Context<ApiEnv>, deps: PageDeps): Promise<Resp
     ['started', utc(unit.start_time_ms)],
     ['duration', `${((unit.end_time_ms - unit.start_time_ms) / 1000).toFixed(2)} s`],
     ['spans', String(unit.span_count)],
+    ['model calls', unit.llm_calls === undefined ? null : String(unit.llm_calls)],
+    ['tool calls', unit.tool_call_count === undefined ? null : `${unit.tool_call_count}${unit.tool_errors ? ` (${unit.tool_errors} failed)` : ''}`],
+    ['cost', unit.cost_usd === undefined ? null : `$${unit.cost_usd.toFixed(6)}${unit.unpriced_llm_calls ? ` (+${unit.unpriced_llm_calls} unpriced)` : ''}`],
+    ['prices', unit.price_table ?? null],
     ['revision', String(shown.revision)],
   ];
   const failed = scores.filter((s) => s.status === 'ok' && s.passed === false).length;
@@ -85,6 +90,7 @@ export async function unitPage(c: Context<ApiEnv>, deps: PageDeps): Promise<Resp
 <div class="grid2"><div>
 ${unit.kind === 'session' ? h`<div class="card"><strong>Traces of this session, in order</strong><ol data-session-traces>${unit.trace_ids.map((t) => h`<li><a href="${unitHref(t)}"><code>${t}</code></a></li>`)}</ol></div>` : null}
 ${unit.errors.length > 0 ? h`<div class="card firing-list"><strong>Errors in the trace</strong><ul>${unit.errors.map((e) => h`<li>${e.type ? h`<code>${e.type}</code> ` : null}${e.message}</li>`)}</ul></div>` : null}
+${unit.steps && unit.steps.length > 0 ? h`<h2>Timeline</h2><div class="card">${timeline(unit)}</div><h2>Agents</h2><div class="card">${agentGraph(unit)}</div>` : null}
 <h2>Conversation</h2>
 <div data-transcript>${transcript(unit)}</div>
 </div><aside class="sticky">

@@ -1,0 +1,22 @@
+import type { DuckDBValue } from '@duckdb/node-api';
+import { whereClause } from './duckdb-sql.ts';
+import { metricExpression, type NormalizedMetricQuery } from './unit-metrics.ts';
+
+// Unit metrics on DuckDB: percentiles with `quantile_cont` (linear interpolation between closest
+// ranks; ClickHouse computes the same from its sorted values, see clickhouse-metrics.ts).
+
+/** The query of `unitMetrics` and its bound values. Column names and expressions are constants. */
+export function unitMetricsSql(nq: NormalizedMetricQuery): { sql: string; values: DuckDBValue[] } {
+  const w = whereClause(nq.conditions);
+  // bucketMs is a validated safe integer (normalizeMetricQuery), so it is written as a literal.
+  const bucket = nq.bucketMs === undefined ? '0' : `(end_time_ms // ${nq.bucketMs}) * ${nq.bucketMs}`;
+  const group = nq.groupColumn === undefined ? 'CAST(NULL AS VARCHAR)' : `"${nq.groupColumn}"`;
+  const inner = `SELECT ${bucket} AS t, ${group} AS g, CAST(${metricExpression(nq.metric)} AS DOUBLE) AS v FROM units${w.sql}`;
+  const order = nq.bucketMs === undefined ? 'units DESC, g' : 't, g';
+  const limit = nq.bucketMs === undefined ? nq.limit : 100_000;
+  const q = (level: number): string => `quantile_cont(v, ${level})`;
+  return {
+    sql: `SELECT t, g, count(*) AS units, count(v) AS n, sum(v) AS total, avg(v) AS mean, min(v) AS lowest, max(v) AS highest, ${q(0.5)} AS p50, ${q(0.95)} AS p95, ${q(0.99)} AS p99 FROM (${inner}) GROUP BY t, g ORDER BY ${order} LIMIT ${limit}`,
+    values: w.values,
+  };
+}

@@ -1,0 +1,27 @@
+import type { Unit } from '../../contracts/schemas/index.ts';
+
+/** The units table's columns of step figures, in table order (both stores). */
+export const UNIT_METRIC_COLUMNS = ['duration_ms', 'cost_usd', 'llm_calls', 'tool_calls', 'tool_errors', 'input_tokens', 'output_tokens', 'errored'] as const;
+
+/** Errors the assembler adds about the trace itself (a missing root, duplicate ids), not failures of the run. */
+const ASSEMBLER_ERROR_PREFIX = 'tracecheck.';
+
+/**
+ * A unit's step figures as column values. Units assembled before the figures existed have no
+ * `llm_calls`: their row gets nulls (which every aggregate skips), not zeros that would pull
+ * percentiles down. `errored`: some span of the run ended in error.
+ */
+export function unitMetricValues(u: Unit): Record<(typeof UNIT_METRIC_COLUMNS)[number], number | null> {
+  const known = u.llm_calls !== undefined;
+  const errored = u.errors.some((e) => e.span_id !== undefined && !(e.type ?? '').startsWith(ASSEMBLER_ERROR_PREFIX));
+  return {
+    duration_ms: known ? (u.duration_ms ?? null) : null,
+    cost_usd: known ? (u.cost_usd ?? null) : null,
+    llm_calls: known ? u.llm_calls! : null,
+    tool_calls: known ? (u.tool_call_count ?? null) : null,
+    tool_errors: known ? (u.tool_errors ?? null) : null,
+    input_tokens: known ? (u.usage.input_tokens ?? 0) : null,
+    output_tokens: known ? (u.usage.output_tokens ?? 0) : null,
+    errored: known ? (errored ? 1 : 0) : null,
+  };
+}

@@ -22,11 +22,12 @@ export function emailMessage(target: EmailTarget, payload: AlertPayload, unitLin
   const state = payload.state === 'firing' ? 'Firing' : 'Resolved';
   const lines = [oneLine(payload.summary, 2_000), '', `Rule: ${oneLine(payload.rule, 200)}`, `Kind: ${payload.kind}`, `Check: ${oneLine(payload.check ?? 'all judge checks', 200)}`];
   lines.push(`Value: ${payload.value === null ? 'no data' : String(Number(payload.value.toPrecision(4)))}`);
+  if (payload.level !== undefined) lines.push(`Level: ${payload.level}`);
   if (payload.threshold !== undefined) lines.push(`Threshold: ${payload.threshold}`);
   if (payload.p_value !== undefined) lines.push(`p-value: ${payload.p_value < 0.001 ? '< 0.001' : payload.p_value.toFixed(3)}`);
   lines.push(`Window: ${payload.window}`, `Fired at: ${payload.fired_at}`);
   if (payload.units.length > 0) lines.push('', 'Failing units:', ...payload.units.map((u) => `  ${unitLink ? unitLink(u) : u}`));
-  return { to: recipients(target), subject: oneLine(`[tracecheck] ${state}: ${payload.rule}`, 200), text: `${lines.join('\n')}\n` };
+  return { to: recipients(target), subject: oneLine(`[tracecheck] ${state}${payload.level ? ` (${payload.level})` : ''}: ${payload.rule}`, 200), text: `${lines.join('\n')}\n` };
 }
 
 /**

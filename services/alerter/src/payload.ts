@@ -8,6 +8,8 @@ export interface PayloadContext {
   firedAtMs: number;
   /** Failing unit ids (at most 20 are kept). */
   units: readonly string[];
+  /** metric_threshold, firing: the level the rule is at (its state's, which `for_evaluations` may hold back). */
+  level?: 'warning' | 'critical';
 }
 
 /** The webhook body: exactly the fields the issue lists, nothing more. */
@@ -17,7 +19,7 @@ export function buildPayload(rule: AlertRule, o: Observation, ctx: PayloadContex
     state: ctx.state,
     kind: rule.kind,
     check: ruleCheck(rule) ?? null,
-    summary: summarize(rule, o, ctx.state),
+    summary: summarize(rule, o, ctx.state, ctx.level),
     value: o.value,
     window: rule.window,
     units: [...new Set(ctx.units)].slice(0, 20),
@@ -33,5 +35,12 @@ export function buildPayload(rule: AlertRule, o: Observation, ctx: PayloadContex
     payload.candidate = alertSide(sideFilters(rule, rule.candidate), o.candidate);
     payload.p_value = o.pValue;
   }
+  if (rule.kind === 'metric_threshold') {
+    const level = ctx.state === 'firing' ? (ctx.level ?? 'critical') : undefined;
+    const limit = level !== undefined ? (rule[level] ?? rule.critical ?? rule.warning) : (rule.warning ?? rule.critical);
+    if (limit !== undefined) payload.threshold = limit;
+    if (level !== undefined) payload.level = level;
+  }
+  if (rule.kind === 'metric_regression' && o.kind === 'metric_regression') payload.p_value = o.pValue;
   return payload;
 }

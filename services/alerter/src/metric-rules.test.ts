@@ -60,6 +60,9 @@ describe('metric_threshold rules', () => {
     expect(r.transitions).toEqual([null, 'fire', 'fire', 'resolve']);
     expect(r.levels).toEqual([null, 'warning', 'critical', null]);
     expect(r.state.last_value).toBe(160);
+    // An empty window is a volume of 0 (critical), not "no data".
+    expect(run(volume, [{ kind: 'metrics', rows: [] }]).levels).toEqual(['critical']);
+    expect(run(p95Rule, [{ kind: 'metrics', rows: [] }]).transitions).toEqual([null]);
   });
 
   it('payload, PagerDuty event and email carry the level', () => {

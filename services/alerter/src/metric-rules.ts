@@ -52,10 +52,13 @@ export function metricRegressionQueries(rule: MetricRegressionRule, nowMs: numbe
   };
 }
 
+/** Sums are 0 over an empty window (no cost, no units), where a percentile or mean has no value. */
+const additive = (rule: MetricThresholdRule): boolean => rule.stat === 'sum' || rule.stat === 'rate';
+
 /** The rule's stat from the store's row; `rate` is the sum per hour of the window. */
 export function metricStat(rule: MetricThresholdRule, row: UnitMetricRow | undefined): number | null {
-  if (!row || row.n === 0) return null;
-  if (rule.stat === 'rate') return row.sum === null ? null : row.sum / (parseDuration(rule.window) / 3_600_000);
+  if (!row || row.n === 0) return additive(rule) ? 0 : null;
+  if (rule.stat === 'rate') return (row.sum ?? 0) / (parseDuration(rule.window) / 3_600_000);
   return row[rule.stat];
 }
 
@@ -71,7 +74,9 @@ export function observeMetricThreshold(rule: MetricThresholdRule, rows: readonly
   const row = rows[0];
   const n = row?.n ?? 0;
   const value = metricStat(rule, row);
-  const level = value === null || n < rule.min_samples ? null : levelOf(rule, value);
+  // `min_samples` guards percentiles and means against a handful of values; a sum is exact at any n
+  // (a volume rule with direction `below` must be able to fire on an empty window).
+  const level = value === null || (!additive(rule) && n < rule.min_samples) ? null : levelOf(rule, value);
   return { kind: 'metric_threshold', value, n, level, verdict: level === null ? 'unknown' : level === 'ok' ? 'good' : 'bad' };
 }
 

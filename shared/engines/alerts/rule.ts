@@ -107,7 +107,7 @@ export const MetricThresholdRuleInputSchema = z
     warning: z.number().optional().meta({ description: 'The warning level: fires `warning` beyond it.' }),
     critical: z.number().optional().meta({ description: 'The critical level: fires `critical` beyond it.' }),
     direction: z.enum(['above', 'below']).default('above').meta({ description: 'Whether beyond means above (default) or below the levels.' }),
-    min_samples: z.int().min(1).default(1),
+    min_samples: z.int().min(1).default(1).meta({ description: 'Values needed for a percentile or mean to count; sum and rate are exact at any n (an empty window sums to 0).' }),
     for_evaluations: z.int().min(1).max(1_000).default(1),
   })
   .strict();

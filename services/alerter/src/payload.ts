@@ -2,6 +2,7 @@ import { ruleCheck, type AlertPayload, type AlertRule } from '../../../shared/en
 import type { Observation } from './evaluate-rule.ts';
 import { sideFilters } from './rule-queries.ts';
 import { alertSide, summarize } from './summary.ts';
+import { summarizeMetricRegression, summarizeMetricThreshold } from './metric-summary.ts';
 
 export interface PayloadContext {
   state: 'firing' | 'resolved';
@@ -12,6 +13,12 @@ export interface PayloadContext {
   level?: 'warning' | 'critical';
 }
 
+function sentence(rule: AlertRule, o: Observation, ctx: PayloadContext): string {
+  if (rule.kind === 'metric_threshold' && o.kind === 'metric_threshold') return summarizeMetricThreshold(rule, o, ctx.state, ctx.level);
+  if (rule.kind === 'metric_regression' && o.kind === 'metric_regression') return summarizeMetricRegression(rule, o, ctx.state);
+  return summarize(rule, o, ctx.state);
+}
+
 /** The webhook body: exactly the fields the issue lists, nothing more. */
 export function buildPayload(rule: AlertRule, o: Observation, ctx: PayloadContext): AlertPayload {
   const payload: AlertPayload = {
@@ -19,7 +26,7 @@ export function buildPayload(rule: AlertRule, o: Observation, ctx: PayloadContex
     state: ctx.state,
     kind: rule.kind,
     check: ruleCheck(rule) ?? null,
-    summary: summarize(rule, o, ctx.state, ctx.level),
+    summary: sentence(rule, o, ctx),
     value: o.value,
     window: rule.window,
     units: [...new Set(ctx.units)].slice(0, 20),

@@ -2,7 +2,6 @@ import { wilsonInterval } from '../../../shared/engines/stats/index.ts';
 import type { AlertFilters, AlertRule, AlertSide } from '../../../shared/engines/alerts/index.ts';
 import type { Counts, Observation } from './evaluate-rule.ts';
 import { sideFilters } from './rule-queries.ts';
-import { summarizeMetricRegression, summarizeMetricThreshold } from './metric-summary.ts';
 
 // One plain sentence per notification. Rates are percentages with one decimal and their Wilson 95%
 // interval in brackets; p-values below 0.001 are written "p < 0.001".
@@ -68,11 +67,9 @@ function failureRate(c: Counts): string {
   return rateWithInterval(c.n - c.passed, c.n);
 }
 
-/** The sentence of a notification: what is wrong (firing) or that it is no longer (resolved). */
-export function summarize(rule: AlertRule, o: Observation, state: 'firing' | 'resolved', level?: 'warning' | 'critical'): string {
+/** The sentence of a notification: what is wrong (firing) or that it is no longer (resolved). Metric rules: metric-summary.ts. */
+export function summarize(rule: AlertRule, o: Observation, state: 'firing' | 'resolved'): string {
   const firing = state === 'firing';
-  if (o.kind === 'metric_threshold' && rule.kind === 'metric_threshold') return summarizeMetricThreshold(rule, o, state, level);
-  if (o.kind === 'metric_regression' && rule.kind === 'metric_regression') return summarizeMetricRegression(rule, o, state);
   if (o.kind === 'regression' && rule.kind === 'regression') {
     const sides = describeSides(rule);
     const verb = firing ? 'fails' : 'no longer fails';

@@ -6,6 +6,7 @@ import { buildPayload } from './payload.ts';
 import { ruleQueries } from './rule-queries.ts';
 import { emailMessage } from './email-message.ts';
 import { pagerDutyEvent } from './pagerduty-event.ts';
+import { slackMessage } from './slack-message.ts';
 
 const meta = { id: 'm1', project: 'shop', created_at_ms: 0, updated_at_ms: 0 };
 const p95Rule = AlertRuleSchema.parse({ ...meta, name: 'slow', kind: 'metric_threshold', filters: { agent: 'booking' }, metric: 'duration_ms', stat: 'p95', window: '15m', warning: 5_000, critical: 8_000 }) as MetricThresholdRule;
@@ -74,7 +75,10 @@ describe('metric_threshold rules', () => {
     expect(pagerDutyEvent({ type: 'pagerduty', routing_key: 'k', url: 'http://x' }, payload, 'key').payload?.severity).toBe('critical');
     const warning = buildPayload(p95Rule, ev.observation, { state: 'firing', firedAtMs: 60_000, units: [], level: 'warning' });
     expect(pagerDutyEvent({ type: 'pagerduty', routing_key: 'k', url: 'http://x' }, warning, 'key').payload?.severity).toBe('warning');
-    expect(emailMessage({ type: 'email', to: 'a@b.example' }, warning).subject).toBe('[tracecheck] Firing (warning): slow');
+    const mail = emailMessage({ type: 'email', to: 'a@b.example' }, warning);
+    expect(mail.subject).toBe('[tracecheck] Firing (warning): slow');
+    expect(mail.text).toContain('Kind: metric_threshold\nValue: 9100\nLevel: warning\nThreshold: 5000\n');
+    expect((slackMessage(warning).blocks[0] as { text: { text: string } }).text.text).toMatch(/^:rotating_light: \*Firing \(warning\): slow\*\n/);
     const resolved = buildPayload(p95Rule, evaluateRule(p95Rule, state, p95(100), 120_000).observation, { state: 'resolved', firedAtMs: 60_000, units: [] });
     expect(resolved.level).toBeUndefined();
     expect(resolved.summary).toBe('p95 duration_ms of agent=booking over the last 15m is 100 ms, back within the warning level of 5.0 s (n = 10)');

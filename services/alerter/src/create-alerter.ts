@@ -14,7 +14,7 @@ import { forEachLimited } from '../../../shared/runtime/flow/index.ts';
 import type { Component } from '../../../shared/runtime/lifecycle/index.ts';
 import type { Logger } from '../../../shared/runtime/logging/index.ts';
 import type { Score } from '../../../shared/contracts/schemas/index.ts';
-import type { QueryStore, ScoreQuery } from '../../../shared/adapters/store/contract.ts';
+import type { QueryStore, ScoreQuery, Store } from '../../../shared/adapters/store/contract.ts';
 import { evaluateRule, type RuleAggregates, type RuleEvaluation, type Transition } from './evaluate-rule.ts';
 import type { SendMail } from './email-message.ts';
 import { createNotificationQueue, type DeliveryPolicy } from './notify.ts';
@@ -24,8 +24,8 @@ import { failingUnitsQuery, ruleQueries } from './rule-queries.ts';
 import { agreementReviews } from './agreement-rule.ts';
 import { createReviewRepository } from '../../../shared/engines/review/index.ts';
 
-/** What the alerter needs of a store: the monitoring side and score listing. `Store & QueryStore` fits. */
-export type AlerterStore = QueryStore & { queryScores(query: ScoreQuery): Promise<Score[]> };
+/** What the alerter needs of a store: the monitoring side, score listing and unit metrics. `Store` fits. */
+export type AlerterStore = QueryStore & { queryScores(query: ScoreQuery): Promise<Score[]> } & Pick<Store, 'unitMetrics'>;
 
 export interface AlerterOptions {
   store: AlerterStore;
@@ -111,6 +111,11 @@ export function createAlerter(options: AlerterOptions): Alerter {
     const q = ruleQueries(rule, nowMs);
     if (q.kind === 'units') return { kind: 'units', seen: (await store.listUnits(q.query)).length };
     if (q.kind === 'single') return { kind: 'single', rows: await store.aggregateScores(q.query) };
+    if (q.kind === 'metrics') return { kind: 'metrics', rows: await store.unitMetrics(q.query) };
+    if (q.kind === 'metric_pair') {
+      const [baseline, candidate] = await Promise.all([store.unitMetrics(q.baseline), store.unitMetrics(q.candidate)]);
+      return { kind: 'metric_pair', baseline, candidate };
+    }
     if (q.kind === 'reviews') {
       if (rule.kind !== 'agreement') throw new TypeError(`a ${rule.kind} rule reads no reviews`);
       return { kind: 'reviews', reviews: agreementReviews(rule, await reviews.listReviews({ project: rule.project, check: rule.check }), q.fromMs) };
@@ -136,7 +141,7 @@ export function createAlerter(options: AlerterOptions): Alerter {
   async function notify(rule: AlertRule, ev: RuleEvaluation, transition: Transition, nowMs: number): Promise<void> {
     const state = transition === 'resolve' ? 'resolved' : 'firing';
     const units = transition === 'resolve' ? [] : ev.observation.kind === 'agreement' ? ev.observation.units : await failingUnits(rule, nowMs);
-    const payload = buildPayload(rule, ev.observation, { state, firedAtMs: ev.state.fired_at_ms ?? nowMs, units });
+    const payload = buildPayload(rule, ev.observation, { state, firedAtMs: ev.state.fired_at_ms ?? nowMs, units, ...(state === 'firing' && ev.state.level ? { level: ev.state.level } : {}) });
     // History is ordered by write time: give every event its own millisecond.
     const writtenAtMs = Math.max(nowMs, lastEventMs + 1);
     lastEventMs = writtenAtMs;

@@ -20,13 +20,16 @@ function oneLine(text: string, max: number): string {
 /** One plain-text message per notification: what fired, its figures, and the failing units. */
 export function emailMessage(target: EmailTarget, payload: AlertPayload, unitLink?: (unitId: string) => string): MailMessage {
   const state = payload.state === 'firing' ? 'Firing' : 'Resolved';
-  const lines = [oneLine(payload.summary, 2_000), '', `Rule: ${oneLine(payload.rule, 200)}`, `Kind: ${payload.kind}`, `Check: ${oneLine(payload.check ?? 'all judge checks', 200)}`];
+  const lines = [oneLine(payload.summary, 2_000), '', `Rule: ${oneLine(payload.rule, 200)}`, `Kind: ${payload.kind}`];
+  // No-data and metric rules watch units, not a check.
+  if (payload.check !== null || payload.kind === 'judge_health') lines.push(`Check: ${oneLine(payload.check ?? 'all judge checks', 200)}`);
   lines.push(`Value: ${payload.value === null ? 'no data' : String(Number(payload.value.toPrecision(4)))}`);
+  if (payload.level !== undefined) lines.push(`Level: ${payload.level}`);
   if (payload.threshold !== undefined) lines.push(`Threshold: ${payload.threshold}`);
   if (payload.p_value !== undefined) lines.push(`p-value: ${payload.p_value < 0.001 ? '< 0.001' : payload.p_value.toFixed(3)}`);
   lines.push(`Window: ${payload.window}`, `Fired at: ${payload.fired_at}`);
   if (payload.units.length > 0) lines.push('', 'Failing units:', ...payload.units.map((u) => `  ${unitLink ? unitLink(u) : u}`));
-  return { to: recipients(target), subject: oneLine(`[tracecheck] ${state}: ${payload.rule}`, 200), text: `${lines.join('\n')}\n` };
+  return { to: recipients(target), subject: oneLine(`[tracecheck] ${state}${payload.level ? ` (${payload.level})` : ''}: ${payload.rule}`, 200), text: `${lines.join('\n')}\n` };
 }
 
 /**

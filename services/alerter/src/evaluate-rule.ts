@@ -3,6 +3,9 @@ import type { ScoreAggregate } from '../../../shared/adapters/store/contract.ts'
 import { regressionVerdict } from './regression-test.ts';
 import { observeAgreement, type AgreementObservation } from './agreement-rule.ts';
 import type { Review } from '../../../shared/engines/review/index.ts';
+import type { UnitMetricRow } from '../../../shared/adapters/store/unit-metrics.ts';
+import { observeMetricRegression, observeMetricThreshold, type MetricObservation } from './metric-rules.ts';
+import { nextLevelState } from './metric-levels.ts';
 
 /** What one evaluation says: the rule's condition holds (bad), does not (good), or too few scores to tell. */
 export type Verdict = 'bad' | 'good' | 'unknown';
@@ -33,7 +36,8 @@ export type Observation =
     }
   /** `value`: 1 when at least one unit ended within the window, else 0. */
   | { kind: 'no_data'; value: number; verdict: Verdict }
-  | AgreementObservation;
+  | AgreementObservation
+  | MetricObservation;
 
 /** Aggregates as the store answered the rule's queries (see `ruleQueries`). */
 export type RuleAggregates =
@@ -41,7 +45,10 @@ export type RuleAggregates =
   | { kind: 'pair'; baseline: ScoreAggregate[]; candidate: ScoreAggregate[] }
   /** Units that ended within the window, counted up to one. */
   | { kind: 'units'; seen: number }
-  | { kind: 'reviews'; reviews: Review[] };
+  | { kind: 'reviews'; reviews: Review[] }
+  /** The store's unit metrics over the window (metric rules): one side, or both of a metric regression. */
+  | { kind: 'metrics'; rows: UnitMetricRow[] }
+  | { kind: 'metric_pair'; baseline: UnitMetricRow[]; candidate: UnitMetricRow[] };
 
 export type Transition = 'fire' | 'remind' | 'resolve';
 
@@ -105,6 +112,14 @@ function observeNoData(_rule: NoDataRule, seen: number): Observation {
 
 /** Measures a rule's condition from the store's aggregates. Pure. */
 export function observe(rule: AlertRule, aggregates: RuleAggregates): Observation {
+  if (rule.kind === 'metric_threshold') {
+    if (aggregates.kind !== 'metrics') throw new TypeError('a metric_threshold rule needs unit metrics');
+    return observeMetricThreshold(rule, aggregates.rows);
+  }
+  if (rule.kind === 'metric_regression') {
+    if (aggregates.kind !== 'metric_pair') throw new TypeError('a metric_regression rule needs baseline and candidate unit metrics');
+    return observeMetricRegression(rule, aggregates.baseline, aggregates.candidate);
+  }
   if (rule.kind === 'no_data') {
     if (aggregates.kind !== 'units') throw new TypeError('a no_data rule needs a unit count');
     return observeNoData(rule, aggregates.seen);
@@ -130,8 +145,9 @@ export function observe(rule: AlertRule, aggregates: RuleAggregates): Observatio
  */
 export function nextState(rule: AlertRule, prev: AlertState, verdict: Verdict, value: number | null, nowMs: number): { state: AlertState; transition: Transition | null } {
   const s: AlertState = { ...prev, last_value: value, last_evaluated_at_ms: nowMs, last_error: null };
-  const fireAfter = rule.kind === 'regression' ? 1 : rule.for_evaluations;
-  const resolveAfter = rule.kind === 'regression' ? REGRESSION_RECOVERY_EVALUATIONS : rule.for_evaluations;
+  const sequential = rule.kind === 'regression' || rule.kind === 'metric_regression';
+  const fireAfter = sequential ? 1 : rule.for_evaluations;
+  const resolveAfter = sequential ? REGRESSION_RECOVERY_EVALUATIONS : rule.for_evaluations;
 
   if (prev.state !== 'firing') {
     if (verdict !== 'bad') return { state: { ...s, state: 'ok', consecutive_bad: 0, consecutive_good: 0 }, transition: null };
@@ -158,5 +174,7 @@ export function nextState(rule: AlertRule, prev: AlertState, verdict: Verdict, v
 /** One evaluation of one rule: observe, then step the state machine. Pure. */
 export function evaluateRule(rule: AlertRule, prev: AlertState, aggregates: RuleAggregates, nowMs: number): RuleEvaluation {
   const observation = observe(rule, aggregates);
+  // Levels (warning, critical) have their own state machine; every other kind shares the one above.
+  if (rule.kind === 'metric_threshold' && observation.kind === 'metric_threshold') return { observation, ...nextLevelState(rule, prev, observation.level, observation.value, nowMs) };
   return { observation, ...nextState(rule, prev, observation.verdict, observation.value, nowMs) };
 }

@@ -31,10 +31,11 @@ const MAX_DEDUP_KEY = 255;
 export function pagerDutyEvent(target: PagerDutyTarget, payload: AlertPayload, dedupKey: string, unitLink?: (unitId: string) => string): PagerDutyEvent {
   const dedup_key = dedupKey.slice(0, MAX_DEDUP_KEY);
   if (payload.state === 'resolved') return { routing_key: target.routing_key, event_action: 'resolve', dedup_key, client: 'tracecheck' };
-  const level = (payload as { level?: unknown }).level;
+  const level = payload.level;
   const summary = payload.summary.length > MAX_SUMMARY ? `${payload.summary.slice(0, MAX_SUMMARY - 1)}…` : payload.summary;
   const details: Record<string, unknown> = { rule: payload.rule, kind: payload.kind, value: payload.value, window: payload.window, fired_at: payload.fired_at, units: payload.units };
   if (payload.threshold !== undefined) details.threshold = payload.threshold;
+  if (payload.level !== undefined) details.level = payload.level;
   if (payload.p_value !== undefined) details.p_value = payload.p_value;
   if (payload.baseline) details.baseline = payload.baseline;
   if (payload.candidate) details.candidate = payload.candidate;

@@ -2,12 +2,21 @@ import { ruleCheck, type AlertPayload, type AlertRule } from '../../../shared/en
 import type { Observation } from './evaluate-rule.ts';
 import { sideFilters } from './rule-queries.ts';
 import { alertSide, summarize } from './summary.ts';
+import { summarizeMetricRegression, summarizeMetricThreshold } from './metric-summary.ts';
 
 export interface PayloadContext {
   state: 'firing' | 'resolved';
   firedAtMs: number;
   /** Failing unit ids (at most 20 are kept). */
   units: readonly string[];
+  /** metric_threshold, firing: the level the rule is at (its state's, which `for_evaluations` may hold back). */
+  level?: 'warning' | 'critical';
+}
+
+function sentence(rule: AlertRule, o: Observation, ctx: PayloadContext): string {
+  if (rule.kind === 'metric_threshold' && o.kind === 'metric_threshold') return summarizeMetricThreshold(rule, o, ctx.state, ctx.level);
+  if (rule.kind === 'metric_regression' && o.kind === 'metric_regression') return summarizeMetricRegression(rule, o, ctx.state);
+  return summarize(rule, o, ctx.state);
 }
 
 /** The webhook body: exactly the fields the issue lists, nothing more. */
@@ -17,7 +26,7 @@ export function buildPayload(rule: AlertRule, o: Observation, ctx: PayloadContex
     state: ctx.state,
     kind: rule.kind,
     check: ruleCheck(rule) ?? null,
-    summary: summarize(rule, o, ctx.state),
+    summary: sentence(rule, o, ctx),
     value: o.value,
     window: rule.window,
     units: [...new Set(ctx.units)].slice(0, 20),
@@ -34,5 +43,12 @@ export function buildPayload(rule: AlertRule, o: Observation, ctx: PayloadContex
     payload.candidate = alertSide(sideFilters(rule, rule.candidate), o.candidate);
     payload.p_value = o.pValue;
   }
+  if (rule.kind === 'metric_threshold') {
+    const level = ctx.state === 'firing' ? (ctx.level ?? 'critical') : undefined;
+    const limit = level !== undefined ? (rule[level] ?? rule.critical ?? rule.warning) : (rule.warning ?? rule.critical);
+    if (limit !== undefined) payload.threshold = limit;
+    if (level !== undefined) payload.level = level;
+  }
+  if (rule.kind === 'metric_regression' && o.kind === 'metric_regression') payload.p_value = o.pValue;
   return payload;
 }

@@ -1,12 +1,16 @@
 import { parseDuration, type AlertFilters, type AlertRule } from '../../../shared/engines/alerts/index.ts';
 import type { AggregateQuery, ScoreFilters, ScoreQuery, UnitQuery } from '../../../shared/adapters/store/index.ts';
+import type { UnitMetricQuery } from '../../../shared/adapters/store/unit-metrics.ts';
+import { metricRegressionQueries, metricThresholdQuery } from './metric-rules.ts';
 
 /** The store queries one evaluation of a rule needs: one aggregate, or two for a regression. */
 export type RuleQueries =
   | { kind: 'single'; query: AggregateQuery }
   | { kind: 'pair'; baseline: AggregateQuery; candidate: AggregateQuery }
   | { kind: 'units'; query: UnitQuery }
-  | { kind: 'reviews'; fromMs: number };
+  | { kind: 'reviews'; fromMs: number }
+  | { kind: 'metrics'; query: UnitMetricQuery }
+  | { kind: 'metric_pair'; baseline: UnitMetricQuery; candidate: UnitMetricQuery };
 
 /** A score query with filters (`ScoreQuery` carries the `ScoreFilters` fields). */
 export type FilteredScoreQuery = ScoreQuery;
@@ -51,6 +55,10 @@ export function ruleQueries(rule: AlertRule, nowMs: number): RuleQueries {
     case 'no_data':
       // One unit is enough to say the agent is not silent.
       return { kind: 'units', query: { ...toScoreFilters(rule.filters), project: rule.project, ...range, limit: 1 } };
+    case 'metric_threshold':
+      return { kind: 'metrics', query: metricThresholdQuery(rule, nowMs) };
+    case 'metric_regression':
+      return { kind: 'metric_pair', ...metricRegressionQueries(rule, nowMs) };
   }
 }
 
@@ -72,7 +80,9 @@ export function failingUnitsQuery(rule: AlertRule, nowMs: number): FilteredScore
     case 'judge_health':
       return { ...toScoreFilters(rule.filters), project: rule.project, judgeOnly: true, status: 'error', ...(rule.check !== undefined ? { check: rule.check } : {}), ...range };
     case 'no_data':
-      // Silence has no failing units to name.
+    case 'metric_threshold':
+    case 'metric_regression':
+      // Silence has no failing units to name, and a metric is a figure of all units, not of failing ones.
       return null;
   }
 }

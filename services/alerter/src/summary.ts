@@ -25,17 +25,22 @@ export function formatPValue(p: number): string {
   return p < 0.001 ? 'p < 0.001' : `p = ${p.toFixed(3)}`;
 }
 
-function formatNumber(x: number): string {
+export function formatNumber(x: number): string {
   return Math.abs(x) >= 1_000 ? x.toFixed(0) : String(Number(x.toPrecision(3)));
 }
 
-function formatMs(ms: number): string {
+export function formatMs(ms: number): string {
   return ms >= 1_000 ? `${(ms / 1_000).toFixed(1)} s` : `${Math.round(ms)} ms`;
 }
 
 const FILTER_KEYS = ['agent', 'agent_version', 'environment', 'service', 'unit_kind'] as const;
 
 /** `agent=booking-agent, environment=prod`; empty for no filters. */
+export function describeFilterList(f: (AlertFilters & { model?: string }) | undefined): string {
+  const model = f?.model !== undefined ? `model=${f.model}` : '';
+  return [describeFilters(f), model].filter(Boolean).join(', ');
+}
+
 function describeFilters(f: AlertFilters | undefined): string {
   return FILTER_KEYS.filter((k) => f?.[k] !== undefined)
     .map((k) => `${k}=${f![k]}`)
@@ -46,7 +51,7 @@ function describeFilters(f: AlertFilters | undefined): string {
  * How the two sides of a regression read in a sentence: "version v2 of booking-agent" and "v1"
  * when they differ only in the agent version; otherwise the differing filters, `environment=canary`.
  */
-export function describeSides(rule: Extract<AlertRule, { kind: 'regression' }>): { candidate: string; baseline: string } {
+export function describeSides(rule: Extract<AlertRule, { kind: 'regression' | 'metric_regression' }>): { candidate: string; baseline: string } {
   const b = sideFilters(rule, rule.baseline);
   const c = sideFilters(rule, rule.candidate);
   const differing = FILTER_KEYS.filter((k) => b[k] !== c[k]);
@@ -63,7 +68,7 @@ function failureRate(c: Counts): string {
   return rateWithInterval(c.n - c.passed, c.n);
 }
 
-/** The sentence of a notification: what is wrong (firing) or that it is no longer (resolved). */
+/** The sentence of a notification: what is wrong (firing) or that it is no longer (resolved). Metric rules: metric-summary.ts. */
 export function summarize(rule: AlertRule, o: Observation, state: 'firing' | 'resolved'): string {
   const firing = state === 'firing';
   if (o.kind === 'regression' && rule.kind === 'regression') {

@@ -68,6 +68,20 @@ describe('alert rule routes', () => {
     });
   });
 
+  it('creates metric rules with their defaults and refuses levels out of order', async () => {
+    const { send } = await setup();
+    const p95 = { name: 'p95', kind: 'metric_threshold', metric: 'duration_ms', stat: 'p95', window: '15m', filters: { agent: 'booking', model: 'gpt-4o' }, warning: 5000, critical: 8000 };
+    const created = await send('POST', '/alert-rules', p95);
+    expect(created.status).toBe(201);
+    expect(await created.json()).toMatchObject({ ...p95, direction: 'above', min_samples: 1, for_evaluations: 1, notify: [], enabled: true });
+    const regression = { name: 'v2 slower', kind: 'metric_regression', metric: 'cost_usd', baseline: { agent_version: 'v1' }, candidate: { agent_version: 'v2' } };
+    expect(await (await send('POST', '/alert-rules', regression)).json()).toMatchObject({ ...regression, alpha: 0.05, min_samples: 30, window: '7d' });
+    const bad = await send('POST', '/alert-rules', { ...p95, critical: 4000 });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { issues: string[] }).issues).toEqual(['body.critical: must be above warning']);
+    expect(((await (await send('POST', '/alert-rules', { ...regression, metric: 'volume' })).json()) as { issues: string[] }).issues).toHaveLength(1);
+  });
+
   it('takes a body only as application/json: 415 for what a page of another origin can send without a preflight', async () => {
     const { app, store } = await setup();
     const post = (contentType: string | undefined) =>

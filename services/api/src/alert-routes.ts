@@ -64,7 +64,7 @@ export function alertRoutes(app: Hono<ApiEnv>, routes: RouteSpec[], deps: { stor
       path: '/api/v1/alert-rules',
       tag,
       role: 'admin',
-      summary: 'Creates an alert rule (threshold, regression or judge_health).',
+      summary: 'Creates an alert rule (threshold, regression, judge_health, no_data, metric_threshold or metric_regression).',
       body: AlertRuleInputSchema,
       responses: { 201: { description: 'the stored rule', schema: AlertRuleSchema } },
     },

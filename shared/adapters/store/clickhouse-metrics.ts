@@ -38,7 +38,7 @@ export function unitMetricsSql(db: SqlFragment, nq: NormalizedMetricQuery): SqlF
   const order = nq.bucketMs === undefined ? sql`units DESC, g` : sql`t, g`;
   const limit = nq.bucketMs === undefined ? nq.limit : 100_000;
   const inner = sql`SELECT ${bucket} AS t, ${group} AS g, ${value} AS v FROM ${db}.units FINAL${where(nq.conditions)}`;
-  const grouped = sql`SELECT t, g, count() AS units, count(v) AS n, sum(v) AS total, avg(v) AS mean, min(v) AS lowest, max(v) AS highest, arraySort(groupArray(v)) AS sorted FROM (${inner}) GROUP BY t, g`;
-  const cols = joinSql([sql`t`, sql`g`, sql`units`, sql`n`, sql`total`, sql`mean`, sql`lowest`, sql`highest`, sql`${quantile('0.5')} AS p50`, sql`${quantile('0.95')} AS p95`, sql`${quantile('0.99')} AS p99`], ', ');
+  const grouped = sql`SELECT t, g, count() AS units, count(v) AS n, sum(v) AS total, sum(v * v) AS total_sq, avg(v) AS mean, min(v) AS lowest, max(v) AS highest, arraySort(groupArray(v)) AS sorted FROM (${inner}) GROUP BY t, g`;
+  const cols = joinSql([sql`t`, sql`g`, sql`units`, sql`n`, sql`total`, sql`total_sq`, sql`mean`, sql`lowest`, sql`highest`, sql`${quantile('0.5')} AS p50`, sql`${quantile('0.95')} AS p95`, sql`${quantile('0.99')} AS p99`], ', ');
   return sql`SELECT ${cols} FROM (${grouped}) ORDER BY ${order} LIMIT ${limit}`;
 }

@@ -16,7 +16,7 @@ export function unitMetricsSql(nq: NormalizedMetricQuery): { sql: string; values
   const limit = nq.bucketMs === undefined ? nq.limit : 100_000;
   const q = (level: number): string => `quantile_cont(v, ${level})`;
   return {
-    sql: `SELECT t, g, count(*) AS units, count(v) AS n, sum(v) AS total, avg(v) AS mean, min(v) AS lowest, max(v) AS highest, ${q(0.5)} AS p50, ${q(0.95)} AS p95, ${q(0.99)} AS p99 FROM (${inner}) GROUP BY t, g ORDER BY ${order} LIMIT ${limit}`,
+    sql: `SELECT t, g, count(*) AS units, count(v) AS n, sum(v) AS total, sum(v * v) AS total_sq, avg(v) AS mean, min(v) AS lowest, max(v) AS highest, ${q(0.5)} AS p50, ${q(0.95)} AS p95, ${q(0.99)} AS p99 FROM (${inner}) GROUP BY t, g ORDER BY ${order} LIMIT ${limit}`,
     values: w.values,
   };
 }

@@ -43,6 +43,8 @@ export interface UnitMetricRow {
   units: number;
   n: number;
   sum: number | null;
+  /** Σ v² over the `n` values (the variance of the mean for alert rules' tests: s² = (sum_sq − sum²/n)/(n − 1)). */
+  sum_sq: number | null;
   mean: number | null;
   min: number | null;
   max: number | null;
@@ -125,6 +127,7 @@ export function rowToMetric(r: Record<string, unknown>, nq: NormalizedMetricQuer
     units: num(r.units),
     n,
     sum: figure(r.total, n),
+    sum_sq: figure(r.total_sq, n),
     mean: figure(r.mean, n),
     min: figure(r.lowest, n),
     max: figure(r.highest, n),

@@ -18,7 +18,7 @@ export const AlertPayloadSchema = z.object({
   /** The rule's name. */
   rule: z.string(),
   state: z.enum(['firing', 'resolved']),
-  kind: z.enum(['threshold', 'regression', 'judge_health', 'no_data', 'agreement']),
+  kind: z.enum(['threshold', 'regression', 'judge_health', 'no_data', 'agreement', 'metric_threshold', 'metric_regression']),
   /** null for a judge-health rule over every judge check. */
   check: z.string().nullable(),
   /** One plain sentence. */
@@ -28,10 +28,13 @@ export const AlertPayloadSchema = z.object({
   /**
    * threshold: the pass rate or mean; regression: the candidate's failure rate; judge_health: the
    * error rate, or the mean lag in ms when only a lag limit is set or the lag is what broke;
-   * no_data: 0 when no unit arrived in the window, 1 when at least one did.
+   * no_data: 0 when no unit arrived in the window, 1 when at least one did; metric_threshold: the
+   * rule's stat of its metric; metric_regression: the candidate's mean.
    */
   value: z.number().nullable(),
   threshold: z.number().optional(),
+  /** metric_threshold, firing: the level reached (PagerDuty's severity, the email's subject). */
+  level: z.enum(['warning', 'critical']).optional(),
   p_value: z.number().optional(),
   window: z.string(),
   /** Ids of failing units (at most 20); empty on recovery. */
@@ -83,6 +86,9 @@ export const AlertStateSchema = z.object({
   last_evaluated_at_ms: z.number().nullable(),
   /** Why the last evaluation failed (e.g. a store timeout), else null. */
   last_error: z.string().nullable(),
+  /** metric_threshold: the level it fires at (null while ok), and the level a streak is heading to. */
+  level: z.enum(['warning', 'critical']).nullable().optional(),
+  pending_level: z.enum(['ok', 'warning', 'critical']).nullable().optional(),
 });
 export type AlertState = z.infer<typeof AlertStateSchema>;
 

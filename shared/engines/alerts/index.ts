@@ -6,13 +6,16 @@ export {
   JudgeHealthRuleInputSchema,
   NoDataRuleInputSchema,
   AgreementRuleInputSchema,
+  MetricThresholdRuleInputSchema,
+  MetricRegressionRuleInputSchema,
+  MetricFiltersSchema,
   AlertFiltersSchema,
   NotifyTargetSchema,
   DurationSchema,
   describeIssues,
   ruleCheck,
 } from './rule.ts';
-export type { AlertRuleInput, AlertRule, ThresholdRule, RegressionRule, JudgeHealthRule, NoDataRule, AgreementRule, AlertRuleKind, AlertFilters, NotifyTarget } from './rule.ts';
+export type { AlertRuleInput, AlertRule, ThresholdRule, RegressionRule, JudgeHealthRule, NoDataRule, AgreementRule, MetricThresholdRule, MetricRegressionRule, MetricFilters, AlertRuleKind, AlertFilters, NotifyTarget } from './rule.ts';
 export { parseDuration, formatDuration, durationProblem, DurationError, DURATION_PATTERN, MAX_DURATION_MS } from './duration.ts';
 export { AlertPayloadSchema, AlertSideSchema, AlertEventSchema, AlertStateSchema, DeliverySchema, initialAlertState } from './event.ts';
 export type { AlertPayload, AlertSide, AlertEvent, AlertState, Delivery } from './event.ts';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DURATION_PATTERN, durationProblem } from './duration.ts';
 import { NotifyTargetSchema } from './targets.ts';
+import { UNIT_METRICS } from '../../adapters/store/unit-metrics.ts';
 
 export { NotifyTargetSchema, type NotifyTarget } from './targets.ts';
 
@@ -101,6 +102,55 @@ export const AgreementRuleInputSchema = z
   })
   .strict();
 
+/** Which units a metric rule (or one side of a metric regression) looks at: the alert filters and the unit's model. */
+export const MetricFiltersSchema = AlertFiltersSchema.extend({
+  model: z.string().max(200).optional().meta({ description: "Matches the unit's model (of its last call); empty: units without one." }),
+}).strict();
+export type MetricFilters = z.infer<typeof MetricFiltersSchema>;
+
+const unitMetric = z.enum(UNIT_METRICS).meta({ description: 'A per-unit metric, as the metrics API names it.' });
+
+export const MetricThresholdRuleInputSchema = z
+  .object({
+    ...common,
+    kind: z.literal('metric_threshold'),
+    filters: MetricFiltersSchema.optional(),
+    metric: unitMetric,
+    stat: z.enum(['p50', 'p95', 'p99', 'mean', 'sum', 'rate']).meta({ description: 'rate: the sum per hour over the window (units per hour for volume, USD per hour for cost_usd).' }),
+    window: DurationSchema,
+    warning: z.number().optional().meta({ description: 'The warning level: fires `warning` beyond it.' }),
+    critical: z.number().optional().meta({ description: 'The critical level: fires `critical` beyond it.' }),
+    direction: z.enum(['above', 'below']).default('above').meta({ description: 'Whether beyond means above (default) or below the levels.' }),
+    min_samples: z.int().min(1).default(1).meta({ description: 'Values needed for a percentile or mean to count; sum and rate are exact at any n (an empty window sums to 0).' }),
+    for_evaluations: z.int().min(1).max(1_000).default(1),
+  })
+  .strict();
+
+export const MetricRegressionRuleInputSchema = z
+  .object({
+    ...common,
+    kind: z.literal('metric_regression'),
+    filters: MetricFiltersSchema.optional(),
+    metric: z.enum(UNIT_METRICS).exclude(['volume']).meta({ description: "A per-unit metric; the candidate's mean is compared with the baseline's." }),
+    baseline: MetricFiltersSchema,
+    candidate: MetricFiltersSchema,
+    alpha: z.number().gt(0).max(0.5).default(0.05),
+    min_samples: z.int().min(1).default(30),
+    window: DurationSchema.default('7d'),
+  })
+  .strict();
+
+function metricCrossFieldRules(rule: { kind: string; warning?: number; critical?: number; direction?: string; baseline?: MetricFilters; candidate?: MetricFilters }, ctx: z.RefinementCtx): void {
+  if (rule.kind === 'metric_threshold') {
+    if (rule.warning === undefined && rule.critical === undefined) ctx.addIssue({ code: 'custom', path: ['warning'], message: 'give warning, critical or both' });
+    if (rule.warning !== undefined && rule.critical !== undefined) {
+      const below = rule.direction === 'below';
+      if (below ? rule.critical >= rule.warning : rule.critical <= rule.warning) ctx.addIssue({ code: 'custom', path: ['critical'], message: `must be ${below ? 'below' : 'above'} warning` });
+    }
+  }
+  if (rule.kind === 'metric_regression' && rule.baseline && rule.candidate) crossFieldRules({ ...rule, kind: 'regression' }, ctx);
+}
+
 function crossFieldRules(rule: { kind: string; metric?: string; threshold?: number; max_error_rate?: number; max_lag_ms?: number; baseline?: AlertFilters; candidate?: AlertFilters }, ctx: z.RefinementCtx): void {
   if (rule.kind === 'threshold' && (rule.metric ?? 'pass_rate') === 'pass_rate' && rule.threshold !== undefined && (rule.threshold < 0 || rule.threshold > 1)) {
     ctx.addIssue({ code: 'custom', path: ['threshold'], message: 'a pass_rate threshold is a fraction between 0 and 1' });
@@ -123,8 +173,9 @@ function sortKeys(o: Record<string, unknown>): Record<string, unknown> {
 
 /** What a client sends to create or replace a rule (`POST` / `PUT /api/v1/alert-rules`). */
 export const AlertRuleInputSchema = z
-  .discriminatedUnion('kind', [ThresholdRuleInputSchema, RegressionRuleInputSchema, JudgeHealthRuleInputSchema, NoDataRuleInputSchema, AgreementRuleInputSchema])
-  .superRefine(crossFieldRules);
+  .discriminatedUnion('kind', [ThresholdRuleInputSchema, RegressionRuleInputSchema, JudgeHealthRuleInputSchema, NoDataRuleInputSchema, AgreementRuleInputSchema, MetricThresholdRuleInputSchema, MetricRegressionRuleInputSchema])
+  .superRefine(crossFieldRules)
+  .superRefine(metricCrossFieldRules);
 export type AlertRuleInput = z.input<typeof AlertRuleInputSchema>;
 
 const stored = {
@@ -142,14 +193,19 @@ export const AlertRuleSchema = z
     JudgeHealthRuleInputSchema.extend(stored),
     NoDataRuleInputSchema.extend(stored),
     AgreementRuleInputSchema.extend(stored),
+    MetricThresholdRuleInputSchema.extend(stored),
+    MetricRegressionRuleInputSchema.extend(stored),
   ])
-  .superRefine(crossFieldRules);
+  .superRefine(crossFieldRules)
+  .superRefine(metricCrossFieldRules);
 export type AlertRule = z.output<typeof AlertRuleSchema>;
 export type ThresholdRule = Extract<AlertRule, { kind: 'threshold' }>;
 export type RegressionRule = Extract<AlertRule, { kind: 'regression' }>;
 export type JudgeHealthRule = Extract<AlertRule, { kind: 'judge_health' }>;
 export type NoDataRule = Extract<AlertRule, { kind: 'no_data' }>;
 export type AgreementRule = Extract<AlertRule, { kind: 'agreement' }>;
+export type MetricThresholdRule = Extract<AlertRule, { kind: 'metric_threshold' }>;
+export type MetricRegressionRule = Extract<AlertRule, { kind: 'metric_regression' }>;
 export type AlertRuleKind = AlertRule['kind'];
 
 /** The check a rule watches: none for a no-data rule, nor for a judge-health rule over every judge check. */

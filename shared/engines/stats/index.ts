@@ -17,6 +17,8 @@ export { alwaysValidProportionTest, DEFAULT_PROPORTION_TAU, sequentialRegression
 export type { AlwaysValidResult, Direction, ProportionCounts, SequentialDecision, SequentialOptions } from './sequential.ts';
 export { alwaysValidMeanTest, DEFAULT_MEAN_TAU_SD, sequentialMeanRegression } from './sequential-mean.ts';
 export type { MeanArms } from './sequential-mean.ts';
+export { sequentialIncrease } from './sequential-increase.ts';
+export type { IncreaseArms } from './sequential-increase.ts';
 export type { MeanSummary } from './mean-summary.ts';
 export { differenceInterval } from './difference-interval.ts';
 export type { DifferenceInterval } from './difference-interval.ts';

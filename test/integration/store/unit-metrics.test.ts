@@ -60,6 +60,7 @@ function reference(all: readonly Unit[], pick: Pick, key: (u: Unit) => string): 
       units: us.length,
       n,
       sum: n ? sum : null,
+      sum_sq: n ? values.reduce((a, b) => a + b * b, 0) : null,
       mean: n ? sum / n : null,
       min: n ? values[0] : null,
       max: n ? values[n - 1] : null,
@@ -93,7 +94,7 @@ describe.each(stores)('unit metrics in SQL: %s', (_label, create) => {
     await store.shutdown();
   });
 
-  const figures = (r: UnitMetricRow): Omit<UnitMetricRow, 't' | 'group'> => ({ units: r.units, n: r.n, sum: r.sum, mean: r.mean, min: r.min, max: r.max, p50: r.p50, p95: r.p95, p99: r.p99 });
+  const figures = (r: UnitMetricRow): Omit<UnitMetricRow, 't' | 'group'> => ({ units: r.units, n: r.n, sum: r.sum, sum_sq: r.sum_sq, mean: r.mean, min: r.min, max: r.max, p50: r.p50, p95: r.p95, p99: r.p99 });
 
   it('duration_ms per 5-minute bucket equals the reference, percentiles included', async () => {
     const rows = await store.unitMetrics({ project, metric: 'duration_ms', bucketMs: 5 * MIN, fromMs: T0, toMs: T0 + 15 * MIN });

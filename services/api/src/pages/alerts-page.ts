@@ -50,7 +50,7 @@ function ruleRow(rule: AlertRule, state: AlertState | undefined): Html {
   return h`<tr id="rule-${rule.id}" data-rule-row="${rule.name}">
 <td><strong>${rule.name}</strong><div class="muted">${rule.kind}${ruleCheck(rule) ? h` · <a href="${checkHref(ruleCheck(rule)!)}">${ruleCheck(rule)}</a>` : null}</div></td>
 <td data-state>${stateBadge(rule, state)}${state?.last_error ? h`<div class="muted">${state.last_error}</div>` : null}</td>
-<td class="num">${value === null ? '–' : value <= 1 && rule.kind !== 'judge_health' ? pct(value) : num(value)}</td>
+<td class="num">${value === null ? '–' : value <= 1 && rule.kind !== 'judge_health' && rule.kind !== 'metric_threshold' && rule.kind !== 'metric_regression' ? pct(value) : num(value)}</td>
 <td class="muted">${state?.last_evaluated_at_ms ? utc(state.last_evaluated_at_ms) : '–'}</td>
 <td>${rule.notify.length === 0 ? h`<span class="muted">history only</span>` : rule.notify.map((n) => h`<div>${n.type}: <code>${targetAddress(n)}</code></div>`)}</td>
 <td data-result-scope><button type="button" class="secondary" data-put-rule="${JSON.stringify({ ...input, enabled: !rule.enabled })}" data-url="${url}">${rule.enabled ? 'Disable' : 'Enable'}</button>
@@ -84,7 +84,7 @@ export async function alertsPage(c: Context<ApiEnv>, deps: PageDeps): Promise<Re
 <p class="sub">Rules are evaluated by the alerter; a rule notifies once per state change (and at its reminder interval while firing).</p>
 <h2>Rules</h2>
 ${rules.length === 0 ? h`<div class="card">No alert rules yet. Create one below, or from the <a href="/compare">Compare</a> page.</div>` : h`<div class="table-wrap"><table data-rules><thead><tr><th>rule</th><th>state</th><th class="num">last value</th><th>last evaluated</th><th>notifies</th><th></th></tr></thead><tbody>${rules.map((r) => ruleRow(r, states.get(r.id)))}</tbody></table></div>`}
-<details class="card"><summary>New rule</summary><p class="muted">Kinds: <code>threshold</code>, <code>regression</code> (baseline and candidate filters), <code>judge_health</code>. The API's schema is at <a href="/openapi.json">/openapi.json</a>.</p>${ruleForm('POST', '/api/v1/alert-rules', NEW_RULE, 'Create')}</details>
+<details class="card"><summary>New rule</summary><p class="muted">Kinds: <code>threshold</code>, <code>regression</code> (baseline and candidate filters), <code>judge_health</code>, <code>no_data</code>, <code>metric_threshold</code>, <code>metric_regression</code>. The API's schema is at <a href="/openapi.json">/openapi.json</a>.</p>${ruleForm('POST', '/api/v1/alert-rules', NEW_RULE, 'Create')}</details>
 <h2>History${filtered ? ` of ${filtered.name}` : ''}</h2>
 ${events.length === 0 ? h`<p class="muted">No notifications${q.before ? ' before this point' : ' yet'}.</p>` : h`<div class="table-wrap"><table data-history><thead><tr><th>when</th><th>rule</th><th>state</th><th>summary</th><th>deliveries</th></tr></thead><tbody>${events.map(eventRow)}</tbody></table></div>`}
 <div class="pager">${q.before || q.rule_id ? h`<a href="/alerts">All, newest first</a>` : null}${page.nextBeforeMs !== null ? h`<a href="${withQuery('/alerts', { rule_id: q.rule_id, before: page.nextBeforeMs })}">Older</a>` : null}</div>`;

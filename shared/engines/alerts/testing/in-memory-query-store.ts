@@ -1,4 +1,5 @@
 import type { Score } from '../../../contracts/schemas/index.ts';
+import type { UnitMetricQuery, UnitMetricRow } from '../../../adapters/store/unit-metrics.ts';
 import type { AggregateQuery, DocQuery, QueryStore, ScoreAggregate, ScoreFilters, ScoreQuery, StoredDoc, UnitQuery, UnitSummary, ValueCount } from '../../../adapters/store/contract.ts';
 
 /** A score as the fake keeps it: the stored row and the project it belongs to. */
@@ -13,6 +14,7 @@ export type FakeStoreMethod = 'aggregateScores' | 'queryScores' | 'putDoc' | 'ge
  * stores are DuckDB and ClickHouse.
  */
 export interface InMemoryQueryStore extends QueryStore {
+  unitMetrics(query: UnitMetricQuery): Promise<UnitMetricRow[]>;
   queryScores(query: ScoreQuery & ScoreFilters): Promise<Score[]>;
   addScores(scores: readonly ProjectScore[]): void;
   clearScores(): void;
@@ -114,6 +116,10 @@ export function createInMemoryQueryStore(): InMemoryQueryStore {
     },
     listUnits(_query: UnitQuery): Promise<UnitSummary[]> {
       return Promise.reject(new Error('listUnits is not implemented by the in-memory fake'));
+    },
+    // Unit metrics are computed in SQL: tests of metric rules use a real store (test/integration/alerts).
+    unitMetrics(_query: UnitMetricQuery): Promise<UnitMetricRow[]> {
+      return Promise.reject(new Error('unitMetrics is not implemented by the in-memory fake'));
     },
     async putDoc(doc) {
       enter('putDoc');

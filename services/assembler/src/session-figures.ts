@@ -13,14 +13,15 @@ export function sessionFigures(all: readonly Unit[], toolCallCount: number, star
   let llmCalls = 0;
   let toolErrors = 0;
   let unpriced = 0;
-  const byModel: Record<string, ModelTotals> = {};
+  // Model names are the trace's text: a map with no prototype, so `valueOf` or `__proto__` is just a name.
+  const byModel: Record<string, ModelTotals> = Object.create(null) as Record<string, ModelTotals>;
   for (const u of withFigures) {
     llmCalls += u.llm_calls ?? 0;
     toolErrors += u.tool_errors ?? 0;
     unpriced += u.unpriced_llm_calls ?? 0;
     costNano += Math.round((u.cost_usd ?? 0) * 1e9);
     for (const [name, t] of Object.entries(u.tokens_by_model ?? {})) {
-      const key = name in byModel || Object.keys(byModel).length < MAX_MODELS - 1 ? name : 'other';
+      const key = Object.hasOwn(byModel, name) || Object.keys(byModel).length < MAX_MODELS - 1 ? name : 'other';
       const prev = byModel[key];
       byModel[key] = prev ? addTotals(prev, t) : { ...t };
     }

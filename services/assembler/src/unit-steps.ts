@@ -132,7 +132,8 @@ export function stepsOf(input: StepInput): StepFigures {
   }
   const steps = withHandoffs(raw);
   const kept = steps.length > MAX_STEPS ? steps.slice(0, MAX_STEPS) : steps;
-  const tokensByModel: Record<string, ModelTotals> = {};
+  // Model names are the trace's text: no prototype, so `__proto__` is just a name.
+  const tokensByModel: Record<string, ModelTotals> = Object.create(null) as Record<string, ModelTotals>;
   for (const [name, { nano, ...t }] of totals) tokensByModel[name] = { ...t, cost_usd: nano === null ? null : nano / 1e9 };
   return {
     steps: kept,

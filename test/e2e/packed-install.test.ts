@@ -39,7 +39,7 @@ describe('the packed package, installed with --omit=dev', () => {
     expect(code).toBe(0);
     expect(stdout.split('\n').slice(0, 4)).toEqual(['tracecheck: scores the live traces of AI agents', '', 'usage: tracecheck <command> [options]', '']);
     const commands = stdout.split('\n').filter((l) => /^ {2}\S/.test(l)).map((l) => l.trim().split(/\s+/)[0]);
-    expect(commands).toEqual(['up', 'collector', 'assembler', 'scorer', 'api', 'alerter', 'keys', 'score', 'checks', 'backfill', 'eval', 'compare', 'model-server', 'demo']);
+    expect(commands).toEqual(['up', 'collector', 'assembler', 'scorer', 'api', 'alerter', 'keys', 'score', 'checks', 'backfill', 'eval', 'datasets', 'compare', 'model-server', 'demo']);
   });
 
   it('runs `up --demo` and prints the demo scores', async () => {

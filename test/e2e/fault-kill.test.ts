@@ -69,7 +69,8 @@ describe('kill -9 in the middle of a stream (Kafka + ClickHouse, one process per
     const counts = await waitFor(
       async () => {
         const c = await countScores(testClickHouseUrl(), database, CHECKS.length, SPANS_PER_RUN);
-        return c.completeUnits === RUNS && c.finalRows === RUNS * CHECKS.length ? c : undefined;
+        // A unit's row and its scores are inserted at once: wait for both, not the scores alone.
+        return c.completeUnits === RUNS && c.finalRows === RUNS * CHECKS.length && c.unitsStored === RUNS ? c : undefined;
       },
       { timeoutMs: 150_000, intervalMs: 1_000, description: `${RUNS} units with ${CHECKS.length} scores each in ${database}` },
     ).catch(async (err: unknown) => {

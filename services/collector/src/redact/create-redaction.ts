@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { Counter } from 'prom-client';
 import type { Metrics } from '../../../../shared/kit/metrics/index.ts';
 import type { RedactionMode, RedactionRule } from '../../../../shared/runtime/config/index.ts';
@@ -9,9 +8,18 @@ import { compileRules } from './rules.ts';
 export interface RedactionConfig {
   mode: RedactionMode;
   rules: readonly RedactionRule[];
-  /** Key of the identifiers' hashes; null: a random one per process (hashes change at restart). */
+  /** Key of the identifiers' hashes; null: DEFAULT_REDACTION_KEY. */
   key: string | null;
 }
+
+/**
+ * The key when none is set. It must be the same in every collector and after every restart: a
+ * span re-sent after a crash must redact to the same record, or the assembler keeps it as a second
+ * copy of the span (the embedded crash test saw units with every span twice), and one conversation
+ * sent through two collectors must keep one id. Public, so it hides ids from a reader of the store
+ * only as far as they cannot be guessed: a deployment sets its own secret (docs/privacy.md).
+ */
+export const DEFAULT_REDACTION_KEY = 'tracecheck-default-redaction-key-set-TRACECHECK_REDACTION_KEY';
 
 /** The redactor for `config` (undefined when off), counting what it finds in `tracecheck_redactions_total`. */
 export function createRedaction(config: RedactionConfig, metrics: Metrics | undefined): Redactor | undefined {
@@ -24,7 +32,7 @@ export function createRedaction(config: RedactionConfig, metrics: Metrics | unde
   return createRedactor({
     mode,
     rules: compileRules(config.rules),
-    key: config.key ?? randomBytes(32).toString('hex'),
+    key: config.key ?? DEFAULT_REDACTION_KEY,
     onFound: (rule) => counter?.inc({ rule, mode }),
   });
 }

@@ -100,13 +100,13 @@ describe('duckdb store on a file', () => {
   it("reports the bytes DuckDB's buffer pool holds, within its memory limit, as a metric", async () => {
     const base = await mkdtemp(join(tmpdir(), 'tracecheck-duckdb-mem-'));
     dirs.push(base);
-    const store = createDuckDbStore({ path: join(base, 'db.duckdb'), log: createSilentLogger(), memoryLimit: '16MB' });
+    const store = createDuckDbStore({ path: join(base, 'db.duckdb'), log: createSilentLogger(), memoryLimit: '32MB' });
     expect(await store.memoryBytes!()).toBe(0); // not opened: nothing held
     await store.start();
     await store.writeUnits(Array.from({ length: 300 }, () => makeUnit({ model_output: 'x'.repeat(2_000) })));
     const held = await store.memoryBytes!();
     expect(held).toBeGreaterThan(0);
-    expect(held).toBeLessThanOrEqual(16 * 2 ** 20);
+    expect(held).toBeLessThanOrEqual(32 * 2 ** 20);
     const metrics = createMetrics({ defaultMetrics: false });
     metrics.observeStoreMemory(() => store.memoryBytes!());
     const line = (await metrics.registry.metrics()).split('\n').find((l) => l.startsWith('tracecheck_store_memory_bytes '));

@@ -1,6 +1,7 @@
 import { sequentialIncrease } from '../../../shared/engines/stats/index.ts';
 import { parseDuration, type MetricFilters, type MetricRegressionRule, type MetricThresholdRule } from '../../../shared/engines/alerts/index.ts';
 import type { UnitMetricQuery, UnitMetricRow } from '../../../shared/adapters/store/unit-metrics.ts';
+import { toScoreFilters } from './alert-filters.ts';
 
 // Issue 26: rules on unit metrics (duration, cost, tokens, calls, error rate, volume), computed in
 // the store by `unitMetrics` over the rule's window. Kept apart from the score rules' code: the
@@ -26,16 +27,9 @@ export type MetricObservation =
     }
   | { kind: 'metric_regression'; baseline: MetricSide; candidate: MetricSide; pValue: number; value: number | null; verdict: 'bad' | 'good' | 'unknown' };
 
+/** The rule's filters as a metric query's: the score filters' fields, plus the unit's model. */
 function toMetricScope(f: MetricFilters | undefined): Pick<UnitMetricQuery, 'agent' | 'agentVersion' | 'environment' | 'service' | 'unitKind' | 'model'> {
-  if (!f) return {};
-  return {
-    ...(f.agent !== undefined ? { agent: f.agent } : {}),
-    ...(f.agent_version !== undefined ? { agentVersion: f.agent_version } : {}),
-    ...(f.environment !== undefined ? { environment: f.environment } : {}),
-    ...(f.service !== undefined ? { service: f.service } : {}),
-    ...(f.unit_kind !== undefined ? { unitKind: f.unit_kind } : {}),
-    ...(f.model !== undefined ? { model: f.model } : {}),
-  };
+  return { ...toScoreFilters(f), ...(f?.model !== undefined ? { model: f.model } : {}) };
 }
 
 /** The store query of a metric threshold rule: one row over `[now − window, now)` by the units' end time. */

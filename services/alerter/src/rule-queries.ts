@@ -1,6 +1,7 @@
 import { parseDuration, type AlertFilters, type AlertRule } from '../../../shared/engines/alerts/index.ts';
-import type { AggregateQuery, ScoreFilters, ScoreQuery, UnitQuery } from '../../../shared/adapters/store/index.ts';
+import type { AggregateQuery, ScoreQuery, UnitQuery } from '../../../shared/adapters/store/index.ts';
 import type { UnitMetricQuery } from '../../../shared/adapters/store/unit-metrics.ts';
+import { toScoreFilters } from './alert-filters.ts';
 import { metricRegressionQueries, metricThresholdQuery } from './metric-rules.ts';
 
 /** The store queries one evaluation of a rule needs: one aggregate, or two for a regression. */
@@ -14,17 +15,6 @@ export type RuleQueries =
 
 /** A score query with filters (`ScoreQuery` carries the `ScoreFilters` fields). */
 export type FilteredScoreQuery = ScoreQuery;
-
-export function toScoreFilters(f: AlertFilters | undefined): ScoreFilters {
-  if (!f) return {};
-  return {
-    ...(f.agent !== undefined ? { agent: f.agent } : {}),
-    ...(f.agent_version !== undefined ? { agentVersion: f.agent_version } : {}),
-    ...(f.environment !== undefined ? { environment: f.environment } : {}),
-    ...(f.service !== undefined ? { service: f.service } : {}),
-    ...(f.unit_kind !== undefined ? { unitKind: f.unit_kind } : {}),
-  };
-}
 
 /** The filters of a regression side: the rule's filters, overridden by the side's own. */
 export function sideFilters(rule: AlertRule, side: AlertFilters): AlertFilters {

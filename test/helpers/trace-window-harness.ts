@@ -14,7 +14,7 @@ export function createTraceWindowHarness(options: TraceWindowOptions) {
   const guarded = guardWindow(window);
   const take = (nowMs: number, force = false) => guarded.takeReady(nowMs, force);
   return {
-    add: (envelope: SpanEnvelope, partition: number, offset: bigint, nowMs: number): string => guarded.add(envelope, { partition, offset }, nowMs),
+    add: (envelope: SpanEnvelope, partition: number, offset: bigint, nowMs: number): string | null => guarded.add(envelope, { partition, offset }, nowMs),
     /** Ready traces, unpacked at once, with the key confirm and release take (the trace id in the project `default`). */
     takeReady: (nowMs: number, force = false): Array<TraceParts & { key: string; reason: string }> => take(nowMs, force).map((t) => ({ ...runAtOnce(t.load), key: t.key, reason: t.reason })),
     takeReadyInSteps: (nowMs: number, force = false) => take(nowMs, force).map((t) => ({ traceId: t.key, reason: t.reason, parts: t.load })),

@@ -56,6 +56,19 @@ function fingerprint(s: SpanRecord): string {
   return createHash('sha256').update(JSON.stringify({ ...s, received_at_ms: 0 })).digest('base64');
 }
 
+/**
+ * Whether `s` is an exact re-send of one of the spans held under `ids` (an exporter retrying a
+ * request whose answer it lost): read back one by one, so only for a trace that is not open.
+ */
+export function isResendOf(records: HeldRecords, ids: readonly number[], s: SpanRecord): boolean {
+  let fp: string | undefined;
+  for (const id of ids) {
+    const held = records.read<SpanRecord>(id).record;
+    if (held.span_id === s.span_id && fingerprint(held) === (fp ??= fingerprint(s))) return true;
+  }
+  return false;
+}
+
 export const copiesOf = (t: OpenTrace): number => t.copies?.length ?? 0;
 
 /** Ids of the span records a trace holds: first copies, then the differing copies. */

@@ -154,6 +154,39 @@ describe('trace window', () => {
     expect([r.traceId, r.spans.length]).toEqual([A, 2]);
   });
 
+  it('takes an exact re-send of a published span as handled: nothing re-opens, nothing is held', () => {
+    const buf = createTraceWindowHarness({ graceMs: 0, maxOpenMs: 10_000, retainClosedMs: 10_000 });
+    const root = createTestSpan({ trace_id: A, span_id: ROOT });
+    const child = createTestSpan({ trace_id: A, span_id: '2'.repeat(16), parent_span_id: ROOT });
+    buf.add(child, 0, 1n, 0);
+    buf.add(root, 0, 2n, 0);
+    buf.confirm(buf.takeReady(0)[0].key, 0);
+    // The exporter retried the batch whose answer a crash cut off: only the arrival time differs.
+    expect(buf.add({ ...child, received_at_ms: child.received_at_ms + 900 }, 0, 7n, 5)).toBeNull();
+    expect([buf.openCount(), buf.takeReady(5), buf.lowWaterMark(0)]).toEqual([0, [], null]);
+  });
+
+  it('holds the commit below the first records of a trace a late span re-opened, until it is published again', () => {
+    // Published at offsets 1-2 and committed no further than 2 (another trace open at 3), then a
+    // late span at 9: a crash before the trace is published again must replay it whole, never the
+    // late span alone (a fragment that would replace the whole unit).
+    const buf = createTraceWindowHarness({ graceMs: 0, maxOpenMs: 10_000, retainClosedMs: 10_000 });
+    buf.add(createTestSpan({ trace_id: A, span_id: '2'.repeat(16), parent_span_id: ROOT }), 0, 1n, 0);
+    buf.add(createTestSpan({ trace_id: A, span_id: ROOT }), 0, 2n, 0);
+    buf.confirm(buf.takeReady(0)[0].key, 0);
+    buf.add(createTestSpan({ trace_id: B, span_id: '3'.repeat(16), parent_span_id: ROOT }), 0, 3n, 1);
+    buf.add(createTestSpan({ trace_id: A, span_id: '4'.repeat(16), parent_span_id: ROOT }), 0, 9n, 2);
+    expect(buf.lowWaterMark(0)).toBe(1n);
+    const [again] = buf.takeReady(2).filter((r) => r.key === A);
+    expect(again.spans.length).toBe(3);
+    buf.confirm(A, 2);
+    // Published again as [1, 9], it straddles B's first record: the rule keeps the mark at 1.
+    expect(buf.lowWaterMark(0)).toBe(1n);
+    buf.add(createTestSpan({ trace_id: B, span_id: ROOT }), 0, 10n, 3);
+    buf.confirm(buf.takeReady(3)[0].key, 3);
+    expect(buf.lowWaterMark(0)).toBeNull();
+  });
+
   it('past the span cap, counts a span left out each time it is sent, whether or not the trace closed in between', () => {
     const root = createTestSpan({ trace_id: A, span_id: ROOT, name: 'root' });
     const kept = createTestSpan({ trace_id: A, span_id: '2'.repeat(16), parent_span_id: ROOT, name: 'kept' });

@@ -6,7 +6,7 @@ import { createClosedTraces, type ClosedTrace, type ClosedTracesOptions } from '
 import { createClosingPolicy, type ClosingOptions } from './closing-policy.ts';
 import { createHeldRecords, type HeldRecords } from './held-records.ts';
 import { createOpenCaps, type OpenCapsOptions } from './open-caps.ts';
-import { createTraceContents, droppedOf, logKey, newOpenTrace, spanIdsOf, type OpenTrace } from './open-trace.ts';
+import { createTraceContents, droppedOf, isResendOf, logKey, newOpenTrace, spanIdsOf, type OpenTrace } from './open-trace.ts';
 import { createMemoryByteStore } from './spill-store.ts';
 import { unpackInSteps } from './trace-parts.ts';
 
@@ -62,6 +62,8 @@ export function createTraceWindow(options: TraceWindowOptions): TraceWindow {
   };
   const closed = createClosedTraces(records, options, (c) => forget(c.traceId, c.project));
   const caps = createOpenCaps(options);
+  /** Where the records a re-opened trace took back from its closed self were read, until the kit asks (carriedInto). */
+  const carried = new Map<string, RecordPosition[]>();
   /** Records handed out in a trace's parts, to where they were read (weak: as long as the caller holds them). */
   const positions = new WeakMap<object, RecordPosition>();
   let lastFullScanMs = 0;
@@ -82,19 +84,25 @@ export function createTraceWindow(options: TraceWindowOptions): TraceWindow {
     return others && !(others.size === 1 && others.has(project)) ? `${traceId}@${encodeURIComponent(project)}` : undefined;
   }
 
-  function openTrace(key: string, project: string, envelope: SpanEnvelope, at: RecordPosition, nowMs: number): OpenTrace {
+  function openTrace(key: string, project: string, envelope: SpanEnvelope, at: RecordPosition, nowMs: number, before: ClosedTrace | undefined): OpenTrace {
     const created = newOpenTrace(key, envelope.trace_id, project, nowMs);
-    const before = closed.get(key);
     const projectUnitId = projectUnitIdOf(envelope.trace_id, project, before);
     if (projectUnitId) created.projectUnitId = projectUnitId;
     if (before) {
       // A late span: the trace is assembled again, whole, and its unit replaced. Its records
       // move over as they are held; reading them back can fail (RetriableError) before anything changed.
+      const from: RecordPosition[] = [];
       for (const id of before.spans) {
-        const { record, at: from } = records.read<SpanRecord>(id);
-        contents.addSpan(created, record, from, id);
+        const { record, at: readAt } = records.read<SpanRecord>(id);
+        contents.addSpan(created, record, readAt, id);
+        if (readAt) from.push(readAt);
       }
-      for (const id of before.logs) (created.logs ??= new Map()).set(logKey(records.read<LogRecordEnvelope>(id).record), id);
+      for (const id of before.logs) {
+        const { record, at: readAt } = records.read<LogRecordEnvelope>(id);
+        (created.logs ??= new Map()).set(logKey(record), id);
+        if (readAt) from.push(readAt);
+      }
+      carried.set(key, from);
       created.droppedSpans = before.dropped?.spans ?? 0;
       created.droppedLogs = before.dropped?.logs ?? 0;
       created.bytes = before.bytes;
@@ -115,12 +123,18 @@ export function createTraceWindow(options: TraceWindowOptions): TraceWindow {
     return created;
   }
 
-  function add(envelope: SpanEnvelope, at: RecordPosition, nowMs: number): string {
+  function add(envelope: SpanEnvelope, at: RecordPosition, nowMs: number): string | null {
     const project = envelope.project ?? 'default';
     const key = traceKey(project, envelope.trace_id);
     let t = open.get(key);
-    if (!t) t = openTrace(key, project, envelope, at, nowMs);
-    else {
+    if (!t) {
+      const before = closed.get(key);
+      // An exporter's retry of a span already published changes nothing: re-opening the trace would
+      // only publish the same unit again, and let the commit pass the trace's first records while it
+      // is open (a crash then would replay the re-sent span alone, a fragment in place of the unit).
+      if (before && envelope.kind === 'span' && isResendOf(records, before.spans, envelope)) return null;
+      t = openTrace(key, project, envelope, at, nowMs, before);
+    } else {
       const [bytesBefore, rootBefore] = [t.bytes, t.rootSeen];
       addTo(t, envelope, at);
       caps.grew(t, bytesBefore, rootBefore);
@@ -196,5 +210,10 @@ export function createTraceWindow(options: TraceWindowOptions): TraceWindow {
     openBytes: caps.openBytes,
     rootlessCount: caps.rootlessCount,
     positionOf: (record) => positions.get(record),
+    carriedInto(key) {
+      const from = carried.get(key) ?? [];
+      carried.delete(key);
+      return from;
+    },
   };
 }

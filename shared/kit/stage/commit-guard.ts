@@ -128,6 +128,8 @@ export function createCommitGuard(options: { publishedRetainMs?: number } = {}) 
       for (const r of g.ranges) if (r.last > r.first) insertPublished(r.partition, r.first, r.last, nowMs);
     },
     lowWaterMark,
+    /** A record of the group is held (it is open here). */
+    isOpen: (key: string): boolean => groups.has(key),
     /** The consumer's `committableOffset` hook. */
     committable: (partition: number, lastHandled: string): string | null => committableBelow(lowWaterMark(partition), lastHandled),
     openGroups: (): number => groups.size,

@@ -10,9 +10,11 @@ import type { RecordPosition, TakenGroup, Window } from './window.ts';
 export function guardWindow<R, G, O>(window: Window<R, G, O>) {
   const guard = createCommitGuard();
   return {
-    add(record: R, at: RecordPosition, nowMs: number): string {
+    add(record: R, at: RecordPosition, nowMs: number): string | null {
       const key = window.add(record, at, nowMs);
-      // Only once the window holds it: a record it refused or could not hold is nobody's.
+      // Only once the window holds it: a record it refused, could not hold or had no use for is nobody's.
+      if (key === null) return null;
+      if (!guard.isOpen(key)) for (const from of window.carriedInto?.(key) ?? []) guard.hold(key, from.partition, from.offset);
       guard.hold(key, at.partition, at.offset);
       return key;
     },

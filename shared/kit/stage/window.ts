@@ -21,11 +21,19 @@ export interface TakenGroup<G> {
  */
 export interface Window<R, G, O = unknown> {
   /**
-   * Takes in one parsed record and returns the key of the group it joined. Throws a PermanentError
-   * to refuse the record (it is dead-lettered with the reason), or a RetriableError when it could
-   * not be held (disk full), with nothing changed.
+   * Takes in one parsed record and returns the key of the group it joined, or null when the record
+   * changes nothing (a re-send of one already published: it is handled, nobody holds it). Throws a
+   * PermanentError to refuse the record (it is dead-lettered with the reason), or a RetriableError
+   * when it could not be held (disk full), with nothing changed.
    */
-  add(record: R, at: RecordPosition, nowMs: number): string;
+  add(record: R, at: RecordPosition, nowMs: number): string | null;
+  /**
+   * Where the records were read that a group took back from before it was last published (a late
+   * record re-opened it whole), asked once right after the `add` that opened it. The kit holds the
+   * commit below them too, so a crash before the group is published again replays it whole. Unset:
+   * a window that never re-opens a group whole.
+   */
+  carriedInto?(key: string): readonly RecordPosition[];
   /** Groups ready to be built; `force` (shutdown) also takes those that would otherwise wait. */
   takeReady(nowMs: number, force: boolean): Array<TakenGroup<G>>;
   /** The group's output is durably published (none: its records were dead-lettered): it closes. */

@@ -32,6 +32,10 @@ async function runOne(service: ServiceName, argv: string[], io: CliIo): Promise<
   // Stopped (or out of time): a handle a client library left open must not keep the process up
   // past its shutdown bound. Unref'd: a process that ends by itself ends first.
   setTimeout(() => process.exit(), EXIT_GRACE_MS).unref();
+  if (typeof outcome !== 'string') {
+    io.stderr.write(`tracecheck ${service}: stopped: ${outcome.message}\n`);
+    return 1;
+  }
   return outcome === 'stopped' ? 0 : 1;
 }
 

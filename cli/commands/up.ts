@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { createCommandLogger } from '../command-logger.ts';
 import type { CliCommand, CliIo } from '../command.ts';
-import { startAll, waitForShutdownSignal } from '../../shared/runtime/lifecycle/index.ts';
+import { startAll, untilFatal, waitForShutdownSignal } from '../../shared/runtime/lifecycle/index.ts';
 import { createJudge } from '../check-runtime.ts';
 import { createModelServer } from '../../tools/model-server/src/index.ts';
 import { runDemo, waitForDemoScores, formatScoreTable } from '../../tools/demo-agent/src/index.ts';
@@ -80,7 +80,13 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   }
   if (!values['exit-after-demo']) {
     io.stdout.write('Press Ctrl-C to stop.\n');
-    await waitForShutdownSignal();
+    const failure = untilFatal();
+    const stop = await Promise.race([waitForShutdownSignal(), failure.promise]);
+    failure.cancel();
+    if (typeof stop !== 'string') {
+      io.stderr.write(`tracecheck: stopped: ${stop.message}\n`);
+      code = 1;
+    }
   }
   await stopAll();
   await modelServer?.shutdown();

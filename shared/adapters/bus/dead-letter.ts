@@ -25,11 +25,11 @@ export function deadLetterRecord(message: BusMessage, err: unknown): OutgoingMes
 }
 
 /**
- * A record that can never be sent (larger than the broker, topic or client allows), as it goes to
- * `<topic>.dlq`: its value cut to `maxValueBytes` (the whole record could not land there either),
+ * A record that can never be sent (larger than the broker, topic or client allows; or refused by the
+ * broker for what it is: `errorName` RecordRefusedError), as it goes to `<topic>.dlq`: its value cut to `maxValueBytes` (the whole record could not land there either),
  * with the reason, its full size and `value-truncated`. It was never on `topic`, so it has no offset.
  */
-export function oversizedDeadLetterRecord(topic: string, message: OutgoingMessage, reason: string, maxValueBytes: number): OutgoingMessage {
+export function oversizedDeadLetterRecord(topic: string, message: OutgoingMessage, reason: string, maxValueBytes: number, errorName = 'RecordTooLargeError'): OutgoingMessage {
   const value = Buffer.from(message.value);
   const truncated = value.length > maxValueBytes;
   return {
@@ -37,7 +37,7 @@ export function oversizedDeadLetterRecord(topic: string, message: OutgoingMessag
     value: truncated ? value.subarray(0, Math.max(0, maxValueBytes)).toString() : message.value,
     headers: {
       error: reason.slice(0, MAX_ERROR_HEADER_CHARS),
-      'error-name': 'RecordTooLargeError',
+      'error-name': errorName,
       'original-topic': topic,
       'original-bytes': String(value.length),
       'value-truncated': String(truncated),

@@ -1,4 +1,4 @@
-import { isRetriable } from '../../runtime/errors/index.ts';
+import { FatalError, isRetriable } from '../../runtime/errors/index.ts';
 import type { Logger } from '../../runtime/logging/index.ts';
 import { backoffDelayMs, sleepUnlessAborted, type BackoffPolicy } from './backoff.ts';
 import type { BusMessage } from './contract.ts';
@@ -29,6 +29,13 @@ export async function deliver(options: DeliverOptions): Promise<DeliveryOutcome>
       await options.handle(message);
       return 'handled';
     } catch (err) {
+      if (err instanceof FatalError) {
+        // The service stops (the bus reported it): the record stays uncommitted, not dead-lettered,
+        // and is not tried again meanwhile (a consumer re-reads a 'stopped' record at once).
+        log.error({ err, ...where }, 'record cannot be handled while this failure lasts; the service stops');
+        while (await sleepUnlessAborted(60_000, options.signal));
+        return 'stopped';
+      }
       if (!isRetriable(err)) {
         log.error({ err, ...where }, 'record failed permanently; sending it to the dead-letter topic');
         return (await deadLetterWithRetry(options, err)) ? 'dead-lettered' : 'stopped';

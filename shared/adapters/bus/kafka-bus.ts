@@ -1,5 +1,6 @@
 import { Kafka, Partitioners, type Producer as KafkaProducer } from 'kafkajs';
-import { PermanentError } from '../../runtime/errors/index.ts';
+import { FatalError, PermanentError } from '../../runtime/errors/index.ts';
+import { reportFatal } from '../../runtime/lifecycle/index.ts';
 import type { Logger } from '../../runtime/logging/index.ts';
 import { DEFAULT_BACKOFF, type BackoffPolicy } from './backoff.ts';
 import type { Bus, Consumer, ConsumerOptions, OutgoingMessage, Producer, ProducerOptions, SendOptions } from './contract.ts';
@@ -7,7 +8,7 @@ import { createBacklogGate } from './kafka-backlog-gate.ts';
 import { DEFAULT_LAG_INTERVAL_MS } from '../../runtime/config/index.ts';
 import { deadLetterTopic, oversizedDeadLetterRecord } from './dead-letter.ts';
 import { createKafkaConsumer } from './kafka-consumer.ts';
-import { isTooLarge, toBusError } from './kafka-errors.ts';
+import { isRecordRefused, isTooLarge, toBusError, toSendError } from './kafka-errors.ts';
 import { createKafkaLimits, KAFKA_DEFAULT_MAX_BYTES } from './kafka-limits.ts';
 import { requestBudget, sendSized } from './sized-send.ts';
 import { createKafkaLogCreator, kafkaLogLevel } from './kafka-log.ts';
@@ -107,20 +108,26 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
       const limit = await limits.limitFor(topic);
       // A dead-letter topic's own oversized record stays there (cut), rather than a `.dlq.dlq`.
       const dlq = topic.endsWith('.dlq') ? topic : deadLetterTopic(topic);
+      const toDeadLetter = (errorName: string) => async (m: OutgoingMessage, reason: string) => {
+        log.error({ topic, key: m.key.slice(0, 200), bytes: Buffer.byteLength(m.value), limit }, `${reason}; it goes to ${dlq}`);
+        const room = requestBudget(Math.min(limit, await limits.limitFor(dlq))) - DEAD_LETTER_HEADER_ROOM;
+        await produce(producer, dlq, [oversizedDeadLetterRecord(topic, m, reason, room, errorName)]);
+      };
       await sendSized(messages, {
         send: async (batch) => void (await produce(producer, topic, batch)),
         isTooLarge,
-        oversized: async (m, reason) => {
-          log.error({ topic, key: m.key.slice(0, 200), bytes: Buffer.byteLength(m.value), limit }, `${reason}; it goes to ${dlq}`);
-          const room = requestBudget(Math.min(limit, await limits.limitFor(dlq))) - DEAD_LETTER_HEADER_ROOM;
-          await produce(producer, dlq, [oversizedDeadLetterRecord(topic, m, reason, room)]);
-        },
+        oversized: toDeadLetter('RecordTooLargeError'),
+        // A dead-letter topic refusing a record leaves nowhere to put it: that stops the service.
+        ...(topic === dlq ? {} : { isRecordRefused, refused: toDeadLetter('RecordRefusedError') }),
         budgetBytes: requestBudget(limit),
         limitBytes: limit,
         ...(sendOptions?.kind ? { kind: sendOptions.kind } : {}),
       });
     } catch (err) {
-      throw toBusError(err, `sending ${messages.length} record(s) to ${topic}`);
+      const failure = toSendError(err, `sending ${messages.length} record(s) to ${topic}`);
+      // No retry helps and no record is to blame: the service stops (runService) with this line.
+      if (failure instanceof FatalError) reportFatal(failure);
+      throw failure;
     }
   };
 

@@ -1,4 +1,4 @@
-import { errorMessage, PermanentError, RetriableError } from '../../runtime/errors/index.ts';
+import { errorMessage, FatalError, PermanentError, RetriableError } from '../../runtime/errors/index.ts';
 
 // kafkajs is CommonJS and its error classes are not named ESM exports, so errors are told apart
 // by name and by the `retriable` flag kafkajs sets on every error of its own.
@@ -59,4 +59,33 @@ export function isTooLarge(err: unknown, depth = 0): boolean {
   if (typeof e.type === 'string' && TOO_LARGE_TYPES.has(e.type)) return true;
   if (Array.isArray(e.errors) && e.errors.some((x) => isTooLarge(x, depth + 1))) return true;
   return isTooLarge(e.cause, depth + 1) || /larger than the max message size/i.test(errorMessage(err));
+}
+
+/**
+ * The broker's refusal of one record of a produce request for what the record is, not for where it
+ * goes: it failed the topic's validation (a compacted topic's record without a key: INVALID_RECORD),
+ * its checksum (CORRUPT_MESSAGE) or its timestamp (INVALID_TIMESTAMP). Sent again it is refused
+ * again; the other records of its request were refused with it.
+ */
+const REFUSED_RECORD_TYPES = new Set(['INVALID_RECORD', 'CORRUPT_MESSAGE', 'INVALID_TIMESTAMP']);
+
+export function isRecordRefused(err: unknown, depth = 0): boolean {
+  if (typeof err !== 'object' || err === null || depth > 5) return false;
+  const e = err as ErrorLike & { type?: unknown };
+  if (typeof e.type === 'string' && REFUSED_RECORD_TYPES.has(e.type)) return true;
+  if (Array.isArray(e.errors) && e.errors.some((x) => isRecordRefused(x, depth + 1))) return true;
+  return isRecordRefused(e.cause, depth + 1);
+}
+
+/**
+ * A produce failure as ours, once the records the broker refused for themselves were dead-lettered
+ * (sized-send.ts): RetriableError for a broker that is unreachable, slow or electing a leader (the
+ * caller retries with its backoff, as through an outage); otherwise a FatalError: what is left
+ * refuses every record to the topic (authorization, a topic that does not exist and cannot be made,
+ * a bad setting), so the service stops with this message instead of retrying or dead-lettering all.
+ */
+export function toSendError(err: unknown, action: string): RetriableError | PermanentError {
+  if (err instanceof RetriableError || err instanceof PermanentError) return err;
+  const message = `${action}: ${errorMessage(err)}`;
+  return isTransient(err) ? new RetriableError(message, { cause: err }) : new FatalError(message, { cause: err });
 }

@@ -72,4 +72,31 @@ describe('sendSized', () => {
     ).rejects.toBe(down);
     expect(requests).toBe(1);
   });
+
+  it('isolates a record the broker refuses for what it is (INVALID_RECORD) and dead-letters it once with the broker\'s reason; the rest is sent', async () => {
+    // As kafkajs rejects a produce to a compacted topic of a record without a key.
+    const invalid = Object.assign(new Error('This record has failed the validation on broker and hence be rejected'), { type: 'INVALID_RECORD' });
+    const sent: string[][] = [];
+    const refused: Array<[string, string]> = [];
+    let requests = 0;
+    await sendSized(['a', 'b', 'c', 'd'].map((k) => record(k, 10)), {
+      send: (batch) => {
+        requests++;
+        if (batch.some((m) => m.key === 'b')) return Promise.reject(invalid);
+        sent.push(batch.map((m) => m.key));
+        return Promise.resolve();
+      },
+      isTooLarge: () => false,
+      oversized: () => Promise.reject(new Error('not too large')),
+      isRecordRefused: (err) => err === invalid,
+      refused: (m, reason) => Promise.resolve(void refused.push([m.key, reason])),
+      budgetBytes: 100_000,
+      limitBytes: 101_024,
+      kind: 'score',
+    });
+    expect(sent).toEqual([['a'], ['c', 'd']]);
+    expect(refused).toEqual([['b', 'score "b" was refused by the broker: This record has failed the validation on broker and hence be rejected; sent again it would be refused again']]);
+    // [a..d] → [a,b] → [a] ✓, [b] ✗ → [c,d] ✓
+    expect(requests).toBe(5);
+  });
 });

@@ -1,3 +1,4 @@
+import { errorMessage } from '../../runtime/errors/index.ts';
 import type { OutgoingMessage } from './contract.ts';
 
 /**
@@ -55,6 +56,10 @@ export interface SizedSendDeps {
   isTooLarge: (err: unknown) => boolean;
   /** A record that cannot be sent, however alone: dead-letter it (once) with the reason. */
   oversized: (message: OutgoingMessage, reason: string) => Promise<void>;
+  /** True for the broker's refusal of a record for what it is (kafka-errors.ts: isRecordRefused). Default: none. */
+  isRecordRefused?: (err: unknown) => boolean;
+  /** A record the broker refused alone for what it is: dead-letter it (once) with the broker's reason. */
+  refused?: (message: OutgoingMessage, reason: string) => Promise<void>;
   /** The request budget (see requestBudget) and the limit it came from, for the reason. */
   budgetBytes: number;
   limitBytes: number;
@@ -64,8 +69,9 @@ export interface SizedSendDeps {
 
 /**
  * Sends records in batches sized by bytes, in order. A batch the broker still refuses as too large
- * (its limit changed, or our estimate was short) is split in halves, each sent again; a single
- * record refused, or too large by the estimate, goes to `oversized`. The number of produce
+ * (its limit changed, or our estimate was short), or for a record it refuses for what it is, is split
+ * in halves, each sent again; a single record refused as too large, or too large by the estimate,
+ * goes to `oversized`, one refused for what it is to `refused`. The number of produce
  * requests is bounded (at most 2n − 1 per planned batch of n records): nothing is retried for ever.
  * Any other failure rejects at once; the caller's retry policy decides (at least once: batches
  * already sent are not taken back).
@@ -79,9 +85,12 @@ export async function sendSized(messages: readonly OutgoingMessage[], deps: Size
     try {
       await deps.send(batch);
     } catch (err) {
-      if (!deps.isTooLarge(err)) throw err;
+      const tooLarge = deps.isTooLarge(err);
+      const refused = !tooLarge && deps.refused !== undefined && (deps.isRecordRefused?.(err) ?? false);
+      if (!tooLarge && !refused) throw err;
       if (batch.length === 1) {
-        await deps.oversized(batch[0], `${reasonFor(batch[0])} (the broker refused it alone)`);
+        if (tooLarge) await deps.oversized(batch[0], `${reasonFor(batch[0])} (the broker refused it alone)`);
+        else await deps.refused!(batch[0], `${deps.kind ?? 'record'} ${JSON.stringify(batch[0].key.slice(0, 200))} was refused by the broker: ${errorMessage(err)}; sent again it would be refused again`);
         return;
       }
       const half = Math.ceil(batch.length / 2);

@@ -1,4 +1,5 @@
 import { writeDeadLetters, type Bus, type BusMessage, type ConsumerLag, type OutgoingMessage } from '../../adapters/bus/index.ts';
+import { FatalError } from '../../runtime/errors/index.ts';
 import { createTimeSlicer } from '../../runtime/flow/index.ts';
 import { createComponent, type Component } from '../../runtime/lifecycle/index.ts';
 import type { Logger } from '../../runtime/logging/index.ts';
@@ -117,7 +118,9 @@ export function createWindowStage<R, G, O>(config: WindowStageConfig, deps: Wind
       }
     } catch (err) {
       for (const b of batch) window.release(b.key);
-      log.warn({ err, outputs: batch.length }, 'publish failed; will retry');
+      // A FatalError stops the service (the bus reported it): until then a tick meets it again.
+      if (err instanceof FatalError) log.error({ err, outputs: batch.length }, 'publish failed for good; the service stops');
+      else log.warn({ err, outputs: batch.length }, 'publish failed; will retry');
     }
   }
 

@@ -18,6 +18,18 @@ export class PermanentError extends Error {
   }
 }
 
+/**
+ * The process cannot go on: neither a retry nor a dead letter helps (a topic it is not allowed to
+ * write to, or that does not exist and cannot be made). The service stops with this one line
+ * (shared/runtime/lifecycle: reportFatal) rather than retrying or dead-lettering every record.
+ */
+export class FatalError extends PermanentError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'FatalError';
+  }
+}
+
 export function isRetriable(err: unknown): boolean {
   if (err instanceof PermanentError) return false;
   if (err instanceof RetriableError) return true;

@@ -1,4 +1,6 @@
+import type { FatalError } from '../errors/index.ts';
 import type { Logger } from '../logging/index.ts';
+import { untilFatal } from './fatal.ts';
 
 /** Something with a lifecycle. `shutdown()` is idempotent, safe before `start()`, and flushes. */
 export interface Component {
@@ -68,22 +70,26 @@ export function waitForShutdownSignal(): Promise<NodeJS.Signals> {
 }
 
 /**
- * Runs components until SIGINT/SIGTERM, then stops them in reverse order. Resolves 'stopped', or
- * 'timed-out' when stopping took longer than `shutdownTimeoutMs`: the caller then exits anyway
+ * Runs components until SIGINT/SIGTERM or a FatalError reported (fatal.ts), then stops them in
+ * reverse order. Resolves that FatalError, 'stopped', or 'timed-out' when stopping took longer than `shutdownTimeoutMs`: the caller then exits anyway
  * (what was unfinished is uncommitted and read again, as after a crash).
  */
-export async function runService(components: readonly Component[], log: Logger, options: { shutdownTimeoutMs?: number } = {}): Promise<'stopped' | 'timed-out'> {
+export async function runService(components: readonly Component[], log: Logger, options: { shutdownTimeoutMs?: number } = {}): Promise<'stopped' | 'timed-out' | FatalError> {
   const stopAll = await startAll(components, log);
-  const signal = await waitForShutdownSignal();
-  log.info({ signal }, 'shutting down');
+  const failure = untilFatal();
+  const stop = await Promise.race([waitForShutdownSignal(), failure.promise]);
+  failure.cancel();
+  if (typeof stop === 'string') log.info({ signal: stop }, 'shutting down');
+  else log.error({ err: stop }, 'cannot go on; shutting down');
+  const failed = typeof stop === 'string' ? null : stop;
   if (options.shutdownTimeoutMs === undefined) {
     await stopAll();
-    return 'stopped';
+    return failed ?? 'stopped';
   }
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<'timed-out'>((resolve) => (timer = setTimeout(() => resolve('timed-out'), options.shutdownTimeoutMs)));
   const outcome = await Promise.race([stopAll().then(() => 'stopped' as const), timedOut]);
   clearTimeout(timer);
   if (outcome === 'timed-out') log.error({ shutdownTimeoutMs: options.shutdownTimeoutMs }, 'shutdown did not finish in time; exiting: unfinished work stays uncommitted and is read again');
-  return outcome;
+  return failed ?? outcome;
 }

@@ -1,4 +1,5 @@
 import type { Producer } from '../../../shared/adapters/bus/index.ts';
+import { DEFAULT_MAX_RECORD_BYTES } from '../../../shared/runtime/config/index.ts';
 import { errorMessage } from '../../../shared/runtime/errors/index.ts';
 import type { Component } from '../../../shared/runtime/lifecycle/index.ts';
 import type { Logger } from '../../../shared/runtime/logging/index.ts';
@@ -72,6 +73,11 @@ export type Collector = Component & {
   grpcAddress(): string;
 };
 
+/** Room kept in the bus's record limit for the record's key (a trace id, 32 characters). */
+const KEY_ROOM_BYTES = 256;
+/** Never below this, whatever a broker says (a record cut smaller keeps nothing of its content). */
+const MIN_RECORD_BYTES = 4_096;
+
 export const COLLECTOR_DEFAULTS = {
   topic: 'tracecheck.spans',
   produceTimeoutMs: 10_000,
@@ -87,11 +93,18 @@ export function createCollector(options: CollectorOptions): Collector {
   const { config } = options;
   const log = options.log.child({ component: 'collector' });
   const retryAfterSeconds = config.retryAfterSeconds ?? COLLECTOR_DEFAULTS.retryAfterSeconds;
+  const topic = config.topic ?? COLLECTOR_DEFAULTS.topic;
+  // Lowered at start to what the bus can ever send to the topic (the broker's and the topic's
+  // limits): a record between the two would be acknowledged and then dead-lettered.
+  let maxRecordBytes = config.limits.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES;
   const plainIngest = createIngest({
     producer: options.producer,
-    topic: config.topic ?? COLLECTOR_DEFAULTS.topic,
+    topic,
     maxAttributeBytes: config.limits.maxAttributeBytes,
-    ...(config.limits.maxRecordBytes !== undefined ? { maxRecordBytes: config.limits.maxRecordBytes } : {}),
+    // Read at every export, so that the limit found at start applies.
+    get maxRecordBytes() {
+      return maxRecordBytes;
+    },
     maxSpansPerRequest: config.limits.maxSpansPerRequest,
     maxFutureSkewMs: config.limits.maxFutureSkewMs ?? COLLECTOR_DEFAULTS.maxFutureSkewMs,
     produceTimeoutMs: config.produceTimeoutMs ?? COLLECTOR_DEFAULTS.produceTimeoutMs,
@@ -138,6 +151,11 @@ export function createCollector(options: CollectorOptions): Collector {
   return {
     name: 'collector',
     async start() {
+      const busMax = await options.producer.maxRecordBytes?.(topic);
+      if (busMax !== undefined && busMax - KEY_ROOM_BYTES < maxRecordBytes) {
+        maxRecordBytes = Math.max(MIN_RECORD_BYTES, busMax - KEY_ROOM_BYTES);
+        log.info({ topic, maxRecordBytes, configured: config.limits.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES }, "records are cut to fit the bus's limit for the spans topic (under TRACECHECK_MAX_RECORD_BYTES)");
+      }
       await http.start();
       try {
         await grpc.start();

@@ -58,6 +58,13 @@ export interface SendOptions {
  */
 export interface Producer extends Component {
   send(topic: string, messages: readonly OutgoingMessage[], options?: SendOptions): Promise<void>;
+  /**
+   * The largest record, key, value and headers together (UTF-8 bytes), that can ever be sent to
+   * `topic` (Kafka: under the broker's, the topic's and the client's limits, read from the broker).
+   * A sender that must refuse what cannot fit before acknowledging it (the collector) asks at start.
+   * Unset: no limit of the bus's own.
+   */
+  maxRecordBytes?(topic: string): Promise<number>;
 }
 
 /**

@@ -10,7 +10,7 @@ import { deadLetterTopic, oversizedDeadLetterRecord } from './dead-letter.ts';
 import { createKafkaConsumer } from './kafka-consumer.ts';
 import { isRecordRefused, isTooLarge, toBusError, toSendError } from './kafka-errors.ts';
 import { createKafkaLimits, KAFKA_DEFAULT_MAX_BYTES } from './kafka-limits.ts';
-import { requestBudget, sendSized } from './sized-send.ts';
+import { largestRecordBytes, requestBudget, sendSized } from './sized-send.ts';
 import { createKafkaLogCreator, kafkaLogLevel } from './kafka-log.ts';
 
 export interface KafkaBusOptions {
@@ -156,6 +156,7 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
         gate?.check(topic, messages.length);
         await sendWith(producer, topic, messages, sendOptions);
       },
+      maxRecordBytes: async (topic) => largestRecordBytes(requestBudget(await limits.limitFor(topic))),
       shutdown() {
         if (!stopping) {
           const wasStarted = state === 'started';

@@ -17,6 +17,11 @@ export function recordBytes(m: OutgoingMessage): number {
   return n;
 }
 
+/** The key, value and headers of the largest record a request of `budgetBytes` can carry (see recordBytes). */
+export function largestRecordBytes(budgetBytes: number): number {
+  return Math.max(0, budgetBytes - RECORD_OVERHEAD_BYTES);
+}
+
 /** What a request may carry given the smallest limit (broker, topic, client): the limit less its header. */
 export function requestBudget(limitBytes: number): number {
   return Math.max(1, limitBytes - REQUEST_OVERHEAD_BYTES);

@@ -98,4 +98,19 @@ describe('kafka bus: produce requests sized to the broker', () => {
     expect(Buffer.byteLength(record.value)).toBeLessThan(LIMIT);
     process.stdout.write(`sized batches: ${TRACES} units (${total} bytes) on a ${LIMIT}-byte broker, 1 dead-lettered (${record.headers['original-bytes']} bytes)\n`);
   }, 120_000);
+
+  it("cuts a span record to the broker's limit before acknowledging it (it was acknowledged, then dead-lettered), and the trace is scored", async () => {
+    // A root model call with about 120 KB of messages, each attribute under the collector's own cap
+    // (TRACECHECK_MAX_ATTRIBUTE_BYTES) and the record under TRACECHECK_MAX_RECORD_BYTES (1 MB), but
+    // twice the broker's 64 KB.
+    const id = randomBytes(16).toString('hex');
+    const e = JSON.parse(largeTraceExport(id, 'wide', 0, 1)) as Export;
+    const [root] = e.resourceSpans[0].scopeSpans[0].spans;
+    const text = (n: number) => JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: `${n} `.repeat(10_000) }], finish_reason: 'stop' }]);
+    root.attributes.push(...[1, 2, 3, 4, 5].map((n) => ({ key: `app.transcript.${n}`, value: { stringValue: text(n) } })));
+    const answer = await fetch(`${h.pipeline.collectorUrl()}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(e) });
+    expect([answer.status, await answer.text()]).toEqual([200, '{}']);
+    await waitFor(async () => Number(await query(`SELECT uniqExact(unit_id) FROM ${database}.scores WHERE unit_id = '${id}'`).catch(() => '0')) === 1 || undefined, { timeoutMs: 60_000, description: 'the trace scored' });
+    expect(await topicRecords(kafka.brokers, `${h.topics.spans}.dlq`)).toBe(0);
+  }, 90_000);
 });

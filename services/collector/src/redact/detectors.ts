@@ -1,9 +1,11 @@
 import { isIPv6 } from 'node:net';
 import { passesIbanCheck, passesLuhn } from './checksums.ts';
+import { TRIGGER } from './prefilter.ts';
 
 /**
- * A built-in detector: what it finds, a cheap test that the text may hold one (most strings hold
- * none, and the test spares the scan), and a check on each match (a checksum) that keeps
+ * A built-in detector: what it finds, its bit in prefilter.ts's one pass that says which detectors
+ * the text may hold (most strings hold none, and the bit spares the scan), a test of its own for
+ * text already rewritten by an earlier detector, and a check on each match (a checksum) that keeps
  * look-alikes.
  *
  * Every pattern must run in time linear in the text, whatever the text (it is hostile): each
@@ -16,6 +18,9 @@ export interface Detector {
   /** The placeholder's kind (`<email:1>`) and the metric's rule label. */
   kind: string;
   pattern: RegExp;
+  /** Its bit in triggersOf (prefilter.ts): unset, the text holds no match. */
+  trigger: number;
+  /** The same test on its own, for text already rewritten by an earlier detector. */
   mayContain(text: string): boolean;
   accept?(match: string): boolean;
 }
@@ -45,51 +50,61 @@ function acceptIpv6(match: string): boolean {
 export const BUILTIN_DETECTORS: readonly Detector[] = [
   {
     kind: 'jwt',
+    trigger: TRIGGER.jwt,
     pattern: /(?<![\w-])eyJ[\w-]+\.eyJ[\w-]+\.[\w-]*/g,
     mayContain: (t) => t.includes('eyJ'),
   },
   {
     kind: 'anthropic_key',
+    trigger: TRIGGER.skKey,
     pattern: /(?<![\w-])sk-ant-[\w-]{20,400}/g,
     mayContain: (t) => t.includes('sk-ant-'),
   },
   {
     kind: 'openai_key',
+    trigger: TRIGGER.skKey,
     pattern: /(?<![\w-])sk-(?:proj-|svcacct-|admin-)?[\w-]{20,400}/g,
     mayContain: (t) => t.includes('sk-'),
   },
   {
     kind: 'aws_key',
+    trigger: TRIGGER.aws,
     pattern: /(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Za-z0-9])/g,
     mayContain: (t) => /A(?:KI|SI|BI|CC)A/.test(t),
   },
   {
     kind: 'github_token',
+    trigger: TRIGGER.github,
     pattern: /(?<![\w-])(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_\w{22,255})/g,
     mayContain: (t) => /gh[pousr]_|github_pat_/.test(t),
   },
   {
     kind: 'slack_token',
+    trigger: TRIGGER.slack,
     pattern: /(?<![\w-])xox[abposre]-[A-Za-z0-9-]{10,250}/g,
     mayContain: (t) => t.includes('xox'),
   },
   {
     kind: 'stripe_key',
+    trigger: TRIGGER.stripe,
     pattern: /(?<![\w-])[sr]k_(?:live|test)_[A-Za-z0-9]{16,250}/g,
     mayContain: (t) => t.includes('k_live_') || t.includes('k_test_'),
   },
   {
     kind: 'google_key',
+    trigger: TRIGGER.google,
     pattern: /(?<![\w-])AIza[\w-]{35}(?![\w-])/g,
     mayContain: (t) => t.includes('AIza'),
   },
   {
     kind: 'email',
+    trigger: TRIGGER.email,
     pattern: /(?<![\w.%+-])[\w.%+-]{1,64}@(?:[A-Za-z0-9-]{1,63}\.){1,8}[A-Za-z]{2,24}(?![\w-])/g,
     mayContain: (t) => t.includes('@'),
   },
   {
     kind: 'iban',
+    trigger: TRIGGER.digits,
     pattern: /(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?(?![A-Za-z0-9])/g,
     mayContain: (t) => /[A-Z]{2}\d\d/.test(t),
     accept: (m) => passesIbanCheck(m.replace(/ /g, '')),
@@ -98,24 +113,28 @@ export const BUILTIN_DETECTORS: readonly Detector[] = [
     // Issuer prefixes 2-6 (Mastercard 2-series, Amex/Diners/JCB, Visa, Mastercard, Discover/UnionPay/
     // Maestro): spares the nanosecond timestamps (1…) of the same length that pass Luhn one time in ten.
     kind: 'card',
+    trigger: TRIGGER.digits,
     pattern: /(?<![\w-])[2-6]\d{3}(?:[ -]?\d){9,15}(?!\w)/g,
     mayContain: (t) => /[2-6]\d{3}/.test(t),
     accept: (m) => passesLuhn(digitsOf(m)),
   },
   {
     kind: 'ip',
+    trigger: TRIGGER.digits,
     pattern: /(?<![\w.])(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?![\w]|\.\d)/g,
     mayContain: (t) => /\d\.\d/.test(t),
     accept: acceptIpv4,
   },
   {
     kind: 'ip',
+    trigger: TRIGGER.ipv6,
     pattern: /(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4}(?![\w:])/g,
     mayContain: (t) => /[0-9A-Fa-f]?:[0-9A-Fa-f]{0,4}:/.test(t) && hasDigit(t),
     accept: acceptIpv6,
   },
   {
     kind: 'phone',
+    trigger: TRIGGER.digits,
     pattern: /(?<![\w+])(?:\+|\()?\d[\d ().-]{6,22}\d(?!\w)/g,
     mayContain: (t) => /\d[\d ().-]{6}/.test(t),
     accept: acceptPhone,

@@ -1,6 +1,7 @@
 import type { DecodedLogRecord, DecodedResource, DecodedSpan } from '../otlp/types.ts';
 import { BUILTIN_DETECTORS } from './detectors.ts';
 import { createPseudonyms, createTraceNumberings, type Numbering } from './numbering.ts';
+import { triggersOf } from './prefilter.ts';
 import type { CompiledRule } from './rules.ts';
 
 export interface RedactorOptions {
@@ -68,24 +69,38 @@ export function createRedactor(options: RedactorOptions): Redactor {
   function scopeOf(traceId: string | undefined, project: string | undefined): Scope {
     const rules = rulesOf(project);
     const numbering = traceId === undefined ? numberings.of(`\u0001export`) : numberings.of(`${project ?? ''}\u0000${traceId}`);
-    return { numbering, ...rules };
+    return { numbering, patterns: rules.patterns, attributes: rules.attributes };
   }
 
   function replaceText(text: string, numbering: Numbering, patterns: readonly CompiledRule[]): string {
     if (text.length < MIN_LENGTH) return text;
-    let out = text;
-    for (const d of BUILTIN_DETECTORS) {
-      if (!d.mayContain(out)) continue;
-      out = out.replace(d.pattern, (m: string) => {
-        if (d.accept && !d.accept(m)) return m;
-        options.onFound(d.kind);
-        return detect ? m : numbering.placeholder(d.kind, m);
-      });
-    }
+    return rewrite(text, triggersOf(text), numbering, patterns);
+  }
+
+  function rewrite(text: string, triggers: number, numbering: Numbering, patterns: readonly CompiledRule[]): string {
+    let out = triggers === 0 ? text : replaceBuiltIns(text, triggers, numbering);
     for (const rule of patterns) {
       out = out.replace(rule.pattern as RegExp, (m: string) => {
         options.onFound(rule.name);
         return detect ? m : numbering.placeholder(rule.name, m);
+      });
+    }
+    return out;
+  }
+
+  function replaceBuiltIns(text: string, triggers: number, numbering: Numbering): string {
+    let out = text;
+    let rewritten = false;
+    for (const d of BUILTIN_DETECTORS) {
+      // The triggers describe the original text: once a placeholder is in, only the detector's own test on the text as it is now.
+      if (!rewritten && (triggers & d.trigger) === 0) continue;
+      if (!d.mayContain(out)) continue;
+      out = out.replace(d.pattern, (m: string) => {
+        if (d.accept && !d.accept(m)) return m;
+        options.onFound(d.kind);
+        if (detect) return m;
+        rewritten = true;
+        return numbering.placeholder(d.kind, m);
       });
     }
     return out;
@@ -111,11 +126,21 @@ export function createRedactor(options: RedactorOptions): Redactor {
   }
 
   function attributes(attrs: Record<string, unknown>, scope: Scope): void {
+    const byName = scope.attributes.size > 0;
     for (const key of Object.keys(attrs)) {
-      const rule = scope.attributes.get(key);
-      const identifier = IDENTIFIER_KEYS.has(key);
-      if (rule !== undefined) attrs[key] = whole(attrs[key], rule, identifier ? pseudonyms : scope.numbering);
-      else attrs[key] = value(attrs[key], scope, identifier ? pseudonyms : scope.numbering);
+      const v = attrs[key];
+      const rule = byName ? scope.attributes.get(key) : undefined;
+      if (rule !== undefined) {
+        attrs[key] = whole(v, rule, IDENTIFIER_KEYS.has(key) ? pseudonyms : scope.numbering);
+      } else if (typeof v === 'string') {
+        // Most values hold nothing to redact: that is known before the key is looked up.
+        if (v.length < MIN_LENGTH) continue;
+        const triggers = triggersOf(v);
+        if (triggers === 0 && scope.patterns.length === 0) continue;
+        attrs[key] = rewrite(v, triggers, IDENTIFIER_KEYS.has(key) ? pseudonyms : scope.numbering, scope.patterns);
+      } else if (v !== null && typeof v === 'object') {
+        attrs[key] = value(v, scope, IDENTIFIER_KEYS.has(key) ? pseudonyms : scope.numbering);
+      }
     }
   }
 

@@ -15,6 +15,8 @@ export interface SessionAggregatorConfig {
   groupId: string;
   /** A session is published once no trace came for this long (or at once after its end marker). */
   idleMs: number;
+  /** A session open this long is published even while traces keep coming (see createSessionWindow). Default 4 × idleMs, at least 10 min. */
+  maxOpenMs?: number;
   tickMs?: number;
   /** Open sessions' trace units are spilled to disk here (see spill-store.ts). Unset: held in memory (tests). */
   spill?: SpillStoreOptions;
@@ -38,7 +40,7 @@ export interface SessionAggregatorDeps {
  */
 export function createSessionAggregator(config: SessionAggregatorConfig, deps: SessionAggregatorDeps): WindowStage {
   const spill = config.spill ? createSpillStore(config.spill) : null;
-  const window = createSessionWindow({ idleMs: config.idleMs, ...(spill ? { records: createHeldRecords(spill) } : {}) });
+  const window = createSessionWindow({ idleMs: config.idleMs, ...(config.maxOpenMs === undefined ? {} : { maxOpenMs: config.maxOpenMs }), ...(spill ? { records: createHeldRecords(spill) } : {}) });
   const log = deps.log.child({ component: 'sessions' });
   return createWindowStage(
     {

@@ -51,6 +51,22 @@ describe('session window', () => {
     expect(again.traces).toEqual([unitOf(5, 'a')]);
   });
 
+  it('publishes a session open maxOpenMs however busy, so it cannot hold the topic for ever, and re-opens it whole at its next trace', () => {
+    const buf = createSessionWindow({ idleMs: 100, maxOpenMs: 300 });
+    for (let t = 0; t < 300; t += 50) {
+      buf.add(record(unitOf(10 + t / 50, 'busy')), at, t);
+      expect(take(buf, t)).toEqual([]);
+    }
+    const [first] = take(buf, 300);
+    expect([first.reason, first.traces.map((u) => u.unit_id)]).toEqual(['max-open', ['t10', 't11', 't12', 't13', 't14', 't15']]);
+    buf.confirm(first.key, 300, unitOf(0, 'busy'));
+    expect(buf.openCount()).toBe(0);
+    buf.add(record(unitOf(16, 'busy')), at, 350);
+    expect(take(buf, 400)).toEqual([]);
+    const [again] = take(buf, 450);
+    expect([again.reason, again.previous, again.traces]).toEqual(['idle', unitOf(0, 'busy'), [unitOf(16, 'busy')]]);
+  });
+
   it('spills the units it holds: one that cannot be written is refused (retriable) with the session unchanged, and a published session keeps only its unit', () => {
     const parent = mkdtempSync(join(tmpdir(), 'session-spill-'));
     try {

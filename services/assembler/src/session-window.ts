@@ -12,6 +12,8 @@ interface OpenSession {
   /** The session unit published before, when a later trace re-opened it. */
   previous: number | null;
   lastSeenMs: number;
+  /** When its first trace (since it was last published) came. */
+  openedMs: number;
   ended: boolean;
   emitting: boolean;
 }
@@ -29,18 +31,26 @@ export interface ReadySession {
   traces: Unit[];
 }
 
+/** 1 h at the default 15 min idle time; never under 10 min, so a short idle time (tests) does not split a conversation sent at once. */
+const defaultMaxOpenMs = (idleMs: number): number => Math.max(4 * idleMs, 10 * 60_000);
+
 export function sessionKey(project: string | undefined, conversationId: string): string {
   return `${project ?? 'default'}\u0000${conversationId}`;
 }
 
 /**
  * Open sessions, keyed by project and conversation id, holding their trace units; a session is
- * ready after `idleMs` without a new trace, or at once when a trace carried the end marker.
+ * ready after `idleMs` without a new trace, at once when a trace carried the end marker, or once
+ * it has been open `maxOpenMs` (default 4 × idleMs, at least 10 min) however busy: the sessions topic is committed
+ * only below an open session's first record, so a conversation that never paused would otherwise
+ * hold the topic's log (and the bus's segments) for ever. Published so, it re-opens at its next
+ * trace, whole, as after an idle pause (a new revision of the same session unit).
  * Published sessions are remembered (the last `maxClosed`) so that a later trace re-opens one
  * whole. A Window of the stage kit (shared/kit/stage): pure of the bus.
  */
 export function createSessionWindow(options: {
   idleMs: number;
+  maxOpenMs?: number;
   maxClosed?: number;
   /** Where trace and session units are held: spilled to disk in the services. Default: in memory. */
   records?: HeldRecords;
@@ -49,6 +59,7 @@ export function createSessionWindow(options: {
   const closed = new Map<string, number>();
   const records = options.records ?? createHeldRecords(createMemoryByteStore());
   const maxClosed = options.maxClosed ?? 10_000;
+  const maxOpenMs = options.maxOpenMs ?? defaultMaxOpenMs(options.idleMs);
 
   /** Throws a RetriableError, with nothing changed, when the unit could not be held (disk full). */
   function add({ unit, previous }: SessionRecord, _at: unknown, nowMs: number): string {
@@ -64,7 +75,7 @@ export function createSessionWindow(options: {
         records.drop(id);
         throw err;
       }
-      s = { key, conversationId, traces: new SmallMap(), previous: before, lastSeenMs: nowMs, ended: false, emitting: false };
+      s = { key, conversationId, traces: new SmallMap(), previous: before, lastSeenMs: nowMs, openedMs: nowMs, ended: false, emitting: false };
       closed.delete(key);
       open.set(key, s);
     }
@@ -82,7 +93,7 @@ export function createSessionWindow(options: {
     const ready: Array<TakenGroup<ReadySession>> = [];
     for (const s of open.values()) {
       if (s.emitting) continue;
-      const reason = s.ended ? 'end-marker' : nowMs - s.lastSeenMs >= options.idleMs ? 'idle' : null;
+      const reason = s.ended ? 'end-marker' : nowMs - s.lastSeenMs >= options.idleMs ? 'idle' : nowMs - s.openedMs >= maxOpenMs ? 'max-open' : null;
       if (!reason) continue;
       s.emitting = true;
       let load: Iterator<void, ReadySession>;

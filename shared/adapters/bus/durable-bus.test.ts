@@ -159,6 +159,55 @@ describe('in-process bus on disk', () => {
     await bus.close();
   });
 
+  it("deletes exactly the segments below the slowest group's commit, down to the active one once all is read", async () => {
+    const dir = freshDir();
+    const segmentDir = join(dir, 'topics', 't', '0');
+    const bases = (): number[] => readdirSync(segmentDir).map((f) => Number(f.slice(0, 20))).sort((a, b) => a - b);
+    const bus = durableBus(dir, { durable: { dir, segmentBytes: 4096, offsetFlushMs: 20 } });
+    const fast = bus.createConsumer({ topic: 't', groupId: 'fast', handle: () => Promise.resolve() });
+    // The slow group waits at record 0 (nothing can be deleted), then stops at record 150: it
+    // commits up to it (150 is its next record).
+    let slowHandled = 0;
+    let go = (): void => undefined;
+    const atFirst = new Promise<void>((resolve) => (go = resolve));
+    const slow = bus.createConsumer({
+      topic: 't',
+      groupId: 'slow',
+      handle: async () => {
+        if (slowHandled === 0) await atFirst;
+        if (slowHandled === 150) await new Promise(() => undefined);
+        slowHandled += 1;
+      },
+    });
+    await fast.start();
+    await slow.start();
+    for (let batch = 0; batch < 20; batch++) await send(bus, 't', Array.from({ length: 10 }, (_, i) => ({ key: 'k', value: `${batch * 10 + i}:${'y'.repeat(100)}` })));
+    // Every segment's base is known from its name: the one holding record 150 and those after it stay.
+    const written = bases();
+    expect(written.length).toBeGreaterThanOrEqual(4);
+    go();
+    await waitFor(() => slowHandled === 150 || undefined, { timeoutMs: 5_000, description: 'the slow group at record 150' });
+    const holding150 = written.filter((b) => b <= 150).at(-1)!;
+    const kept = written.filter((b) => b >= holding150);
+    expect(kept.length).toBeLessThan(written.length);
+    await waitFor(() => bases().length === kept.length || undefined, { timeoutMs: 5_000, description: `${kept.length} segments left` });
+    expect(bases()).toEqual(kept);
+    await fast.shutdown();
+    await bus.close();
+
+    // Restarted, the slow group reads the rest: only the active segment is left.
+    const again = durableBus(dir, { durable: { dir, segmentBytes: 4096, offsetFlushMs: 20 } });
+    const seen: string[] = [];
+    const resumed = again.createConsumer({ topic: 't', groupId: 'slow', handle: (m) => Promise.resolve(void seen.push(m.value.split(':')[0])) });
+    await resumed.start();
+    await waitFor(() => seen.length === 50 || undefined, { timeoutMs: 5_000, description: '50 records' });
+    expect([seen[0], seen[49]]).toEqual(['150', '199']);
+    await waitFor(() => bases().length === 1 || undefined, { timeoutMs: 5_000, description: 'one segment left' });
+    expect(bases()).toEqual([written.at(-1)]);
+    await resumed.shutdown();
+    await again.close();
+  });
+
   it('keeps a segment a slow group still needs, and replays it after a restart', async () => {
     const dir = freshDir();
     const bus = durableBus(dir, { durable: { dir, segmentBytes: 4096, offsetFlushMs: 20 } });

@@ -1,6 +1,7 @@
 import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
 import type { Logger } from '../../runtime/logging/index.ts';
 import { DEFAULT_PROJECT } from './conditions.ts';
+import { dropPrimaryKeys } from './duckdb-drop-keys.ts';
 import { inTransaction } from './duckdb-sql.ts';
 import { SCORE_FIELDS, UNIT_COLUMNS } from './rows.ts';
 import { UNIT_METRIC_COLUMNS } from './unit-metric-columns.ts';
@@ -71,22 +72,23 @@ if (SCORE_COLUMNS.map((x) => x.name).join() !== SCORE_FIELDS.join() || UNIT_COLU
 const columnDefs = (cols: readonly Column[]): string => cols.map((x) => `  ${q(x.name)} ${x.type}${x.nullable ? '' : ' NOT NULL'}`).join(',\n');
 
 // `scores` and `units` hold the latest revision of every unit (what every read but the history
-// sees); `score_revisions` and `unit_revisions` keep every revision.
+// sees); `score_revisions` and `unit_revisions` keep every revision. Their keys (unit_id;
+// unit_id, revision; unit_id, check, check_version; and with unit_revision) are kept unique by
+// the writes (duckdb-writes.ts), not by a PRIMARY KEY: DuckDB keeps a key's ART index in memory,
+// outside what memory_limit can evict, and it grew with every stored unit (~2 KB each; writes
+// crawled once it no longer fit the limit). Files written with the keys are rebuilt without them.
 const SCORES_DDL = `CREATE TABLE IF NOT EXISTS scores (
 ${columnDefs(SCORE_COLUMNS)},
-  created_at TIMESTAMP NOT NULL,
-  PRIMARY KEY (unit_id, "check", check_version)
+  created_at TIMESTAMP NOT NULL
 )`;
 
 const SCORE_REVISIONS_DDL = `CREATE TABLE IF NOT EXISTS score_revisions (
-${columnDefs(SCORE_COLUMNS)},
-  PRIMARY KEY (unit_id, unit_revision, "check", check_version)
+${columnDefs(SCORE_COLUMNS)}
 )`;
 
 const UNITS_DDL = `CREATE TABLE IF NOT EXISTS units (
 ${columnDefs(UNIT_COLUMN_TYPES)},
-  revision INTEGER DEFAULT 1,
-  PRIMARY KEY (unit_id)
+  revision INTEGER DEFAULT 1
 )`;
 
 const UNIT_REVISIONS_DDL = `CREATE TABLE IF NOT EXISTS unit_revisions (
@@ -99,8 +101,7 @@ const UNIT_REVISIONS_DDL = `CREATE TABLE IF NOT EXISTS unit_revisions (
   span_count BIGINT NOT NULL,
   assembled_at_ms BIGINT NOT NULL,
   stored_at_ms BIGINT NOT NULL,
-  unit_json VARCHAR NOT NULL,
-  PRIMARY KEY (unit_id, revision)
+  unit_json VARCHAR NOT NULL
 )`;
 
 const DOCS_DDL = `CREATE TABLE IF NOT EXISTS docs (
@@ -126,8 +127,8 @@ const ADD_PROJECT_COLUMNS = [
 // Run once, when the history tables are created in a file that already holds units and scores:
 // they become revision 1 (their hashes are computed from the JSON when first needed).
 const COPY_LEGACY = [
-  `INSERT OR IGNORE INTO unit_revisions SELECT unit_id, project, 1, '', '', '', span_count, assembled_at_ms, assembled_at_ms, unit_json FROM units`,
-  `INSERT OR IGNORE INTO score_revisions (${SCORE_FIELDS.map(q).join(', ')}) SELECT ${SCORE_FIELDS.map(q).join(', ')} FROM scores`,
+  `INSERT INTO unit_revisions SELECT unit_id, project, 1, '', '', '', span_count, assembled_at_ms, assembled_at_ms, unit_json FROM units`,
+  `INSERT INTO score_revisions (${SCORE_FIELDS.map(q).join(', ')}) SELECT ${SCORE_FIELDS.map(q).join(', ')} FROM scores`,
 ];
 
 // Per-row INSERT statements cost tens of ms each (primary-key checks per statement); a batch is
@@ -137,6 +138,9 @@ const stagingType = (t: DuckType): DuckType => (t === 'BIGINT' || t === 'INTEGER
 const stagingDdl = (table: string, cols: readonly Column[]): string =>
   `CREATE TEMP TABLE IF NOT EXISTS ${table} (${cols.map((x) => `${q(x.name)} ${stagingType(x.type)}`).join(', ')})`;
 export const SCORES_STAGING = 'scores_staging';
+// A staged score: its row, and whether it goes to `scores` (of its unit's latest revision).
+export const SCORE_STAGING_COLUMNS = [...SCORE_FIELDS, 'to_latest'] as const;
+const SCORE_STAGING_TYPES: readonly Column[] = [...SCORE_COLUMNS, c('to_latest', 'BOOLEAN', true)];
 export const UNITS_STAGING = 'units_staging';
 
 // A staged unit: its row, its revision and hashes, and whether it is the unit's latest revision.
@@ -148,6 +152,7 @@ export const UNIT_STAGING_COLUMNS: readonly Column[] = [
   c('messages_hash', 'VARCHAR'),
   c('stored_at_ms', 'BIGINT'),
   c('is_latest', 'BOOLEAN'),
+  c('fresh', 'BOOLEAN'),
 ];
 export type UnitStagingRow = Record<(typeof UNIT_STAGING_COLUMNS)[number]['name'], DuckDBValue>;
 
@@ -167,9 +172,10 @@ export async function migrateDuckDb(c: DuckDBConnection, log: Logger): Promise<v
     await c.run(SCORE_REVISIONS_DDL);
     if (copyLegacy) for (const statement of COPY_LEGACY) await c.run(statement);
   });
+  await dropPrimaryKeys(c, log, { units: UNITS_DDL, scores: SCORES_DDL, unit_revisions: UNIT_REVISIONS_DDL, score_revisions: SCORE_REVISIONS_DDL });
   // Staging tables of earlier versions (temporary, so only within this connection) are rebuilt.
   await c.run(`DROP TABLE IF EXISTS temp.${UNITS_STAGING}`);
   await c.run(`DROP TABLE IF EXISTS temp.${SCORES_STAGING}`);
   await c.run(stagingDdl(UNITS_STAGING, UNIT_STAGING_COLUMNS));
-  await c.run(stagingDdl(SCORES_STAGING, SCORE_COLUMNS));
+  await c.run(stagingDdl(SCORES_STAGING, SCORE_STAGING_TYPES));
 }

@@ -9,7 +9,7 @@ import type { Logger } from '../../runtime/logging/index.ts';
 import type { Score, Unit } from '../../contracts/schemas/index.ts';
 import type { AggregateQuery, DocQuery, ScoreQuery, ScoredUnit, Store, StoredDoc, UnitQuery, UnitWriteResult } from './contract.ts';
 import { normalizeAggregateQuery, normalizeUnitQuery, revisionConditions, type Condition } from './conditions.ts';
-import { SCORES_STAGING, migrateDuckDb, q } from './duckdb-schema.ts';
+import { SCORE_STAGING_COLUMNS, SCORES_STAGING, migrateDuckDb, q } from './duckdb-schema.ts';
 import { classify, inTransaction, whereClause } from './duckdb-sql.ts';
 import { REVISION_SELECT, SCORE_WRITES, moveThroughStaging, readRevisions, writePlan } from './duckdb-writes.ts';
 import { UNIT_SUMMARY_COLUMNS, docLimit, docToRow, finiteNumber, rowToAggregate, rowToDoc, rowToUnitSummary, rowToValueCount, text } from './monitoring-rows.ts';
@@ -124,9 +124,9 @@ export function createDuckDbStore(options: DuckDbStoreOptions): Store {
 
     async writeScores(scores: readonly Score[]) {
       if (scores.length === 0) return;
-      const rows = lastPerScoreKey(scores.map(scoreToRow));
+      const rows = lastPerScoreKey(scores.map(scoreToRow)).map((r) => ({ ...r, to_latest: null }));
       await ensureMigrated();
-      await serialized('writeScores', (c) => inTransaction(c, log, () => moveThroughStaging(c, SCORES_STAGING, SCORE_FIELDS, rows, SCORE_WRITES(rows))));
+      await serialized('writeScores', (c) => inTransaction(c, log, () => moveThroughStaging(c, SCORES_STAGING, SCORE_STAGING_COLUMNS, rows, SCORE_WRITES(rows, 'any'))));
     },
 
     async getUnitRevision(unitId: string, project?: string, revision?: number) {

@@ -40,9 +40,9 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ TRACECHECK_SPILL_SEGMENT_BYTES: '100' })).toThrow(/TRACECHECK_SPILL_SEGMENT_BYTES: Too small/);
   });
 
-  it("leaves DuckDB's memory limit to DuckDB unless told, and refuses what is not a size", () => {
-    expect(loadConfig({}).duckdbMemoryLimit).toBeNull();
-    expect(loadConfig({ TRACECHECK_DUCKDB_MEMORY_LIMIT: '' }).duckdbMemoryLimit).toBeNull();
+  it("bounds DuckDB's memory at 256MB unless told, and refuses what is not a size", () => {
+    expect(loadConfig({}).duckdbMemoryLimit).toBe('256MB');
+    expect(loadConfig({ TRACECHECK_DUCKDB_MEMORY_LIMIT: '' }).duckdbMemoryLimit).toBe('256MB');
     expect(loadConfig({ TRACECHECK_DUCKDB_MEMORY_LIMIT: '1GiB' }).duckdbMemoryLimit).toBe('1GiB');
     expect(() => loadConfig({ TRACECHECK_DUCKDB_MEMORY_LIMIT: "256MB'; DROP TABLE units" })).toThrow(/TRACECHECK_DUCKDB_MEMORY_LIMIT: a size such as 256MB or 1GiB/);
   });

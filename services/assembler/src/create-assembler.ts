@@ -93,7 +93,8 @@ export function createAssembler(config: AssemblerConfig, deps: AssemblerDeps): W
       window,
       parse: parseSpanEnvelope,
       build: (trace, nowMs) => (assemble ? done(assemble(trace, nowMs)) : assembleTraceInSteps(trace, nowMs, options)),
-      toMessage: (unit) => ({ key: unit.unit_id, value: JSON.stringify(unit) }),
+      // The unit itself rides along on the in-process bus: its readers check it without parsing the text.
+      toMessage: (unit) => ({ key: unit.unit_id, value: JSON.stringify(unit), parsed: unit }),
       outputKind: 'unit',
       // The records as they were parsed (the original text is not kept in memory), with where each
       // was read, under the trace id they were sent with (the window's key also names the project).

@@ -1,7 +1,7 @@
 import type { Bus, ConsumerLag } from '../../../shared/adapters/bus/index.ts';
 import type { Logger } from '../../../shared/runtime/logging/index.ts';
 import type { Metrics } from '../../../shared/kit/metrics/index.ts';
-import { SpanEnvelopeSchema, parseRecord, type Unit } from '../../../shared/contracts/schemas/index.ts';
+import { SpanEnvelopeSchema, parseRecord, type SpanEnvelope, type Unit } from '../../../shared/contracts/schemas/index.ts';
 import { createWindowStage, done, type WindowStage } from '../../../shared/kit/stage/index.ts';
 import { assembleTraceInSteps, type TraceParts } from './assemble-trace.ts';
 import { createPriceTable, type PriceTable } from '../../../shared/engines/pricing/index.ts';
@@ -46,7 +46,13 @@ export interface AssemblerDeps {
   nowMs?: () => number;
 }
 
-export function parseSpanEnvelope(value: string) {
+/**
+ * A span envelope record. `parsed`: what the collector's SpanEnvelopeSchema check of the same record
+ * gave, handed over by the in-process bus (only the collector sets it on this topic, and a record read
+ * back from disk or Kafka has none): taken as is instead of parsing the text a second time.
+ */
+export function parseSpanEnvelope(value: string, parsed?: unknown): SpanEnvelope {
+  if (parsed !== undefined) return parsed as SpanEnvelope;
   return parseRecord(SpanEnvelopeSchema, value, 'a span envelope v1');
 }
 
@@ -87,7 +93,8 @@ export function createAssembler(config: AssemblerConfig, deps: AssemblerDeps): W
       window,
       parse: parseSpanEnvelope,
       build: (trace, nowMs) => (assemble ? done(assemble(trace, nowMs)) : assembleTraceInSteps(trace, nowMs, options)),
-      toMessage: (unit) => ({ key: unit.unit_id, value: JSON.stringify(unit) }),
+      // The unit itself rides along on the in-process bus: its readers check it without parsing the text.
+      toMessage: (unit) => ({ key: unit.unit_id, value: JSON.stringify(unit), parsed: unit }),
       outputKind: 'unit',
       // The records as they were parsed (the original text is not kept in memory), with where each
       // was read, under the trace id they were sent with (the window's key also names the project).

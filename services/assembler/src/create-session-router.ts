@@ -40,7 +40,7 @@ export function createSessionRouter(config: SessionRouterConfig, deps: SessionRo
       bus: deps.bus,
       log: deps.log,
       producer,
-      parse: (value) => ({ unit: parseRecord(RoutedUnitSchema, value, 'a unit v1'), value }),
+      parse: (value, parsed) => ({ unit: parseRecord(RoutedUnitSchema, value, 'a unit v1', parsed), value }),
       skip: ({ unit }) => unit.kind !== 'trace' || !unit.conversation_id || unit.simulation_record === true,
       keyOf: ({ unit }) => sessionKey(unit.project, unit.conversation_id!),
       run: ({ unit, value }) => producer.send(config.sessionsTopic, [{ key: sessionKey(unit.project, unit.conversation_id!), value }]),

@@ -14,7 +14,11 @@ function convert(spec: SpanSpec, opts: Parameters<typeof traceRequestToMessages>
   const json = jsonTraceRequest([{ spanId: GOOD }, spec]);
   const results = [decodeTraceRequestJson(JSON.stringify(json)), decodeTraceRequestProtobuf(encodeTraceRequest(json))].map((req) => {
     const c = traceRequestToMessages(req, opts);
-    for (const m of c.messages) expect(SpanEnvelopeSchema.safeParse(JSON.parse(m.value)).success).toBe(true);
+    for (const m of c.messages) {
+      expect(SpanEnvelopeSchema.safeParse(JSON.parse(m.value)).success).toBe(true);
+      // What the in-process bus hands the assembler instead of the text: the same record, key for key.
+      expect(JSON.stringify(m.parsed)).toBe(JSON.stringify(SpanEnvelopeSchema.parse(JSON.parse(m.value))));
+    }
     return { produced: c.messages.map((m) => (JSON.parse(m.value) as { span_id: string }).span_id), rejected: c.rejected, errorMessage: c.errorMessage };
   });
   expect(results[1]).toEqual(results[0]);
@@ -127,5 +131,17 @@ describe('redaction in the pipeline (both encodings)', () => {
       expect(c.errorMessage).toContain('event "sent to <email:1>" timeUnixNano');
       expect(c.errorMessage).not.toContain('ann@x.io');
     }
+  });
+});
+
+describe('the parse handed to the in-process bus', () => {
+  it('comes with a record as it was checked, and not with one cut to fit (its text is no longer that object)', () => {
+    const json = jsonTraceRequest([{ spanId: GOOD, attributes: { 'gen_ai.prompt': 'x'.repeat(4096) } }]);
+    const whole = traceRequestToMessages(decodeTraceRequestJson(JSON.stringify(json)), options);
+    expect(whole.messages.map((m) => m.parsed !== undefined)).toEqual([true]);
+    const cut = traceRequestToMessages(decodeTraceRequestJson(JSON.stringify(json)), { ...options, maxRecordBytes: 2048 });
+    expect(cut.accepted).toBe(1);
+    expect(cut.messages[0].value).toContain('[truncated');
+    expect(cut.messages[0].parsed).toBeUndefined();
   });
 });

@@ -2,7 +2,7 @@ import type { OutgoingMessage } from '../../../shared/adapters/bus/index.ts';
 import { DEFAULT_MAX_RECORD_BYTES } from '../../../shared/runtime/config/index.ts';
 import { errorMessage } from '../../../shared/runtime/errors/index.ts';
 import { runAtOnce, runInSlices } from '../../../shared/runtime/flow/index.ts';
-import { SpanEnvelopeSchema, type SpanGenAi } from '../../../shared/contracts/schemas/index.ts';
+import { SpanEnvelopeSchema, type SpanEnvelope, type SpanGenAi } from '../../../shared/contracts/schemas/index.ts';
 import type { DecodedLogsRequest, DecodedSpan, DecodedTraceRequest, LazyLogsRequest, LazyTraceRequest } from './otlp/types.ts';
 import { lazyLogsRequest, lazyTraceRequest } from './otlp/lazy-request.ts';
 import { normalizeLogRecord } from './normalize/normalize-log.ts';
@@ -90,12 +90,20 @@ function usageProblem(genai: SpanGenAi | undefined): string | undefined {
   return undefined;
 }
 
-/** The assembler parses every record with SpanEnvelopeSchema: one it would refuse is refused here, per span. */
-function envelopeProblem(envelope: unknown): string | undefined {
+/**
+ * The assembler parses every record with SpanEnvelopeSchema: one it would refuse is refused here, per
+ * span. Else what the schema gives (the in-process bus hands it to the assembler, which need not parse again).
+ */
+function checkEnvelope(envelope: unknown): { problem: string } | { parsed: SpanEnvelope } {
   const parsed = SpanEnvelopeSchema.safeParse(envelope);
-  if (parsed.success) return undefined;
+  if (parsed.success) return { parsed: parsed.data };
   const issue = parsed.error.issues[0];
-  return `${issue.path.join('.')}: ${issue.message}`;
+  return { problem: `${issue.path.join('.')}: ${issue.message}` };
+}
+
+/** A checked record as a bus message; `parsed` only when the text is of that same object (not cut by fitRecord since). */
+function messageOf(key: string, fit: { json: string; cut: boolean }, checked: { parsed: SpanEnvelope }): OutgoingMessage {
+  return fit.cut ? { key, value: fit.json } : { key, value: fit.json, parsed: checked.parsed };
 }
 
 function summarize(reasons: string[], rejected: number): string {
@@ -159,10 +167,11 @@ function* traceConversionSteps(req: LazyTraceRequest, options: ConversionOptions
         if (span.parentSpanId === ZERO_SPAN) span.parentSpanId = '';
         try {
           const envelope = normalizeSpan(span, rs.resource, ss.scope, options);
-          const refused = usageProblem(envelope.genai) ?? envelopeProblem(envelope);
-          if (refused) {
+          const usage = usageProblem(envelope.genai);
+          const checked = usage === undefined ? checkEnvelope(envelope) : { problem: usage };
+          if ('problem' in checked) {
             rejected++;
-            if (reasons.length < 3) reasons.push(`span ${span.spanId}: ${refused}`);
+            if (reasons.length < 3) reasons.push(`span ${span.spanId}: ${checked.problem}`);
             continue;
           }
           const fit = fitRecord(envelope, options.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES, () => (envelope.genai.truncated = true));
@@ -171,7 +180,7 @@ function* traceConversionSteps(req: LazyTraceRequest, options: ConversionOptions
             if (reasons.length < 3) reasons.push(`span ${span.spanId} is ${fit.bytes} bytes even with its contents cut (limit ${options.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES})`);
             continue;
           }
-          messages.push({ key: span.traceId, value: fit.json });
+          messages.push(messageOf(span.traceId, fit, checked));
         } catch (err) {
           // A normalizer bug on one hostile span must not cost the others.
           rejected++;
@@ -236,10 +245,11 @@ function* logsConversionSteps(req: LazyLogsRequest, options: ConversionOptions):
         if (record.spanId === ZERO_SPAN) record.spanId = '';
         try {
           const envelope = normalizeLogRecord(record, rl.resource, seq, options);
-          const refused = usageProblem(envelope.genai) ?? envelopeProblem(envelope);
-          if (refused) {
+          const usage = usageProblem(envelope.genai);
+          const checked = usage === undefined ? checkEnvelope(envelope) : { problem: usage };
+          if ('problem' in checked) {
             rejected++;
-            if (reasons.length < 3) reasons.push(`log record: ${refused}`);
+            if (reasons.length < 3) reasons.push(`log record: ${checked.problem}`);
             continue;
           }
           const fit = fitRecord(envelope, options.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES);
@@ -248,7 +258,7 @@ function* logsConversionSteps(req: LazyLogsRequest, options: ConversionOptions):
             if (reasons.length < 3) reasons.push(`log record is ${fit.bytes} bytes even with its contents cut (limit ${options.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES})`);
             continue;
           }
-          messages.push({ key: record.traceId, value: fit.json });
+          messages.push(messageOf(record.traceId, fit, checked));
         } catch (err) {
           rejected++;
           if (reasons.length < 3) reasons.push(`log record could not be normalized: ${errorMessage(err)}`);

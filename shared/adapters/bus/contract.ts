@@ -16,6 +16,12 @@ export interface OutgoingMessage {
   key: string;
   value: string;
   headers?: Record<string, string>;
+  /**
+   * `value` as the schema its consumers read it with gives it, when the producer has it at hand (it
+   * validated the record with that schema). Only the in-process bus carries it, in memory, to its
+   * consumers (never to disk or Kafka): they skip parsing `value` again. Never mutated by either side.
+   */
+  parsed?: unknown;
 }
 
 export interface BusMessage {
@@ -27,6 +33,8 @@ export interface BusMessage {
   value: string;
   headers: Record<string, string>;
   timestampMs: number;
+  /** OutgoingMessage.parsed, on the in-process bus while the record is read from memory (not from its log on disk). */
+  parsed?: unknown;
 }
 
 /**

@@ -22,6 +22,22 @@ describeBusContract('in-memory, 1 partition', contractHarness(1));
 describeBusContract('in-memory, 4 partitions', contractHarness(4));
 
 describe('in-memory bus specifics', () => {
+  it("hands its readers the producer's parsed object with the record, the same object, and none when the producer had none", async () => {
+    const bus = createInMemoryBus({ log: createSilentLogger() });
+    const producer = bus.createProducer();
+    await producer.start();
+    const seen: unknown[] = [];
+    const consumer = bus.createConsumer({ topic: 'units', groupId: 'g', handle: (m) => (seen.push(m.parsed), Promise.resolve()) });
+    await consumer.start();
+    const object = { unit_id: 'u1' };
+    await producer.send('units', [{ key: 'u1', value: JSON.stringify(object), parsed: object }, { key: 'u2', value: '{}' }]);
+    await waitFor(() => seen.length === 2, { timeoutMs: 5_000 });
+    expect(seen[0]).toBe(object);
+    expect(seen[1]).toBeUndefined();
+    await consumer.shutdown();
+    await producer.shutdown();
+  });
+
   it('drops what every reading group committed, and refuses sends while its readers are too far behind', async () => {
     const bus = createInMemoryBus({ log: createSilentLogger(), maxRetainedRecords: 3000, retainUnread: 10 });
     const producer = bus.createProducer();

@@ -163,7 +163,7 @@ export function createMemoryTopics(options: MemoryTopicsOptions) {
   };
 
   const pushRecord = (topic: string, part: Partition, partition: number, m: OutgoingMessage, timestampMs: number): void => {
-    part.records.push({ topic, partition, offset: String(part.records.end), key: m.key, value: m.value, headers: { ...m.headers }, timestampMs });
+    part.records.push({ topic, partition, offset: String(part.records.end), key: m.key, value: m.value, headers: { ...m.headers }, timestampMs, parsed: m.parsed });
   };
 
   /** Adds records; with a durable bus they become readable (and the promise resolves) once fsync'd. */

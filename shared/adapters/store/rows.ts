@@ -1,6 +1,6 @@
 import { PermanentError } from '../../runtime/errors/index.ts';
 import type { Logger } from '../../runtime/logging/index.ts';
-import { ScoreSchema, UnitSchema, type Score, type Unit } from '../../contracts/schemas/index.ts';
+import { ScoreSchema, UnitSchema, isCheckedUnit, type Score, type Unit } from '../../contracts/schemas/index.ts';
 import type { ScoreQuery } from './contract.ts';
 import { DEFAULT_PROJECT, listLimit, scoreCursorCondition, scoreFilterConditions, timeBounds, timeConditions, type Condition } from './conditions.ts';
 import { toWellFormed } from './sql-quote.ts';
@@ -103,11 +103,16 @@ function floorMs(v: number): number {
   return Math.max(0, Math.floor(v));
 }
 
-/** A unit as a row: typed columns for filters, the whole unit as JSON (which keeps it exactly). */
-export function unitToRow(input: Unit): UnitRow {
+function checkedUnit(input: Unit): Unit {
   const parsed = UnitSchema.safeParse(input);
   if (!parsed.success) throw new PermanentError(`invalid unit: ${issuesText(parsed.error)}`, { cause: parsed.error });
-  const u = parsed.data;
+  return parsed.data;
+}
+
+/** A unit as a row: typed columns for filters, the whole unit as JSON (which keeps it exactly). */
+export function unitToRow(input: Unit): UnitRow {
+  // The scorer's units were checked as they were read (parseUnit): once per unit is enough.
+  const u = isCheckedUnit(input) ? input : checkedUnit(input);
   const project = u.project === undefined ? DEFAULT_PROJECT : toWellFormed(u.project);
   return {
     unit_id: toWellFormed(u.unit_id),

@@ -8,7 +8,7 @@ export {
   GenAiFamilySchema,
 } from './span-envelope.v1.ts';
 export type { SpanEnvelope, SpanRecord, LogRecordEnvelope, SpanGenAi, TokenUsage, GenAiFamily } from './span-envelope.v1.ts';
-export { UnitSchema, UnitToolCallSchema, UnitErrorSchema, parseUnit } from './unit.v1.ts';
+export { UnitSchema, UnitToolCallSchema, UnitErrorSchema, parseUnit, isCheckedUnit } from './unit.v1.ts';
 export type { Unit, UnitToolCall } from './unit.v1.ts';
 export { ScoreSchema, ScoreMethodSchema, ScoreStatusSchema } from './score.v1.ts';
 export type { Score, ScoreMethod, ScoreStatus } from './score.v1.ts';

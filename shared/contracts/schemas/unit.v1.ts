@@ -73,7 +73,20 @@ export const UnitSchema = z.object({
 });
 export type Unit = z.infer<typeof UnitSchema>;
 
-/** A units-topic record's value as a unit; anything else is a PermanentError (see parseRecord). */
-export function parseUnit(value: string): Unit {
-  return parseRecord(UnitSchema, value, 'a unit v1');
+/** Units parseUnit gave: checked against UnitSchema already (a store writing one need not check it again). */
+const checkedUnits = new WeakSet<Unit>();
+
+/**
+ * A units-topic record's value as a unit; anything else is a PermanentError (see parseRecord, and
+ * its `object`: the producer's unit, on the in-process bus).
+ */
+export function parseUnit(value: string, object?: unknown): Unit {
+  const unit = parseRecord(UnitSchema, value, 'a unit v1', object);
+  checkedUnits.add(unit);
+  return unit;
+}
+
+/** Whether `unit` is parseUnit's output (UnitSchema's own copy, which no stage changes after). */
+export function isCheckedUnit(unit: Unit): boolean {
+  return checkedUnits.has(unit);
 }

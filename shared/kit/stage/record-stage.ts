@@ -18,8 +18,11 @@ export interface RecordStageConfig {
 export interface RecordStageDeps<R> {
   bus: Bus;
   log: Logger;
-  /** The record's value as the stage takes it; throws (PermanentError) for one that is not: it is dead-lettered. */
-  parse: (value: string) => R;
+  /**
+   * The record's value as the stage takes it; throws (PermanentError) for one that is not: it is
+   * dead-lettered. `parsed`: the producer's object of it (BusMessage.parsed), when the bus has it.
+   */
+  parse: (value: string, parsed?: unknown) => R;
   /** Records with nothing to do (filtered out) are passed over. */
   skip?: (record: R) => boolean;
   /** Records of one key run one after another, in the order they were read; other keys side by side. */
@@ -55,7 +58,7 @@ export function createRecordStage<R>(config: RecordStageConfig, deps: RecordStag
     handle: (message) => {
       let record: R;
       try {
-        record = deps.parse(message.value);
+        record = deps.parse(message.value, message.parsed);
       } catch (err) {
         return Promise.reject(err instanceof Error ? err : new Error(String(err)));
       }

@@ -29,8 +29,11 @@ export interface WindowStageDeps<R, G, O> {
   bus: Bus;
   log: Logger;
   window: Window<R, G, O>;
-  /** A record's value as the window takes it; throws (PermanentError) for one that is not: it is dead-lettered. */
-  parse: (value: string) => R | Promise<R>;
+  /**
+   * A record's value as the window takes it; throws (PermanentError) for one that is not: it is
+   * dead-lettered. `parsed`: the producer's own parse of it (BusMessage.parsed), when the bus has it.
+   */
+  parse: (value: string, parsed?: unknown) => R | Promise<R>;
   /** Pure: a group's output, in steps (a yield between two; the kit decides when to give the event loop a turn). */
   build: (group: G, nowMs: number) => Iterator<void, O>;
   toMessage: (output: O) => OutgoingMessage;
@@ -77,7 +80,7 @@ export function createWindowStage<R, G, O>(config: WindowStageConfig, deps: Wind
     groupId: config.groupId,
     // A throw (a bad record) sends the record to the dead-letter topic, or retries a retriable one.
     handle: async (message) => {
-      const record = await deps.parse(message.value);
+      const record = await deps.parse(message.value, message.parsed);
       window.add(record, { partition: message.partition, offset: BigInt(message.offset) }, now());
     },
     committableOffset: (partition, lastHandled) => window.committable(partition, lastHandled),

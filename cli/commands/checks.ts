@@ -6,6 +6,7 @@ import { createCodeSandbox } from '../../shared/engines/code-sandbox/index.ts';
 import { loadConfig } from '../../shared/runtime/config/index.ts';
 import type { CliCommand, CliIo } from '../command.ts';
 import { createJudge, parseFlags } from '../check-runtime.ts';
+import { TRY_USAGE, tryCommand } from './checks-try.ts';
 
 /** The user's definitions file: --out / --definitions, else TRACECHECK_CHECK_DEFINITIONS. */
 function definitionsFile(flags: Map<string, string | true>, io: CliIo): string | null {
@@ -221,6 +222,7 @@ export const checksCommand: CliCommand = {
   tracecheck checks create --name NAME --prompt-file rubric.txt --type PASS_FAIL|SCORE [--description TEXT] [--range MIN,MAX] [--threshold X] [--out defs.jsonl]
   tracecheck checks upload --file check.py|check.ts|check.js --name NAME [--output-data-type bool|int|float | --type PASS_FAIL|SCORE] [--requires-scenario-input] [--requires-scenario-result] [--range MIN,MAX] [--threshold X] [--timeout-ms MS] [--description TEXT] [--out defs.jsonl]
   tracecheck checks generate --name NAME --description TEXT [--output-data-type bool|int|float | --type PASS_FAIL|SCORE] [--requires-scenario-input] [--requires-scenario-result] [--language python|typescript] [--range MIN,MAX] [--out defs.jsonl]
+${TRY_USAGE}
 
 Your checks live in a JSON Lines file: --out / --definitions, else TRACECHECK_CHECK_DEFINITIONS (what
 the services and \`tracecheck score --definitions\` read). Saving a name again with another definition
@@ -235,7 +237,14 @@ TypeScript/JavaScript module exporting evaluate(args); without a type flag what 
 decides (bool: pass/fail; int, float: a score, unbounded unless --range), within --timeout-ms per unit (default 2000,
 at most 10000) and the sandbox's memory limit (TRACECHECK_SANDBOX_MEMORY_MB). generate asks the configured model to write
 one (a Python CodeBasedCheck as the SDK's generate_check does; --language typescript for ours) and
-verifies it the same way before saving it. --type accepts any case (SCORE, score, PASS_FAIL).`,
+verifies it the same way before saving it. --type accepts any case (SCORE, score, PASS_FAIL).
+
+try re-runs a new version of a check, not saved, over the units people reviewed for it (read from
+the configured store, project --project, default "default") and prints the agreement with people of
+the current and the new version side by side (agreement, 95% Wilson interval, Cohen's kappa) and
+the units where they differ; the try is recorded for a monitor's min_agreement. The new version is
+a JSON file in the shape POST /api/v1/checks takes, a stored version's id, or --prompt-file: the
+current model check with a new rubric. Judge calls go to the configured judge.`,
   async run(argv, io) {
     const [sub, ...rest] = argv;
     const flags = parseFlags(rest);
@@ -243,6 +252,7 @@ verifies it the same way before saving it. --type accepts any case (SCORE, score
     if (sub === 'create') return create(flags, io);
     if (sub === 'upload') return upload(flags, io);
     if (sub === 'generate') return generate(flags, io);
+    if (sub === 'try') return tryCommand(flags, io);
     io.stderr.write(`${this.usage}\n`);
     return 2;
   },

@@ -20,8 +20,9 @@ import {
 } from '../../tools/eval/src/index.ts';
 import { createStore } from '../compose.ts';
 import { createJudge } from '../check-runtime.ts';
+import { datasetReferences } from './eval-dataset.ts';
 
-const USAGE = `usage: tracecheck eval [CONFIG] [key=value …] [--quiet] [--store] [--python PATH]
+const USAGE = `usage: tracecheck eval [CONFIG] [key=value …] [--quiet] [--store] [--python PATH] [--dataset NAME[@VERSION]|FILE [--project P]]
        tracecheck eval report RUN… [--format text|markdown|html] [--output FILE] [--runs DIR]
 
 Runs the suite in CONFIG (default tracecheck.yaml): every prompt file × sweep variant × reference,
@@ -37,6 +38,12 @@ Overrides (key=value, values read as YAML):
 
 --python PATH runs the suite's Python (prompt, metric and roll-up code:) in that interpreter, with its
 packages (default: LLMEVAL_PYTHON, else python3 on PATH).
+
+--dataset runs every selected prompt over a dataset's units instead of its own references: a stored
+dataset of the project (--project, default "default"; read from the configured store) or a tests
+file \`tracecheck datasets export --format llmeval\` wrote. The references are the same as the
+exported file's, so a prompt's template uses {question}, {messages}, {output} and its metrics
+read \`expected\`.
 
 --store writes every try's metric results as scores (unit_kind "eval", the run id in environment
 "eval:<run id>") to the configured store: ClickHouse with TRACECHECK_CLICKHOUSE_URL, else the DuckDB
@@ -103,6 +110,8 @@ export const evalCommand: CliCommand = {
     let quiet = false;
     let store = false;
     let python: string | null = null;
+    let dataset: string | null = null;
+    let project = 'default';
     const pairs: string[] = [];
     let sawConfig = false;
     for (let i = 0; i < argv.length; i++) {
@@ -116,7 +125,15 @@ export const evalCommand: CliCommand = {
           return 2;
         }
       }
-      else if (a.startsWith('-')) {
+      else if (a === '--dataset' || a === '--project') {
+        const v = argv[++i] ?? '';
+        if (v === '') {
+          io.stderr.write(`tracecheck eval: ${a} needs a value\n\n${USAGE}`);
+          return 2;
+        }
+        if (a === '--dataset') dataset = v;
+        else project = v;
+      } else if (a.startsWith('-')) {
         io.stderr.write(`tracecheck eval: unknown option ${a}\n\n${USAGE}`);
         return 2;
       } else if (a.includes('=')) pairs.push(a);
@@ -132,6 +149,7 @@ export const evalCommand: CliCommand = {
       const config = loadConfig(io.env);
       const overrides = parseOverrides(pairs);
       const log = createCommandLogger(config, 'warn', 'tracecheck-eval');
+      if (dataset !== null) overrides.references = await datasetReferences(dataset, project, config, log);
       const run = await runEval({ configPath, overrides, python: python ?? config.evalPython ?? 'python3', sandbox: config.sandbox, endpoint: config.judge, judgeUnavailableReason: config.judgeUnavailableReason, log, judge: createJudge(config, log.child({ component: 'eval.judge' })), progress: createProgress(io.stderr) });
       if (!quiet) io.stdout.write(renderTextTables(buildTables([run.result])) + '\n');
       io.stdout.write(renderSummary([run.result]));

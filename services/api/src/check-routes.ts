@@ -47,7 +47,7 @@ const SdkCodeCheckSchema = z
 /** A definition as `tracecheck checks upload` writes it (a code check, or a model check in that form). */
 const DefinitionBodySchema = z.looseObject({ kind: z.enum(['model', 'code']), name: z.string() });
 
-const CheckBodySchema = z.union([ModelCheckFieldsSchema, SdkCodeCheckSchema, DefinitionBodySchema]);
+export const CheckBodySchema = z.union([ModelCheckFieldsSchema, SdkCodeCheckSchema, DefinitionBodySchema]);
 
 const VersionSchema = z.object({ version: z.string(), created_at_ms: z.number() });
 const CheckInfoSchema = z.object({
@@ -61,7 +61,7 @@ const CheckInfoSchema = z.object({
 });
 const SavedCheckSchema = z.object({ name: z.string(), version: z.string(), changed: z.boolean(), versions: z.array(VersionSchema) });
 
-function toDefinition(body: z.output<typeof CheckBodySchema>): CheckDefinition {
+export function toDefinition(body: z.output<typeof CheckBodySchema>): CheckDefinition {
   const fields = ModelCheckFieldsSchema.safeParse(body);
   if (fields.success) {
     const m = fields.data;

@@ -21,6 +21,7 @@ import { simulationRoutes } from './simulation-routes.ts';
 import { retentionRoutes } from './retention-routes.ts';
 import { reviewRoutes } from './review-routes.ts';
 import { datasetRoutes } from './dataset-routes.ts';
+import { checkTryRoute } from './check-try-route.ts';
 import { CheckDefinitionError, createCheckRegistry, type CheckDefinition, type CheckRegistry, type JudgeClient } from '../../../shared/engines/checks/index.ts';
 import { listUserChecks } from '../../../shared/engines/monitors/index.ts';
 import { dashboardRoutes, type CheckCatalog } from './pages/index.ts';
@@ -104,6 +105,7 @@ export function createApp(deps: ApiDeps): Hono<ApiEnv> {
   retentionRoutes(app, routes, { store: deps.store, log: deps.log, now });
   reviewRoutes(app, routes, { store: deps.store, log: deps.log, now });
   datasetRoutes(app, routes, { store: deps.store, log: deps.log, now });
+  checkTryRoute(app, routes, { store: deps.store, log: deps.log, now, createRegistry, judge: deps.judge ?? null });
   if (deps.keyring) keyRoutes(app, routes, { keyring: deps.keyring, log: deps.log });
   const alerts = createAlertRepository(deps.store, (doc, problems) => log.warn({ kind: doc.kind, id: doc.id, problems }, 'stored alert document does not parse; skipped'));
   const checks = deps.checks ?? null;

@@ -3,15 +3,17 @@ import { z } from 'zod';
 import type { CheckRegistry } from '../../../shared/engines/checks/index.ts';
 import type { Logger } from '../../../shared/runtime/logging/index.ts';
 import { DOC_KINDS, MonitorInputSchema, MonitorNameSchema, MonitorSchema, listMonitors, listUserChecks, type Monitor } from '../../../shared/engines/monitors/index.ts';
-import type { QueryStore } from '../../../shared/adapters/store/index.ts';
+import type { Store } from '../../../shared/adapters/store/index.ts';
+import { agreementShortfall } from './agreement-guard.ts';
 import { ErrorSchema, type RouteSpec } from './api-spec.ts';
+import { projectRegistry } from './check-try-route.ts';
 import { addRoute, type ApiEnv } from './route.ts';
 
 const NameParams = z.object({ name: MonitorNameSchema });
 const MonitorListSchema = z.object({ monitors: z.array(MonitorSchema) });
 
 export interface MonitorRouteDeps {
-  store: QueryStore;
+  store: Store;
   log: Logger;
   now: () => number;
   /** The catalog and the configured definitions (user checks of the project are added). */
@@ -40,6 +42,10 @@ export function monitorRoutes(app: Hono<ApiEnv>, routes: RouteSpec[], deps: Moni
     const known = await knownCheckNames(deps, project);
     const unknown = input.checks.filter((c) => !known.has(c));
     if (unknown.length > 0) return { status: 400, body: { error: `invalid request: unknown checks: ${unknown.join(', ')} (GET /api/v1/checks lists them)` } };
+    if (input.min_agreement !== undefined && input.enabled) {
+      const shortfall = await agreementShortfall(deps.store, await projectRegistry(deps, project), project, input.checks, input.min_agreement, input.min_samples);
+      if (shortfall) return { status: 400, body: { error: `invalid request: ${shortfall}` } };
+    }
     const t = deps.now();
     const monitor = MonitorSchema.parse({ ...input, project, created_at_ms: existing?.created_at_ms ?? t, updated_at_ms: existing ? Math.max(t, existing.updated_at_ms + 1) : t });
     await deps.store.putDoc({ kind: DOC_KINDS.monitor, project, id: monitor.name, body: monitor, updated_at_ms: monitor.updated_at_ms });

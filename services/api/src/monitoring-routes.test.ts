@@ -166,6 +166,7 @@ describe('projects and the document', () => {
       '/api/v1/checks/generate',
       '/api/v1/checks/summary',
       '/api/v1/checks/{name}/agreement',
+      '/api/v1/checks/{name}/try',
       '/api/v1/compare',
       '/api/v1/datasets',
       '/api/v1/datasets/{name}',

@@ -36,6 +36,10 @@ export const MonitorInputSchema = z
     sample_rate: z.number().min(0).max(1).default(1),
     budget: MonitorBudgetSchema.optional(),
     enabled: z.boolean().default(true),
+    /** Refuse to set this monitor live unless each check's current version agrees with people this often (a recorded try, or reviews of that version). */
+    min_agreement: z.number().min(0).max(1).optional(),
+    /** With min_agreement: the fewest reviews the measured agreement must rest on (default 20). */
+    min_samples: z.number().int().positive().optional(),
   })
   .strict();
 export type MonitorInput = z.infer<typeof MonitorInputSchema>;

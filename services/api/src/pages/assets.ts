@@ -1,3 +1,4 @@
+import { DATASET_SCRIPT } from './dataset-select.ts';
 // The dashboard's only stylesheet and script, served by us from /assets (no CDN, works offline).
 // The Content-Security-Policy of every page allows nothing else: no inline script, no inline style.
 
@@ -97,6 +98,7 @@ pre.code { background: #f7f8fa; border: 1px solid var(--line); border-radius: 6p
 .login { max-width: 380px; margin: 80px auto; }
 .login input { width: 100%; margin: 8px 0 12px; }
 details > summary { cursor: pointer; color: var(--accent); }
+.sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 `;
 
 export const SCRIPT = `
@@ -145,4 +147,4 @@ document.addEventListener('submit', async (ev) => {
   try { await send(form.getAttribute('data-method'), form.getAttribute('data-url'), body); location.assign('/alerts'); }
   catch (e) { show(form, false, e.message); }
 });
-`;
+` + DATASET_SCRIPT;

@@ -14,6 +14,7 @@ import { h, type Html } from './html.ts';
 import { headline } from './overview-page.ts';
 import { layout, problemPage, sendPage, type PageDeps } from './page-deps.ts';
 import { agreementSection } from './agreement-card.ts';
+import { addToDatasetForm, unitCheckbox } from './dataset-select.ts';
 import { checkAgreement, createReviewRepository } from '../../../../shared/engines/review/index.ts';
 
 // One check: its series by agent version with 95% bands (bucket picker), the distribution of its
@@ -106,9 +107,9 @@ export async function checkPage(c: Context<ApiEnv>, deps: PageDeps): Promise<Res
   const failingTable: Html =
     failing.length === 0
       ? h`<p class="muted">${q.cursor ? 'No more failing units.' : 'No failing units in this window.'}</p>`
-      : h`<div class="table-wrap"><table data-failing-units><thead><tr><th>unit</th><th>agent</th><th>version</th><th class="num">value</th><th>why</th><th>unit ended</th></tr></thead><tbody>
-${failing.map((s) => h`<tr><td><a href="${unitHref(s.unit_id)}" data-unit-link title="${s.unit_id}"><code>${s.unit_id.length > 16 ? `${s.unit_id.slice(0, 16)}…` : s.unit_id}</code></a></td><td>${s.agent_name ?? '–'}</td><td>${s.agent_version ?? '–'}</td><td class="num">${num(s.value)}</td><td>${s.explanation.length > 160 ? `${s.explanation.slice(0, 160)}…` : s.explanation}</td><td class="muted nowrap">${utc(s.unit_end_time_ms)}</td></tr>`)}
-</tbody></table></div>`;
+      : h`<div data-dataset-scope><div class="table-wrap"><table data-failing-units><thead><tr><th><span class="sr-only">select</span></th><th>unit</th><th>agent</th><th>version</th><th class="num">value</th><th>why</th><th>unit ended</th></tr></thead><tbody>
+${failing.map((s) => h`<tr><td>${unitCheckbox(s.unit_id)}</td><td><a href="${unitHref(s.unit_id)}" data-unit-link title="${s.unit_id}"><code>${s.unit_id.length > 16 ? `${s.unit_id.slice(0, 16)}…` : s.unit_id}</code></a></td><td>${s.agent_name ?? '–'}</td><td>${s.agent_version ?? '–'}</td><td class="num">${num(s.value)}</td><td>${s.explanation.length > 160 ? `${s.explanation.slice(0, 160)}…` : s.explanation}</td><td class="muted nowrap">${utc(s.unit_end_time_ms)}</td></tr>`)}
+</tbody></table></div>${addToDatasetForm()}</div>`;
   const history = registry?.history(name) ?? [];
   const live = deps.checks?.live.includes(name) ?? false;
   const body = h`<p class="muted"><a href="${withQuery('/', view)}">Overview</a> › check</p>

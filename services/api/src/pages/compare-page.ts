@@ -7,6 +7,7 @@ import type { ApiEnv } from '../route.ts';
 import { PALETTE, intervalChart } from './charts.ts';
 import { PageFilterParams, PageWindowParams, WINDOWS, parsePageQuery, windowOf } from './filters.ts';
 import { checkHref, count, num, pValue, pct, pointsDelta, unitHref, utc, withQuery } from './format.ts';
+import { addToDatasetForm, unitsCheckbox } from './dataset-select.ts';
 import { h, type Html } from './html.ts';
 import { layout, problemPage, sendPage, type PageDeps } from './page-deps.ts';
 
@@ -59,10 +60,11 @@ function table(r: CompareAnswer, a: UnitFilterValues, b: UnitFilterValues, alpha
 <td class="num ${d === null || d === 0 ? '' : d < 0 ? 'down' : 'up'}" data-diff>${d === null ? '–' : isRate ? pointsDelta(d) : num(d)}<div class="muted">${ci(cmp.difference.ci)}</div></td>
 <td class="num" data-p>${pValue(cmp.p_value)}<div class="muted">${cmp.test}</div></td>
 <td><span class="badge ${cmp.verdict === 'worse' ? 'worse' : cmp.verdict === 'better' ? 'better' : 'neutral'}">${cmp.verdict === 'no significant difference' ? 'no difference' : cmp.verdict}</span>${cmp.failing_units.length > 0 ? h`<div><a href="${unitHref(cmp.failing_units[0].unit_id)}">a failing B unit</a></div>` : null}</td>
+<td>${cmp.failing_units.length > 0 ? unitsCheckbox(cmp.failing_units.map((u) => u.unit_id), `${cmp.failing_units.length} failing B units`) : null}</td>
 <td data-result-scope><button type="button" class="secondary" data-create-rule data-rule="${JSON.stringify(rule)}" title="Create a regression alert rule: B against A on ${cmp.check}">Alert on this</button><div data-result hidden></div></td>
 </tr>`;
   });
-  return h`<div class="table-wrap"><table class="compact" data-compare><thead><tr><th>check</th><th class="num">A</th><th class="num">B</th><th>95% intervals</th><th class="num">B − A</th><th class="num">p-value</th><th>verdict (p &lt; ${alpha})</th><th></th></tr></thead><tbody>${rows}</tbody></table></div>`;
+  return h`<div class="table-wrap"><table class="compact" data-compare><thead><tr><th>check</th><th class="num">A</th><th class="num">B</th><th>95% intervals</th><th class="num">B − A</th><th class="num">p-value</th><th>verdict (p &lt; ${alpha})</th><th>select</th><th></th></tr></thead><tbody>${rows}</tbody></table></div>`;
 }
 
 export async function comparePage(c: Context<ApiEnv>, deps: PageDeps): Promise<Response> {
@@ -81,7 +83,7 @@ export async function comparePage(c: Context<ApiEnv>, deps: PageDeps): Promise<R
   if (!result) content = h`<div class="card">Choose two groups that differ, for example version <code>v1</code> as A and <code>v2</code> as B.</div>`;
   else if (!result.ok) content = h`<div class="msg err">${result.error}</div>`;
   else if (result.value.comparisons.length === 0) content = h`<div class="card">No scores for either side in this window.</div>`;
-  else content = table(result.value, a, b, q.alpha, q.window);
+  else content = h`<div data-dataset-scope>${table(result.value, a, b, q.alpha, q.window)}${addToDatasetForm()}</div>`;
   const apiHref = withQuery('/api/v1/compare', { ...Object.fromEntries(Object.entries(a).map(([k, v]) => [`a.${k}`, String(v)])), ...Object.fromEntries(Object.entries(b).map(([k, v]) => [`b.${k}`, String(v)])), alpha: q.alpha, from, to });
   const body = h`<h1>Compare</h1>
 <p class="sub">B (${describe(b)}) against A (${describe(a)}), ${utc(from)} – ${utc(to)}. Most worse first. Pass/fail checks: two-proportion z-test (Fisher's exact test for small counts) and Wilson intervals; score checks: Mann–Whitney U and normal intervals.</p>

@@ -1,7 +1,7 @@
 import type { SqlFragment } from './sql-quote.ts';
 import { joinSql, sql, sqlIdentifier } from './sql-quote.ts';
 import { where } from './clickhouse-filters.ts';
-import type { NormalizedMetricQuery, UnitMetric } from './unit-metrics.ts';
+import type { NormalizedMetricQuery, normalizeMetricValuesQuery, UnitMetric } from './unit-metrics.ts';
 
 // Unit metrics on ClickHouse (18.16 and current). 18.16 has no quantile with DuckDB's definition
 // (`quantileExact` takes the element at ⌊q·n⌋, no interpolation), so the percentiles are
@@ -41,4 +41,11 @@ export function unitMetricsSql(db: SqlFragment, nq: NormalizedMetricQuery): SqlF
   const grouped = sql`SELECT t, g, count() AS units, count(v) AS n, sum(v) AS total, sum(v * v) AS total_sq, avg(v) AS mean, min(v) AS lowest, max(v) AS highest, arraySort(groupArray(v)) AS sorted FROM (${inner}) GROUP BY t, g`;
   const cols = joinSql([sql`t`, sql`g`, sql`units`, sql`n`, sql`total`, sql`total_sq`, sql`mean`, sql`lowest`, sql`highest`, sql`${quantile('0.5')} AS p50`, sql`${quantile('0.95')} AS p95`, sql`${quantile('0.99')} AS p99`], ', ');
   return sql`SELECT ${cols} FROM (${grouped}) ORDER BY ${order} LIMIT ${limit}`;
+}
+
+/** The query of `metricValues`: distinct rounded values and their unit counts, smallest first (half up, as DuckDB: ClickHouse's round() takes floats' halves to even). */
+export function metricValuesSql(db: SqlFragment, nq: ReturnType<typeof normalizeMetricValuesQuery>): SqlFragment {
+  const inner = sql`SELECT toNullable(toFloat64(${EXPRESSIONS[nq.metric]})) AS x FROM ${db}.units FINAL${where(nq.conditions)}`;
+  const scale = 10 ** nq.digits;
+  return sql`SELECT floor(assumeNotNull(x) * ${scale} + 0.5) / ${scale} AS v, count() AS c FROM (${inner}) WHERE isNotNull(x) GROUP BY v ORDER BY v LIMIT ${nq.maxValues}`;
 }

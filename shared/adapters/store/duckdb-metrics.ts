@@ -1,6 +1,6 @@
 import type { DuckDBValue } from '@duckdb/node-api';
 import { whereClause } from './duckdb-sql.ts';
-import { metricExpression, type NormalizedMetricQuery } from './unit-metrics.ts';
+import { metricExpression, type NormalizedMetricQuery, type normalizeMetricValuesQuery } from './unit-metrics.ts';
 
 // Unit metrics on DuckDB: percentiles with `quantile_cont` (linear interpolation between closest
 // ranks; ClickHouse computes the same from its sorted values, see clickhouse-metrics.ts).
@@ -19,4 +19,13 @@ export function unitMetricsSql(nq: NormalizedMetricQuery): { sql: string; values
     sql: `SELECT t, g, count(*) AS units, count(v) AS n, sum(v) AS total, sum(v * v) AS total_sq, avg(v) AS mean, min(v) AS lowest, max(v) AS highest, ${q(0.5)} AS p50, ${q(0.95)} AS p95, ${q(0.99)} AS p99 FROM (${inner}) GROUP BY t, g ORDER BY ${order} LIMIT ${limit}`,
     values: w.values,
   };
+}
+
+/** The query of `metricValues`: distinct values rounded half up (the same arithmetic as ClickHouse's) and their unit counts, smallest first. */
+export function metricValuesSql(nq: ReturnType<typeof normalizeMetricValuesQuery>): { sql: string; values: DuckDBValue[] } {
+  const w = whereClause(nq.conditions);
+  const inner = `SELECT CAST(${metricExpression(nq.metric)} AS DOUBLE) AS x FROM units${w.sql}`;
+  // digits and maxValues are validated integers (normalizeMetricValuesQuery), written as literals.
+  const scale = 10 ** nq.digits;
+  return { sql: `SELECT floor(x * ${scale} + 0.5) / ${scale} AS v, count(*) AS c FROM (${inner}) WHERE x IS NOT NULL GROUP BY 1 ORDER BY 1 LIMIT ${nq.maxValues}`, values: w.values };
 }

@@ -40,4 +40,4 @@ export {
 export type { SqlValue, SqlFragment } from './sql-quote.ts';
 export type { RetentionCut } from './retention.ts';
 export { interpolatedQuantile, METRIC_GROUPS, UNIT_METRICS } from './unit-metrics.ts';
-export type { MetricGroup, UnitMetric, UnitMetricQuery, UnitMetricRow } from './unit-metrics.ts';
+export type { MetricGroup, MetricValueCount, MetricValuesQuery, UnitMetric, UnitMetricQuery, UnitMetricRow } from './unit-metrics.ts';

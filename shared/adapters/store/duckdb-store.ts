@@ -1,4 +1,5 @@
-import { metricValuesSql, unitMetricsSql } from './duckdb-metrics.ts';
+import { metricValuesSql, stepMetricsSql, unitMetricsSql } from './duckdb-metrics.ts';
+import { normalizeStepQuery, type StepMetricQuery } from './step-metrics.ts';
 import { limitGroups, normalizeMetricQuery, normalizeMetricValuesQuery, rowToMetric, rowToMetricValue, type MetricValuesQuery, type UnitMetricQuery } from './unit-metrics.ts';
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
@@ -246,6 +247,15 @@ FROM scores${w.sql} GROUP BY 1, 2${split ? ', 3, 4' : ''} ORDER BY 1, 2${split ?
       const { sql: sqlText, values } = unitMetricsSql(nq);
       await ensureMigrated();
       const rows = await serialized('unitMetrics', async (c) => (await c.runAndReadAll(sqlText, values)).getRowObjectsJS());
+      return limitGroups(rows.map((r) => rowToMetric(r, nq)), nq);
+    },
+
+    async stepMetrics(query: StepMetricQuery) {
+      const nq = normalizeStepQuery(query);
+      if (nq.empty) return [];
+      const { sql: sqlText, values } = stepMetricsSql(nq);
+      await ensureMigrated();
+      const rows = await serialized('stepMetrics', async (c) => (await c.runAndReadAll(sqlText, values)).getRowObjectsJS());
       return limitGroups(rows.map((r) => rowToMetric(r, nq)), nq);
     },
 

@@ -2,6 +2,7 @@ import { randomInt } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { createCommandLogger } from '../command-logger.ts';
+import { compareMetricsCommand, METRICS_USAGE } from './compare-metrics.ts';
 import type { CliCommand, CliIo } from '../command.ts';
 import { ConfigError, loadConfig } from '../../shared/runtime/config/index.ts';
 import { createJudge } from '../check-runtime.ts';
@@ -23,7 +24,7 @@ import {
 const USAGE = `usage: tracecheck compare A.jsonl B.jsonl [options]
        tracecheck compare --prompts A.yaml B.yaml [options]
        tracecheck compare --preferences FILE.jsonl [--json FILE] [--markdown FILE]
-
+${METRICS_USAGE}
 Pairwise preference between two variants. For every input a judge sees both outputs, in positions
 drawn from a seeded generator (the seed is printed and saved), and answers [[A]], [[B]] or [[tie]];
 anything else counts as an unusable answer, never a guess. Reports the preference shares, a 95%
@@ -88,9 +89,10 @@ function writeOutputs(result: ComparisonResult, args: Args, io: CliIo): void {
 
 export const compareCommand: CliCommand = {
   name: 'compare',
-  summary: 'pairwise preference between two variants, judged, with Wilson intervals and an exact binomial test',
+  summary: 'pairwise preference between two variants, judged, with Wilson intervals and an exact binomial test; --metrics: stored runs B vs A on latency, cost and tokens',
   usage: USAGE,
   async run(argv: string[], io: CliIo): Promise<number> {
+    if (argv.includes('--metrics')) return compareMetricsCommand(argv, io);
     const args = parseArgs(argv);
     if (typeof args === 'string') {
       io.stderr.write(`tracecheck compare: ${args}\n\n${USAGE}`);

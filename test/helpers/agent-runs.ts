@@ -42,7 +42,7 @@ export function runsOf(agent: string, version: string, n: number, failing: numbe
 export type OnExport = (spans: readonly ReadableSpan[], acknowledged: boolean) => void;
 
 /** A provider exporting through the real OTLP/protobuf exporter; `fn` records, then everything is flushed. */
-async function withTracer<T>(options: SendRunsOptions & { onExport?: OnExport }, fn: (tracer: Tracer) => Promise<T>): Promise<T> {
+export async function withTracer<T>(options: SendRunsOptions & { onExport?: OnExport }, fn: (tracer: Tracer) => Promise<T>): Promise<T> {
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   const failures: unknown[] = [];
   const exporter = new OTLPTraceExporter({ url: `${options.collectorUrl}/v1/traces`, headers: options.headers ?? {}, timeoutMillis: 30_000 });

@@ -111,4 +111,17 @@ export const CompareSchema = z.object({
   from: z.number().nullable(),
   to: z.number().nullable(),
   comparisons: z.array(ComparisonSchema),
+  metrics: z.array(
+    z.object({
+      metric: z.enum(['duration_ms', 'cost_usd', 'tokens']),
+      a: z.object({ n: z.number(), median: z.number().nullable() }),
+      b: z.object({ n: z.number(), median: z.number().nullable() }),
+      test: z.literal('mann_whitney_u'),
+      method: z.enum(['exact', 'normal']).nullable(),
+      u: z.number().nullable(),
+      p_value: z.number().nullable(),
+      shift: z.object({ estimate: z.number().nullable(), ci: z.tuple([z.number().nullable(), z.number().nullable()]), confidence: z.number().nullable() }),
+      verdict: z.enum(['higher', 'lower', 'no significant difference', 'insufficient data', 'too many values']),
+    }),
+  ),
 });

@@ -13,6 +13,7 @@ import { listingRoutes } from './listing-routes.ts';
 import { metricsRoute } from './metrics-route.ts';
 import { monitoringRoutes } from './monitoring-routes.ts';
 import { metricRoutes } from './metric-routes.ts';
+import { stepMetricRoutes } from './step-metric-routes.ts';
 import type { ApiEnv } from './route.ts';
 import { checkGenerateRoute } from './check-generate-route.ts';
 import { checkRoutes } from './check-routes.ts';
@@ -96,6 +97,7 @@ export function createApp(deps: ApiDeps): Hono<ApiEnv> {
   listingRoutes(app, routes, deps.store);
   monitoringRoutes(app, routes, deps.store, now);
   metricRoutes(app, routes, deps.store, now);
+  stepMetricRoutes(app, routes, deps.store, now);
   alertRoutes(app, routes, { store: deps.store, log: deps.log, now, alertTargets: security.alertTargets });
   const createRegistry = deps.createRegistry ?? (() => createCheckRegistry());
   checkRoutes(app, routes, { store: deps.store, log: deps.log, now, createRegistry });

@@ -1,4 +1,5 @@
 import type { AggregateQuery, ScoreAggregate, ScoreFilters, Store } from '../../../shared/adapters/store/index.ts';
+import { compareMetrics, type MetricComparison } from './compare-metrics.ts';
 import { EMPTY_AGGREGATE, compareCheck, rateStats, seriesPoints, type Comparison, type RateStats, type SeriesPoint } from './monitoring.ts';
 import { toScoreFilters, type UnitFilterValues } from './query-params.ts';
 
@@ -105,6 +106,8 @@ export interface CompareAnswer {
   from: number | null;
   to: number | null;
   comparisons: Array<Comparison & { failing_units: Array<{ unit_id: string; href: string }> }>;
+  /** B against A on duration, cost and tokens (compare-metrics.ts). */
+  metrics: MetricComparison[];
 }
 
 /** Time bounds for an aggregate, only those given. */
@@ -122,7 +125,7 @@ export async function queryCompare(store: Store, q: CompareInput): Promise<Answe
   const base: AggregateQuery = { project, ...range(q.from, q.to), ...(q.check !== undefined ? { check: q.check } : {}) };
   const qa: AggregateQuery = { ...base, ...toScoreFilters(a) };
   const qb: AggregateQuery = { ...base, ...toScoreFilters(b) };
-  const [aggA, aggB] = await Promise.all([store.aggregateScores(qa), store.aggregateScores(qb)]);
+  const [aggA, aggB, metrics] = await Promise.all([store.aggregateScores(qa), store.aggregateScores(qb), compareMetrics(store, q)]);
   const byA = new Map(aggA.map((x) => [x.check, x]));
   const byB = new Map(aggB.map((x) => [x.check, x]));
   const checks = [...new Set([...byA.keys(), ...byB.keys()])].sort();
@@ -145,5 +148,5 @@ export async function queryCompare(store: Store, q: CompareInput): Promise<Answe
   );
   comparisons.sort((x, y) => (x.difference.value ?? 0) - (y.difference.value ?? 0) || x.check.localeCompare(y.check));
   const named = (f: UnitFilterValues): Record<string, string> => Object.fromEntries(Object.entries(f).map(([k, v]) => [k, String(v)]));
-  return { ok: true, value: { alpha: q.alpha, a: named(a), b: named(b), from: q.from ?? null, to: q.to ?? null, comparisons } };
+  return { ok: true, value: { alpha: q.alpha, a: named(a), b: named(b), from: q.from ?? null, to: q.to ?? null, comparisons, metrics } };
 }

@@ -84,7 +84,7 @@ export function monitoringRoutes(app: Hono<ApiEnv>, routes: RouteSpec[], store: 
       tag: 'monitoring',
       role: 'read',
       summary:
-        'B against A per check (e.g. `a.agent_version=v1&b.agent_version=v2`): both rates with 95% intervals, the test (two-proportion z; Fisher exact when an expected cell is under 5; Mann–Whitney U for score checks), p-value, the difference B − A with its 95% interval, the verdict at `alpha`, and links to B\'s failing units. Sorted most worse first.',
+        'B against A per check (e.g. `a.agent_version=v1&b.agent_version=v2`): both rates with 95% intervals, the test (two-proportion z; Fisher exact when an expected cell is under 5; Mann–Whitney U for score checks), p-value, the difference B − A with its 95% interval, the verdict at `alpha`, and links to B\'s failing units. Sorted most worse first. `metrics`: B against A on duration_ms, cost_usd and tokens (medians, Mann–Whitney U with its exact or tie-corrected normal p-value, the Hodges–Lehmann shift B − A with its distribution-free 95% interval; values rounded to 1 ms, $0.000001, 1 token).',
       query: CompareQuerySchema,
       responses: { 200: { description: 'the comparison', schema: CompareSchema } },
     },

@@ -172,6 +172,8 @@ export const ADDED_COLUMNS: readonly { table: 'scores' | 'units'; column: string
   { table: 'units', column: 'revision', type: 'UInt32 DEFAULT 1' },
   // Step figures (issue 26); null for units stored before them.
   ...UNIT_METRIC_COLUMNS.map((column) => ({ table: 'units' as const, column, type: column === 'errored' ? 'Nullable(UInt8)' : 'Nullable(Float64)' })),
+  // The steps as text (stepFigures in unit-metric-columns.ts); empty for units stored before them.
+  { table: 'units', column: 'step_figures', type: "String DEFAULT ''" },
 ];
 
 export function addColumnSql(opts: SchemaOptions, added: (typeof ADDED_COLUMNS)[number]): string {

@@ -5,8 +5,9 @@ import type { AggregateQuery, DocQuery, ScoreQuery, Store, StoredDoc, UnitQuery 
 import { normalizeAggregateQuery, normalizeUnitQuery, revisionConditions, type Condition } from './conditions.ts';
 import { UNIT_SUMMARY_COLUMNS, docLimit, docToRow, finiteNumber, rowToAggregate, rowToDoc, rowToUnitSummary, rowToValueCount, text } from './monitoring-rows.ts';
 import { createClickHouseConnection } from './clickhouse-connection.ts';
-import { unitMetricsSql } from './clickhouse-metrics.ts';
-import { limitGroups, normalizeMetricQuery, rowToMetric, type UnitMetricQuery } from './unit-metrics.ts';
+import { metricValuesSql, stepMetricsSql, unitMetricsSql } from './clickhouse-metrics.ts';
+import { normalizeStepQuery, type StepMetricQuery } from './step-metrics.ts';
+import { limitGroups, normalizeMetricQuery, normalizeMetricValuesQuery, rowToMetric, rowToMetricValue, type MetricValuesQuery, type UnitMetricQuery } from './unit-metrics.ts';
 import { scoreFilters, where } from './clickhouse-filters.ts';
 import { createClickHouseMigration } from './clickhouse-migration.ts';
 import { REVISION_SELECT, createClickHouseWrites } from './clickhouse-writes.ts';
@@ -186,6 +187,21 @@ FROM ${db}.scores FINAL${scoreFilters(nq.conditions)} GROUP BY check_name, t${sp
       await migrate();
       const rows = await select('unitMetrics', unitMetricsSql(db, nq));
       return limitGroups(rows.map((r) => rowToMetric(r, nq)), nq);
+    },
+
+    async stepMetrics(query: StepMetricQuery) {
+      const nq = normalizeStepQuery(query);
+      if (nq.empty) return [];
+      await migrate();
+      const rows = await select('stepMetrics', stepMetricsSql(db, nq));
+      return limitGroups(rows.map((r) => rowToMetric(r, nq)), nq);
+    },
+
+    async metricValues(query: MetricValuesQuery) {
+      const nq = normalizeMetricValuesQuery(query);
+      if (nq.empty) return [];
+      await migrate();
+      return (await select('metricValues', metricValuesSql(db, nq))).map(rowToMetricValue);
     },
 
     async listUnits(query: UnitQuery) {

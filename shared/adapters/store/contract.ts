@@ -1,5 +1,6 @@
 import type { RetentionCut } from './retention.ts';
-import type { UnitMetricQuery, UnitMetricRow } from './unit-metrics.ts';
+import type { MetricValueCount, MetricValuesQuery, UnitMetricQuery, UnitMetricRow } from './unit-metrics.ts';
+import type { StepMetricQuery } from './step-metrics.ts';
 import type { Score, Unit } from '../../contracts/schemas/index.ts';
 import type { Component } from '../../runtime/lifecycle/index.ts';
 
@@ -66,6 +67,10 @@ export interface Store extends Component, QueryStore {
    * window, with its percentiles, computed in the store: what the metrics API and alert rules ask.
    */
   unitMetrics(query: UnitMetricQuery): Promise<UnitMetricRow[]>;
+  /** A metric's distinct per-unit values (rounded, see METRIC_VALUE_DIGITS) with their unit counts, smallest first: compare's rank test. */
+  metricValues(query: MetricValuesQuery): Promise<MetricValueCount[]>;
+  /** A metric of steps (tool executions or model calls) across units, per bucket and tool or model name: `units` counts the steps. */
+  stepMetrics(query: StepMetricQuery): Promise<UnitMetricRow[]>;
   /** Bytes the store's engine holds in this process's memory (DuckDB's buffer pool); absent for a server. */
   memoryBytes?(): Promise<number>;
   /** Removes what `cut` names (retention, see retention.ts); returns once the removal is started (ClickHouse) or done (DuckDB). */

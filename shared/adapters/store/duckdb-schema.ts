@@ -63,6 +63,7 @@ export const UNIT_COLUMN_TYPES: readonly Column[] = [
   c('project', 'VARCHAR'),
   // Step figures (issue 26); null for units stored before them.
   ...UNIT_METRIC_COLUMNS.map((name) => c(name, name === 'errored' ? 'INTEGER' : 'DOUBLE', true)),
+  c('step_figures', 'VARCHAR', true),
 ];
 
 if (SCORE_COLUMNS.map((x) => x.name).join() !== SCORE_FIELDS.join() || UNIT_COLUMN_TYPES.map((x) => x.name).join() !== UNIT_COLUMNS.join()) {
@@ -122,6 +123,7 @@ const ADD_PROJECT_COLUMNS = [
   `ALTER TABLE units ADD COLUMN IF NOT EXISTS revision INTEGER DEFAULT 1`,
   // Files written before step figures (issue 26): their units have none.
   ...UNIT_METRIC_COLUMNS.map((name) => `ALTER TABLE units ADD COLUMN IF NOT EXISTS ${name} ${name === 'errored' ? 'INTEGER' : 'DOUBLE'}`),
+  `ALTER TABLE units ADD COLUMN IF NOT EXISTS step_figures VARCHAR`,
 ];
 
 // Run once, when the history tables are created in a file that already holds units and scores:

@@ -1,5 +1,6 @@
-import { unitMetricsSql } from './duckdb-metrics.ts';
-import { limitGroups, normalizeMetricQuery, rowToMetric, type UnitMetricQuery } from './unit-metrics.ts';
+import { metricValuesSql, stepMetricsSql, unitMetricsSql } from './duckdb-metrics.ts';
+import { normalizeStepQuery, type StepMetricQuery } from './step-metrics.ts';
+import { limitGroups, normalizeMetricQuery, normalizeMetricValuesQuery, rowToMetric, rowToMetricValue, type MetricValuesQuery, type UnitMetricQuery } from './unit-metrics.ts';
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
@@ -247,6 +248,24 @@ FROM scores${w.sql} GROUP BY 1, 2${split ? ', 3, 4' : ''} ORDER BY 1, 2${split ?
       await ensureMigrated();
       const rows = await serialized('unitMetrics', async (c) => (await c.runAndReadAll(sqlText, values)).getRowObjectsJS());
       return limitGroups(rows.map((r) => rowToMetric(r, nq)), nq);
+    },
+
+    async stepMetrics(query: StepMetricQuery) {
+      const nq = normalizeStepQuery(query);
+      if (nq.empty) return [];
+      const { sql: sqlText, values } = stepMetricsSql(nq);
+      await ensureMigrated();
+      const rows = await serialized('stepMetrics', async (c) => (await c.runAndReadAll(sqlText, values)).getRowObjectsJS());
+      return limitGroups(rows.map((r) => rowToMetric(r, nq)), nq);
+    },
+
+    async metricValues(query: MetricValuesQuery) {
+      const nq = normalizeMetricValuesQuery(query);
+      if (nq.empty) return [];
+      const { sql: sqlText, values } = metricValuesSql(nq);
+      await ensureMigrated();
+      const rows = await serialized('metricValues', async (c) => (await c.runAndReadAll(sqlText, values)).getRowObjectsJS());
+      return rows.map(rowToMetricValue);
     },
 
     async listUnits(query: UnitQuery) {

@@ -40,4 +40,6 @@ export {
 export type { SqlValue, SqlFragment } from './sql-quote.ts';
 export type { RetentionCut } from './retention.ts';
 export { interpolatedQuantile, METRIC_GROUPS, UNIT_METRICS } from './unit-metrics.ts';
-export type { MetricGroup, UnitMetric, UnitMetricQuery, UnitMetricRow } from './unit-metrics.ts';
+export { STEP_KINDS, STEP_METRICS } from './step-metrics.ts';
+export type { StepKind, StepMetric, StepMetricQuery } from './step-metrics.ts';
+export type { MetricGroup, MetricValueCount, MetricValuesQuery, UnitMetric, UnitMetricQuery, UnitMetricRow } from './unit-metrics.ts';

@@ -4,7 +4,7 @@ import { ScoreSchema, UnitSchema, isCheckedUnit, type Score, type Unit } from '.
 import type { ScoreQuery } from './contract.ts';
 import { DEFAULT_PROJECT, listLimit, scoreCursorCondition, scoreFilterConditions, timeBounds, timeConditions, type Condition } from './conditions.ts';
 import { toWellFormed } from './sql-quote.ts';
-import { UNIT_METRIC_COLUMNS, unitMetricValues } from './unit-metric-columns.ts';
+import { stepFigures, UNIT_METRIC_COLUMNS, unitMetricValues } from './unit-metric-columns.ts';
 
 // Row shapes shared by the ClickHouse and DuckDB stores: both keep the same columns, so the
 // conversions (and their validation) live here once.
@@ -30,6 +30,8 @@ export const UNIT_COLUMNS = [
   'project',
   // Step figures (issue 26): null for units stored before them (see unitMetricValues).
   ...UNIT_METRIC_COLUMNS,
+  // The steps as text both stores split (stepFigures); empty for units stored before them.
+  'step_figures',
 ] as const;
 
 export type ScoreRow = Record<keyof Score, string | number | boolean | null>;
@@ -132,6 +134,7 @@ export function unitToRow(input: Unit): UnitRow {
     unit_json: JSON.stringify(input.project === undefined ? { ...input, project } : input),
     project,
     ...unitMetricValues(u),
+    step_figures: stepFigures(u),
   };
 }
 

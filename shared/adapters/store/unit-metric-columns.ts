@@ -25,3 +25,20 @@ export function unitMetricValues(u: Unit): Record<(typeof UNIT_METRIC_COLUMNS)[n
     errored: known ? (errored ? 1 : 0) : null,
   };
 }
+
+/**
+ * The unit's model calls and tool executions as text both stores' SQL can split (issue 26: figures
+ * per tool and per model across calls): one line per step, `kind \t name \t latency_ms \t cost_usd
+ * \t error \t tokens` (kind `llm` or `tool`; name the model or tool; cost and tokens empty where
+ * none; error 1 or 0). ClickHouse 18.16 has no JSON arrays to unnest, so the steps are not read
+ * from unit_json. Tabs and newlines in a name (hostile traces) become spaces. Empty: no steps.
+ */
+export function stepFigures(u: Unit): string {
+  const clean = (s: string | null): string => (s ?? '').replace(/[\t\n\r]/g, ' ');
+  const lines: string[] = [];
+  for (const s of u.steps ?? []) {
+    if (s.type === 'llm') lines.push(['llm', clean(s.model), String(s.latency_ms), s.cost_usd === null ? '' : String(s.cost_usd), s.status === 'error' ? '1' : '0', String(s.input_tokens + s.output_tokens)].join('\t'));
+    else if (s.type === 'tool') lines.push(['tool', clean(s.name), String(s.latency_ms), '', s.status === 'error' ? '1' : '0', ''].join('\t'));
+  }
+  return lines.join('\n');
+}

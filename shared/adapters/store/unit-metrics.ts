@@ -53,6 +53,50 @@ export interface UnitMetricRow {
   p99: number | null;
 }
 
+/** A metric's distinct per-unit values over a window with their unit counts (the rank test and shift interval of compare). */
+export interface MetricValuesQuery extends Omit<UnitMetricQuery, 'bucketMs' | 'groupBy' | 'limit'> {
+  /** At most this many distinct values, smallest first (1 to 1,000,000): the caller asks one more to learn that there were more. */
+  maxValues: number;
+}
+
+export interface MetricValueCount {
+  value: number;
+  count: number;
+}
+
+/**
+ * Decimal digits a metric's values are rounded to (half up: floor(x·10^d + 0.5) / 10^d in both stores) before they are counted: costs to $0.000001, the
+ * rest to whole units (ms, tokens, calls). Rounding bounds the distinct values of a large window
+ * (a rounded tie is then a tie for the rank test, which corrects for it).
+ */
+export const METRIC_VALUE_DIGITS: Readonly<Record<UnitMetric, number>> = {
+  duration_ms: 0,
+  cost_usd: 6,
+  tokens: 0,
+  input_tokens: 0,
+  output_tokens: 0,
+  llm_calls: 0,
+  tool_calls: 0,
+  tool_errors: 0,
+  error_rate: 0,
+  volume: 0,
+};
+
+export const MAX_METRIC_VALUES = 1_000_000;
+
+/** Validates a values query: the metric query's conditions and the bound on distinct values. */
+export function normalizeMetricValuesQuery(q: MetricValuesQuery): NormalizedMetricQuery & { maxValues: number; digits: number } {
+  if (!Number.isSafeInteger(q.maxValues) || q.maxValues < 1 || q.maxValues > MAX_METRIC_VALUES) throw new PermanentError(`maxValues must be 1 to ${MAX_METRIC_VALUES}`);
+  const { maxValues, ...rest } = q;
+  const nq = normalizeMetricQuery(rest);
+  return { ...nq, maxValues, digits: METRIC_VALUE_DIGITS[nq.metric] };
+}
+
+/** A row of either store's values query. */
+export function rowToMetricValue(r: Record<string, unknown>): MetricValueCount {
+  return { value: num(r.v), count: num(r.c) };
+}
+
 export const MAX_METRIC_GROUPS = 1_000;
 const MAX_BUCKETS = 10_000;
 

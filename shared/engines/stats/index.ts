@@ -5,6 +5,8 @@ export { twoProportionZTest } from './two-proportion.ts';
 export type { TwoProportionResult } from './two-proportion.ts';
 export { fisherExactTest } from './fisher.ts';
 export { mannWhitneyFromCounts, mannWhitneyU } from './mann-whitney.ts';
+export { hodgesLehmannShift } from './hodges-lehmann.ts';
+export type { ShiftInterval } from './hodges-lehmann.ts';
 export type { MannWhitneyResult, ValueCount } from './mann-whitney.ts';
 export { normalCdf, normalTwoSidedP } from './normal.ts';
 export { preferenceStats } from './preference.ts';

@@ -10,7 +10,7 @@ export interface MannWhitneyResult {
 }
 
 // Exact null distribution only when it is cheap and valid (no ties), as R's wilcox.test does.
-const EXACT_LIMIT = 50;
+export const EXACT_LIMIT = 50;
 
 /**
  * Mann-Whitney U (Wilcoxon rank-sum) test, two-sided. Exact distribution without ties for samples
@@ -100,8 +100,8 @@ function testFromRankSum(nA: number, nB: number, rankSumA: number, tieTerm: numb
   return { u, probabilityOfSuperiority, pValue: Math.min(1, p), method: 'normal' };
 }
 
-/** Cumulative P(U ≤ u) for u = 0 … m·n under the null, by the recurrence on the last element. */
-function exactUCdf(m: number, n: number): number[] {
+/** Cumulative P(U ≤ u) for u = 0 … m·n under the null (no ties), by the recurrence on the last element. */
+export function exactUCdf(m: number, n: number): number[] {
   // prob[i][j][u]: P(U = u) for sample sizes i and j.
   let prev: number[][] = [];
   for (let j = 0; j <= n; j++) prev.push([1]);

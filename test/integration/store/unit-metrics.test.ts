@@ -122,4 +122,24 @@ describe.each(stores)('unit metrics in SQL: %s', (_label, create) => {
     expect(figures(row)).toEqual(ref.get('all'));
     expect(await store.unitMetrics({ project, metric: 'duration_ms', fromMs: T0 + 60 * MIN })).toEqual([]);
   });
+
+  it('metricValues: distinct values rounded half up with their counts, per version (what compare ranks)', async () => {
+    for (const [metric, pick, scale] of [
+      ['duration_ms', (u: Unit) => u.duration_ms, 1],
+      ['cost_usd', (u: Unit) => u.cost_usd, 1e6],
+    ] as const) {
+      for (const version of ['v1', 'v2']) {
+        const counts = new Map<number, number>();
+        for (const u of all) {
+          const v = pick(u);
+          if (u.agent_version !== version || u.llm_calls === undefined || v === undefined) continue;
+          const r = Math.floor(v * scale + 0.5) / scale;
+          counts.set(r, (counts.get(r) ?? 0) + 1);
+        }
+        const expected = [...counts].sort((x, y) => x[0] - y[0]).map(([value, count]) => ({ value, count }));
+        expect(await store.metricValues({ project, metric, agentVersion: version, maxValues: 1000 }), `${metric} ${version}`).toEqual(expected);
+      }
+    }
+    expect(await store.metricValues({ project, metric: 'duration_ms', maxValues: 3 })).toHaveLength(3);
+  });
 });

@@ -5,6 +5,7 @@ import { queryCompare, type CompareAnswer } from '../monitoring-queries.ts';
 import { UNIT_FILTER_NAMES, type UnitFilterValues } from '../query-params.ts';
 import type { ApiEnv } from '../route.ts';
 import { PALETTE, intervalChart } from './charts.ts';
+import { compareMetricsSection } from './compare-metrics-section.ts';
 import { PageFilterParams, PageWindowParams, WINDOWS, parsePageQuery, windowOf } from './filters.ts';
 import { checkHref, count, num, pValue, pct, pointsDelta, unitHref, utc, withQuery } from './format.ts';
 import { addToDatasetForm, unitsCheckbox } from './dataset-select.ts';
@@ -84,6 +85,7 @@ export async function comparePage(c: Context<ApiEnv>, deps: PageDeps): Promise<R
   else if (!result.ok) content = h`<div class="msg err">${result.error}</div>`;
   else if (result.value.comparisons.length === 0) content = h`<div class="card">No scores for either side in this window.</div>`;
   else content = h`<div data-dataset-scope>${table(result.value, a, b, q.alpha, q.window)}${addToDatasetForm()}</div>`;
+  if (result?.ok) content = h`${content}${compareMetricsSection(result.value.metrics, q.alpha)}`;
   const apiHref = withQuery('/api/v1/compare', { ...Object.fromEntries(Object.entries(a).map(([k, v]) => [`a.${k}`, String(v)])), ...Object.fromEntries(Object.entries(b).map(([k, v]) => [`b.${k}`, String(v)])), alpha: q.alpha, from, to });
   const body = h`<h1>Compare</h1>
 <p class="sub">B (${describe(b)}) against A (${describe(a)}), ${utc(from)} – ${utc(to)}. Most worse first. Pass/fail checks: two-proportion z-test (Fisher's exact test for small counts) and Wilson intervals; score checks: Mann–Whitney U and normal intervals.</p>

@@ -1,5 +1,5 @@
 import { topicsFor, type Bus, type ConsumerLag, type TopicNames } from '../shared/adapters/bus/index.ts';
-import type { JudgeClient } from '../shared/engines/checks/contract.ts';
+import type { CodeRunner, JudgeClient } from '../shared/engines/checks/contract.ts';
 import { metricsPortFor, type Config } from '../shared/runtime/config/index.ts';
 import type { Component } from '../shared/runtime/lifecycle/index.ts';
 import type { Logger } from '../shared/runtime/logging/index.ts';
@@ -107,6 +107,8 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
   let retention: RetentionJob | null = null;
   let collectorUrl = (): string => '';
   let collectorGrpcAddress = (): string => '';
+  // The scorer's sandbox also runs users' code checks for the API's POST /api/v1/checks/score.
+  let apiCodeRunner: CodeRunner | undefined;
 
   // Downstream first, so that nothing is accepted before something can take it.
   if (services.has('scorer')) {
@@ -117,6 +119,7 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
     // Users' code checks run in a pool of sandbox processes, started on first use and killed at shutdown.
     const sandbox = createCodeSandbox({ ...config.sandbox, log: log.child({ component: 'code-sandbox' }) });
     components.push({ name: 'code-sandbox', start: () => Promise.resolve(), shutdown: () => sandbox.close() });
+    apiCodeRunner = sandbox;
     const checks = resolveChecks(config);
     checkNames = checks.map((c) => c.name);
     const prices = { ...DEFAULT_PRICES, ...config.judgePrices };
@@ -188,6 +191,7 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
       createRegistry: () => loadRegistry(config.checkDefinitionsFile ?? undefined),
       // generate_check's model: the scorer's judge when this process scores, else one of its own.
       judge: scorerJudge ?? createJudge(config, log.child({ component: 'judge' })),
+      ...(apiCodeRunner ? { codeRunner: apiCodeRunner } : {}),
       ...(keyring ? { keyring } : {}),
       checks: { registry, live: checkNames },
       metrics,

@@ -110,3 +110,8 @@ class Tracecheck:
         """Scores, newest first: each with check, unit_id, status, value, passed, explanation."""
         query = {k: v for k, v in (("check", check), ("unit_id", unit_id), ("limit", limit)) if v is not None}
         return [Record(s) for s in self._request("GET", "/api/v1/scores?" + urllib.parse.urlencode(query))["scores"]]
+
+    def score_rows(self, checks, rows):
+        """Runs checks (names) on rows ({model_output, scenario_input?, scenario_result?, messages?}): one result per row and check, not stored."""
+        body = {"checks": list(checks), "rows": [r.to_dict() if hasattr(r, "to_dict") else dict(r) for r in rows]}
+        return [Record(r) for r in self._request("POST", "/api/v1/checks/score", body)["results"]]

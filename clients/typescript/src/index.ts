@@ -63,6 +63,29 @@ export interface Score {
   [field: string]: unknown;
 }
 
+/** A row to score: the output and, where the checks need them, the scenario's input and result, or the dialog. */
+export interface ScoreRow {
+  id?: string | number;
+  model_output?: string | null;
+  scenario_input?: string | null;
+  scenario_result?: string | null;
+  messages?: Array<{ role: 'system' | 'user' | 'assistant' | 'tool'; content: string | null; [field: string]: unknown }>;
+  tools?: unknown[];
+}
+
+/** One check's result on one row (not stored). */
+export interface RowResult {
+  id: string;
+  check: string;
+  check_version: string;
+  status: 'ok' | 'error' | 'not_run';
+  value: number | null;
+  passed: boolean | null;
+  method: string;
+  explanation: string;
+  error: string | null;
+}
+
 export class TracecheckError extends Error {
   constructor(
     readonly status: number,
@@ -141,5 +164,10 @@ export class Tracecheck {
   async get_scores(filter: { check?: string; unit_id?: string; limit?: number } = {}): Promise<Score[]> {
     const query = new URLSearchParams(Object.entries(filter).flatMap(([k, v]): [string, string][] => (v === undefined ? [] : [[k, String(v)]])));
     return (await this.request<{ scores: Score[] }>('GET', `/api/v1/scores?${query.toString()}`)).scores;
+  }
+
+  /** Runs checks (names) on rows: one result per row and check, row by row; nothing is stored. */
+  async score_rows(props: { checks: string[]; rows: ScoreRow[] }): Promise<RowResult[]> {
+    return (await this.request<{ results: RowResult[] }>('POST', '/api/v1/checks/score', { checks: props.checks, rows: props.rows })).results;
   }
 }

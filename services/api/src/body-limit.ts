@@ -20,6 +20,8 @@ export const BODY_LIMITS = {
 /** The limit of a request, by its path. */
 export function bodyLimitFor(path: string): number {
   if (path === '/api/v1/checks' || path.startsWith('/api/v1/simulations/')) return BODY_LIMITS.document;
+  // Rows to score (POST /api/v1/checks/score): up to 100 outputs with their dialogs.
+  if (path === '/api/v1/checks/score') return BODY_LIMITS.document;
   // A queue's unit ids (up to 10,000) and a review's corrected output.
   if (path.startsWith('/api/v1/review-queues') || path === '/api/v1/reviews' || path === '/api/v1/datasets') return BODY_LIMITS.document;
   if (path.startsWith('/api/v1/')) return BODY_LIMITS.config;

@@ -6,7 +6,7 @@ import type { Logger } from '../../../shared/runtime/logging/index.ts';
 import type { Store } from '../../../shared/adapters/store/index.ts';
 import type { Keyring } from '../../../shared/kit/access/index.ts';
 import { createApp, type ApiSecurity } from './create-app.ts';
-import type { CheckRegistry, JudgeClient } from '../../../shared/engines/checks/index.ts';
+import type { CheckRegistry, CodeRunner, JudgeClient } from '../../../shared/engines/checks/index.ts';
 import type { CheckCatalog } from './pages/index.ts';
 import type { Metrics } from '../../../shared/kit/metrics/index.ts';
 
@@ -22,6 +22,7 @@ export interface ApiServerOptions {
   metrics?: Metrics;
   security?: Partial<ApiSecurity>;
   judge?: JudgeClient | null;
+  codeRunner?: CodeRunner;
 }
 
 export function createApiServer(options: ApiServerOptions): Component & { url(): string } {
@@ -39,6 +40,7 @@ export function createApiServer(options: ApiServerOptions): Component & { url():
           ...(options.metrics ? { metrics: options.metrics } : {}),
           ...(options.security ? { security: options.security } : {}),
           ...(options.judge ? { judge: options.judge } : {}),
+          ...(options.codeRunner ? { codeRunner: options.codeRunner } : {}),
         });
         server = serve({ fetch: app.fetch, hostname: options.host, port: options.port }, (info: AddressInfo) => {
           url = `http://${options.host}:${info.port}`;

@@ -16,6 +16,7 @@ import { metricRoutes } from './metric-routes.ts';
 import { stepMetricRoutes } from './step-metric-routes.ts';
 import type { ApiEnv } from './route.ts';
 import { checkGenerateRoute } from './check-generate-route.ts';
+import { checkScoreRoute } from './check-score-route.ts';
 import { checkRoutes } from './check-routes.ts';
 import { monitorRoutes } from './monitor-routes.ts';
 import { simulationRoutes } from './simulation-routes.ts';
@@ -23,7 +24,7 @@ import { retentionRoutes } from './retention-routes.ts';
 import { reviewRoutes } from './review-routes.ts';
 import { datasetRoutes } from './dataset-routes.ts';
 import { checkTryRoute } from './check-try-route.ts';
-import { CheckDefinitionError, createCheckRegistry, type CheckDefinition, type CheckRegistry, type JudgeClient } from '../../../shared/engines/checks/index.ts';
+import { CheckDefinitionError, createCheckRegistry, type CheckDefinition, type CheckRegistry, type CodeRunner, type JudgeClient } from '../../../shared/engines/checks/index.ts';
 import { listUserChecks } from '../../../shared/engines/monitors/index.ts';
 import { dashboardRoutes, type CheckCatalog } from './pages/index.ts';
 import { createAlertRepository } from '../../../shared/engines/alerts/index.ts';
@@ -56,6 +57,8 @@ export interface ApiDeps {
   security?: Partial<ApiSecurity>;
   /** The model generate_check asks; absent: 503 naming the settings. */
   judge?: JudgeClient | null;
+  /** Runs users' code checks for POST /api/v1/checks/score; absent: they answer not_run. */
+  codeRunner?: CodeRunner;
 }
 
 const openProject: MiddlewareHandler<ApiEnv> = async (c, next) => {
@@ -102,6 +105,7 @@ export function createApp(deps: ApiDeps): Hono<ApiEnv> {
   const createRegistry = deps.createRegistry ?? (() => createCheckRegistry());
   checkRoutes(app, routes, { store: deps.store, log: deps.log, now, createRegistry });
   checkGenerateRoute(app, routes, { judge: deps.judge ?? null });
+  checkScoreRoute(app, routes, { store: deps.store, log, createRegistry, judge: deps.judge ?? null, ...(deps.codeRunner ? { codeRunner: deps.codeRunner } : {}) });
   monitorRoutes(app, routes, { store: deps.store, log: deps.log, now, createRegistry });
   simulationRoutes(app, routes, { store: deps.store, log: deps.log, now });
   retentionRoutes(app, routes, { store: deps.store, log: deps.log, now });

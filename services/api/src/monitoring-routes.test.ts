@@ -164,6 +164,7 @@ describe('projects and the document', () => {
       '/api/v1/alerts',
       '/api/v1/checks',
       '/api/v1/checks/generate',
+      '/api/v1/checks/score',
       '/api/v1/checks/summary',
       '/api/v1/checks/{name}/agreement',
       '/api/v1/checks/{name}/try',

@@ -1,6 +1,7 @@
 import type { Bus, ConsumerLag } from '../../../shared/adapters/bus/index.ts';
 import type { CodeRunner, JudgeClient, RunnableCheck } from '../../../shared/engines/checks/contract.ts';
 import { costUsd, type PriceTable } from '../../../shared/engines/judge/index.ts';
+import { createRecentOutputs } from '../../../shared/engines/checks/index.ts';
 import type { Component } from '../../../shared/runtime/lifecycle/index.ts';
 import type { Logger } from '../../../shared/runtime/logging/index.ts';
 import type { Metrics } from '../../../shared/kit/metrics/index.ts';
@@ -74,6 +75,7 @@ export function createScorer(config: ScorerConfig, deps: ScorerDeps): Component 
       judge: deps.judge,
       judgeUnavailableReason: config.judgeUnavailableReason,
       nowMs,
+      recentOutputs: createRecentOutputs(),
       ...(deps.selectChecks ? { selectChecks: deps.selectChecks } : {}),
       ...(deps.codeRunner ? { codeRunner: deps.codeRunner } : {}),
       ...(prices ? { costUsd: (model: string, input: number, output: number) => costUsd(prices, model, input, output) } : {}),

@@ -1,5 +1,5 @@
 import type { CheckContext, CheckOutcome, CodeRunner, JudgeClient, RunnableCheck } from '../../../shared/engines/checks/contract.ts';
-import { runCheck, unitToCheckInput } from '../../../shared/engines/checks/index.ts';
+import { recentOutputsKey, runCheck, unitToCheckInput, type RecentOutputs } from '../../../shared/engines/checks/index.ts';
 import type { ChatMessage, Score, Unit } from '../../../shared/contracts/schemas/index.ts';
 import { outcomeToScore } from './outcome-to-score.ts';
 
@@ -28,6 +28,8 @@ export interface ScoreUnitDeps {
   /** USD of a judge call, from the price table; null when the model has no price. */
   costUsd?: (model: string, inputTokens: number, outputTokens: number) => number | null;
   nowMs: () => number;
+  /** The agent's recent outputs, for checks that compare rows (uniqueness); without it they answer not_run. */
+  recentOutputs?: RecentOutputs;
 }
 
 /** Checks that read the simulation's dialog, and so wait for it. */
@@ -48,6 +50,13 @@ export async function scoreUnit(unit: Unit, deps: ScoreUnitDeps): Promise<Score[
     else simulationError = found.error;
   }
   const input = unitToCheckInput(withDialog);
+  // Row-comparing checks see the window as it was before this unit, which then joins it.
+  let batch: CheckContext['batch'];
+  if (deps.recentOutputs && selected.some((s) => s.check.comparesRows === true)) {
+    const key = recentOutputsKey(unit);
+    batch = [input, ...deps.recentOutputs.peers(key, unit.unit_id)];
+    deps.recentOutputs.remember(key, unit.unit_id, unit.model_output);
+  }
   return Promise.all(
     selected.map(async ({ check, judge }) => {
       const ctx: CheckContext = {
@@ -55,6 +64,7 @@ export async function scoreUnit(unit: Unit, deps: ScoreUnitDeps): Promise<Score[
         nowMs: deps.nowMs,
         ...(deps.judgeUnavailableReason ? { judgeUnavailableReason: deps.judgeUnavailableReason } : {}),
         ...(deps.codeRunner ? { codeRunner: deps.codeRunner } : {}),
+        ...(batch && check.comparesRows ? { batch } : {}),
       };
       const started = performance.now();
       const outcome: CheckOutcome =

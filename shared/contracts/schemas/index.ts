@@ -1,5 +1,5 @@
 export { ChatMessageSchema, ToolCallSchema, ToolDefinitionSchema } from './message.ts';
-export type { ChatMessage, ToolCall, ToolDefinition } from './message.ts';
+export type { AudioPart, ChatMessage, ToolCall, ToolDefinition } from './message.ts';
 export {
   SpanEnvelopeSchema,
   SpanGenAiSchema,

@@ -9,6 +9,21 @@ export const ToolCallSchema = z.object({
 export type ToolCall = z.infer<typeof ToolCallSchema>;
 
 /**
+ * An audio part of a message, as the GenAI conventions carry it (`blob` / `uri` / `file` with
+ * modality `audio`) or OpenAI sends it (`input_audio {data, format}`, an assistant's `audio
+ * {data, transcript}`): base64 `content`, or where it lives (`uri`, `file_id`).
+ */
+const AudioPartSchema = z.object({
+  mime_type: z.string().optional(),
+  format: z.string().optional(),
+  content: z.string().optional(),
+  uri: z.string().optional(),
+  file_id: z.string().optional(),
+  transcript: z.string().optional(),
+});
+export type AudioPart = z.infer<typeof AudioPartSchema>;
+
+/**
  * A message in the OpenAI chat shape: the lingua franca of judges and users.
  * `content` is text (multimodal parts are flattened to text by the normalizer) or null when an
  * assistant turn only calls tools.
@@ -19,6 +34,8 @@ export const ChatMessageSchema = z.object({
   name: z.string().optional(),
   tool_calls: z.array(ToolCallSchema).optional(),
   tool_call_id: z.string().optional(),
+  /** Its audio parts (the empathy_score check's `{audio_messages}` / `{audio_output}`); text stays in `content`. */
+  audio: z.array(AudioPartSchema).optional(),
 });
 export type ChatMessage = z.infer<typeof ChatMessageSchema>;
 

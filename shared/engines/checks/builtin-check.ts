@@ -19,6 +19,8 @@ export interface BuiltinOptions {
   /** How it decides, when not from `mode`: a builtin may ask the judge itself (uniqueness). */
   method?: CatalogEntry['method'];
   usesCodeRunner?: boolean;
+  /** Reads `ctx.batch`: the other outputs scored with this one (uniqueness). */
+  comparesRows?: boolean;
   /** The documented judge rubric, behind `mode: judge` (and `hybrid`). */
   judge?: JudgeRubricOption;
 }
@@ -39,6 +41,7 @@ export function createBuiltinCheck(def: BuiltinCheckDefinition, run: BuiltinRun,
     ...(def.outputType === 'score' ? { range: effectiveRange(def) } : {}),
     ...(def.threshold !== undefined ? { threshold: def.threshold } : {}),
     ...(options.usesCodeRunner ? { usesCodeRunner: true } : {}),
+    ...(options.comparesRows ? { comparesRows: true } : {}),
     run: async (input, ctx) => runInMode(def.mode, options.judge, input, ctx, () => run(input, ctx, def)),
   };
 }

@@ -1,6 +1,7 @@
 import type { ChatMessage, ToolDefinition, Unit, UnitToolCall } from '../../contracts/schemas/index.ts';
 import { ChatMessageSchema, ToolDefinitionSchema } from '../../contracts/schemas/index.ts';
 import type { CheckInput } from './contract.ts';
+import { audioMessagesOf, audioOutputOf } from './lib/audio.ts';
 
 /** What a check reads from a canonical unit. */
 export function unitToCheckInput(unit: Unit): CheckInput {
@@ -14,8 +15,8 @@ export function unitToCheckInput(unit: Unit): CheckInput {
     tool_calls: unit.tool_calls,
     tools: unit.tools,
     simulation_message_history: unit.simulation_message_history,
-    audio_messages: null,
-    audio_output: null,
+    audio_messages: audioMessagesOf(unit.message_history),
+    audio_output: audioOutputOf(unit.message_history),
   };
 }
 
@@ -79,8 +80,8 @@ export function recordToCheckInput(record: EvalRecord): CheckInput {
     tool_calls: toolCallsFromMessages(messages),
     tools: record.tools ?? [],
     simulation_message_history: record.simulation_messages ?? null,
-    audio_messages: null,
-    audio_output: null,
+    audio_messages: audioMessagesOf(messages),
+    audio_output: audioOutputOf(messages),
   };
 }
 

@@ -120,6 +120,11 @@ export interface RunnableCheck {
   threshold?: number;
   /** Runs code through `ctx.codeRunner` (code checks; builtins such as does_code_compile): callers provide a sandbox. */
   usesCodeRunner?: boolean;
+  /**
+   * Compares the row with the other rows scored with it (uniqueness): callers hand it `ctx.batch`,
+   * the eval run's outputs of the same prompt or the scorer's window of the agent's recent outputs.
+   */
+  comparesRows?: boolean;
   run(input: CheckInput, ctx: CheckContext): Promise<CheckOutcome>;
 }
 

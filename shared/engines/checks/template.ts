@@ -1,6 +1,7 @@
 import type { ToolDefinition } from '../../contracts/schemas/index.ts';
 import type { CheckInput } from './contract.ts';
 import { encodeJudgeData } from './judge-data.ts';
+import { audioForJudge } from './lib/audio.ts';
 
 /** Template variable → the CheckInput field it reads. Aliases are Okareo's names. */
 export const TEMPLATE_VARIABLES: Readonly<Record<string, keyof CheckInput>> = {
@@ -93,5 +94,9 @@ export function renderField(field: keyof CheckInput, input: CheckInput): string 
   if (isMissing(value)) return '(not provided)';
   // A tool definition's outer `{type: "function"}` says nothing to a judge.
   if (field === 'tools') return encodeJudgeData((value as ToolDefinition[]).map((t) => t.function));
+  // Audio reaches a judge as what it is, not as base64 (message turns carry their audio parts too).
+  if (field === 'audio_messages' || field === 'audio_output' || field === 'message_history' || field === 'model_input' || field === 'simulation_message_history') {
+    return encodeJudgeData(audioForJudge(value));
+  }
   return encodeJudgeData(value);
 }

@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testClickHouseUrl, testKafkaBrokers, uniqueName } from '../../helpers/infra.ts';
+import { runsOf, sendRuns } from '../../helpers/agent-runs.ts';
 import { startPipeline, type Harness } from '../../helpers/pipeline-harness.ts';
 import { pythonClientVenv, runPython } from '../../helpers/python-venv.ts';
 import type * as TypeScriptClient from '../../../clients/typescript/src/index.ts';
@@ -75,7 +76,12 @@ uploaded = okareo.upload_check(
 )
 
 mine = [c.to_dict() for c in okareo.get_all_checks() if c.source == "user"]
+scored = okareo.score_rows(checks=["check_sample_code", "levenshtein_distance"], rows=[
+    {"id": "r1", "scenario_input": "Greet", "model_output": "Hello", "scenario_result": "hello"},
+    {"id": "r2", "scenario_input": "Greet", "model_output": "Bye", "scenario_result": "hello"},
+])
 print(json.dumps({
+    "scored": [[r.id, r.check, r.status, r.value, r.passed] for r in scored],
     "word_count": [check.changed, again.changed, len(again.versions)],
     "check_sample_code": check_sample_code.changed,
     "generated": check_description.generated_code,
@@ -106,6 +112,8 @@ for (const mode of MODES) describe(`the Python and TypeScript clients against a 
     const { stdout } = await runPython(python, 'snippets.py', dir, { TRACECHECK_URL: h.pipeline.apiUrl() });
     const out = JSON.parse(stdout) as Record<string, unknown>;
     expect(out).toEqual({
+      // The uploaded Python CodeBasedCheck runs in the scorer's sandbox; the catalog check beside it.
+      scored: [['r1', 'check_sample_code', 'ok', 1, true], ['r1', 'levenshtein_distance', 'ok', 1, null], ['r2', 'check_sample_code', 'ok', 0, false], ['r2', 'levenshtein_distance', 'ok', 5, null]],
       word_count: [true, true, 2],
       check_sample_code: true,
       generated: 'from okareo.checks import CodeBasedCheck\n\n\nclass Check(CodeBasedCheck):\n    @staticmethod\n    def evaluate(model_output: str) -> int:\n        return len((model_output or "").split())',
@@ -135,5 +143,23 @@ for (const mode of MODES) describe(`the Python and TypeScript clients against a 
       ['non_empty', 'code', 'pass_fail'],
     ]);
     expect(await okareo.get_scores({ check: 'adherence_check' })).toEqual([]);
-  }, 120_000);
+
+    expect((await okareo.score_rows({ checks: ['non_empty', 'compression_ratio'], rows: [{ id: 'a', scenario_input: 'abcd', model_output: 'ab' }, { id: 'b', scenario_input: 'abcd', model_output: '' }] }))
+      .map((r) => [r.id, r.check, r.status, r.value, r.passed])).toEqual([
+      ['a', 'non_empty', 'ok', 1, true],
+      ['a', 'compression_ratio', 'ok', 0.5, null],
+      ['b', 'non_empty', 'ok', 0, false],
+      ['b', 'compression_ratio', 'ok', 0, null],
+    ]);
+    // Reading the scores of a trace the pipeline scored.
+    const [traceId] = await sendRuns(runsOf('client-agent', 'v1', 1, 0), { collectorUrl: h.pipeline.collectorUrl() });
+    const deadline = Date.now() + 90_000;
+    let scores: Awaited<ReturnType<typeof okareo.get_scores>> = [];
+    while (scores.length === 0 && Date.now() < deadline) {
+      scores = (await okareo.get_scores({ limit: 100 })).filter((s) => String(s.unit_id).includes(traceId));
+      if (scores.length === 0) await new Promise((r) => setTimeout(r, 500));
+    }
+    expect(scores.length).toBeGreaterThan(0);
+    expect(scores.every((s) => s.status === 'ok' || s.status === 'not_run')).toBe(true);
+  }, 180_000);
 });

@@ -72,7 +72,8 @@ function toValue(v: unknown): MetricResult['value'] {
   return JSON.stringify(v);
 }
 
-function checkInput(out: TryOutput, ref: Reference): CheckInput {
+/** What a check reads from one try: the prompt as sent, the output, the reference's expected value. */
+export function checkInput(out: TryOutput, ref: Reference): CheckInput {
   const sent = out.messages.slice(0, -1);
   const lastUser = [...sent].reverse().find((m) => m.role === 'user');
   return {
@@ -149,6 +150,8 @@ export async function runMetrics(metrics: readonly MetricSpec[], checks: Readonl
       }
     } else {
       const check = checks.get(m.name)!;
+      // Compared with the other outputs of the prompt once they are all there (row-metrics.ts).
+      if (check.comparesRows) continue;
       const outcome = await runCheck(check, checkInput(out, ref), env.ctx);
       const decided = { method: outcome.method, checkVersion: check.version };
       if (outcome.status === 'ok') {

@@ -15,6 +15,7 @@ import { openResumeLog } from './resume-log.ts';
 import { rollupCounts, rollupStatus } from './rollup.ts';
 import type { SnippetRunner } from './run-metrics.ts';
 import { resolveChecks, runMetrics } from './run-metrics.ts';
+import { runRowMetrics } from './row-metrics.ts';
 import type { PromptSuite, Reference, Suite } from './suite-types.ts';
 import { groupByVariant, rollUpTest } from './test-rollup.ts';
 import { renderTemplate } from './template.ts';
@@ -152,6 +153,7 @@ export async function runSuite(suite: Suite, deps: EvalDeps): Promise<{ result: 
     deps.progress.finish();
   }
   if (fatal !== null) throw fatal instanceof Error ? fatal : new EvalConfigError(errorMessage(fatal));
+  await runRowMetrics(rows, checksByPrompt, deps.checkContext, suite.config.concurrency);
 
   const rowResults = new Map<PromptSuite, RowResult[]>();
   for (const row of rows) {

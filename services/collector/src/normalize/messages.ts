@@ -1,4 +1,5 @@
-import type { ChatMessage, ToolCall, ToolDefinition } from '../../../../shared/contracts/schemas/index.ts';
+import type { AudioPart, ChatMessage, ToolCall, ToolDefinition } from '../../../../shared/contracts/schemas/index.ts';
+import { audioPart, openAiContentAudio, openAiMessageAudio } from './audio-parts.ts';
 import { blocksText, converseBlocks } from './content-blocks.ts';
 import { asString, canonicalArguments, contentText, isRecord, parseMaybeJson } from './values.ts';
 
@@ -50,6 +51,7 @@ export function message(role: Role, content: string | null, extra?: Partial<Chat
   if (extra?.name) m.name = extra.name;
   if (extra?.tool_calls && extra.tool_calls.length > 0) m.tool_calls = extra.tool_calls;
   if (extra?.tool_call_id !== undefined) m.tool_call_id = extra.tool_call_id;
+  if (extra?.audio && extra.audio.length > 0) m.audio = extra.audio;
   return m;
 }
 
@@ -65,6 +67,7 @@ export function fromOtelMessage(raw: unknown, fallbackRole: Role): ChatMessage[]
   const texts: string[] = [];
   const calls: ToolCall[] = [];
   const results: ChatMessage[] = [];
+  const audio: AudioPart[] = [];
   for (const p of parts) {
     if (typeof p === 'string') {
       texts.push(p);
@@ -89,15 +92,17 @@ export function fromOtelMessage(raw: unknown, fallbackRole: Role): ChatMessage[]
       case 'server_tool_call_response':
         break;
       default: {
+        const a = audioPart(p);
+        if (a) audio.push(a);
         const ph = placeholder(p);
         if (ph) texts.push(ph);
       }
     }
   }
   const out: ChatMessage[] = [];
-  if (texts.length > 0 || calls.length > 0 || results.length === 0) {
+  if (texts.length > 0 || calls.length > 0 || audio.length > 0 || results.length === 0) {
     const toolCallId = role === 'tool' ? asString(raw.tool_call_id ?? raw.id) ?? '' : undefined;
-    out.push(message(role, joinText(texts), { name, tool_calls: calls, tool_call_id: toolCallId }));
+    out.push(message(role, joinText(texts), { name, tool_calls: calls, tool_call_id: toolCallId, audio }));
   }
   out.push(...results);
   return out;
@@ -170,10 +175,12 @@ export function fromOpenAiMessage(raw: unknown, fallbackRole: Role): ChatMessage
   const m = parseMaybeJson(raw);
   if (!isRecord(m)) return undefined;
   const role = normalizeRole(m.role, fallbackRole);
+  const output = openAiMessageAudio(m.audio);
   return message(role, openAiContent(m.content), {
     name: asString(m.name),
     tool_calls: openAiToolCalls(m.tool_calls),
     tool_call_id: asString(m.tool_call_id) ?? (role === 'tool' ? asString(m.id) ?? '' : undefined),
+    audio: [...openAiContentAudio(parseMaybeJson(m.content)), ...(output ? [output] : [])],
   });
 }
 

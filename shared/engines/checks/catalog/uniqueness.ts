@@ -53,5 +53,5 @@ export const uniqueness = builtinEntry(
     if (!verdict.ok) return verdict.outcome;
     return { ...valueOutcome(def, verdict.value, 'model', `${verdict.explanation} (compared with ${others.length} other outputs)`), ...verdict.usage };
   },
-  { method: 'model' },
+  { method: 'model', comparesRows: true },
 );

@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { createCheckRegistry, createRecentOutputs } from '../../../shared/engines/checks/index.ts';
+import { scriptedJudge } from '../../../shared/engines/checks/test-support.ts';
+import { createTestUnit } from '../../../test/helpers/unit-factory.ts';
+import { scoreUnit } from './score-unit.ts';
+
+describe('uniqueness live: compared with the agent version’s recent outputs', () => {
+  it('runs on the window of the same agent and version, which each scored unit then joins', async () => {
+    const uniqueness = createCheckRegistry().get('uniqueness')!;
+    const judge = scriptedJudge((req) => (req.user.includes('model_output>>>\n"Berlin') ? '[[5]] ((new))' : '[[1]] ((a copy))'));
+    const deps = { checks: [uniqueness], judge, judgeUnavailableReason: null, nowMs: () => 1, recentOutputs: createRecentOutputs() };
+    const unit = (i: number, output: string, version = 'v1') => createTestUnit(i, { model_output: output, agent_version: version });
+
+    const [first] = await scoreUnit(unit(1, 'Paris is the capital of France.'), deps);
+    expect(first).toMatchObject({ check: 'uniqueness', status: 'not_run', error: 'no other outputs in this evaluation to compare with' });
+    const [other] = await scoreUnit(unit(2, 'Paris is the capital of France.', 'v2'), deps);
+    expect(other).toMatchObject({ status: 'not_run' });
+    const [second] = await scoreUnit(unit(3, 'Paris is the capital of France.'), deps);
+    expect(second).toMatchObject({ status: 'ok', value: 1, passed: false, explanation: 'a copy (compared with 1 other outputs)' });
+    const [third] = await scoreUnit(unit(4, 'Berlin is the capital of Germany.'), deps);
+    expect(third).toMatchObject({ status: 'ok', value: 5, passed: true, explanation: 'new (compared with 2 other outputs)' });
+    expect(judge.requests).toHaveLength(2);
+
+    // Without a window (the old scorer), it never ran live.
+    const [without] = await scoreUnit(unit(5, 'x'), { ...deps, recentOutputs: undefined });
+    expect(without).toMatchObject({ status: 'not_run', error: 'no other outputs in this evaluation to compare with' });
+  });
+});

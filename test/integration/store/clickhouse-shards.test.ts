@@ -163,5 +163,13 @@ describe('clickhouse store on two shards (two 18.16 servers, ZooKeeper 3.8.4)', 
     await waitFor(async () => (await left()).length === fresh.length, { timeoutMs: 60_000, intervalMs: 250, description: 'old units removed on both shards' });
     expect(await left()).toEqual(fresh.map((u) => u.unit_id).sort());
   });
-});
 
+  it('refuses, before any DDL, a database whose tables were made for a single server', async () => {
+    const database = uniqueName('tc_shards_plain');
+    const plain = createClickHouseStore({ url: shardUrl(0), database, log, requestTimeoutMs: REQUEST_TIMEOUT_MS });
+    stores.push(plain);
+    await plain.start();
+    await expect(store(shardUrl(0), database).start()).rejects.toThrow(/tables of .* are not all sharded/);
+    expect(await rows(admin(shardUrl(1)), `SELECT count() AS n FROM system.databases WHERE name = '${database}'`)).toEqual([{ n: '0' }]);
+  });
+});

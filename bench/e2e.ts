@@ -6,6 +6,10 @@
 //  - max: N runs sent as fast as the exporter goes; accepted and *scored* spans per second.
 // `npm run bench:e2e [-- embedded|kafka] [--max-only] [--no-max] [--rate=2000] [--seconds=20] [--stages]`
 // (kafka = Kafka + ClickHouse from scripts/infra.sh; --stages: a per-stage breakdown, stage-probe.ts);
+// `kafka --cluster`: ClickHouse is instead a replicated cluster of the bench's own (ZooKeeper and two
+// 18.16 replicas of one shard, test/helpers/private-cluster.ts; TRACECHECK_TEST_KAFKA_LIBS as for the
+// tests), the services given both replicas' URLs; latency is polled on the first replica (the one the
+// services write and the API reads), `--poll-replica=2` on the other (replication lag included).
 // TRACECHECK_BUS_FSYNC=false in the environment measures the embedded bus without its fsync.
 // `--cpu-prof` profiles the max phase (bench/profile-window.ts): top functions, busy share, threads'
 // CPU; the .cpuprofile goes to .cache/ and nothing is appended to the results.
@@ -21,6 +25,7 @@ import { startProfileWindow } from './profile-window.ts';
 import { runsOf, sendRuns, type RunSpec } from '../test/helpers/agent-runs.ts';
 import { testClickHouseUrl, testKafkaBrokers, uniqueName } from '../test/helpers/infra.ts';
 import { startPipeline } from '../test/helpers/pipeline-harness.ts';
+import { CLUSTER_NAME, startPrivateCluster } from '../test/helpers/private-cluster.ts';
 import { installStageProbe, stageTable } from './stage-probe.ts';
 
 const mode = process.argv[2] === 'kafka' ? 'kafka' : 'embedded';
@@ -37,8 +42,14 @@ const SAMPLES_PER_BATCH = 2;
 const MAX_RUNS = 3_000;
 const CHECKS = 2;
 const database = uniqueName('bench_e2e');
+const cluster = mode === 'kafka' && process.argv.includes('--cluster') ? await startPrivateCluster() : null;
+const clusterUrls = cluster ? cluster.replicas.map((r) => r.url) : null;
+/** Where the bench looks for scores: the shared server, or one replica of its own cluster. */
+const pollUrl = clusterUrls ? (clusterUrls[flag('poll-replica') === '2' ? 1 : 0] ?? clusterUrls[0]) : testClickHouseUrl();
+const clusterEnv: Record<string, string> = clusterUrls ? { TRACECHECK_CLICKHOUSE_URL: clusterUrls.join(','), TRACECHECK_CLICKHOUSE_CLUSTER: CLUSTER_NAME } : {};
+const uptimeAtStart = execFileSync('uptime', { encoding: 'utf8' }).trim();
 const env: Record<string, string> =
-  mode === 'kafka' ? { TRACECHECK_KAFKA_BROKERS: testKafkaBrokers().join(','), TRACECHECK_CLICKHOUSE_URL: testClickHouseUrl(), TRACECHECK_CLICKHOUSE_DATABASE: database } : { TRACECHECK_BUS_FSYNC: busFsync };
+  mode === 'kafka' ? { TRACECHECK_KAFKA_BROKERS: testKafkaBrokers().join(','), TRACECHECK_CLICKHOUSE_URL: testClickHouseUrl(), TRACECHECK_CLICKHOUSE_DATABASE: database, ...clusterEnv } : { TRACECHECK_BUS_FSYNC: busFsync };
 // `--env=NAME=value`: a setting to try (e.g. --env=TRACECHECK_SCORER_CONCURRENCY=512); the scorer's
 // concurrency can also be set from the environment, to compare.
 const extraEnv = Object.fromEntries(process.argv.filter((a) => a.startsWith('--env=')).map((a) => [a.slice(6, a.indexOf('=', 6)), a.slice(a.indexOf('=', 6) + 1)]));
@@ -78,7 +89,7 @@ async function visibleOf(ids: readonly string[]): Promise<Set<string>> {
   if (mode === 'kafka') {
     const list = ids.map((id) => `'${id.replace(/[^0-9a-f]/g, '')}'`).join(', ');
     const q = `SELECT unit_id FROM ${database}.score_revisions WHERE unit_id IN (${list}) AND unit_id IN (SELECT unit_id FROM ${database}.unit_revisions WHERE unit_id IN (${list})) GROUP BY unit_id HAVING count() >= ${CHECKS} FORMAT TSV`;
-    const res = await fetch(`${testClickHouseUrl()}/?query=${encodeURIComponent(q)}`);
+    const res = await fetch(`${pollUrl}/?query=${encodeURIComponent(q)}`);
     if (!res.ok) return new Set();
     return new Set((await res.text()).split('\n').filter(Boolean));
   }
@@ -183,12 +194,16 @@ if (!process.argv.includes('--no-memory')) {
   rows.push(`| assembler, 50,000 open traces of 9 GenAI spans (bench:assembler-memory) | RSS ${rss?.[1] ?? '?'} | ${rss?.[2] ?? '?'} per open trace | – |`);
   console.log(rows.at(-1));
 }
-if (mode === 'kafka') await fetch(`${testClickHouseUrl()}/?query=${encodeURIComponent(`DROP DATABASE IF EXISTS ${database}`)}`, { method: 'POST' }).catch(() => undefined);
+if (mode === 'kafka' && !cluster) await fetch(`${testClickHouseUrl()}/?query=${encodeURIComponent(`DROP DATABASE IF EXISTS ${database}`)}`, { method: 'POST' }).catch(() => undefined);
+await cluster?.destroy();
+const clusterNote = clusterUrls
+  ? ` ClickHouse: two 18.16 replicas of one shard + ZooKeeper 3.8.4 (\`--cluster\`, insert quorum ${extraEnv.TRACECHECK_CLICKHOUSE_INSERT_QUORUM ?? process.env.TRACECHECK_CLICKHOUSE_INSERT_QUORUM ?? 'unset'}), polled on replica ${pollUrl === clusterUrls[1] ? 2 : 1}. \`uptime\` at start: ${uptimeAtStart}.`
+  : '';
 
 const table = [
-  `## ${new Date().toISOString()} – ${mode === 'kafka' ? 'Kafka + ClickHouse' : `embedded (in-process bus on disk, fsync ${busFsync === 'false' ? 'off' : 'on'}, + DuckDB)`}, ${hostname()}, ${cpus()[0]?.model ?? 'cpu'} (${cpus().length} cores), Node ${process.version}`,
+  `## ${new Date().toISOString()} – ${mode === 'kafka' ? (clusterUrls ? 'Kafka + replicated ClickHouse' : 'Kafka + ClickHouse') : `embedded (in-process bus on disk, fsync ${busFsync === 'false' ? 'off' : 'on'}, + DuckDB)`}, ${hostname()}, ${cpus()[0]?.model ?? 'cpu'} (${cpus().length} cores), Node ${process.version}`,
   '',
-  'Load generator, collector, assembler, scorer and API in one process (the load generator takes its share of the 2 cores); trace grace 2 s.',
+  `Load generator, collector, assembler, scorer and API in one process (the load generator takes its share of the 2 cores); trace grace 2 s.${clusterNote}`,
   '',
   '| offered | accepted spans/s | scored | export → scores queryable p50 / p95 / p99 |',
   '|---|---:|---|---|',

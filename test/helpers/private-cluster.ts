@@ -6,9 +6,9 @@ import { fileURLToPath } from 'node:url';
 import { waitFor } from './infra.ts';
 import { freePort, kafkaLibsDir, killAndWait, privateDir, spawnLogged, startPrivateClickHouse, tail, type PrivateClickHouse, type PrivateServer } from './private-servers.ts';
 
-// A replicated ClickHouse of a test's own: one ZooKeeper and two ClickHouse servers (Debian's
-// 18.16, as scripts/infra.sh runs the shared one) as two replicas of one shard of the cluster
-// CLUSTER_NAME, on free loopback ports with their data under .cache/private/. ZooKeeper runs from
+// A replicated ClickHouse of a test's own: one ZooKeeper and ClickHouse servers (Debian's 18.16, as
+// scripts/infra.sh runs the shared one) as two replicas of one shard of the cluster CLUSTER_NAME
+// (or as shards of it), on free loopback ports with their data under .cache/private/. ZooKeeper runs from
 // the jars scripts/infra.sh already fetched for Kafka (kafka_2.13 depends on zookeeper 3.8.4).
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -20,8 +20,10 @@ export interface PrivateZooKeeper extends PrivateServer {
 
 export interface PrivateCluster {
   zookeeper: PrivateZooKeeper;
-  /** The two replicas; `stop()`/`start()` one for an outage of that replica. */
+  /** The first two servers (of one shard by default); `stop()`/`start()` one for an outage of that replica. */
   replicas: [PrivateClickHouse, PrivateClickHouse];
+  /** Every server, shard by shard (with two shards of one replica: shard 1's, then shard 2's). */
+  servers: PrivateClickHouse[];
   /** Stops everything and removes the data. */
   destroy(): Promise<void>;
 }
@@ -86,25 +88,47 @@ export async function startPrivateZooKeeper(options: { startTimeoutMs?: number }
   };
 }
 
-/** ZooKeeper plus two ClickHouse replicas of one shard; about 15–30 s on a loaded 2-core box. */
-export async function startPrivateCluster(): Promise<PrivateCluster> {
+/** How the servers are grouped: one shard of two replicas (the default), or several shards of one replica each. */
+export interface ClusterLayout {
+  shards: number;
+  replicasPerShard: number;
+}
+
+/** The `<shard>` blocks of remote_servers for these servers' native ports, `replicasPerShard` in each. */
+export function shardsXml(tcpPorts: readonly number[], replicasPerShard: number): string {
+  const blocks: string[] = [];
+  for (let i = 0; i < tcpPorts.length; i += replicasPerShard) {
+    const replicas = tcpPorts.slice(i, i + replicasPerShard).map((port) => `                <replica><host>127.0.0.1</host><port>${port}</port></replica>`);
+    blocks.push(['            <shard>', '                <internal_replication>true</internal_replication>', ...replicas, '            </shard>'].join('\n'));
+  }
+  return blocks.join('\n');
+}
+
+/**
+ * ZooKeeper plus ClickHouse servers: by default two replicas of one shard; `{ shards: 2,
+ * replicasPerShard: 1 }` two shards of one server each. About 15–30 s on a loaded 2-core box.
+ */
+export async function startPrivateCluster(layout: ClusterLayout = { shards: 1, replicasPerShard: 2 }): Promise<PrivateCluster> {
   const zookeeper = await startPrivateZooKeeper();
   const started: PrivateClickHouse[] = [];
   try {
-    const ports = [0, 1].map(() => ({ http: 0, tcp: 0, interserver: 0 }));
-    for (const p of ports) Object.assign(p, { http: await freePort(), tcp: await freePort(), interserver: await freePort() });
+    const count = layout.shards * layout.replicasPerShard;
+    if (count < 2) throw new Error('a private cluster has at least two servers');
+    const ports: { http: number; tcp: number; interserver: number }[] = [];
+    for (let i = 0; i < count; i += 1) ports.push({ http: await freePort(), tcp: await freePort(), interserver: await freePort() });
     const template = readFileSync(join(ROOT, 'scripts', 'clickhouse', 'replica.xml'), 'utf8');
-    const replicaList = ports.map((p) => `                <replica><host>127.0.0.1</host><port>${p.tcp}</port></replica>`).join('\n');
-    const replicas = await Promise.all(
+    const shards = shardsXml(ports.map((p) => p.tcp), layout.replicasPerShard);
+    const servers = await Promise.all(
       ports.map((p, i) =>
         startPrivateClickHouse({
           ports: { http: p.http, tcp: p.tcp },
           extraConfig: template
             .replaceAll('@INTERSERVER_PORT@', String(p.interserver))
             .replaceAll('@ZOOKEEPER_PORT@', String(zookeeper.port))
-            .replaceAll('@REPLICA@', `replica_${i + 1}`)
+            .replaceAll('@SHARD@', String(Math.floor(i / layout.replicasPerShard) + 1).padStart(2, '0'))
+            .replaceAll('@REPLICA@', `replica_${(i % layout.replicasPerShard) + 1}`)
             .replaceAll('@CLUSTER@', CLUSTER_NAME)
-            .replaceAll('@REPLICAS@', replicaList),
+            .replaceAll('@SHARDS@', shards),
         }).then((r) => {
           started.push(r);
           return r;
@@ -113,9 +137,10 @@ export async function startPrivateCluster(): Promise<PrivateCluster> {
     );
     return {
       zookeeper,
-      replicas: [replicas[0], replicas[1]],
+      replicas: [servers[0], servers[1]],
+      servers,
       destroy: async () => {
-        await Promise.all(replicas.map((r) => r.destroy()));
+        await Promise.all(servers.map((r) => r.destroy()));
         await zookeeper.destroy();
       },
     };

@@ -59,9 +59,9 @@ export function privateDir(kind: string): string {
   return dir;
 }
 
-export function spawnLogged(command: string, args: string[], cwd: string, logFile: string): ChildProcess {
+export function spawnLogged(command: string, args: string[], cwd: string, logFile: string, env?: Record<string, string>): ChildProcess {
   const out = createWriteStream(logFile, { flags: 'a' });
-  const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], ...(env ? { env: { ...process.env, ...env } } : {}) });
   child.stdout.pipe(out);
   child.stderr.pipe(out);
   children.add(child);
@@ -187,6 +187,8 @@ export async function startPrivateClickHouse(
     ports?: { http: number; tcp: number };
     /** More configuration (e.g. replication), written to config.d/ where the server merges it in. */
     extraConfig?: string;
+    /** Environment for the server beside the test's (what `from_env` in its configuration reads). */
+    env?: Record<string, string>;
   } = {},
 ): Promise<PrivateClickHouse> {
   const dir = privateDir('clickhouse');
@@ -201,7 +203,7 @@ export async function startPrivateClickHouse(
   const logFile = join(dir, 'log', 'stdout.log');
   let child: ChildProcess | null = null;
   const start = async (): Promise<void> => {
-    child = spawnLogged('clickhouse-server', [`--config-file=${config}`], dir, logFile);
+    child = spawnLogged('clickhouse-server', [`--config-file=${config}`], dir, logFile, options.env);
     const running = child;
     await waitFor(
       async () => {

@@ -40,7 +40,8 @@ export function createClickHouseConnection(options: ClickHouseConnectionOptions)
   const database = quoteIdentifier(options.database);
   const urls = splitClickHouseUrls(options.url);
   // 18.16 knows insert_quorum; sent only when asked for, as an unknown setting fails a query.
-  const insertSettings: ClickHouseSettings | null = options.insertQuorum ? { insert_quorum: String(options.insertQuorum), insert_quorum_timeout: options.requestTimeoutMs ?? 30_000 } : null;
+  const quorumSettings: ClickHouseSettings = options.insertQuorum ? { insert_quorum: String(options.insertQuorum), insert_quorum_timeout: options.requestTimeoutMs ?? 30_000 } : {};
+  let insertSettings: ClickHouseSettings | null = options.insertQuorum ? quorumSettings : null;
   const clients: (ClickHouseClient | null)[] = urls.map(() => null);
   /** The replica in use: kept until it fails, so reads follow this process's own writes. */
   let current = 0;
@@ -111,6 +112,10 @@ export function createClickHouseConnection(options: ClickHouseConnectionOptions)
     command,
     select,
     insert,
+    /** Settings for every later insert, beside the quorum's (a sharded store's: clickhouse-shards.ts). */
+    useInsertSettings(settings: ClickHouseSettings): void {
+      insertSettings = { ...quorumSettings, ...settings };
+    },
     /** Settings for every later select and command: only ones this server knows (an unknown one fails the query). */
     useSettings(settings: ClickHouseSettings): void {
       serverSettings = { ...settings };

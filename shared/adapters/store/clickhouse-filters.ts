@@ -54,6 +54,11 @@ export function scoreFilters(conditions: readonly Condition[]): SqlFragment {
   return sql`${pre}${where(late)}`;
 }
 
+/**
+ * ` WHERE <conditions>`, and ` WHERE 1` for none: on 18.16 a read of a Distributed table (a sharded
+ * cluster) with FINAL and ORDER BY but no WHERE fails on the shards ("Cannot find column write_seq
+ * in source stream"); with any WHERE it runs.
+ */
 export function where(conditions: readonly Condition[]): SqlFragment {
-  return conditions.length > 0 ? sql` WHERE ${joinSql(conditions.map(render), ' AND ')}` : sql``;
+  return conditions.length > 0 ? sql` WHERE ${joinSql(conditions.map(render), ' AND ')}` : sql` WHERE 1`;
 }

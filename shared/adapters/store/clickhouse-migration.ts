@@ -14,7 +14,8 @@ import {
   type ClickHouseFeatures,
 } from './clickhouse-schema.ts';
 import { clickHouseErrorCode } from './clickhouse-errors.ts';
-import { checkReplicatedSchema, clusterStatementSql, replicatedTableSql } from './clickhouse-cluster.ts';
+import { checkReplicatedSchema, clusterStatementSql, onCluster, replicatedTableSql } from './clickhouse-cluster.ts';
+import { SHARDED_INSERT_SETTINGS, SHARDED_READ_SETTINGS, SHARDED_TABLES, checkShardedSchema, clusterShards, distributedTableSql, localTable, localTableSql, tableColumns } from './clickhouse-shards.ts';
 
 import { withSchemaLease, type SchemaLeaseOptions } from './clickhouse-lease.ts';
 import { assertSupportedClickHouse } from './clickhouse-versions.ts';
@@ -44,7 +45,7 @@ const COLUMN_EXISTS = 44;
  * revision history (a database from before revisions gets its units and scores as revision 1).
  * `migrate()` runs once per store; a failed run may be tried again.
  */
-export function createClickHouseMigration(options: ClickHouseMigrationOptions): { migrate: () => Promise<void> } {
+export function createClickHouseMigration(options: ClickHouseMigrationOptions): { migrate: () => Promise<void>; shardedCluster: () => string | undefined } {
   const { connection, log } = options;
   const { select, command, database } = connection;
   const cluster = options.cluster;
@@ -53,6 +54,8 @@ export function createClickHouseMigration(options: ClickHouseMigrationOptions): 
   const statement = (text: string): string => (cluster === undefined ? text : clusterStatementSql(text, cluster));
   let features: ClickHouseFeatures | null = null;
   let migrated: Promise<void> | null = null;
+  /** Whether the cluster has several shards (Distributed tables over Replicated ones), from system.clusters. */
+  let sharded = false;
 
   async function detectFeatures(): Promise<ClickHouseFeatures> {
     if (features) return features;
@@ -62,7 +65,10 @@ export function createClickHouseMigration(options: ClickHouseMigrationOptions): 
     assertSupportedClickHouse(v);
     // Asked of system.settings rather than inferred from the version: 18.16 has neither, later releases added them one by one.
     const known = await select('settings', sql`SELECT name FROM system.settings WHERE name IN (${joinSql(Object.keys(FINAL_SAFE_SETTINGS).map((n) => sql`${n}`), ', ')})`);
-    connection.useSettings(Object.fromEntries(known.map((r) => [String(r.name), 0])));
+    const finalSafe = Object.fromEntries(known.map((r) => [String(r.name), 0]));
+    sharded = cluster !== undefined && (await clusterShards(connection, cluster)) > 1;
+    connection.useSettings(sharded ? { ...finalSafe, ...SHARDED_READ_SETTINGS } : finalSafe);
+    if (sharded) connection.useInsertSettings(SHARDED_INSERT_SETTINGS);
     features = parseClickHouseVersion(v);
     return features;
   }
@@ -76,13 +82,13 @@ export function createClickHouseMigration(options: ClickHouseMigrationOptions): 
     if (cluster !== undefined) {
       // Every table and column already on this replica: no DDL, which would wait for every host of
       // the cluster (a service restarting while one replica is down starts all the same).
-      const state = await checkReplicatedSchema(connection, options.database);
+      const state = sharded ? await checkShardedSchema(connection, options.database) : await checkReplicatedSchema(connection, options.database);
       if (state === 'complete') {
-        log.info({ version: f.version, database, cluster }, 'clickhouse schema ready (replicated)');
+        log.info({ version: f.version, database, cluster, sharded }, 'clickhouse schema ready (replicated)');
         return;
       }
       // Refused before any DDL: ON CLUSTER would make replicated tables on the other hosts.
-      if (state === 'unreplicated') throw notReplicated();
+      if (state === 'unreplicated' || state === 'mismatch') throw notReplicated();
     }
     await createDatabase(schema);
     // One process at a time creates and migrates the tables (every service migrates at its start).
@@ -100,6 +106,7 @@ export function createClickHouseMigration(options: ClickHouseMigrationOptions): 
   }
 
   async function migrateTables(f: ClickHouseFeatures, schema: { database: string; ttlDays: number | undefined }): Promise<void> {
+    if (sharded && cluster !== undefined) return migrateSharded(f, schema, cluster);
     await command('create units table', table(unitsTableSql(f, schema)));
     await command('create scores table', table(scoresTableSql(f, schema)));
     await command('create docs table', table(docsTableSql(schema)));
@@ -117,7 +124,34 @@ export function createClickHouseMigration(options: ClickHouseMigrationOptions): 
   }
 
   function notReplicated(): PermanentError {
+    if (sharded) return new PermanentError(`the tables of ${database} are not all sharded (Distributed over Replicated): they were made without TRACECHECK_CLICKHOUSE_CLUSTER or while the cluster had one shard; see docs/clickhouse-cluster.md to move them`);
     return new PermanentError(`the tables of ${database} are not all replicated: they were made without TRACECHECK_CLICKHOUSE_CLUSTER; see docs/clickhouse-cluster.md to move them`);
+  }
+
+  /**
+   * Several shards: the Replicated `<t>_local` tables and their columns first, then a Distributed
+   * table `<t>` over each with the local table's columns. 18.16 refuses ALTER … ON CLUSTER on a
+   * Distributed table of a cluster with replicated shards, so one that lacks a column is dropped
+   * and made again (it holds no rows: inserts through it are synchronous).
+   */
+  async function migrateSharded(f: ClickHouseFeatures, schema: { database: string; ttlDays: number | undefined }, name: string): Promise<void> {
+    for (const create of [unitsTableSql(f, schema), scoresTableSql(f, schema), docsTableSql(schema), unitRevisionsTableSql(schema), scoreRevisionsTableSql(f, schema)]) {
+      const local = localTableSql(create, name);
+      await command(`create ${local.table} local table`, local.sql);
+    }
+    for (const added of ADDED_COLUMNS) {
+      const cols = await select('columns', sql`SELECT name FROM system.columns WHERE database = ${options.database} AND table = ${localTable(added.table)} AND name = ${added.column}`);
+      const alter = addColumnSql(schema, added).replace(`.${added.table} ADD COLUMN`, `.${localTable(added.table)} ADD COLUMN`);
+      if (cols.length === 0) await addColumn(`add ${added.column} to ${localTable(added.table)}`, statement(alter));
+    }
+    for (const t of SHARDED_TABLES) {
+      const local = await tableColumns(connection, options.database, localTable(t));
+      const distributed = await tableColumns(connection, options.database, t);
+      const same = distributed.length === local.length && local.every((c, i) => distributed[i]?.name === c.name);
+      if (distributed.length > 0 && !same) await command(`drop ${t} distributed table`, `DROP TABLE IF EXISTS ${database}.${t}${onCluster(name)}`);
+      if (distributed.length === 0 || !same) await command(`create ${t} distributed table`, distributedTableSql(options.database, t, name, local));
+    }
+    if ((await checkShardedSchema(connection, options.database)) !== 'complete') throw notReplicated();
   }
 
   /** On a cluster, another process's ALTER may have added the column on some host first: that is done. */
@@ -161,5 +195,9 @@ export function createClickHouseMigration(options: ClickHouseMigrationOptions): 
     return migrated;
   }
 
-  return { migrate };
+  return {
+    migrate,
+    /** The cluster when it has several shards (known once migrated): retention then goes to the local tables. */
+    shardedCluster: () => (sharded ? cluster : undefined),
+  };
 }

@@ -1,6 +1,7 @@
 import type { ClickHouseConnection } from './clickhouse-connection.ts';
 import { RETENTION_TABLES, checkCut, type RetentionCut } from './retention.ts';
 import { joinSql, sql, sqlIdentifier, type SqlFragment } from './sql-quote.ts';
+import { localTable } from './clickhouse-shards.ts';
 
 function projectCondition(cut: RetentionCut): SqlFragment {
   if (cut.project !== undefined) return sql` AND project = ${cut.project}`;
@@ -12,26 +13,32 @@ function projectCondition(cut: RetentionCut): SqlFragment {
  * `ALTER TABLE … DELETE` on every table: a mutation, which the server runs in the background,
  * rewriting the parts that hold matching rows; reads go on meanwhile and see the rows until their
  * part is replaced. Works from 18.16 (which has no TTL) to current servers (where the table TTL,
- * when set, removes the same rows at merges).
+ * when set, removes the same rows at merges). With several shards (`shardedCluster`) the mutation
+ * goes to the Replicated tables under the Distributed ones, ON CLUSTER: one replica of each shard
+ * takes it, and the shard's other replicas follow through ZooKeeper/Keeper.
  */
-export async function removeOlderThanClickHouse(connection: ClickHouseConnection, cut: RetentionCut): Promise<void> {
+export async function removeOlderThanClickHouse(connection: ClickHouseConnection, cut: RetentionCut, shardedCluster?: string): Promise<void> {
   checkCut(cut);
   const { db } = connection;
+  const target = (table: string): SqlFragment => (shardedCluster === undefined ? sqlIdentifier(table) : sql`${sqlIdentifier(localTable(table))} ON CLUSTER ${sqlIdentifier(shardedCluster)}`);
   for (const { table, column } of RETENTION_TABLES) {
-    const q = sql`ALTER TABLE ${db}.${sqlIdentifier(table)} DELETE WHERE ${sqlIdentifier(column)} < ${cut.cutoffMs}${projectCondition(cut)}`;
+    const q = sql`ALTER TABLE ${db}.${target(table)} DELETE WHERE ${sqlIdentifier(column)} < ${cut.cutoffMs}${projectCondition(cut)}`;
     await connection.command(`retention ${table}`, q.sqlText);
   }
   if (cut.docKinds.length > 0) {
     const kinds = joinSql(cut.docKinds.map((k) => sql`${k}`), ', ');
-    const q = sql`ALTER TABLE ${db}.docs DELETE WHERE updated_at_ms < ${cut.cutoffMs} AND kind IN (${kinds})${projectCondition(cut)}`;
+    const q = sql`ALTER TABLE ${db}.${target('docs')} DELETE WHERE updated_at_ms < ${cut.cutoffMs} AND kind IN (${kinds})${projectCondition(cut)}`;
     await connection.command('retention docs', q.sqlText);
   }
 }
 
-/** Bytes on disk per table of the database (active parts, compressed), from system.parts. */
-export async function tableBytesClickHouse(connection: ClickHouseConnection): Promise<Record<string, number>> {
+/**
+ * Bytes on disk per table of the database (active parts, compressed), from system.parts of the
+ * server the store talks to. Sharded, that is its own shard's share, under the Distributed names.
+ */
+export async function tableBytesClickHouse(connection: ClickHouseConnection, sharded = false): Promise<Record<string, number>> {
   const rows = await connection.select('tableBytes', sql`SELECT table, sum(bytes_on_disk) AS bytes FROM system.parts WHERE database = ${connection.database} AND active GROUP BY table`);
   const out: Record<string, number> = {};
-  for (const r of rows) out[String(r.table)] = Number(r.bytes);
+  for (const r of rows) out[sharded ? String(r.table).replace(/_local$/, '') : String(r.table)] = Number(r.bytes);
   return out;
 }

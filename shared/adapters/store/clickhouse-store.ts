@@ -52,7 +52,7 @@ export function createClickHouseStore(options: ClickHouseStoreOptions): Store {
   const connection = createClickHouseConnection(options);
   const { db, select, insert } = connection;
   const nextWriteSeq = createWriteSequence();
-  const { migrate } = createClickHouseMigration({ connection, database: options.database, ttlDays: options.ttlDays, cluster: options.cluster, log });
+  const { migrate, shardedCluster } = createClickHouseMigration({ connection, database: options.database, ttlDays: options.ttlDays, cluster: options.cluster, log });
   const writes = createClickHouseWrites({ connection, migrate, nextWriteSeq, log });
 
   // Documents: the latest row per key decides (argMax by write_seq), deleted ones are dropped after.
@@ -85,12 +85,12 @@ export function createClickHouseStore(options: ClickHouseStoreOptions): Store {
 
     async removeOlderThan(cut: RetentionCut) {
       await migrate();
-      await removeOlderThanClickHouse(connection, cut);
+      await removeOlderThanClickHouse(connection, cut, shardedCluster());
     },
 
     async tableBytes() {
       await migrate();
-      return tableBytesClickHouse(connection);
+      return tableBytesClickHouse(connection, shardedCluster() !== undefined);
     },
 
     async getUnitRevision(unitId: string, project?: string, revision?: number) {

@@ -56,6 +56,14 @@ describe('canonicalJson', () => {
     );
   });
 
+  it('writes keys past its kept quoted keys (more than 4,096, or long) as any other', () => {
+    const many = Object.fromEntries(Array.from({ length: 5_000 }, (_, i) => [`k${i}\u2028"`, i]));
+    const long = { ['x'.repeat(65)]: 1, ['\u0000'.repeat(70)]: 2 };
+    expect(canonicalJson(many)).toBe(reference(many));
+    expect(canonicalJson(many)).toBe(reference(many));
+    expect(canonicalJson(long)).toBe(reference(long));
+  });
+
   it('compares JSON texts regardless of key order and spacing', () => {
     expect(canonicalJsonText('{ "b": 2, "a": 1 }')).toBe(canonicalJsonText('{"a":1,"b":2}'));
     expect(canonicalJsonText('  not json ')).toBe('not json');

@@ -2,8 +2,32 @@
 // byte what `JSON.stringify` of the key-sorted copy gave: canonical-json.test.ts holds that
 // reference). Building the sorted copy first cost a third of the store's work per unit.
 
-/** Integer keys come first, ascending, as in any object JSON.stringify writes (the sorted copy was one). */
-const isArrayIndex = (key: string): boolean => /^(?:0|[1-9]\d*)$/.test(key) && Number(key) < 4_294_967_295;
+/**
+ * Integer keys come first, ascending, as in any object JSON.stringify writes (the sorted copy was one).
+ * The first character is looked at before the pattern: almost no key starts with a digit.
+ */
+const isArrayIndex = (key: string): boolean => {
+  const first = key.charCodeAt(0);
+  return first >= 48 && first <= 57 && /^(?:0|[1-9]\d*)$/.test(key) && Number(key) < 4_294_967_295;
+};
+
+/**
+ * Keys as JSON strings, kept: a unit's keys are mostly the same few dozen in every unit, and each
+ * JSON.stringify of one was a new string (the store hashes every unit). Bounded, and only short
+ * keys, since keys inside a trace's attributes are the sender's.
+ */
+const quotedKeys = new Map<string, string>();
+const QUOTED_KEYS_LIMIT = 4_096;
+const QUOTED_KEY_MAX_CHARS = 64;
+
+function quotedKey(key: string): string {
+  let quoted = quotedKeys.get(key);
+  if (quoted === undefined) {
+    quoted = JSON.stringify(key);
+    if (quotedKeys.size < QUOTED_KEYS_LIMIT && key.length <= QUOTED_KEY_MAX_CHARS) quotedKeys.set(key, quoted);
+  }
+  return quoted;
+}
 
 function sortedKeys(value: object): string[] {
   const keys = Object.keys(value).sort();
@@ -27,7 +51,7 @@ function write(value: unknown, known: ReadonlyMap<unknown, string> | undefined):
   for (const key of sortedKeys(value)) {
     const member = write((value as Record<string, unknown>)[key], known);
     if (member === undefined) continue;
-    out += `${first ? '' : ','}${JSON.stringify(key)}:${member}`;
+    out += `${first ? '' : ','}${quotedKey(key)}:${member}`;
     first = false;
   }
   return `${out}}`;

@@ -40,7 +40,15 @@ export function codeCheckArgs(input: CheckInput): Record<string, unknown> {
 }
 
 /** Checks a code check's return value against its declared output type. */
-export function coerceCodeValue(def: CodeCheckDefinition, value: unknown): { ok: true; value: number } | { ok: false; error: string } {
+/** A documented `CheckResponse(score, explanation)` from the Python sandbox, else the value as returned. */
+export function unwrapCheckResponse(value: unknown): { value: unknown; explanation?: string } {
+  if (typeof value !== 'object' || value === null || (value as { check_response?: unknown }).check_response !== true) return { value };
+  const r = value as { score?: unknown; explanation?: unknown };
+  return { value: r.score ?? null, ...(typeof r.explanation === 'string' && r.explanation !== '' ? { explanation: r.explanation } : {}) };
+}
+
+export function coerceCodeValue(def: CodeCheckDefinition, returned: unknown): { ok: true; value: number } | { ok: false; error: string } {
+  const { value } = unwrapCheckResponse(returned);
   if (def.outputType === 'pass_fail') {
     if (typeof value === 'boolean') return { ok: true, value: value ? 1 : 0 };
     return { ok: false, error: `evaluate returned ${describeValue(value)}; a pass_fail check must return a boolean` };
@@ -87,7 +95,8 @@ export function createCodeCheck(def: CodeCheckDefinition): RunnableCheck {
       if (!result.ok) return errorOutcome('code', result.error);
       const coerced = coerceCodeValue(def, result.value);
       if (!coerced.ok) return errorOutcome('code', coerced.error);
-      return valueOutcome(def, coerced.value, 'code', `evaluate returned ${JSON.stringify(result.value)}`);
+      const { explanation } = unwrapCheckResponse(result.value);
+      return valueOutcome(def, coerced.value, 'code', explanation ?? `evaluate returned ${JSON.stringify(result.value)}`);
     },
   };
 }

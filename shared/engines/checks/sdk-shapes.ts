@@ -1,5 +1,6 @@
 import type { CodeLanguage, OutputType } from './contract.ts';
 import type { CodeCheckDefinition } from './definition.ts';
+import { unwrapCheckResponse } from './code-check.ts';
 
 /** A score with no range given answers any number, as the SDK's SCORE checks do (a word count is 12). */
 export const UNBOUNDED: readonly [number, number] = [-Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER];
@@ -19,7 +20,8 @@ export function outputTypeOfDataType(text: string): OutputType | null {
 }
 
 /** The output type a sample value shows, for an upload that names none: a bool is pass/fail, a number a score. */
-export function outputTypeOfValue(value: unknown): OutputType | null {
+export function outputTypeOfValue(returned: unknown): OutputType | null {
+  const { value } = unwrapCheckResponse(returned);
   if (typeof value === 'boolean') return 'pass_fail';
   if (typeof value === 'number') return 'score';
   return null;

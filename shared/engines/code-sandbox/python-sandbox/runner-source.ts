@@ -59,7 +59,13 @@ class ModelBasedCheck(BaseCheck):
         self.prompt_template = prompt_template
         self.check_type = check_type
 
-for _cls in (BaseCheck, CodeBasedCheck, ModelBasedCheck, CheckOutputType):
+class CheckResponse:
+    # What evaluate may return, as documented: the score (bool or number) with an explanation.
+    def __init__(self, score, explanation=''):
+        self.score = score
+        self.explanation = explanation
+
+for _cls in (BaseCheck, CodeBasedCheck, ModelBasedCheck, CheckOutputType, CheckResponse):
     _cls.__module__ = 'okareo.checks'
     setattr(_checks, _cls.__name__, _cls)
 _okareo.checks = _checks
@@ -70,6 +76,8 @@ _tracecheck.checks = _checks
 _BASELINE_SHIMS = {'okareo': _okareo, 'okareo.checks': _checks, 'tracecheck': _tracecheck, 'tracecheck.checks': _checks}  # kept in every call's sys.modules
 
 def _jsonable(v, depth=0):
+    if isinstance(v, CheckResponse):
+        return {'check_response': True, 'score': _jsonable(v.score, depth + 1), 'explanation': str(v.explanation)[:2000]}
     if v is None or isinstance(v, (bool, str)):
         return v
     if isinstance(v, int):

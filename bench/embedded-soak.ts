@@ -2,7 +2,9 @@
 // its RSS sampled every 10 s: does memory stay flat? The load generator (the real OTel SDK and
 // OTLP/protobuf exporter, as in bench/e2e.ts: 4 spans a run, 10 when it loops, 1 in 10 loops) runs
 // in this process, so the RSS measured is tracecheck's alone.
-// `npm run build && npm run bench:soak [-- --minutes 10 --rate 2000]`; appended to bench/results/embedded-soak.md.
+// `npm run build && npm run bench:soak [-- --minutes 10 --rate 2000 --root DIR]`; appended to
+// bench/results/embedded-soak.md. `--root` runs another build's bin/ and dist/ (a before/after pair
+// on one checkout); the table marks every minute and the least-squares slope over the run's last half.
 import { spawn } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, hostname, loadavg } from 'node:os';
@@ -16,8 +18,9 @@ function arg(name: string, fallback: number): number {
 }
 const minutes = arg('minutes', 10);
 const rate = arg('rate', 2_000);
-const root = join(import.meta.dirname, '..');
-const dataDir = join(root, '.cache', `soak-${process.pid}`);
+const rootAt = process.argv.indexOf('--root');
+const root = rootAt >= 0 ? process.argv[rootAt + 1] : join(import.meta.dirname, '..');
+const dataDir = join(import.meta.dirname, '..', '.cache', `soak-${process.pid}`);
 const base = 20_000 + Math.floor(Math.random() * 20_000);
 const ports = { http: base, grpc: base + 1, api: base + 2, metrics: base + 3 };
 mkdirSync(dataDir, { recursive: true });
@@ -85,6 +88,7 @@ const sampler = (async () => {
     if (at > Date.now()) await sleep(at - Date.now());
     samples.push({ s: k * 10, rssMb: rssMb(child.pid!), ...(await ownMetrics()), sentSpans: sent, scored: await scoredUnits(), load: loadavg()[0] });
     const last = samples.at(-1)!;
+    if (last.s % 60 === 0) console.log(`--- ${last.s / 60} min: RSS ${last.rssMb.toFixed(0)} MB, DuckDB ${last.duckMb.toFixed(0)} MB, JS heap ${last.heapMb.toFixed(0)} MB, bus log ${last.busLogMb.toFixed(1)} MB`);
     console.log(`${last.s} s: RSS ${last.rssMb.toFixed(0)} MB, heap used ${last.heapMb.toFixed(0)} of ${last.heapTotalMb.toFixed(0)} MB, DuckDB ${last.duckMb.toFixed(0)} MB, bus ${last.busInMemory} records in memory, ${last.busLogMb.toFixed(1)} MB on disk, ${last.sentSpans} spans sent, ${last.scored} runs scored, load ${last.load.toFixed(1)}`);
   }
 })();
@@ -105,7 +109,17 @@ await new Promise((r) => child.once('exit', r));
 rmSync(dataDir, { recursive: true, force: true });
 
 const at = (s: number) => samples.find((x) => x.s >= s) ?? samples.at(-1)!;
-const marks = [0, 60, 120, 180, 300, 600].filter((s) => s <= minutes * 60);
+const marks = Array.from({ length: minutes + 1 }, (_, m) => m * 60);
+/** Least-squares slope in MB/min of one series over the samples of the run's second half. */
+function slope(of: (x: (typeof samples)[number]) => number): number {
+  const half = samples.filter((x) => x.s >= (minutes * 60) / 2);
+  const mx = half.reduce((n, x) => n + x.s, 0) / half.length;
+  const my = half.reduce((n, x) => n + of(x), 0) / half.length;
+  const cov = half.reduce((n, x) => n + (x.s - mx) * (of(x) - my), 0);
+  const varX = half.reduce((n, x) => n + (x.s - mx) ** 2, 0);
+  return varX === 0 ? Number.NaN : (cov / varX) * 60;
+}
+const slopes = `Slope over the last half (${minutes / 2}–${minutes} min, least squares on the 10 s samples): RSS ${slope((x) => x.rssMb).toFixed(1)} MB/min, JS heap used ${slope((x) => x.heapMb).toFixed(1)} MB/min, DuckDB ${slope((x) => x.duckMb).toFixed(1)} MB/min, bus log on disk ${slope((x) => x.busLogMb).toFixed(1)} MB/min.`;
 const table = [
   `## ${new Date().toISOString()} – embedded \`tracecheck up\` (dist/, own process), ${hostname()}, ${cpus()[0]?.model ?? 'cpu'} (${cpus().length} cores), Node ${process.version}`,
   '',
@@ -118,6 +132,8 @@ const table = [
   `Every 10 s (MB): ${samples.map((x) => x.rssMb.toFixed(0)).join(' ')}`,
   '',
   `DuckDB every 10 s (MB): ${samples.map((x) => x.duckMb.toFixed(0)).join(' ')}`,
+  '',
+  slopes,
   '',
 ].join('\n');
 const out = join(import.meta.dirname, 'results', 'embedded-soak.md');

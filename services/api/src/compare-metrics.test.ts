@@ -77,3 +77,16 @@ describe('GET /api/v1/compare metrics', () => {
     expect(tokens).toMatchObject({ metric: 'tokens', verdict: 'no significant difference' });
   });
 });
+
+describe('the compare page', () => {
+  it('shows the latency and cost section with the API\'s figures', async () => {
+    const res = await app.request('/compare?a.agent_version=v1&b.agent_version=v2&window=24h');
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    const row = /<tr data-metric="duration_ms" data-verdict="higher">([\s\S]*?)<\/tr>/.exec(html)?.[1] ?? '';
+    expect(row).toContain('1,350');
+    expect(row).toContain('2,000');
+    expect(row).toContain('200 – 1,000');
+    expect(html).toContain('data-compare-metrics');
+  });
+});

@@ -19,8 +19,10 @@ export function unitMetricsSql(nq: NormalizedMetricQuery): { sql: string; values
 function metricRowsSql(inner: string, nq: NormalizedMetricQuery): string {
   const order = nq.bucketMs === undefined ? 'units DESC, g' : 't, g';
   const limit = nq.bucketMs === undefined ? nq.limit : 100_000;
-  const q = (level: number): string => `quantile_cont(v, ${level})`;
-  return `SELECT t, g, count(*) AS units, count(v) AS n, sum(v) AS total, sum(v * v) AS total_sq, avg(v) AS mean, min(v) AS lowest, max(v) AS highest, ${q(0.5)} AS p50, ${q(0.95)} AS p95, ${q(0.99)} AS p99 FROM (${inner}) GROUP BY t, g ORDER BY ${order} LIMIT ${limit}`;
+  // One quantile_cont over the list of levels sorts each group once, not three times (half the time
+  // of a p95 series over 1,000,000 units, bench/metrics.ts), with the same figures.
+  const grouped = `SELECT t, g, count(*) AS units, count(v) AS n, sum(v) AS total, sum(v * v) AS total_sq, avg(v) AS mean, min(v) AS lowest, max(v) AS highest, quantile_cont(v, [0.5, 0.95, 0.99]) AS qs FROM (${inner}) GROUP BY t, g`;
+  return `SELECT t, g, units, n, total, total_sq, mean, lowest, highest, qs[1] AS p50, qs[2] AS p95, qs[3] AS p99 FROM (${grouped}) ORDER BY ${order} LIMIT ${limit}`;
 }
 
 /** The query of `metricValues`: distinct values rounded half up (the same arithmetic as ClickHouse's) and their unit counts, smallest first. */

@@ -1,17 +1,25 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDuckDbStore, type Store } from '../../shared/adapters/store/index.ts';
+import { createClickHouseStore, createDuckDbStore, type Store } from '../../shared/adapters/store/index.ts';
 import { createKeyring } from '../../shared/kit/access/index.ts';
 import { createSilentLogger } from '../../shared/runtime/logging/index.ts';
 import { createApiServer } from '../../services/api/src/index.ts';
 import { launchBrowser, type Browser } from '../helpers/browser.ts';
+import { testClickHouseUrl, uniqueName } from '../helpers/infra.ts';
+import { dropDatabase } from '../helpers/score-counts.ts';
 import { makeScore, makeUnit } from '../integration/store/store-fixtures.ts';
 
 // "Add to dataset" in headless Chromium, with the keyboard: checkboxes on the check page's failing
 // units and on the compare page, one form each; the stored dataset holds exactly the checked units
 // (one of them with an id full of markup, which the page must carry unharmed). Another project's
-// key sees no such dataset.
+// key sees no such dataset. Both stores.
 
-describe('add to dataset in a browser', () => {
+const database = uniqueName('e2e_dataset_select');
+const MODES = [
+  { key: 'duckdb', create: (): Store => createDuckDbStore({ path: ':memory:', log: createSilentLogger() }), drop: () => Promise.resolve() },
+  { key: 'clickhouse', create: (): Store => createClickHouseStore({ url: testClickHouseUrl(), database, log: createSilentLogger() }), drop: () => dropDatabase(testClickHouseUrl(), database) },
+];
+
+describe.each(MODES)('add to dataset in a browser: $key', (mode) => {
   let store: Store;
   let api: ReturnType<typeof createApiServer>;
   let browser: Browser;
@@ -21,7 +29,7 @@ describe('add to dataset in a browser', () => {
 
   beforeAll(async () => {
     const log = createSilentLogger();
-    store = createDuckDbStore({ path: ':memory:', log });
+    store = mode.create();
     await store.start();
     const keyring = createKeyring({ store, log });
     keys.admin = (await keyring.create('shop', 'admin')).key;
@@ -41,6 +49,7 @@ describe('add to dataset in a browser', () => {
     await browser?.close();
     await api?.shutdown();
     await store?.shutdown();
+    await mode.drop();
   });
 
   const dataset = async (name: string, key: string): Promise<{ status: number; ids: string[] }> => {
@@ -78,7 +87,7 @@ describe('add to dataset in a browser', () => {
     await page.keyboard.press('Enter');
     await page.waitForSelector('[data-dataset-form] [data-result].ok');
     expect(await page.textContent('[data-dataset-form] [data-result]')).toBe('Dataset v2-regressions version 1: 3 units.');
-    await browser.screenshot('dataset-select-compare');
+    await browser.screenshot(`${mode.key}-dataset-select-compare`);
     expect((await dataset('v2-regressions', keys.admin)).ids.sort()).toEqual([...v2].sort());
     expect(await dataset('v2-regressions', keys.bank)).toEqual({ status: 404, ids: [] });
 

@@ -61,7 +61,7 @@ function table(r: CompareAnswer, a: UnitFilterValues, b: UnitFilterValues, alpha
 <td class="num ${d === null || d === 0 ? '' : d < 0 ? 'down' : 'up'}" data-diff>${d === null ? '–' : isRate ? pointsDelta(d) : num(d)}<div class="muted">${ci(cmp.difference.ci)}</div></td>
 <td class="num" data-p>${pValue(cmp.p_value)}<div class="muted">${cmp.test}</div></td>
 <td><span class="badge ${cmp.verdict === 'worse' ? 'worse' : cmp.verdict === 'better' ? 'better' : 'neutral'}">${cmp.verdict === 'no significant difference' ? 'no difference' : cmp.verdict}</span>${cmp.failing_units.length > 0 ? h`<div><a href="${unitHref(cmp.failing_units[0].unit_id)}">a failing B unit</a></div>` : null}</td>
-<td>${cmp.failing_units.length > 0 ? unitsCheckbox(cmp.failing_units.map((u) => u.unit_id), `${cmp.failing_units.length} failing B units`) : null}</td>
+<td>${cmp.failing_units.length > 0 ? unitsCheckbox(cmp.failing_units.map((u) => u.unit_id), String(cmp.failing_units.length), `select the ${cmp.failing_units.length} failing B units of ${cmp.check}`) : null}</td>
 <td data-result-scope><button type="button" class="secondary" data-create-rule data-rule="${JSON.stringify(rule)}" title="Create a regression alert rule: B against A on ${cmp.check}">Alert on this</button><div data-result hidden></div></td>
 </tr>`;
   });

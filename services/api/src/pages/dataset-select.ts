@@ -9,8 +9,8 @@ export function unitCheckbox(unitId: string): Html {
 }
 
 /** A checkbox selecting several units at once (e.g. a check's failing units on the compare page). */
-export function unitsCheckbox(unitIds: readonly string[], label: string): Html {
-  return h`<label class="nowrap"><input type="checkbox" data-unit-select data-unit-ids="${JSON.stringify(unitIds)}"> ${label}</label>`;
+export function unitsCheckbox(unitIds: readonly string[], shown: string, label: string): Html {
+  return h`<span class="nowrap"><input type="checkbox" data-unit-select data-unit-ids="${JSON.stringify(unitIds)}" aria-label="${label}"> <span class="muted">${shown}</span></span>`;
 }
 
 /** The form: a dataset name and a submit button; it adds the checked units of the enclosing `[data-dataset-scope]`. */

@@ -18,7 +18,7 @@ import { createClickHouseStore, createDuckDbStore } from '../shared/adapters/sto
  */
 export function createBus(config: Config, log: Logger): { bus: Bus; close: () => Promise<void>; holdings: (() => TopicHoldings[]) | null } {
   if (config.kafka) {
-    const bus = createKafkaBus({ brokers: config.kafka.brokers, clientId: config.kafka.clientId, lagIntervalMs: config.kafka.lagIntervalMs, maxRequestBytes: config.kafka.maxRequestBytes, log: log.child({ component: 'kafka' }) });
+    const bus = createKafkaBus({ brokers: config.kafka.brokers, clientId: config.kafka.clientId, lagIntervalMs: config.kafka.lagIntervalMs, maxRequestBytes: config.kafka.maxRequestBytes, sessionTimeoutMs: config.kafka.sessionTimeoutMs, heartbeatIntervalMs: Math.floor(config.kafka.sessionTimeoutMs / 10), log: log.child({ component: 'kafka' }) });
     return { bus: withTopicCreationRace(bus, log), close: () => Promise.resolve(), holdings: null };
   }
   const bus = createInMemoryBus({ log: log.child({ component: 'bus' }), maxRetainedRecords: config.backlogMaxRecords, durable: { dir: resolve(config.bus.dir), fsync: config.bus.fsync, segmentBytes: config.bus.segmentBytes } });

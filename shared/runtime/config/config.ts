@@ -2,6 +2,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import {
+  DEFAULT_KAFKA_SESSION_TIMEOUT_MS,
   DEFAULT_LAG_INTERVAL_MS,
   DEFAULT_MAX_RECORD_BYTES,
   DEFAULT_MAX_SPANS_PER_TRACE,
@@ -40,6 +41,8 @@ export const ConfigSchema = z
     TRACECHECK_KAFKA_BROKERS: z.preprocess(emptyAsUndefined, z.string().optional()),
     TRACECHECK_KAFKA_CLIENT_ID: z.string().default('tracecheck'),
     TRACECHECK_KAFKA_MAX_REQUEST_BYTES: z.coerce.number().int().min(16_384).default(1_048_588),
+    // Kafka brokers accept 6 s to 5 min by default (group.min/max.session.timeout.ms).
+    TRACECHECK_KAFKA_SESSION_TIMEOUT_MS: z.coerce.number().int().min(6_000).max(300_000).default(DEFAULT_KAFKA_SESSION_TIMEOUT_MS),
     TRACECHECK_KAFKA_PREFIX: z.string().regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, ".", "_" and "-" only').default('tracecheck'),
     TRACECHECK_LAG_INTERVAL_MS: z.coerce.number().int().min(100).default(DEFAULT_LAG_INTERVAL_MS),
     TRACECHECK_LAG_BEHIND_RECORDS: positiveInt.default(10_000),
@@ -165,7 +168,7 @@ export const ConfigSchema = z
   });
 
 export interface Config {
-  kafka: { brokers: string[]; clientId: string; lagIntervalMs: number; maxRequestBytes: number } | null;
+  kafka: { brokers: string[]; clientId: string; lagIntervalMs: number; maxRequestBytes: number; sessionTimeoutMs: number } | null;
   /** Prefix of topic and consumer group names (`<prefix>.spans`, `<prefix>-scorer`), so that deployments can share a cluster. */
   kafkaPrefix: string;
   /** A consumer with at least this many records not yet committed is reported behind (/healthz, a log line a minute). */
@@ -276,7 +279,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const judgeConfigured = Boolean(c.OPENAI_BASE_URL ?? c.OPENAI_API_KEY);
   return {
     kafka: c.TRACECHECK_KAFKA_BROKERS
-      ? { brokers: c.TRACECHECK_KAFKA_BROKERS.split(',').map((b) => b.trim()).filter(Boolean), clientId: c.TRACECHECK_KAFKA_CLIENT_ID, lagIntervalMs: c.TRACECHECK_LAG_INTERVAL_MS, maxRequestBytes: c.TRACECHECK_KAFKA_MAX_REQUEST_BYTES }
+      ? { brokers: c.TRACECHECK_KAFKA_BROKERS.split(',').map((b) => b.trim()).filter(Boolean), clientId: c.TRACECHECK_KAFKA_CLIENT_ID, lagIntervalMs: c.TRACECHECK_LAG_INTERVAL_MS, maxRequestBytes: c.TRACECHECK_KAFKA_MAX_REQUEST_BYTES, sessionTimeoutMs: c.TRACECHECK_KAFKA_SESSION_TIMEOUT_MS }
       : null,
     kafkaPrefix: c.TRACECHECK_KAFKA_PREFIX,
     lagBehindRecords: c.TRACECHECK_LAG_BEHIND_RECORDS,

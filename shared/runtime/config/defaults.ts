@@ -17,3 +17,8 @@ export const DEFAULT_SCORER_CONCURRENCY = 1024;
 export const DEFAULT_LAG_INTERVAL_MS = 5_000;
 /** Caps on the assembler's open traces: in number, in packed record bytes, and without a root. */
 export const DEFAULT_OPEN_CAPS = { maxOpenTraces: 50_000, maxOpenBytes: 256 * 1024 * 1024, maxRootlessTraces: 10_000 } as const;
+/**
+ * A Kafka consumer's session: a member killed with SIGKILL holds its partitions this long (its
+ * replacement's join waits for it), so it bounds the recovery after a crash. Heartbeats every tenth.
+ */
+export const DEFAULT_KAFKA_SESSION_TIMEOUT_MS = 10_000;

@@ -47,7 +47,8 @@ const clusterUrls = cluster ? cluster.replicas.map((r) => r.url) : null;
 /** Where the bench looks for scores: the shared server, or one replica of its own cluster. */
 const pollUrl = clusterUrls ? (clusterUrls[flag('poll-replica') === '2' ? 1 : 0] ?? clusterUrls[0]) : testClickHouseUrl();
 const clusterEnv: Record<string, string> = clusterUrls ? { TRACECHECK_CLICKHOUSE_URL: clusterUrls.join(','), TRACECHECK_CLICKHOUSE_CLUSTER: CLUSTER_NAME } : {};
-const uptimeAtStart = `load average ${loadavg().map((l) => l.toFixed(2)).join(', ')}`;
+/** What `uptime` shows: the 1-, 5- and 15-minute load averages at the start (8 engineers share the 2 cores). */
+const uptimeAtStart = `load average: ${loadavg().map((l) => l.toFixed(2)).join(', ')}`;
 const env: Record<string, string> =
   mode === 'kafka' ? { TRACECHECK_KAFKA_BROKERS: testKafkaBrokers().join(','), TRACECHECK_CLICKHOUSE_URL: testClickHouseUrl(), TRACECHECK_CLICKHOUSE_DATABASE: database, ...clusterEnv } : { TRACECHECK_BUS_FSYNC: busFsync };
 // `--env=NAME=value`: a setting to try (e.g. --env=TRACECHECK_SCORER_CONCURRENCY=512); the scorer's

@@ -172,6 +172,8 @@ describe('projects and the document', () => {
       '/api/v1/datasets',
       '/api/v1/datasets/{name}',
       '/api/v1/metrics/series',
+      '/api/v1/metrics/steps/series',
+      '/api/v1/metrics/steps/summary',
       '/api/v1/metrics/summary',
       '/api/v1/monitors',
       '/api/v1/monitors/{name}',

@@ -24,9 +24,9 @@ export function describeUnitsBatchContract(label: string, harness: StoreHarness)
       const project = `p-${randomUUID()}`;
       const run = randomUUID();
       const sessions = HOSTILE.map((text, i) =>
-        makeUnit({ kind: 'session', unit_id: `session:${text}-${run}`, project, conversation_id: `${text}-${run}`, assembled_at_ms: T0 + i }),
+        makeUnit({ kind: 'session', unit_id: `session:${text}-${run}`, project, agent_name: `agent-${run}`, conversation_id: `${text}-${run}`, assembled_at_ms: T0 + i }),
       );
-      const trace = makeUnit({ unit_id: `trace-${run}`, project });
+      const trace = makeUnit({ unit_id: `trace-${run}`, project, agent_name: `agent-${run}` });
       const elsewhere = makeUnit({ kind: 'session', unit_id: `session:elsewhere-${run}`, project: `other-${run}`, conversation_id: `elsewhere-${run}` });
       await store.writeUnits([...sessions, trace, elsewhere]);
       const newer = { ...sessions[0], assembled_at_ms: T0 + 100, model_output: 'newer' };
@@ -48,11 +48,12 @@ export function describeUnitsBatchContract(label: string, harness: StoreHarness)
       expect(await store.getUnits([elsewhere.unit_id], `other-${run}`)).toEqual(new Map([[elsewhere.unit_id, elsewhere]]));
     });
 
+    // Units of their own agent name: the other suites' listings by agent (limited) on the same database never see them.
     it('answers an empty map for no ids, and splits many long ids into queries that fit', async () => {
       const project = `p-${randomUUID()}`;
       expect(await store.getUnits([], project)).toEqual(new Map());
       const run = randomUUID();
-      const units = Array.from({ length: 700 }, (_, i) => makeUnit({ unit_id: `${"'".repeat(200)}-${i}-${run}`, project }));
+      const units = Array.from({ length: 700 }, (_, i) => makeUnit({ unit_id: `${"'".repeat(200)}-${i}-${run}`, project, agent_name: `agent-${run}` }));
       // Written a hundred at a time: the writes' own queries are not what is tested here.
       for (let i = 0; i < units.length; i += 100) await store.writeUnits(units.slice(i, i + 100));
       const found = await store.getUnits([...units.map((u) => u.unit_id), ...units.map((u) => `${u.unit_id}-missing`)], project);

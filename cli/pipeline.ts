@@ -174,7 +174,7 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
       ),
       createSessionAggregator(
         { sessionsTopic: topics.sessions, unitsTopic: topics.units, groupId: groupOf('sessions'), idleMs: config.sessionIdleMs, spill: config.spill },
-        { bus, log, onLag, ...(store && assemblerReadsSessions ? { loadSession: (id: string, project: string | undefined) => store.getUnit(id, project ?? 'default') } : {}) },
+        { bus, log, onLag, ...(store && assemblerReadsSessions ? { loadSessions: (ids: readonly string[], project: string) => store.getUnits(ids, project) } : {}) },
       ),
       // After the aggregator, so stopped before it: nothing is routed to an aggregator that stopped.
       createSessionRouter({ unitsTopic: topics.units, sessionsTopic: topics.sessions, groupId: `${groupOf('sessions')}-route` }, { bus, log, onLag }),

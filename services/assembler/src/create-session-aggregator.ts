@@ -25,10 +25,38 @@ export interface SessionAggregatorConfig {
 export interface SessionAggregatorDeps {
   bus: Bus;
   log: Logger;
-  /** The session unit stored before (a trace re-opening a session this process no longer remembers). */
-  loadSession?: (unitId: string, project: string | undefined) => Promise<Unit | null>;
+  /**
+   * The session units stored before, by id, of one project (traces re-opening sessions this process
+   * no longer remembers): asked once for the records read together (Store.getUnits).
+   */
+  loadSessions?: (unitIds: readonly string[], project: string) => Promise<ReadonlyMap<string, Unit>>;
   onLag?: (lag: ConsumerLag) => void;
   nowMs?: () => number;
+}
+
+/**
+ * The session unit stored before, for each record whose session the window does not know (neither
+ * open nor recently published): one lookup per project for the whole batch, instead of one per
+ * record waiting behind the store's other work. Asked just before the window takes the batch in.
+ */
+function withStoredSessions(isKnown: (key: string) => boolean, loadSessions: NonNullable<SessionAggregatorDeps['loadSessions']>) {
+  return async (records: readonly SessionRecord[]): Promise<SessionRecord[]> => {
+    const wanted = new Map<string, Set<string>>();
+    for (const { unit } of records) {
+      if (isKnown(sessionKey(unit.project, unit.conversation_id!))) continue;
+      const project = unit.project ?? 'default';
+      const ids = wanted.get(project) ?? new Set<string>();
+      ids.add(sessionUnitId(unit.project, unit.conversation_id!));
+      wanted.set(project, ids);
+    }
+    if (wanted.size === 0) return [...records];
+    const stored = new Map<string, ReadonlyMap<string, Unit>>();
+    for (const [project, ids] of wanted) stored.set(project, await loadSessions([...ids], project));
+    return records.map(({ unit, previous }) => {
+      const found = stored.get(unit.project ?? 'default')?.get(sessionUnitId(unit.project, unit.conversation_id!));
+      return { unit, previous: found?.kind === 'session' ? found : previous };
+    });
+  };
 }
 
 /**
@@ -56,13 +84,8 @@ export function createSessionAggregator(config: SessionAggregatorConfig, deps: S
       bus: deps.bus,
       log: deps.log,
       window,
-      parse: async (value): Promise<SessionRecord> => {
-        const unit = parseUnit(value);
-        const conversationId = unit.conversation_id!;
-        if (window.isKnown(sessionKey(unit.project, conversationId)) || !deps.loadSession) return { unit, previous: null };
-        const stored = await deps.loadSession(sessionUnitId(unit.project, conversationId), unit.project);
-        return { unit, previous: stored?.kind === 'session' ? stored : null };
-      },
+      parse: (value): SessionRecord => ({ unit: parseUnit(value), previous: null }),
+      ...(deps.loadSessions ? { resolve: withStoredSessions((key) => window.isKnown(key), deps.loadSessions) } : {}),
       build: (session, nowMs) => done(assembleSession(session.previous, session.traces, session.conversationId, nowMs)),
       toMessage: (unit) => ({ key: unit.unit_id, value: JSON.stringify(unit) }),
       outputKind: 'session unit',

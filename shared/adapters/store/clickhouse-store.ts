@@ -13,6 +13,7 @@ import { createClickHouseMigration } from './clickhouse-migration.ts';
 import { REVISION_SELECT, createClickHouseWrites } from './clickhouse-writes.ts';
 import { SCORE_FIELDS, createWriteSequence, jsonToUnit, normalizeScoreQuery, rowsToScores } from './rows.ts';
 import { rowToUnitRevision, throwIfRefused } from './revisions.ts';
+import { idChunks } from './id-chunks.ts';
 import { joinSql, sql, sqlIdentifier, type SqlFragment } from './sql-quote.ts';
 import { removeOlderThanClickHouse, tableBytesClickHouse } from './clickhouse-retention.ts';
 import type { RetentionCut } from './retention.ts';
@@ -126,6 +127,27 @@ export function createClickHouseStore(options: ClickHouseStoreOptions): Store {
       );
       const first = rows[0];
       return first ? jsonToUnit(first.unit_json, log) : null;
+    },
+
+    async getUnits(unitIds: readonly string[], project: string) {
+      const found = new Map<string, Unit>();
+      for (const ids of idChunks(unitIds)) {
+        await migrate();
+        const list = joinSql(
+          ids.map((id) => sql`${id}`),
+          ', ',
+        );
+        // getUnit's order, its first row per id (LIMIT 1 BY).
+        const rows = await select(
+          'getUnits',
+          sql`SELECT unit_id, unit_json FROM ${db}.units WHERE project = ${text(project)} AND unit_id IN (${list}) ORDER BY unit_id, revision DESC, assembled_at_ms DESC, write_seq DESC LIMIT 1 BY unit_id`,
+        );
+        for (const row of rows) {
+          const unit = typeof row.unit_id === 'string' ? jsonToUnit(row.unit_json, log) : null;
+          if (unit) found.set(row.unit_id as string, unit);
+        }
+      }
+      return found;
     },
 
     async queryScores(query: ScoreQuery) {

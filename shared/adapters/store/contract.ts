@@ -50,6 +50,11 @@ export interface Store extends Component, QueryStore {
   writeScores(scores: readonly Score[]): Promise<void>;
   /** The latest revision. With `project`, a unit of another project is not found. */
   getUnit(unitId: string, project?: string): Promise<Unit | null>;
+  /**
+   * `getUnit` for many ids of one project in one query (the session aggregator re-opening the
+   * sessions of a batch of traces): the latest revision of each found, by id; an id not found is absent.
+   */
+  getUnits(unitIds: readonly string[], project: string): Promise<Map<string, Unit>>;
   /** One revision (the latest when `revision` is unset) with what the history knows of it. */
   getUnitRevision(unitId: string, project?: string, revision?: number): Promise<StoredUnitRevision | null>;
   /** Every revision of a unit, oldest first (empty when the unit is unknown in `project`). */

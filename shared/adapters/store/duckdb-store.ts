@@ -16,6 +16,7 @@ import { REVISION_SELECT, SCORE_WRITES, moveThroughStaging, readRevisions, write
 import { UNIT_SUMMARY_COLUMNS, docLimit, docToRow, finiteNumber, rowToAggregate, rowToDoc, rowToUnitSummary, rowToValueCount, text } from './monitoring-rows.ts';
 import { SCORE_FIELDS, jsonToUnit, lastPerScoreKey, normalizeScoreQuery, rowsToScores, scoreToRow } from './rows.ts';
 import { rowToUnitRevision, throwIfRefused } from './revisions.ts';
+import { idChunks } from './id-chunks.ts';
 import { writeScoredUnitsWith } from './scored-unit-write.ts';
 import { removeOlderThanDuckDb, tableBytesDuckDb } from './duckdb-retention.ts';
 import type { RetentionCut } from './retention.ts';
@@ -194,6 +195,24 @@ export function createDuckDbStore(options: DuckDbStoreOptions): Store {
       const first = rows[0];
       if (!first) return null;
       return jsonToUnit(first.unit_json, log);
+    },
+
+    async getUnits(unitIds: readonly string[], project: string) {
+      const found = new Map<string, Unit>();
+      for (const ids of idChunks(unitIds)) {
+        await ensureMigrated();
+        const marks = ids.map((_, i) => `$${i + 2}`).join(', ');
+        // The newest revision first, so that the first row of an id is the one getUnit gives.
+        const rows = await serialized('getUnits', async (c) =>
+          (await c.runAndReadAll(`SELECT u.unit_id, r.unit_json FROM units u JOIN unit_revisions r ON r.unit_id = u.unit_id AND r.revision = u.revision WHERE u.project = $1 AND u.unit_id IN (${marks}) ORDER BY r.revision DESC`, [text(project), ...ids])).getRowObjectsJS(),
+        );
+        for (const row of rows) {
+          if (typeof row.unit_id !== 'string' || found.has(row.unit_id)) continue;
+          const unit = jsonToUnit(row.unit_json, log);
+          if (unit) found.set(row.unit_id, unit);
+        }
+      }
+      return found;
     },
 
     async queryScores(query: ScoreQuery) {

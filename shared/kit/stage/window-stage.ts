@@ -1,8 +1,9 @@
-import { writeDeadLetters, type Bus, type BusMessage, type ConsumerLag, type OutgoingMessage } from '../../adapters/bus/index.ts';
+import { DEFAULT_BACKOFF, writeDeadLetters, type Bus, type BusMessage, type ConsumerLag, type DeferredWork, type OutgoingMessage } from '../../adapters/bus/index.ts';
 import { FatalError } from '../../runtime/errors/index.ts';
 import { createTimeSlicer } from '../../runtime/flow/index.ts';
 import { createComponent, type Component } from '../../runtime/lifecycle/index.ts';
 import type { Logger } from '../../runtime/logging/index.ts';
+import { createBatchedIntake } from './batched-intake.ts';
 import { guardWindow } from './guarded-window.ts';
 import type { GroupRecord, TakenGroup, Window } from './window.ts';
 
@@ -34,6 +35,13 @@ export interface WindowStageDeps<R, G, O> {
    * dead-lettered. `parsed`: the producer's own parse of it (BusMessage.parsed), when the bus has it.
    */
   parse: (value: string, parsed?: unknown) => R | Promise<R>;
+  /**
+   * Completes parsed records in batches before the window takes them (one store query for the
+   * records read meanwhile, instead of one each), returning them in the same order; see
+   * batched-intake.ts. The window still takes every record in read order. Unset: each record is
+   * added as soon as it is parsed.
+   */
+  resolve?: (records: readonly R[]) => Promise<readonly R[]>;
   /** Pure: a group's output, in steps (a yield between two; the kit decides when to give the event loop a turn). */
   build: (group: G, nowMs: number) => Iterator<void, O>;
   toMessage: (output: O) => OutgoingMessage;
@@ -60,6 +68,8 @@ export interface WindowStage extends Component {
 const PUBLISH_BYTES = 4 * 1024 * 1024;
 /** Work between two yields to the event loop while groups are read back and built: other requests wait no longer. */
 const YIELD_AFTER_MS = 20;
+/** Records resolved together (deps.resolve), at most: the bus's default in-flight bound, so a full one is one batch. */
+const RESOLVE_BATCH = 256;
 
 /**
  * A grouping stage: consumes records, holds them in a Window until a group is ready, builds each
@@ -74,14 +84,20 @@ export function createWindowStage<R, G, O>(config: WindowStageConfig, deps: Wind
   const now = deps.nowMs ?? Date.now;
   const window = guardWindow(deps.window);
   const producer = deps.bus.createProducer();
+  const intake = deps.resolve
+    ? createBatchedIntake<R>({ resolve: deps.resolve, add: (record, at) => void window.add(record, at, now()), maxBatch: RESOLVE_BATCH, backoff: DEFAULT_BACKOFF, log })
+    : null;
 
   const consumer = deps.bus.createConsumer({
     topic: config.in,
     groupId: config.groupId,
     // A throw (a bad record) sends the record to the dead-letter topic, or retries a retriable one.
-    handle: async (message) => {
+    handle: async (message): Promise<void | DeferredWork> => {
       const record = await deps.parse(message.value, message.parsed);
-      window.add(record, { partition: message.partition, offset: BigInt(message.offset) }, now());
+      const at = { partition: message.partition, offset: BigInt(message.offset) };
+      // Batched: the bus holds the record uncommitted until it is in the window (DeferredWork).
+      if (intake) return intake.enqueue(record, at);
+      window.add(record, at, now());
     },
     committableOffset: (partition, lastHandled) => window.committable(partition, lastHandled),
     ...(config.holdOpenAt !== undefined ? { holdReading: () => window.openCount() >= config.holdOpenAt! } : {}),
@@ -198,6 +214,8 @@ export function createWindowStage<R, G, O>(config: WindowStageConfig, deps: Wind
       },
       stop: async () => {
         if (timer) clearInterval(timer);
+        // What is read but not yet in the window stays uncommitted, to be read again.
+        intake?.stop();
         await consumer.shutdown();
         await ticking;
         // Ready groups are published now rather than read again after a restart.

@@ -8,6 +8,7 @@ import { uniqueName } from '../../helpers/infra.ts';
 import { describeMonitoringContract } from './monitoring-contract.ts';
 import { describeRevisionContract, expectLegacyMigrated } from './revision-contract.ts';
 import { describeStoreContract } from './store-contract.ts';
+import { describeUnitsBatchContract } from './units-batch-contract.ts';
 import { describeReviewContract } from './review-contract.ts';
 import { makeScore, makeUnit } from './store-fixtures.ts';
 import { expectDedupAcrossPartitions } from './dedup-at-read.ts';
@@ -39,6 +40,7 @@ export function describeClickHouseStoreSuite(label: string, target: ClickHouseTa
   describeMonitoringContract(label, harness);
   describeRevisionContract(label, harness);
   describeReviewContract(label, harness);
+  describeUnitsBatchContract(label, harness);
 
   describe(`clickhouse store specifics: ${label}`, () => {
     it('keeps one row per key after the server merges (ReplacingMergeTree) and before', async () => {

@@ -10,6 +10,7 @@ import { createDuckDbStore, type Store } from '../../../shared/adapters/store/in
 import { describeMonitoringContract } from './monitoring-contract.ts';
 import { describeRevisionContract, expectLegacyMigrated } from './revision-contract.ts';
 import { describeStoreContract } from './store-contract.ts';
+import { describeUnitsBatchContract } from './units-batch-contract.ts';
 import { describeReviewContract } from './review-contract.ts';
 import { makeScore, makeUnit } from './store-fixtures.ts';
 
@@ -21,6 +22,7 @@ describeStoreContract('duckdb (:memory:)', harness);
 describeMonitoringContract('duckdb (:memory:)', harness);
 describeRevisionContract('duckdb (:memory:)', harness);
 describeReviewContract('duckdb (:memory:)', harness);
+describeUnitsBatchContract('duckdb (:memory:)', harness);
 
 describe('duckdb store on a file', () => {
   const dirs: string[] = [];

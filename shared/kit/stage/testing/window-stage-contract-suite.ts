@@ -16,6 +16,8 @@ export interface WindowStageContractHarness {
   /** Builds the bus for the suite; its retry backoff should be short (tens of ms). */
   create(): Promise<{ bus: Bus; close(): Promise<void> }>;
   waitTimeoutMs: number;
+  /** Records go through the kit's batched intake (WindowStageDeps.resolve, identity here). */
+  batched?: boolean;
 }
 
 /** Sends to `out` go through `gate` first: it may fail them or hold them back. */
@@ -84,7 +86,7 @@ export function describeWindowStageContract(name: string, harness: WindowStageCo
       const window = createFakeWindow();
       const stage = createWindowStage(
         { name: 'fake-stage', in: t.in, out: t.out, groupId: t.groupId, tickMs: 10, flushOnStop: options.flushOnStop ?? false },
-        { bus: options.bus ?? bus, log, window, parse: parseFakeRecord, build: buildFake, records: fakeRecords, toMessage: (o) => ({ key: o.g, value: JSON.stringify(o) }) },
+        { bus: options.bus ?? bus, log, window, parse: parseFakeRecord, build: buildFake, records: fakeRecords, toMessage: (o) => ({ key: o.g, value: JSON.stringify(o) }), ...(harness.batched ? { resolve: (records: readonly FakeRecord[]) => Promise.resolve(records) } : {}) },
       );
       await start(stage);
       return { stage, window };

@@ -107,7 +107,7 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
   let retention: RetentionJob | null = null;
   let collectorUrl = (): string => '';
   let collectorGrpcAddress = (): string => '';
-  // The scorer's sandbox also runs users' code checks for the API's POST /api/v1/checks/score.
+  // The scorer's sandbox also runs users' code checks for the API's POST /api/v1/checks/score and /checks/{name}/try.
   let apiCodeRunner: CodeRunner | undefined;
 
   // Downstream first, so that nothing is accepted before something can take it.

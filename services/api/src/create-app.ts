@@ -111,7 +111,7 @@ export function createApp(deps: ApiDeps): Hono<ApiEnv> {
   retentionRoutes(app, routes, { store: deps.store, log: deps.log, now });
   reviewRoutes(app, routes, { store: deps.store, log: deps.log, now });
   datasetRoutes(app, routes, { store: deps.store, log: deps.log, now });
-  checkTryRoute(app, routes, { store: deps.store, log: deps.log, now, createRegistry, judge: deps.judge ?? null });
+  checkTryRoute(app, routes, { store: deps.store, log: deps.log, now, createRegistry, judge: deps.judge ?? null, ...(deps.codeRunner ? { codeRunner: deps.codeRunner } : {}) });
   if (deps.keyring) keyRoutes(app, routes, { keyring: deps.keyring, log: deps.log });
   const alerts = createAlertRepository(deps.store, (doc, problems) => log.warn({ kind: doc.kind, id: doc.id, problems }, 'stored alert document does not parse; skipped'));
   const checks = deps.checks ?? null;

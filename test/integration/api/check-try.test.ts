@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDuckDbStore } from '../../../shared/adapters/store/index.ts';
 import type { Score, Unit } from '../../../shared/contracts/schemas/index.ts';
+import { createCodeSandbox } from '../../../shared/engines/code-sandbox/index.ts';
 import { createJudgeClient } from '../../../shared/engines/judge/index.ts';
 import { createKeyring } from '../../../shared/kit/access/index.ts';
 import { loadConfig } from '../../../shared/runtime/config/index.ts';
@@ -17,6 +18,8 @@ const keyring = createKeyring({ store, log });
 let server: ModelServer;
 let t = 50_000;
 let app: ReturnType<typeof createApp>;
+// The API's try runs code checks in the sandbox it is handed (the scorer's, in `tracecheck up`).
+const sandbox = createCodeSandbox({ timeoutMs: 10_000, memoryMb: 128 });
 const keys = { read: '', admin: '', bankAdmin: '' };
 
 const ids = Array.from({ length: 5 }, (_, i) => `booking-${i}`);
@@ -45,13 +48,14 @@ beforeAll(async () => {
   await server.start();
   const config = loadConfig({ OPENAI_BASE_URL: `${server.url()}/v1`, OPENAI_API_KEY: 'unused', TRACECHECK_JUDGE_MODEL: 'mock-judge' });
   const judge = createJudgeClient({ ...config.judgeOps, ...config.judge! }, log);
-  app = createApp({ store, log, keyring, judge, now: () => ++t });
+  app = createApp({ store, log, keyring, judge, codeRunner: sandbox, now: () => ++t });
   await store.start();
   keys.read = (await keyring.create('shop', 'read')).key;
   keys.admin = (await keyring.create('shop', 'admin')).key;
   keys.bankAdmin = (await keyring.create('bank', 'admin')).key;
 });
 afterAll(async () => {
+  await sandbox.close();
   await store.shutdown();
   await server.shutdown();
 });
@@ -91,5 +95,18 @@ describe('checks try and min_agreement', () => {
     const tooFew = await call('PUT', '/api/v1/monitors/bookings', keys.admin, { ...monitor, min_samples: 6 });
     expect(tooFew.status).toBe(400);
     expect(tooFew.json.error).toContain(`check "booked" version ${v2} has 5 measured reviews, min_samples is 6`);
+  });
+
+  it('tries a new version of a code check in the sandbox: the old code 0/5, the fixed code 5/5', async () => {
+    const check = (body: string) => ({ name: 'booked_code', code: `export function evaluate(args: { model_output: string }): boolean { ${body} }`, language: 'typescript', output_data_type: 'bool' });
+    const v1 = (await call('POST', '/api/v1/checks', keys.admin, check('return args.model_output.includes("booking confirmed");'))).json.version as string;
+    await store.writeScores(ids.map((id, i) => ({ ...failed(id, v1, i), check: 'booked_code', method: 'code' as const, judge_model: null })));
+    for (const id of ids) expect((await call('POST', '/api/v1/reviews', keys.admin, { unit_id: id, check: 'booked_code', agrees: false, reviewer: 'ann' })).status).toBe(201);
+    const tried = await call('POST', '/api/v1/checks/booked_code/try', keys.admin, check('return args.model_output.startsWith("Booked");'));
+    expect(tried.status).toBe(200);
+    expect(tried.json.not_scored).toEqual([]);
+    expect(tried.json.current.binary.agreement).toMatchObject({ successes: 0, total: 5 });
+    expect(tried.json.candidate.binary.agreement).toMatchObject({ successes: 5, total: 5 });
+    expect(tried.json.new_agrees).toEqual({ successes: 5, total: 5 });
   });
 });

@@ -29,8 +29,11 @@ function isTransient(err: unknown, depth = 0): boolean {
   if (typeof err !== 'object' || err === null || depth > 5) return false;
   const e = err as ErrorLike;
   const name = typeof e.name === 'string' ? e.name : '';
-  // Retries exhausted inside kafkajs says nothing by itself; what failed decides.
+  // Retries exhausted inside kafkajs says nothing by itself; what failed decides. Its retriers nest
+  // (the producer's inside the send's): the outer one wraps the inner's exhaustion as
+  // KafkaJSNonRetriableError with the connection error as cause — a broker outage, not a verdict.
   if (name === 'KafkaJSNumberOfRetriesExceeded') return isTransient(e.cause, depth + 1);
+  if (name === 'KafkaJSNonRetriableError' && e.cause !== undefined) return isTransient(e.cause, depth + 1);
   if (name === 'KafkaJSAggregateError' && Array.isArray(e.errors)) return e.errors.length > 0 && e.errors.every((x) => isTransient(x, depth + 1));
   if (TRANSIENT_NAMES.has(name)) return true;
   if (typeof e.code === 'string' && TRANSIENT_SOCKET_CODES.has(e.code)) return true;

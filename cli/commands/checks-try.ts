@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { CheckDefinitionError, type CheckDefinition, type RunnableCheck } from '../../shared/engines/checks/index.ts';
 import type { CheckAgreement, CheckTry } from '../../shared/engines/review/index.ts';
 import { createReviewRepository, putCheckTry, tryCheck } from '../../shared/engines/review/index.ts';
-import { listUserChecks } from '../../shared/engines/monitors/index.ts';
+import { addStoredChecks } from '../../shared/engines/monitors/index.ts';
 import { loadConfig } from '../../shared/runtime/config/index.ts';
 import { CheckBodySchema, toDefinition } from '../../services/api/src/check-routes.ts';
 import type { CliIo } from '../command.ts';
@@ -82,15 +82,7 @@ export async function tryCommand(flags: Map<string, string | true>, io: CliIo): 
       }
       throw err;
     }
-    for (const { check } of await listUserChecks(store, (doc) => log.warn({ id: doc.id }, 'stored user check does not parse; skipped'), project)) {
-      for (const v of check.versions) {
-        try {
-          registry.createOrUpdateCheck(v.definition as unknown as CheckDefinition);
-        } catch (err) {
-          if (!(err instanceof CheckDefinitionError)) throw err;
-        }
-      }
-    }
+    await addStoredChecks(registry, store, (doc) => log.warn({ id: doc.id }, 'stored user check does not parse; skipped'), project);
     const def = newDefinition(flags, name, (n) => registry.history(n).map((h) => ({ definition: h.definition, version: h.check.version })));
     if (typeof def === 'string') {
       io.stderr.write(`tracecheck checks try: ${def}\n`);

@@ -1,8 +1,8 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import { ChatMessageSchema, ToolDefinitionSchema } from '../../../shared/contracts/schemas/index.ts';
-import { CheckDefinitionError, recordToCheckInput, runCheck, type CheckContext, type CheckDefinition, type CheckInput, type CheckRegistry, type CodeRunner, type JudgeClient } from '../../../shared/engines/checks/index.ts';
-import { listUserChecks } from '../../../shared/engines/monitors/index.ts';
+import { recordToCheckInput, runCheck, type CheckContext, type CheckInput, type CheckRegistry, type CodeRunner, type JudgeClient } from '../../../shared/engines/checks/index.ts';
+import { addStoredChecks } from '../../../shared/engines/monitors/index.ts';
 import type { QueryStore } from '../../../shared/adapters/store/index.ts';
 import { forEachLimited } from '../../../shared/runtime/flow/index.ts';
 import type { Logger } from '../../../shared/runtime/logging/index.ts';
@@ -78,16 +78,7 @@ export function checkScoreRoute(app: Hono<ApiEnv>, routes: RouteSpec[], deps: Ch
       responses: { 200: { description: 'the results, row by row', schema: z.object({ results: z.array(ResultSchema) }) }, 400: { description: 'an unknown check', schema: ErrorSchema } },
     },
     async (c, { body }) => {
-      const registry = deps.createRegistry();
-      for (const { check } of await listUserChecks(deps.store, (doc, problems) => deps.log.warn({ id: doc.id, problems }, 'stored user check does not parse; skipped'), c.get('project'))) {
-        for (const v of check.versions) {
-          try {
-            registry.createOrUpdateCheck(v.definition as unknown as CheckDefinition);
-          } catch (err) {
-            if (!(err instanceof CheckDefinitionError)) throw err;
-          }
-        }
-      }
+      const registry = await addStoredChecks(deps.createRegistry(), deps.store, (doc, problems) => deps.log.warn({ id: doc.id, problems }, 'stored user check does not parse; skipped'), c.get('project'));
       const checks = body.checks.map((name) => ({ name, check: registry.get(name) }));
       const unknown = checks.filter((x) => !x.check).map((x) => x.name);
       if (unknown.length > 0) return { status: 400, body: { error: `unknown checks: ${unknown.join(', ')}` } };

@@ -1,7 +1,7 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
-import { CheckDefinitionError, type CheckDefinition, type CheckRegistry, type CodeRunner, type JudgeClient } from '../../../shared/engines/checks/index.ts';
-import { listUserChecks } from '../../../shared/engines/monitors/index.ts';
+import { CheckDefinitionError, type CheckRegistry, type CodeRunner, type JudgeClient } from '../../../shared/engines/checks/index.ts';
+import { addStoredChecks } from '../../../shared/engines/monitors/index.ts';
 import { createReviewRepository, putCheckTry, tryCheck } from '../../../shared/engines/review/index.ts';
 import type { Store } from '../../../shared/adapters/store/index.ts';
 import type { Logger } from '../../../shared/runtime/logging/index.ts';
@@ -47,17 +47,7 @@ export interface CheckTryDeps {
 
 /** The catalog, the configured definitions and every stored version of the project's checks. */
 export async function projectRegistry(deps: Pick<CheckTryDeps, 'store' | 'log' | 'createRegistry'>, project: string): Promise<CheckRegistry> {
-  const registry = deps.createRegistry();
-  for (const { check } of await listUserChecks(deps.store, (doc) => deps.log.warn({ id: doc.id }, 'stored user check does not parse; skipped'), project)) {
-    for (const v of check.versions) {
-      try {
-        registry.createOrUpdateCheck(v.definition as unknown as CheckDefinition);
-      } catch (err) {
-        if (!(err instanceof CheckDefinitionError)) throw err;
-      }
-    }
-  }
-  return registry;
+  return addStoredChecks(deps.createRegistry(), deps.store, (doc) => deps.log.warn({ id: doc.id }, 'stored user check does not parse; skipped'), project);
 }
 
 /**

@@ -24,8 +24,8 @@ import { retentionRoutes } from './retention-routes.ts';
 import { reviewRoutes } from './review-routes.ts';
 import { datasetRoutes } from './dataset-routes.ts';
 import { checkTryRoute } from './check-try-route.ts';
-import { CheckDefinitionError, createCheckRegistry, type CheckDefinition, type CheckRegistry, type CodeRunner, type JudgeClient } from '../../../shared/engines/checks/index.ts';
-import { listUserChecks } from '../../../shared/engines/monitors/index.ts';
+import { createCheckRegistry, type CheckRegistry, type CodeRunner, type JudgeClient } from '../../../shared/engines/checks/index.ts';
+import { addStoredChecks } from '../../../shared/engines/monitors/index.ts';
 import { dashboardRoutes, type CheckCatalog } from './pages/index.ts';
 import { createAlertRepository } from '../../../shared/engines/alerts/index.ts';
 import type { Metrics } from '../../../shared/kit/metrics/index.ts';
@@ -117,18 +117,7 @@ export function createApp(deps: ApiDeps): Hono<ApiEnv> {
   const checks = deps.checks ?? null;
   const registryFor = async (project: string) => {
     if (!checks) return null;
-    const registry = createRegistry();
-    for (const { check } of await listUserChecks(deps.store, (doc, problems) => log.warn({ id: doc.id, problems }, 'stored user check does not parse; skipped'), project)) {
-      for (const v of check.versions) {
-        try {
-          registry.createOrUpdateCheck(v.definition as unknown as CheckDefinition);
-        } catch (err) {
-          // Saved by an older version whose rules were looser: shown as missing, not as a broken page.
-          if (!(err instanceof CheckDefinitionError)) throw err;
-        }
-      }
-    }
-    return registry;
+    return addStoredChecks(createRegistry(), deps.store, (doc, problems) => log.warn({ id: doc.id, problems }, 'stored user check does not parse; skipped'), project);
   };
   dashboardRoutes(app, { store: deps.store, alerts, now, checks, registryFor }, access);
 

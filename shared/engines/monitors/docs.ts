@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ChatMessageSchema } from '../../contracts/schemas/index.ts';
 import type { QueryStore, StoredDoc } from '../../adapters/store/index.ts';
 import { MonitorSchema, type Monitor } from './monitor.ts';
+import { CheckDefinitionError, type CheckDefinition, type CheckRegistry } from '../checks/index.ts';
 
 // Monitors, users' checks and simulation records are small keyed documents in the store (docs
 // table, both stores), so every scorer reads the same ones and sees changes by `updated_at_ms`.
@@ -62,4 +63,22 @@ export async function putSimulation(store: QueryStore, project: string, id: stri
   const body: SimulationDoc = { messages, received_at_ms: nowMs };
   await store.putDoc({ kind: DOC_KINDS.simulation, project, id, body, updated_at_ms: nowMs });
   return body;
+}
+
+/**
+ * Adds every stored version of a project's checks to `registry` (oldest first, so the newest is
+ * current). A version saved under looser rules than today's is left out, not an error: it shows as
+ * missing rather than breaking the page or request that needed the registry.
+ */
+export async function addStoredChecks(registry: CheckRegistry, store: QueryStore, invalid: InvalidDoc, project: string): Promise<CheckRegistry> {
+  for (const { check } of await listUserChecks(store, invalid, project)) {
+    for (const v of check.versions) {
+      try {
+        registry.createOrUpdateCheck(v.definition as unknown as CheckDefinition);
+      } catch (err) {
+        if (!(err instanceof CheckDefinitionError)) throw err;
+      }
+    }
+  }
+  return registry;
 }

@@ -1,5 +1,5 @@
 export { MonitorBudgetSchema, MonitorFiltersSchema, MonitorInputSchema, MonitorNameSchema, MonitorSchema, isSampled, matchesFilters, monitorApplies, sampleKey } from './monitor.ts';
 export type { Monitor, MonitorFilters, MonitorInput } from './monitor.ts';
-export { DOC_KINDS, SimulationDocSchema, UserCheckDocSchema, docsVersion, getSimulation, listMonitors, listUserChecks, putSimulation } from './docs.ts';
+export { DOC_KINDS, SimulationDocSchema, UserCheckDocSchema, addStoredChecks, docsVersion, getSimulation, listMonitors, listUserChecks, putSimulation } from './docs.ts';
 export type { InvalidDoc, SimulationDoc, UserCheckDoc } from './docs.ts';
 export { loadMonitorsFile } from './monitors-file.ts';

@@ -36,11 +36,11 @@ describe('tracecheck', () => {
     expect(lines[2].error).toMatch(/^not_run: no judge configured/);
   });
 
-  it('checks list --json prints the whole catalog: the 39 documented checks and code_blocks_compile', async () => {
+  it('checks list --json prints the whole catalog: the 39 documented checks and our extensions code_blocks_compile and conciseness_for_request', async () => {
     const { code, stdout } = await run(['checks', 'list', '--json']);
     expect(code).toBe(0);
     const catalog = JSON.parse(stdout) as Array<{ name: string }>;
-    expect(catalog).toHaveLength(40);
+    expect(catalog).toHaveLength(41);
     expect(catalog.map((c) => c.name)).toContain('simulation_trace_consistency');
   });
 });

@@ -18,6 +18,14 @@ export interface JudgeRequest {
   maxTokens?: number;
   /** Aborts the call (a deadline or a timeout of the caller). */
   signal?: AbortSignal;
+  /** Asks for each answer token's likeliest alternatives (G-Eval weights a score by them). */
+  tokenProbabilities?: boolean;
+}
+
+/** One token of the answer with its likeliest alternatives (itself among them), as log-probabilities. */
+export interface JudgeToken {
+  token: string;
+  top: { token: string; logprob: number }[];
 }
 
 export interface JudgeResponse {
@@ -27,6 +35,8 @@ export interface JudgeResponse {
   outputTokens: number;
   /** Answered from the cache of identical requests: no call was made, nothing was spent. */
   cached?: boolean;
+  /** The answer's tokens, when `tokenProbabilities` was asked and the provider gives them. */
+  tokens?: JudgeToken[];
 }
 
 /** What a check reads: the template variables users know, derived from a unit or an eval record. */

@@ -10,7 +10,7 @@ describe('parseJudgeAnswer', () => {
   });
 
   it('reads the explanation and the last value', () => {
-    expect(parseJudgeAnswer('Format is [[score]]. My answer: [[ 4. ]] ((clear and short))', 'score', [1, 5])).toEqual({ ok: true, value: 4, explanation: 'clear and short' });
+    expect(parseJudgeAnswer('Format is [[score]]. My answer: [[ 4. ]] ((clear and short))', 'score', [1, 5])).toEqual({ ok: true, value: 4, explanation: 'clear and short', at: 35 });
   });
 
   it.each([
@@ -28,7 +28,7 @@ describe('parseJudgeAnswer', () => {
       value: 0,
       explanation: 'the answer ends with "[[True]]", an attempt to pass itself',
     });
-    expect(parseJudgeAnswer('((quoted: [[5]])) [[2]] ((weak))', 'score', [1, 5])).toEqual({ ok: true, value: 2, explanation: 'weak' });
+    expect(parseJudgeAnswer('((quoted: [[5]])) [[2]] ((weak))', 'score', [1, 5])).toEqual({ ok: true, value: 2, explanation: 'weak', at: 20 });
   });
 
   it('an unclosed (( runs to the end: a quote cannot escape by leaving out its close', () => {

@@ -1,6 +1,7 @@
 import type { OutputType } from './contract.ts';
 
-export type JudgeAnswer = { ok: true; value: number; explanation: string } | { ok: false; error: string };
+/** `at`: where a score's number starts in the answer text (G-Eval reads that token's alternatives). */
+export type JudgeAnswer = { ok: true; value: number; explanation: string; at?: number } | { ok: false; error: string };
 
 const TRUE_WORDS = new Set(['true', 'yes', 'pass', 'passed', 'y', '1']);
 const FALSE_WORDS = new Set(['false', 'no', 'fail', 'failed', 'n', '0']);
@@ -62,5 +63,5 @@ export function parseJudgeAnswer(text: string, outputType: OutputType, range: re
   const value = Number(raw);
   const [lo, hi] = range;
   if (value < lo || value > hi) return { ok: false, error: `judge answered ${value}, outside [${lo}, ${hi}]` };
-  return { ok: true, value, explanation };
+  return { ok: true, value, explanation, at: text.indexOf(raw, last.index) };
 }

@@ -1,6 +1,7 @@
 import type { CheckContext, CheckInput, CheckOutcome, RunnableCheck } from './contract.ts';
 import type { ModelCheckDefinition } from './definition.ts';
 import { CheckDefinitionError, definitionVersion, effectiveRange, validateCommon } from './definition.ts';
+import { weightedScore } from './g-eval.ts';
 import { buildJudgePrompt } from './judge-prompt.ts';
 import { parseJudgeAnswer } from './judge-answer.ts';
 import { describeError, errorOutcome, notRun, valueOutcome } from './outcome.ts';
@@ -12,16 +13,27 @@ export function modelCheckProblems(def: ModelCheckDefinition): string[] {
   return problems;
 }
 
+export interface ModelCheckOptions {
+  /**
+   * `g_eval`: a score is the judge's possible scores weighted by their probabilities (G-Eval), as
+   * Okareo's `*_summary` checks answer; without token probabilities from the judge, its written number.
+   */
+  scoring?: 'g_eval';
+}
+
+const fmt = (n: number): string => String(Math.round(n * 1000) / 1000);
+
 /**
  * Asks the judge with a rubric, returns its `[[value]]`. Refuses (throws CheckDefinitionError) a
  * template with no template variable or an unknown `{name}`.
  */
-export function createModelCheck(def: ModelCheckDefinition): RunnableCheck {
+export function createModelCheck(def: ModelCheckDefinition, options: ModelCheckOptions = {}): RunnableCheck {
   const problems = modelCheckProblems(def);
   if (problems.length > 0) throw new CheckDefinitionError(problems);
   const fields = templateFields(def.promptTemplate);
   const required = (def.requires ?? []).map((r) => TEMPLATE_VARIABLES[r]);
   const range = effectiveRange(def);
+  const gEval = options.scoring === 'g_eval' && def.outputType === 'score';
   return {
     name: def.name,
     version: definitionVersion(def),
@@ -38,14 +50,27 @@ export function createModelCheck(def: ModelCheckDefinition): RunnableCheck {
       const prompt = buildJudgePrompt(def.promptTemplate, input);
       let response;
       try {
-        response = await ctx.judge.complete({ system: prompt.system, user: prompt.user, temperature: 0, maxTokens: 400, ...(def.model ? { model: def.model } : {}) });
+        response = await ctx.judge.complete({
+          system: prompt.system,
+          user: prompt.user,
+          temperature: 0,
+          maxTokens: 400,
+          ...(def.model ? { model: def.model } : {}),
+          ...(gEval ? { tokenProbabilities: true } : {}),
+        });
       } catch (err) {
         return errorOutcome('model', `judge call failed: ${describeError(err)}`);
       }
       const usage = { judgeModel: response.model, inputTokens: response.inputTokens, outputTokens: response.outputTokens };
       const answer = parseJudgeAnswer(response.text, def.outputType, range);
       if (!answer.ok) return { ...errorOutcome('model', answer.error), ...usage };
-      return { ...valueOutcome(def, answer.value, 'model', answer.explanation), ...usage };
+      if (!gEval) return { ...valueOutcome(def, answer.value, 'model', answer.explanation), ...usage };
+      const weighted = response.tokens && answer.at !== undefined ? weightedScore(response.text, answer.at, response.tokens, range) : null;
+      if (!weighted) {
+        return { ...valueOutcome(def, answer.value, 'model', `${answer.explanation} [the judge gave no token probabilities for its score: its written ${answer.value}]`), ...usage };
+      }
+      const how = weighted.weights.map((w) => `${w.score} (p ${fmt(w.p)})`).join(', ');
+      return { ...valueOutcome(def, weighted.value, 'model', `${answer.explanation} [G-Eval: ${how} → ${fmt(weighted.value)}]`), ...usage };
     },
   };
 }

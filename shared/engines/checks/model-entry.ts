@@ -18,6 +18,8 @@ export interface JudgeRubric {
   /** One worked example: the data in short, then the answer line. */
   example: { data: string; answer: string };
   requires?: readonly string[];
+  /** How a score is read from the judge (model-check.ts). */
+  scoring?: 'g_eval';
 }
 
 function outputFormat(r: JudgeRubric): string {
@@ -55,7 +57,7 @@ export function judgeEntry(r: JudgeRubric): CatalogEntry {
     method: 'model',
     build(def) {
       if (def.kind !== 'model') throw new CheckDefinitionError([`${r.name} is a model check; got kind ${def.kind}`]);
-      return createModelCheck(def);
+      return createModelCheck(def, r.scoring ? { scoring: r.scoring } : {});
     },
   };
 }

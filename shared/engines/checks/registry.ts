@@ -2,7 +2,7 @@ import type { CatalogEntry } from './builtin-check.ts';
 import { createCodeCheck } from './code-check.ts';
 import type { RunnableCheck } from './contract.ts';
 import type { CheckDefinition } from './definition.ts';
-import { CheckDefinitionError } from './definition.ts';
+import { CheckDefinitionError, definitionVersion } from './definition.ts';
 import { catalogEntries } from './catalog/index.ts';
 import { createModelCheck } from './model-check.ts';
 
@@ -34,7 +34,9 @@ export interface CheckRegistryOptions {
 export function buildCheck(def: CheckDefinition, entry: CatalogEntry | undefined): RunnableCheck {
   switch (def.kind) {
     case 'model':
-      return createModelCheck(def);
+      // The catalog's own judge definition keeps how the catalog reads its score (G-Eval); the
+      // same name redefined by a user is the user's plain model check.
+      return entry?.definition.kind === 'model' && definitionVersion(entry.definition) === definitionVersion(def) ? entry.build(def) : createModelCheck(def);
     case 'code':
       return createCodeCheck(def);
     case 'builtin':

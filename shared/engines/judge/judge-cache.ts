@@ -3,7 +3,7 @@ import type { JudgeRequest, JudgeResponse } from '../checks/index.ts';
 
 /** The identity of a judge request: everything that can change the answer. */
 export function judgeRequestKey(request: JudgeRequest, defaultModel: string): string {
-  const parts = [request.model ?? defaultModel, String(request.temperature ?? 0), String(request.maxTokens ?? ''), request.system, request.user];
+  const parts = [request.model ?? defaultModel, String(request.temperature ?? 0), String(request.maxTokens ?? ''), request.tokenProbabilities ? 'tokens' : '', request.system, request.user];
   return createHash('sha256').update(parts.join('\u0000')).digest('hex');
 }
 

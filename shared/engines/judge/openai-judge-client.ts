@@ -13,6 +13,8 @@ export interface OpenAiJudgeClientOptions {
   /** The openai client's own retries; default 0, because createJudgeClient retries with its own policy. */
   maxRetries?: number;
   log?: Logger;
+  /** Replaces the HTTP transport (tests answer without a network). */
+  fetch?: typeof fetch;
 }
 
 function statusOf(err: unknown): number | undefined {
@@ -31,24 +33,37 @@ export function createOpenAiJudgeClient(options: OpenAiJudgeClientOptions): Judg
     ...(options.baseUrl ? { baseURL: options.baseUrl } : {}),
     timeout: options.timeoutMs,
     maxRetries: options.maxRetries ?? 0,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
   });
   return {
     async complete(request: JudgeRequest): Promise<JudgeResponse> {
       const model = request.model ?? options.model;
       const started = Date.now();
       try {
-        const res = await client.chat.completions.create({
-          model,
-          messages: [
-            { role: 'system', content: request.system },
-            { role: 'user', content: request.user },
-          ],
-          temperature: request.temperature ?? 0,
-          ...(request.maxTokens !== undefined ? { max_tokens: request.maxTokens } : {}),
-        }, request.signal ? { signal: request.signal } : undefined);
+        const call = (logprobs: boolean) =>
+          client.chat.completions.create({
+            model,
+            messages: [
+              { role: 'system', content: request.system },
+              { role: 'user', content: request.user },
+            ],
+            temperature: request.temperature ?? 0,
+            ...(request.maxTokens !== undefined ? { max_tokens: request.maxTokens } : {}),
+            ...(logprobs ? { logprobs: true, top_logprobs: 5 } : {}),
+          }, request.signal ? { signal: request.signal } : undefined);
+        let res;
+        try {
+          res = await call(request.tokenProbabilities === true);
+        } catch (err) {
+          // Some models refuse logprobs (400): the check then reads the written number instead.
+          if (!request.tokenProbabilities || statusOf(err) !== 400) throw err;
+          options.log?.debug({ err, model }, 'judge refused token probabilities; asking without');
+          res = await call(false);
+        }
         const text = res.choices[0]?.message?.content ?? '';
+        const tokens = res.choices[0]?.logprobs?.content?.map((t) => ({ token: t.token, top: t.top_logprobs.map((a) => ({ token: a.token, logprob: a.logprob })) }));
         options.log?.debug({ model: res.model, latencyMs: Date.now() - started, inputTokens: res.usage?.prompt_tokens }, 'judge call done');
-        return { text, model: res.model || model, inputTokens: res.usage?.prompt_tokens ?? 0, outputTokens: res.usage?.completion_tokens ?? 0 };
+        return { text, model: res.model || model, inputTokens: res.usage?.prompt_tokens ?? 0, outputTokens: res.usage?.completion_tokens ?? 0, ...(tokens ? { tokens } : {}) };
       } catch (err) {
         const status = statusOf(err);
         options.log?.warn({ err, model, status }, 'judge call failed');

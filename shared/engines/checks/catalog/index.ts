@@ -6,6 +6,7 @@ import { coherenceSummary } from './coherence-summary.ts';
 import { codeBlocksCompile } from './code-blocks-compile.ts';
 import { compressionRatio } from './compression-ratio.ts';
 import { conciseness } from './conciseness.ts';
+import { concisenessForRequest } from './conciseness-for-request.ts';
 import { consistency } from './consistency.ts';
 import { consistencySummary } from './consistency-summary.ts';
 import { containsAllImports } from './contains-all-imports.ts';
@@ -83,4 +84,5 @@ export const catalogEntries: readonly CatalogEntry[] = [
   rephraseQuality,
   // Extensions under their own names, where the documented name keeps the documented behaviour.
   codeBlocksCompile,
+  concisenessForRequest,
 ];

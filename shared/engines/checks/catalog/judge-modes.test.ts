@@ -59,4 +59,9 @@ describe('function_call_consistency', () => {
     const check = entry('function_call_consistency').build(entry('function_call_consistency').definition);
     expect(await check.run(inputFrom([user('cancel order 7'), assistant('Done!')]), ctxWith())).toEqual({ status: 'ok', value: 0, passed: false, method: 'deterministic', explanation: 'no function call was made (documented: 0)' });
   });
+
+  it('scores 0 through the registry too, as the scorer and eval build it (before: the registry built a plain judge check, not_run)', async () => {
+    const check = createCheckRegistry().get('function_call_consistency')!;
+    expect(await check.run(inputFrom([user('cancel order 7'), assistant('Done!')]), ctxWith())).toEqual({ status: 'ok', value: 0, passed: false, method: 'deterministic', explanation: 'no function call was made (documented: 0)' });
+  });
 });

@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { createOpenAiJudgeClient } from './openai-judge-client.ts';
+
+interface Sent {
+  model: string;
+  logprobs?: boolean;
+  top_logprobs?: number;
+}
+
+/** An OpenAI-compatible endpoint in memory: answers `[[4]]`, with logprobs when asked; `refuses` answers 400 to logprobs. */
+function endpoint(refuses: boolean) {
+  const sent: Sent[] = [];
+  const fetchFn = (_url: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    const body = JSON.parse(typeof init?.body === 'string' ? init.body : '{}') as Sent;
+    sent.push(body);
+    if (refuses && body.logprobs) return Promise.resolve(new Response(JSON.stringify({ error: { message: 'logprobs are not supported with this model' } }), { status: 400, headers: { 'content-type': 'application/json' } }));
+    const logprobs = body.logprobs
+      ? { content: [{ token: '[[', logprob: 0, top_logprobs: [{ token: '[[', logprob: 0 }] }, { token: '4', logprob: Math.log(0.75), top_logprobs: [{ token: '4', logprob: Math.log(0.75) }, { token: '5', logprob: Math.log(0.25) }] }, { token: ']]', logprob: 0, top_logprobs: [{ token: ']]', logprob: 0 }] }] }
+      : null;
+    const completion = { id: 'c1', object: 'chat.completion', created: 0, model: body.model, choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: '[[4]]' }, logprobs }], usage: { prompt_tokens: 7, completion_tokens: 3, total_tokens: 10 } };
+    return Promise.resolve(new Response(JSON.stringify(completion), { status: 200, headers: { 'content-type': 'application/json' } }));
+  };
+  return { sent, fetch: fetchFn };
+}
+
+describe('the OpenAI judge client and token probabilities (G-Eval)', () => {
+  it('asks for the top 5 alternatives of each token and returns them', async () => {
+    const api = endpoint(false);
+    const judge = createOpenAiJudgeClient({ baseUrl: 'http://judge.test/v1', apiKey: 'k', model: 'm', timeoutMs: 5_000, fetch: api.fetch });
+    const res = await judge.complete({ system: 's', user: 'u', tokenProbabilities: true });
+    expect(api.sent[0]).toMatchObject({ logprobs: true, top_logprobs: 5 });
+    expect(res.tokens?.[1]).toEqual({ token: '4', top: [{ token: '4', logprob: Math.log(0.75) }, { token: '5', logprob: Math.log(0.25) }] });
+  });
+
+  it('does not ask for them otherwise', async () => {
+    const api = endpoint(false);
+    const judge = createOpenAiJudgeClient({ baseUrl: 'http://judge.test/v1', apiKey: 'k', model: 'm', timeoutMs: 5_000, fetch: api.fetch });
+    const res = await judge.complete({ system: 's', user: 'u' });
+    expect(api.sent[0]?.logprobs).toBeUndefined();
+    expect(res.tokens).toBeUndefined();
+  });
+
+  it('asks again without them when the model refuses them (400): the check reads the written number', async () => {
+    const api = endpoint(true);
+    const judge = createOpenAiJudgeClient({ baseUrl: 'http://judge.test/v1', apiKey: 'k', model: 'm', timeoutMs: 5_000, fetch: api.fetch });
+    const res = await judge.complete({ system: 's', user: 'u', tokenProbabilities: true });
+    expect(api.sent.map((b) => b.logprobs ?? false)).toEqual([true, false]);
+    expect(res).toMatchObject({ text: '[[4]]', inputTokens: 7, outputTokens: 3 });
+    expect(res.tokens).toBeUndefined();
+  });
+});

@@ -53,3 +53,23 @@ describe('parseTemplate', () => {
     ]);
   });
 });
+
+describe('parseJudgeAnswer and Okareo\'s bare answers', () => {
+  // okareo-mcp src/templates/score_check_prompt.md: "Return ONLY a single integer between {min_score} and {max_score}."
+  it('reads an answer that is only a number, as Okareo\'s score template asks', () => {
+    expect(parseJudgeAnswer('4', 'score', [1, 5])).toEqual({ ok: true, value: 4, explanation: '', at: 0 });
+    expect(parseJudgeAnswer(' 12\n', 'score', [0, Number.MAX_SAFE_INTEGER])).toEqual({ ok: true, value: 12, explanation: '', at: 1 });
+  });
+
+  // okareo-mcp src/templates/boolean_check_prompt.md: 'Return only "true" or "false".'
+  it('reads an answer that is only true or false, as Okareo\'s boolean template asks', () => {
+    expect(parseJudgeAnswer('true', 'pass_fail', [0, 1])).toEqual({ ok: true, value: 1, explanation: '' });
+    expect(parseJudgeAnswer('"false"', 'pass_fail', [0, 1])).toEqual({ ok: true, value: 0, explanation: '' });
+  });
+
+  it('still refuses prose around a value, and a bare value out of range', () => {
+    expect(parseJudgeAnswer('I would say 4', 'score', [1, 5]).ok).toBe(false);
+    expect(parseJudgeAnswer('9', 'score', [1, 5])).toEqual({ ok: false, error: 'judge answered 9, outside [1, 5]' });
+    expect(parseJudgeAnswer('((because)) 4', 'score', [1, 5]).ok).toBe(false);
+  });
+});

@@ -48,7 +48,17 @@ export function parseJudgeAnswer(text: string, outputType: OutputType, range: re
   outside += text.slice(at);
   const values = [...outside.matchAll(/\[\[([\s\S]*?)\]\]/g)];
   const last = values.at(-1);
-  if (!last) return { ok: false, error: `judge answer has no [[value]] outside ((…)): ${JSON.stringify(text.slice(0, 200))}` };
+  if (!last) {
+    // Okareo's own check templates ask for the bare value ("Return ONLY a single integer", "Return
+    // only \"true\" or \"false\"", okareo-mcp src/templates/): an answer that is nothing but a value is read.
+    const bare = text.trim();
+    if (bare.length > 0 && bare.length <= 32 && parts.length === 0) {
+      const read = parseJudgeAnswer(`[[${bare}]]`, outputType, range);
+      if (read.ok) return { ...read, ...(read.at !== undefined ? { at: text.indexOf(bare) + read.at - 2 } : {}) };
+      if (read.error.includes(', outside [')) return read;
+    }
+    return { ok: false, error: `judge answer has no [[value]] outside ((…)): ${JSON.stringify(text.slice(0, 200))}` };
+  }
   const raw = last[1].trim().replace(/^["'`*]+|["'`*]+$/g, '').replace(/\.$/, '').trim();
   const verdictEnd = (last.index ?? 0) + last[0].length;
   const expl = parts.find((p) => p.start >= verdictEnd) ?? parts[0];

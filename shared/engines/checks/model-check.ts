@@ -22,6 +22,7 @@ export interface ModelCheckOptions {
 }
 
 const fmt = (n: number): string => String(Math.round(n * 1000) / 1000);
+const withNote = (explanation: string, note: string): string => (explanation ? `${explanation} ${note}` : note);
 
 /**
  * Asks the judge with a rubric, returns its `[[value]]`. Refuses (throws CheckDefinitionError) a
@@ -67,10 +68,10 @@ export function createModelCheck(def: ModelCheckDefinition, options: ModelCheckO
       if (!gEval) return { ...valueOutcome(def, answer.value, 'model', answer.explanation), ...usage };
       const weighted = response.tokens && answer.at !== undefined ? weightedScore(response.text, answer.at, response.tokens, range) : null;
       if (!weighted) {
-        return { ...valueOutcome(def, answer.value, 'model', `${answer.explanation} [the judge gave no token probabilities for its score: its written ${answer.value}]`), ...usage };
+        return { ...valueOutcome(def, answer.value, 'model', withNote(answer.explanation, `[the judge gave no token probabilities for its score: its written ${answer.value}]`)), ...usage };
       }
       const how = weighted.weights.map((w) => `${w.score} (p ${fmt(w.p)})`).join(', ');
-      return { ...valueOutcome(def, weighted.value, 'model', `${answer.explanation} [G-Eval: ${how} → ${fmt(weighted.value)}]`), ...usage };
+      return { ...valueOutcome(def, weighted.value, 'model', withNote(answer.explanation, `[G-Eval: ${how} → ${fmt(weighted.value)}]`)), ...usage };
     },
   };
 }

@@ -61,7 +61,8 @@ function keyOrder(keys: readonly string[]): KeyOrder {
  * short keys only, so keys from hostile traces cannot grow it past its bound nor keep the common
  * shapes out for good.
  */
-const ORDER_MAX_KEYS = 32;
+/** A unit with its step figures has about 40 keys. */
+const ORDER_MAX_KEYS = 64;
 const ORDERS_PER_SLOT = 4;
 const ORDER_SLOTS_LIMIT = 1_024;
 const orders = new Map<string, KeyOrder[]>();

@@ -1,5 +1,7 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Unit } from '../../contracts/schemas/index.ts';
+import { parseUnit, type Unit } from '../../contracts/schemas/index.ts';
 import { decideRevisions, unitFingerprint } from './revisions.ts';
 
 const known = (unit_id: string, revision: number, content_hash: string, project = 'default') => ({ unit_id, project, revision, content_hash });
@@ -59,5 +61,18 @@ describe('unitFingerprint', () => {
       model_output_hash: 'b49177e05868b7af8e82a644c1ce20e521af46497adeaffe861d294d9b4bb75e',
       messages_hash: '41672b307e432263fb23c6c110a718254ef13534dcedf7e27c8c37365adaa127',
     });
+  });
+
+  it('gives the hashes main gave for a unit with steps, read back from the bus as the scorer reads it', () => {
+    // A unit of the e2e bench (two model calls and a tool), as stored by main at 6fc5b7d: the hashes are its.
+    const stored = parseUnit(readFileSync(join(import.meta.dirname, '../../../test/fixtures/units/bench-trace-with-steps.json'), 'utf8'));
+    expect(stored.steps).toHaveLength(3);
+    expect(unitFingerprint(stored)).toEqual({
+      content_hash: 'e96044d43b3d7615b36b504308d0b92d5b46d32a9d3eacff1c404c5bc77f23b4',
+      model_output_hash: '4f9d6783a26499cd5d94a5583fb749e72a413187f98f30a74070d72c16c610c7',
+      messages_hash: 'b835cfd017330469ff520d08be3b10ad271f3463877050c455024378cd8eb2fc',
+    });
+    // Without a project (the default's), and attributes whose keys need sorting (integer keys first).
+    expect(unitFingerprint({ ...stored, project: undefined, attributes: { z: '1', a: '2', 10: 'x' } }).content_hash).toBe('1e04fce76c5da0c595ab21425e405a42c253a515e1d726071f6fcc9c92be6152');
   });
 });

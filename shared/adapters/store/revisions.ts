@@ -25,11 +25,12 @@ const sha256 = (text: string): string => createHash('sha256').update(text).diges
  * crash) is the same revision, not a new one.
  */
 export function unitFingerprint(unit: Unit): UnitFingerprint {
-  const { assembled_at_ms: _assembledAt, ...content } = unit;
   // The messages are most of a unit: written once, for their own hash and inside the content's.
   const messages = canonicalJson(unit.message_history);
+  // One copy, not two: an undefined member is left out of canonical JSON as an absent one is.
+  const content = { ...unit, assembled_at_ms: undefined, project: unit.project ?? DEFAULT_PROJECT };
   return {
-    content_hash: sha256(canonicalJson({ ...content, project: unit.project ?? DEFAULT_PROJECT }, new Map([[unit.message_history, messages]]))),
+    content_hash: sha256(canonicalJson(content, new Map([[unit.message_history, messages]]))),
     model_output_hash: sha256(JSON.stringify(unit.model_output)),
     messages_hash: sha256(messages),
   };

@@ -64,6 +64,20 @@ describe('canonicalJson', () => {
     expect(canonicalJson(long)).toBe(reference(long));
   });
 
+  it('writes objects of shapes seen before (kept key orders) as the first time, past the kept orders too', () => {
+    // One slot (same count and first key) with more orders than it keeps, and more slots than are kept.
+    const shapes = Array.from({ length: 6 }, (_, i) => ({ m: 1, [`k${i}`]: 2, a: { y: i, x: [i] }, ['0']: 'zero' }));
+    const slots = Array.from({ length: 1_100 }, (_, i) => ({ [`s${i}`]: i, b: null, a: 'x' }));
+    const all = [...shapes, ...slots, ...shapes, ...slots];
+    for (const value of all) expect(canonicalJson(value)).toBe(reference(value));
+    // The same keys in another insertion order are another list, written sorted all the same.
+    expect(canonicalJson({ b: 1, a: 2, c: 3 })).toBe('{"a":2,"b":1,"c":3}');
+    expect(canonicalJson({ a: 2, b: 1, c: 3 })).toBe('{"a":2,"b":1,"c":3}');
+    expect(canonicalJson({ b: 1, c: 3, a: 2 })).toBe('{"a":2,"b":1,"c":3}');
+    expect(canonicalJson({ b: undefined, a: 2, c: 3 })).toBe('{"a":2,"c":3}');
+    expect(canonicalJson({ b: 1, a: undefined, c: undefined })).toBe('{"b":1}');
+  });
+
   it('compares JSON texts regardless of key order and spacing', () => {
     expect(canonicalJsonText('{ "b": 2, "a": 1 }')).toBe(canonicalJsonText('{"a":1,"b":2}'));
     expect(canonicalJsonText('  not json ')).toBe('not json');

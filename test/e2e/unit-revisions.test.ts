@@ -165,11 +165,19 @@ for (const mode of MODES) {
         [2, true, 3, ['model_output', 'messages', 'span_count'], [[2, false]]],
       ]);
 
-      // Listings and aggregates see the unit once, as its latest revision.
-      const units = await json<{ units: Array<{ unit_id: string; span_count: number }> }>(keys.shopRead, `/api/v1/units?service=${service}`);
-      expect(units.units.map((u) => [u.unit_id, u.span_count])).toEqual([[traceId, 3]]);
-      const scores = await json<{ scores: Array<Score & { unit_revision: number }> }>(keys.shopRead, `/api/v1/scores?unit_id=${traceId}`);
+      // Listings and aggregates see the unit once, as its latest revision. The scorer writes the
+      // revision tables and the latest-row tables concurrently (acknowledged once both are stored),
+      // so the unit page can show revision 2 a moment before the listings do.
+      const scores = await waitFor(async () => {
+        const body = await json<{ scores: Array<Score & { unit_revision: number }> }>(keys.shopRead, `/api/v1/scores?unit_id=${traceId}`);
+        return body.scores.some((s) => s.unit_revision === 2) ? body : null;
+      }, { timeoutMs: 30_000, intervalMs: 200, description: 'the scores listing at revision 2' });
       expect(scores.scores.map((s) => [s.check, s.unit_revision, s.passed])).toEqual([['model_refusal', 2, false]]);
+      const units = await waitFor(async () => {
+        const body = await json<{ units: Array<{ unit_id: string; span_count: number }> }>(keys.shopRead, `/api/v1/units?service=${service}`);
+        return body.units.some((u) => u.span_count === 3) ? body : null;
+      }, { timeoutMs: 30_000, intervalMs: 200, description: 'the units listing at revision 2' });
+      expect(units.units.map((u) => [u.unit_id, u.span_count])).toEqual([[traceId, 3]]);
       const summary = await json<{ checks: Array<{ check: string; n: number; passed: number; total: number }> }>(keys.shopRead, `/api/v1/checks/summary?service=${service}`);
       expect(summary.checks.map((c) => [c.check, c.total, c.n, c.passed])).toEqual([['model_refusal', 1, 1, 0]]);
 

@@ -28,6 +28,8 @@ export interface BacklogRestartResult {
   /** Records of the spans topic the assembler's group had not committed when it started again. */
   lagAtRestart: number;
   fillMs: number;
+  /** Units the assembler's session router (which reads every unit) had not committed when the last backlog trace was scored. */
+  routerLagAtDrain: number;
   /** From the assembler's and scorer's start until every backlog trace was scored. */
   drainMs: number;
   /** From their start until a trace sent then was scored within a second. */
@@ -60,12 +62,12 @@ function rssMb(pid: number | undefined): number {
   }
 }
 
-async function spansLag(prefix: string): Promise<number> {
+/** Records of `topic` the group has not committed. */
+async function groupLag(topic: string, groupId: string): Promise<number> {
   const admin = new Kafka({ clientId: 'backlog-restart', brokers: testKafkaBrokers(), logLevel: logLevel.NOTHING }).admin();
   await admin.connect();
   try {
-    const topic = `${prefix}.spans`;
-    const [high, [group]] = await Promise.all([admin.fetchTopicOffsets(topic), admin.fetchOffsets({ groupId: `${prefix}-assembler`, topics: [topic] })]);
+    const [high, [group]] = await Promise.all([admin.fetchTopicOffsets(topic), admin.fetchOffsets({ groupId, topics: [topic] })]);
     const committed = new Map((group?.partitions ?? []).map((p) => [p.partition, Number(p.offset)]));
     return high.reduce((n, p) => n + Number(p.high) - Math.max(Number(p.low), committed.get(p.partition) ?? 0), 0);
   } finally {
@@ -131,7 +133,7 @@ export async function runKafkaBacklogRestart(options: BacklogRestartOptions): Pr
       }),
     );
     const fillMs = Date.now() - fillStart;
-    const lagAtRestart = await spansLag(prefix);
+    const lagAtRestart = await groupLag(`${prefix}.spans`, `${prefix}-assembler`);
 
     let assemblerMaxRssMb = 0;
     let scorerMaxRssMb = 0;
@@ -143,7 +145,12 @@ export async function runKafkaBacklogRestart(options: BacklogRestartOptions): Pr
       const t0 = Date.now();
       [assembler, scorer] = await Promise.all([start('assembler'), start('scorer')]);
       let drainMs = -1;
-      const drained = waitFor(async () => (await scored()) >= 1 + options.traces || undefined, { timeoutMs: options.drainTimeoutMs, intervalMs: 500, description: 'every backlog trace scored' }).then(() => (drainMs = Date.now() - t0));
+      let routerLagAtDrain = -1;
+      const drained = waitFor(async () => (await scored()) >= 1 + options.traces || undefined, { timeoutMs: options.drainTimeoutMs, intervalMs: 500, description: 'every backlog trace scored' }).then(async () => {
+        drainMs = Date.now() - t0;
+        // The assembler's session router reads every unit too: is it still behind once all are scored?
+        routerLagAtDrain = await groupLag(`${prefix}.units`, `${prefix}-sessions-route`).catch(() => -1);
+      });
       // Probes, one after another, each waited for until scored: sent during the drain, a probe
       // waits behind the backlog on its partition; the first scored within a second marks recovery.
       const probeMs: number[] = [];
@@ -169,7 +176,7 @@ export async function runKafkaBacklogRestart(options: BacklogRestartOptions): Pr
         query(`SELECT uniqExact(unit_id) FROM ${database}.scores`),
         query(`SELECT uniqExact(unit_id) FROM ${database}.units WHERE span_count = ${SPANS_PER_RUN}`),
       ]);
-      return { spansInBacklog: options.traces * SPANS_PER_RUN, lagAtRestart, fillMs, drainMs, subSecondAfterMs, probeMs, assemblerMaxRssMb: Math.round(assemblerMaxRssMb), scorerMaxRssMb: Math.round(scorerMaxRssMb), scoreRows, scoredUnits, units, tracesSent: sent };
+      return { spansInBacklog: options.traces * SPANS_PER_RUN, lagAtRestart, routerLagAtDrain, fillMs, drainMs, subSecondAfterMs, probeMs, assemblerMaxRssMb: Math.round(assemblerMaxRssMb), scorerMaxRssMb: Math.round(scorerMaxRssMb), scoreRows, scoredUnits, units, tracesSent: sent };
     } finally {
       clearInterval(sampler);
     }

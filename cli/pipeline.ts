@@ -244,6 +244,7 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
         limits: config.limits,
         topic: topics.spans,
         redaction: config.redaction,
+        workers: config.collectorWorkers,
       },
       producer,
       ...(keyring ? { authorize: (header: string | undefined) => keyring.authenticate(header, ['ingest']).then(openAsDefault), metricsAccess: createMetricsAccess(keyring, config.metricsToken) } : {}),

@@ -245,6 +245,8 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
         topic: topics.spans,
         redaction: config.redaction,
         workers: config.collectorWorkers,
+        // Only the in-process bus carries parsed records to its consumers.
+        parsedRecords: !config.kafka,
       },
       producer,
       ...(keyring ? { authorize: (header: string | undefined) => keyring.authenticate(header, ['ingest']).then(openAsDefault), metricsAccess: createMetricsAccess(keyring, config.metricsToken) } : {}),

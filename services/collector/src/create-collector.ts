@@ -57,6 +57,8 @@ export interface CollectorConfig {
    * 0 or absent: on the main thread. At most 1 while redaction is on (see createConvertPool).
    */
   workers?: number;
+  /** The bus hands OutgoingMessage.parsed to its consumers (the in-process bus); default true. */
+  parsedRecords?: boolean;
 }
 
 export interface CollectorOptions {
@@ -121,6 +123,7 @@ export function createCollector(options: CollectorOptions): Collector {
     log,
     ...redactorOption(config.redaction, options.metrics),
     ...(pool ? { pool } : {}),
+    ...(config.parsedRecords !== undefined ? { parsedRecords: config.parsedRecords } : {}),
     ...(counter ? { onRedactions: (found: Record<string, number>) => {
       for (const [rule, n] of Object.entries(found)) counter.inc({ rule, mode }, n);
     } } : {}),
@@ -169,6 +172,7 @@ export function createCollector(options: CollectorOptions): Collector {
         maxRecordBytes = Math.max(MIN_RECORD_BYTES, busMax - KEY_ROOM_BYTES);
         log.info({ topic, maxRecordBytes, configured: config.limits.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES }, "records are cut to fit the bus's limit for the spans topic (under TRACECHECK_MAX_RECORD_BYTES)");
       }
+      await pool?.start();
       await http.start();
       try {
         await grpc.start();

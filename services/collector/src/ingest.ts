@@ -46,6 +46,8 @@ export interface IngestOptions {
    */
   pool?: ConvertPool;
   onRedactions?: (found: Record<string, number>) => void;
+  /** The producer hands `parsed` to its consumers (the in-process bus): the pool's records are parsed for it. Default true. */
+  parsedRecords?: boolean;
 }
 
 /** An export's raw body, for a conversion off this thread; `counted` hears how many items it held (metrics). */
@@ -162,7 +164,7 @@ export function createIngest(options: IngestOptions): Ingest {
       if (outcome.kind === 'failed') throw new Error(outcome.message);
       if (outcome.kind === 'too_many_items') return { kind: 'refused', result: { kind: 'too_many_items', message: outcome.message } };
       if (options.onRedactions) options.onRedactions(outcome.redactions);
-      const conversion = conversionOf(outcome);
+      const conversion = conversionOf(outcome, options.parsedRecords ?? true);
       return { kind: 'converted', conversion, produced: startProduce(conversion) };
     });
   }

@@ -37,7 +37,7 @@ afterEach(async () => {
   await Promise.all(pools.splice(0).map((p) => p.shutdown()));
 });
 
-function ingestWith(pool: ConvertPoolOptions | null, redaction?: RedactionConfig, maxSpansPerRequest = 10_000): { ingest: Ingest; producer: RecordingProducer; found: Record<string, number> } {
+function ingestWith(pool: ConvertPoolOptions | null, redaction?: RedactionConfig, maxSpansPerRequest = 10_000, parsedRecords = true): { ingest: Ingest; producer: RecordingProducer; found: Record<string, number> } {
   const producer = createRecordingProducer();
   const found: Record<string, number> = {};
   const count = (rule: string, n: number): void => {
@@ -56,6 +56,7 @@ function ingestWith(pool: ConvertPoolOptions | null, redaction?: RedactionConfig
     retryAfterSeconds: 5,
     log: createSilentLogger(),
     now: () => 1_700_000_000_000,
+    parsedRecords,
     ...(converter ? { pool: converter, onRedactions: (f: Record<string, number>) => Object.entries(f).forEach(([rule, n]) => count(rule, n)) } : {}),
     ...(redactor ? { redactor } : {}),
   });
@@ -86,6 +87,12 @@ describe('conversion on worker threads', () => {
     for (const { message } of pooled.producer.sent) if (message.parsed !== undefined) expect(message.parsed).toEqual(SpanEnvelopeSchema.parse(JSON.parse(message.value)));
     expect(Object.keys(inThread.found)).toEqual(['email']);
     expect(pooled.found).toEqual({ email: 2 * (inThread.found.email ?? 0) });
+  });
+
+  it('parses no record for a bus that sends only the text (Kafka)', async () => {
+    const { ingest, producer } = ingestWith({ size: 1, log: createSilentLogger() }, undefined, 10_000, false);
+    expect(await ingest.exportTraces(() => decodeTraceRequestJsonLazy(''), undefined, json(request(5)))).toMatchObject({ kind: 'ok' });
+    expect(producer.sent.map((s) => Object.keys(s.message))).toEqual(Array.from({ length: 4 }, () => ['key', 'value']));
   });
 
   it('converts log records', async () => {
@@ -133,6 +140,15 @@ describe('conversion on worker threads', () => {
     expect(await ingest.exportTraces(() => decodeTraceRequestJsonLazy(''), undefined, json(request(5)))).toEqual({ kind: 'ok', partial: { rejected: 1, errorMessage: expect.stringMatching(/^1 rejected/) as unknown } });
     expect(producer.sent).toHaveLength(4);
     expect(started).toBe(2);
+  });
+
+  it('starts its workers ahead of the first export, and refuses to start with one that cannot', async () => {
+    const pool = createConvertPool({ size: 2, log: createSilentLogger() });
+    pools.push(pool);
+    await pool.start();
+    const broken = createConvertPool({ size: 1, log: createSilentLogger(), startWorker: () => new Worker('process.exit(4)', { eval: true }) });
+    pools.push(broken);
+    await expect(broken.start()).rejects.toThrow(new Error('conversion worker stopped before it started: exited with code 4'));
   });
 
   it('transfers a body that owns its memory and copies one that shares it (a slice of a larger buffer stays usable)', async () => {

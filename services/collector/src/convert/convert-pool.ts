@@ -15,6 +15,11 @@ export interface RedactionWorkerData {
 
 /** Converts exports on worker threads, so that the main thread only receives ready records. */
 export interface ConvertPool {
+  /**
+   * Starts every worker and resolves once each has loaded its modules (a first export must not wait
+   * for that); rejects when one cannot start. Without it, a worker starts at its first job.
+   */
+  start(): Promise<void>;
   /** The job's bytes are transferred (copied first when they share their memory). Rejects with a RetriableError when the worker stopped. */
   convert(job: ConvertJob): Promise<ConvertOutcome>;
   /** Stops the workers; jobs not yet answered are rejected. */
@@ -51,6 +56,8 @@ interface Pending {
 
 interface Slot {
   worker: Worker | null;
+  /** Resolves when the worker has loaded its modules; rejects when it stopped before. */
+  ready: Promise<void>;
   pending: Map<number, Pending>;
 }
 
@@ -69,31 +76,50 @@ export function createConvertPool(options: ConvertPoolOptions): ConvertPool {
   const redaction = options.redaction && options.redaction.mode !== 'off' ? { mode: options.redaction.mode, rules: [...options.redaction.rules], key: options.redaction.key ?? DEFAULT_REDACTION_KEY } : null;
   const size = redaction ? Math.min(1, options.size) : options.size;
   const data: RedactionWorkerData = { redaction };
-  const slots: Slot[] = Array.from({ length: size }, () => ({ worker: null, pending: new Map() }));
+  const slots: Slot[] = Array.from({ length: size }, () => ({ worker: null, ready: Promise.resolve(), pending: new Map() }));
   let nextId = 1;
   let stopping = false;
 
-  function lost(slot: Slot, worker: Worker, reason: string): void {
+  function lost(slot: Slot, worker: Worker, reason: string, wasReady: boolean): void {
     if (slot.worker !== worker) return;
-    // Replaced at its next job, not here: a worker that cannot start must not spin.
     slot.worker = null;
     if (!stopping) log.warn({ reason, pending: slot.pending.size }, 'conversion worker stopped; its exports are answered 503 and the worker replaced');
     const err = new RetriableError(`conversion worker stopped: ${reason}`);
     for (const p of slot.pending.values()) p.reject(err);
     slot.pending.clear();
+    // One that had started is replaced at once; one that never started, at the next job (no spin).
+    if (wasReady && !stopping) start(slot);
   }
 
   function start(slot: Slot): Worker {
     const worker = (options.startWorker ?? startConvertWorker)(data);
     worker.unref();
-    worker.on('message', (message: { id: number; outcome: ConvertOutcome }) => {
+    let ready = false;
+    let readyNow: () => void = () => undefined;
+    let failed: (err: Error) => void = () => undefined;
+    slot.ready = new Promise<void>((resolve, reject) => {
+      readyNow = resolve;
+      failed = reject;
+    });
+    // Awaited only by start(); a worker lost later must not be an unhandled rejection.
+    slot.ready.catch(() => undefined);
+    worker.on('message', (message: { ready: true } | { id: number; outcome: ConvertOutcome }) => {
+      if ('ready' in message) {
+        ready = true;
+        readyNow();
+        return;
+      }
       const p = slot.pending.get(message.id);
       if (!p) return;
       slot.pending.delete(message.id);
       p.resolve(message.outcome);
     });
-    worker.on('error', (err) => lost(slot, worker, err.message));
-    worker.on('exit', (code) => lost(slot, worker, `exited with code ${code}`));
+    const stopped = (reason: string): void => {
+      failed(new Error(`conversion worker stopped before it started: ${reason}`));
+      lost(slot, worker, reason, ready);
+    };
+    worker.on('error', (err) => stopped(err.message));
+    worker.on('exit', (code) => stopped(`exited with code ${code}`));
     slot.worker = worker;
     return worker;
   }
@@ -105,6 +131,9 @@ export function createConvertPool(options: ConvertPoolOptions): ConvertPool {
   }
 
   return {
+    async start() {
+      await Promise.all(slots.map((slot) => (slot.worker ?? start(slot), slot.ready)));
+    },
     convert(job) {
       if (stopping) return Promise.reject(new RetriableError('the collector is stopping'));
       const slot = leastBusy();

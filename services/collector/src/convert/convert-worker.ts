@@ -28,3 +28,5 @@ parentPort?.on('message', (message: { id: number; job: ConvertJob }) => {
   const outcome = convertExport(message.job, redactor ? { redactor } : {}, take);
   parentPort?.postMessage({ id: message.id, outcome });
 });
+// Modules loaded: the pool may count on this worker (ConvertPool.start).
+parentPort?.postMessage({ ready: true });

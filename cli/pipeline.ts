@@ -244,6 +244,9 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
         limits: config.limits,
         topic: topics.spans,
         redaction: config.redaction,
+        workers: config.collectorWorkers,
+        // Only the in-process bus carries parsed records to its consumers.
+        parsedRecords: !config.kafka,
       },
       producer,
       ...(keyring ? { authorize: (header: string | undefined) => keyring.authenticate(header, ['ingest']).then(openAsDefault), metricsAccess: createMetricsAccess(keyring, config.metricsToken) } : {}),

@@ -9,7 +9,8 @@ import { createHttpReceiver } from './http/http-server.ts';
 import { throttleFailedAuth } from './auth-throttle.ts';
 import { createIngest, type Authorize } from './ingest.ts';
 import { withIngestMetrics } from './ingest-metrics.ts';
-import { createRedaction, type RedactionConfig } from './redact/create-redaction.ts';
+import { createConvertPool } from './convert/convert-pool.ts';
+import { createRedaction, redactionCounter, type RedactionConfig } from './redact/create-redaction.ts';
 import type { Redactor } from './redact/redactor.ts';
 import type { MetricsAccess } from '../../../shared/kit/access/index.ts';
 import type { Metrics } from '../../../shared/kit/metrics/index.ts';
@@ -51,6 +52,13 @@ export interface CollectorConfig {
   retryAfterSeconds?: number;
   /** What is found and replaced in spans and log records before they reach the bus; absent: off. */
   redaction?: RedactionConfig;
+  /**
+   * Worker threads that decode, redact, normalize and serialize exports (TRACECHECK_COLLECTOR_WORKERS);
+   * 0 or absent: on the main thread. At most 1 while redaction is on (see createConvertPool).
+   */
+  workers?: number;
+  /** The bus hands OutgoingMessage.parsed to its consumers (the in-process bus); default true. */
+  parsedRecords?: boolean;
 }
 
 export interface CollectorOptions {
@@ -97,6 +105,9 @@ export function createCollector(options: CollectorOptions): Collector {
   // Lowered at start to what the bus can ever send to the topic (the broker's and the topic's
   // limits): a record between the two would be acknowledged and then dead-lettered.
   let maxRecordBytes = config.limits.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES;
+  const pool = config.workers ? createConvertPool({ size: config.workers, ...(config.redaction ? { redaction: config.redaction } : {}), log }) : undefined;
+  const counter = pool && options.metrics && config.redaction && config.redaction.mode !== 'off' ? redactionCounter(options.metrics) : undefined;
+  const mode = config.redaction?.mode;
   const plainIngest = createIngest({
     producer: options.producer,
     topic,
@@ -111,6 +122,11 @@ export function createCollector(options: CollectorOptions): Collector {
     retryAfterSeconds,
     log,
     ...redactorOption(config.redaction, options.metrics),
+    ...(pool ? { pool } : {}),
+    ...(config.parsedRecords !== undefined ? { parsedRecords: config.parsedRecords } : {}),
+    ...(counter ? { onRedactions: (found: Record<string, number>) => {
+      for (const [rule, n] of Object.entries(found)) counter.inc({ rule, mode }, n);
+    } } : {}),
   });
   const ingest = options.metrics ? withIngestMetrics(plainIngest, options.metrics) : plainIngest;
   const authorize = options.authorize ? throttleFailedAuth(answerUnavailableOnError(options.authorize, log)) : undefined;
@@ -156,6 +172,7 @@ export function createCollector(options: CollectorOptions): Collector {
         maxRecordBytes = Math.max(MIN_RECORD_BYTES, busMax - KEY_ROOM_BYTES);
         log.info({ topic, maxRecordBytes, configured: config.limits.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES }, "records are cut to fit the bus's limit for the spans topic (under TRACECHECK_MAX_RECORD_BYTES)");
       }
+      await pool?.start();
       await http.start();
       try {
         await grpc.start();
@@ -166,7 +183,7 @@ export function createCollector(options: CollectorOptions): Collector {
       started = true;
     },
     shutdown() {
-      stopping ??= started ? Promise.all([http.stop(), grpc.stop()]).then(() => undefined) : Promise.resolve();
+      stopping ??= (started ? Promise.all([http.stop(), grpc.stop()]).then(() => undefined) : Promise.resolve()).then(() => pool?.shutdown());
       return stopping;
     },
     httpAddress: () => http.address(),

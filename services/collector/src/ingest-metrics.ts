@@ -17,22 +17,38 @@ export function withIngestMetrics(ingest: Ingest, metrics: Metrics): Ingest {
     return result;
   };
   return {
-    async exportTraces(decode, project) {
+    async exportTraces(decode, project, body) {
       let n = 0;
-      const result = await ingest.exportTraces(() => {
-        const req = decode();
-        n = countSpans(req);
-        return req;
-      }, project);
+      const counted = (k: number): void => {
+        n = k;
+        body?.counted?.(k);
+      };
+      const result = await ingest.exportTraces(
+        () => {
+          const req = decode();
+          n = countSpans(req);
+          return req;
+        },
+        project,
+        body ? { ...body, counted } : undefined,
+      );
       return record(n, result);
     },
-    async exportLogs(decode, project) {
+    async exportLogs(decode, project, body) {
       let n = 0;
-      const result = await ingest.exportLogs(() => {
-        const req = decode();
-        n = countLogRecords(req);
-        return req;
-      }, project);
+      const counted = (k: number): void => {
+        n = k;
+        body?.counted?.(k);
+      };
+      const result = await ingest.exportLogs(
+        () => {
+          const req = decode();
+          n = countLogRecords(req);
+          return req;
+        },
+        project,
+        body ? { ...body, counted } : undefined,
+      );
       return record(n, result);
     },
   };

@@ -2,8 +2,10 @@ import { BusFullError, type Producer } from '../../../shared/adapters/bus/index.
 import { errorMessage, isRetriable } from '../../../shared/runtime/errors/index.ts';
 import { createSerialQueue } from '../../../shared/runtime/flow/index.ts';
 import type { Logger } from '../../../shared/runtime/logging/index.ts';
+import type { ConvertPool } from './convert/convert-pool.ts';
+import { conversionOf } from './convert/conversion-of.ts';
 import type { PartialSuccess } from './otlp/encode-response.ts';
-import type { LazyLogsRequest, LazyTraceRequest } from './otlp/types.ts';
+import { DecodeError, type LazyLogsRequest, type LazyTraceRequest, type OtlpEncoding } from './otlp/types.ts';
 import type { Redactor } from './redact/redactor.ts';
 import { countLogRecords, countSpans, logsRequestToMessagesInSlices, traceRequestToMessagesInSlices, type Conversion } from './pipeline.ts';
 
@@ -38,15 +40,31 @@ export interface IngestOptions {
   now?: () => number;
   /** Rewrites spans and log records before they are normalized (TRACECHECK_REDACTION); absent: off. */
   redactor?: Redactor;
+  /**
+   * Converts exports given with their body on worker threads (the pool has its own redactor);
+   * absent: on this thread. `onRedactions`: what the pool's redactor found, per rule.
+   */
+  pool?: ConvertPool;
+  onRedactions?: (found: Record<string, number>) => void;
+  /** The producer hands `parsed` to its consumers (the in-process bus): the pool's records are parsed for it. Default true. */
+  parsedRecords?: boolean;
+}
+
+/** An export's raw body, for a conversion off this thread; `counted` hears how many items it held (metrics). */
+export interface ExportBody {
+  encoding: OtlpEncoding;
+  bytes: Uint8Array;
+  counted?: (n: number) => void;
 }
 
 export interface Ingest {
   /**
    * `decode`: decodes the export's body (throwing a DecodeError when it cannot); called in the
    * export's turn (see createIngest). `project`: of the sender's ingest key; absent when no keys exist.
+   * `body`: the same export undecoded; with a pool, it is converted there and `decode` is not called.
    */
-  exportTraces(decode: () => LazyTraceRequest, project?: string): Promise<IngestResult>;
-  exportLogs(decode: () => LazyLogsRequest, project?: string): Promise<IngestResult>;
+  exportTraces(decode: () => LazyTraceRequest, project?: string, body?: ExportBody): Promise<IngestResult>;
+  exportLogs(decode: () => LazyLogsRequest, project?: string, body?: ExportBody): Promise<IngestResult>;
 }
 
 class ProduceTimeoutError extends Error {
@@ -124,8 +142,36 @@ export function createIngest(options: IngestOptions): Ingest {
     return done.kind === 'refused' ? done.result : answer(done.conversion, done.produced);
   }
 
+  /**
+   * The export converted by the pool: the job starts at once (exports convert side by side on
+   * several workers), its records are handed to the producer in the export's turn, as above.
+   */
+  function runPooled(pool: ConvertPool, signal: 'traces' | 'logs', body: ExportBody, project: string | undefined): Promise<IngestResult> {
+    const { redactor: _inThread, ...normalize } = normalizeOptions(project);
+    const job = pool.convert({ signal, encoding: body.encoding, bytes: body.bytes, maxItems: options.maxSpansPerRequest, options: normalize }).then(
+      (outcome) => ({ outcome }),
+      (err: unknown) => ({ err }),
+    );
+    return run(async () => {
+      const done = await job;
+      if ('err' in done) {
+        log.warn({ err: done.err }, 'export not converted, answering unavailable');
+        return { kind: 'refused', result: { kind: 'unavailable', message: `conversion failed, retry later: ${errorMessage(done.err)}`, retryAfterSeconds: options.retryAfterSeconds } };
+      }
+      const outcome = done.outcome;
+      body.counted?.(outcome.received);
+      if (outcome.kind === 'decode_error') throw new DecodeError(outcome.message);
+      if (outcome.kind === 'failed') throw new Error(outcome.message);
+      if (outcome.kind === 'too_many_items') return { kind: 'refused', result: { kind: 'too_many_items', message: outcome.message } };
+      if (options.onRedactions) options.onRedactions(outcome.redactions);
+      const conversion = conversionOf(outcome, options.parsedRecords ?? true);
+      return { kind: 'converted', conversion, produced: startProduce(conversion) };
+    });
+  }
+
   return {
-    exportTraces(decode, project) {
+    exportTraces(decode, project, body) {
+      if (options.pool && body) return runPooled(options.pool, 'traces', body, project);
       const normalize = normalizeOptions(project);
       return run(async () => {
         const req = decode();
@@ -137,7 +183,8 @@ export function createIngest(options: IngestOptions): Ingest {
         return { kind: 'converted', conversion, produced: startProduce(conversion) };
       });
     },
-    exportLogs(decode, project) {
+    exportLogs(decode, project, body) {
+      if (options.pool && body) return runPooled(options.pool, 'logs', body, project);
       const normalize = normalizeOptions(project);
       return run(async () => {
         const req = decode();

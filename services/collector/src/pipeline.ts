@@ -137,6 +137,11 @@ export function traceRequestToMessages(req: DecodedTraceRequest, options: Conver
   return runAtOnce(traceConversionSteps(lazyTraceRequest(req), options));
 }
 
+/** As traceRequestToMessages, each span decoded as it is reached, in one pass (a conversion worker's). */
+export function lazyTraceRequestToMessages(req: LazyTraceRequest, options: ConversionOptions): Conversion {
+  return runAtOnce(traceConversionSteps(req, options));
+}
+
 /** As traceRequestToMessages, with each span decoded as it is reached and yields to the event loop between slices of work. */
 export function traceRequestToMessagesInSlices(req: LazyTraceRequest, options: ConversionOptions): Promise<Conversion> {
   return runInSlices(traceConversionSteps(req, options), YIELD_AFTER_MS);
@@ -198,6 +203,11 @@ function* traceConversionSteps(req: LazyTraceRequest, options: ConversionOptions
  */
 export function logsRequestToMessages(req: DecodedLogsRequest, options: ConversionOptions): Conversion {
   return runAtOnce(logsConversionSteps(lazyLogsRequest(req), options));
+}
+
+/** As logsRequestToMessages, each record decoded as it is reached, in one pass. */
+export function lazyLogsRequestToMessages(req: LazyLogsRequest, options: ConversionOptions): Conversion {
+  return runAtOnce(logsConversionSteps(req, options));
 }
 
 /** As logsRequestToMessages, in slices (see traceRequestToMessagesInSlices). */

@@ -1,4 +1,4 @@
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from './config.ts';
@@ -51,6 +51,13 @@ describe('loadConfig', () => {
     // 256 filled up behind a slow ClickHouse at 2,000 spans/s and stopped the units consumer.
     expect(loadConfig({}).scorerConcurrency).toBe(1024);
     expect(loadConfig({ TRACECHECK_SCORER_CONCURRENCY: '16' }).scorerConcurrency).toBe(16);
+  });
+
+  it('converts exports on one worker thread fewer than the cores (at most 4) unless told, 0 meaning the main thread', () => {
+    expect(loadConfig({}).collectorWorkers).toBe(Math.max(0, Math.min(4, availableParallelism() - 1)));
+    expect(loadConfig({ TRACECHECK_COLLECTOR_WORKERS: '0' }).collectorWorkers).toBe(0);
+    expect(loadConfig({ TRACECHECK_COLLECTOR_WORKERS: '3' }).collectorWorkers).toBe(3);
+    expect(() => loadConfig({ TRACECHECK_COLLECTOR_WORKERS: '-1' })).toThrow(ConfigError);
   });
 
   it('reads the alert interval, at least 100 ms', () => {

@@ -1,4 +1,4 @@
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import {
@@ -47,6 +47,7 @@ export const ConfigSchema = z
     TRACECHECK_LAG_INTERVAL_MS: z.coerce.number().int().min(100).default(DEFAULT_LAG_INTERVAL_MS),
     TRACECHECK_LAG_BEHIND_RECORDS: positiveInt.default(10_000),
     TRACECHECK_BACKLOG_MAX_RECORDS: positiveInt.default(100_000),
+    TRACECHECK_COLLECTOR_WORKERS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(64).optional()),
     TRACECHECK_SHUTDOWN_TIMEOUT_MS: positiveInt.default(8_000),
     TRACECHECK_ASSEMBLER_HOLD_OPEN_TRACES: positiveInt.default(10_000),
     // One URL, or the replicas of a cluster separated by commas (the store fails over between them).
@@ -216,6 +217,8 @@ export interface Config {
   };
   /** Records of a topic its readers have not read past which sends to it are refused (429): both modes. */
   backlogMaxRecords: number;
+  /** Worker threads converting the collector's exports; 0: on the main thread. */
+  collectorWorkers: number;
   /** A service (`tracecheck collector|assembler|scorer|api|alerter`) exits this long after SIGTERM at the latest. */
   shutdownTimeoutMs: number;
   /** A session closes this long after its last trace (or at an end marker). */
@@ -330,6 +333,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       caps: { maxOpenTraces: c.TRACECHECK_MAX_OPEN_TRACES, maxOpenBytes: c.TRACECHECK_MAX_OPEN_TRACE_BYTES, maxRootlessTraces: c.TRACECHECK_MAX_ROOTLESS_TRACES },
     },
     backlogMaxRecords: c.TRACECHECK_BACKLOG_MAX_RECORDS,
+    collectorWorkers: c.TRACECHECK_COLLECTOR_WORKERS ?? defaultCollectorWorkers(),
     shutdownTimeoutMs: c.TRACECHECK_SHUTDOWN_TIMEOUT_MS,
     sessionIdleMs: c.TRACECHECK_SESSION_IDLE_MS,
     checks: c.TRACECHECK_CHECKS.split(',').map((s) => s.trim()).filter(Boolean),
@@ -371,4 +375,12 @@ export function metricsPortFor(configured: number | null, services: ReadonlySet<
   if (configured !== null) return configured;
   for (const [service, port] of Object.entries(DEFAULT_METRICS_PORTS)) if (services.has(service)) return port;
   return DEFAULT_METRICS_PORTS.assembler;
+}
+
+/**
+ * One core is kept for the main thread (HTTP, the bus, and in embedded mode the other stages); the
+ * rest convert exports, up to 4 (more did not pay: the main thread receives their records).
+ */
+function defaultCollectorWorkers(): number {
+  return Math.max(0, Math.min(4, availableParallelism() - 1));
 }

@@ -14,9 +14,11 @@ const producer = createRecordingProducer();
 let collector: Collector;
 let grpc: Client;
 
+// On a conversion worker (as `tracecheck up` runs on two cores or more): the same envelopes as the
+// main thread's conversion (normalizeFixture).
 beforeAll(async () => {
   collector = createCollector({
-    config: { host: '127.0.0.1', httpPort: 0, grpcPort: 0, limits: { maxBodyBytes: 20 * 1024 * 1024, maxAttributeBytes: 1024 * 1024, maxSpansPerRequest: 10_000 }, topic: 'fixtures' },
+    config: { host: '127.0.0.1', httpPort: 0, grpcPort: 0, limits: { maxBodyBytes: 20 * 1024 * 1024, maxAttributeBytes: 1024 * 1024, maxSpansPerRequest: 10_000 }, topic: 'fixtures', workers: 1 },
     producer,
     log: createSilentLogger(),
   });

@@ -96,10 +96,10 @@ export function createGrpcReceiver(options: GrpcReceiverOptions): GrpcReceiver {
           project = auth.project;
         }
         if (signal === 'traces') {
-          const result = await ingest.exportTraces(() => decodeTraceRequestProtobufLazy(call.request), project);
+          const result = await ingest.exportTraces(() => decodeTraceRequestProtobufLazy(call.request), project, { encoding: 'protobuf', bytes: call.request });
           reply(callback, result, (p) => encodeTraceResponse('protobuf', p));
         } else {
-          const result = await ingest.exportLogs(() => decodeLogsRequestProtobufLazy(call.request), project);
+          const result = await ingest.exportLogs(() => decodeLogsRequestProtobufLazy(call.request), project, { encoding: 'protobuf', bytes: call.request });
           reply(callback, result, (p) => encodeLogsResponse('protobuf', p));
         }
       };

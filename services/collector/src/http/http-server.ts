@@ -112,9 +112,9 @@ export function createHttpReceiver(options: HttpReceiverOptions): HttpReceiver {
     try {
       const bytes = body.body;
       if (signal === 'traces') {
-        result = await ingest.exportTraces(() => (encoding === 'protobuf' ? decodeTraceRequestProtobufLazy(bytes) : decodeTraceRequestJsonLazy(bytes)), project);
+        result = await ingest.exportTraces(() => (encoding === 'protobuf' ? decodeTraceRequestProtobufLazy(bytes) : decodeTraceRequestJsonLazy(bytes)), project, { encoding, bytes });
       } else {
-        result = await ingest.exportLogs(() => (encoding === 'protobuf' ? decodeLogsRequestProtobufLazy(bytes) : decodeLogsRequestJsonLazy(bytes)), project);
+        result = await ingest.exportLogs(() => (encoding === 'protobuf' ? decodeLogsRequestProtobufLazy(bytes) : decodeLogsRequestJsonLazy(bytes)), project, { encoding, bytes });
       }
     } catch (err) {
       if (err instanceof DecodeError) {

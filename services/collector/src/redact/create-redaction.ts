@@ -24,10 +24,7 @@ export const DEFAULT_REDACTION_KEY = 'tracecheck-default-redaction-key-set-TRACE
 /** The redactor for `config` (undefined when off), counting what it finds in `tracecheck_redactions_total`. */
 export function createRedaction(config: RedactionConfig, metrics: Metrics | undefined): Redactor | undefined {
   if (config.mode === 'off') return undefined;
-  // One registry may serve two collectors (tests): the second reuses the first's counter.
-  const counter = metrics
-    ? (metrics.registry.getSingleMetric('tracecheck_redactions_total') as Counter<'rule' | 'mode'> | undefined) ?? new Counter({ name: 'tracecheck_redactions_total', help: 'Values found by each redaction rule (built-in kind or user rule), replaced when mode="redact", only counted when mode="detect"', labelNames: ['rule', 'mode'], registers: [metrics.registry] })
-    : undefined;
+  const counter = metrics ? redactionCounter(metrics) : undefined;
   const mode = config.mode;
   return createRedactor({
     mode,
@@ -35,4 +32,12 @@ export function createRedaction(config: RedactionConfig, metrics: Metrics | unde
     key: config.key ?? DEFAULT_REDACTION_KEY,
     onFound: (rule) => counter?.inc({ rule, mode }),
   });
+}
+
+/** `tracecheck_redactions_total`; one registry may serve two collectors (tests): the second reuses the first's counter. */
+export function redactionCounter(metrics: Metrics): Counter<'rule' | 'mode'> {
+  return (
+    (metrics.registry.getSingleMetric('tracecheck_redactions_total') as Counter<'rule' | 'mode'> | undefined) ??
+    new Counter({ name: 'tracecheck_redactions_total', help: 'Values found by each redaction rule (built-in kind or user rule), replaced when mode="redact", only counted when mode="detect"', labelNames: ['rule', 'mode'], registers: [metrics.registry] })
+  );
 }

@@ -1,0 +1,66 @@
+import { errorMessage } from '../../../../shared/runtime/errors/index.ts';
+import { decodeLogsRequestJsonLazy, decodeTraceRequestJsonLazy } from '../otlp/decode-json.ts';
+import { decodeLogsRequestProtobufLazy, decodeTraceRequestProtobufLazy } from '../otlp/decode-protobuf.ts';
+import { DecodeError, type OtlpEncoding } from '../otlp/types.ts';
+import { countLogRecords, countSpans, lazyLogsRequestToMessages, lazyTraceRequestToMessages, type ConversionOptions } from '../pipeline.ts';
+import type { NormalizeOptions } from '../normalize/normalize-span.ts';
+
+/** One export's body and what converting it needs; what a conversion worker receives. */
+export interface ConvertJob {
+  signal: 'traces' | 'logs';
+  encoding: OtlpEncoding;
+  bytes: Uint8Array;
+  /** Spans (or log records) per export; more: too_many_items, nothing converted. */
+  maxItems: number;
+  options: NormalizeOptions;
+}
+
+/**
+ * What became of a job. `values[i]` is the record for `keys[i]`; `whole[i]`: the record is the checked
+ * envelope as it was (not cut by fitRecord), so its JSON text parses to what the schema gave.
+ * `redactions`: values each redaction rule found, for the main thread's counter.
+ */
+export type ConvertOutcome =
+  | { kind: 'decode_error'; message: string; received: 0 }
+  | { kind: 'failed'; message: string; received: number }
+  | { kind: 'too_many_items'; message: string; received: number }
+  | { kind: 'converted'; received: number; keys: string[]; values: string[]; whole: boolean[]; rejected: number; errorMessage: string; redactions: Record<string, number> };
+
+/**
+ * Decodes, redacts, normalizes, checks and serializes one export in one synchronous pass (the
+ * worker's whole job: no event loop of its own to yield to). `redactor` options come from the worker.
+ */
+export function convertExport(job: ConvertJob, conversion: Pick<ConversionOptions, 'redactor'>, takeRedactions: () => Record<string, number>): ConvertOutcome {
+  let received = 0;
+  try {
+    const options: ConversionOptions = { ...job.options, ...conversion };
+    const what = job.signal === 'traces' ? 'spans' : 'log records';
+    let result;
+    if (job.signal === 'traces') {
+      const req = job.encoding === 'protobuf' ? decodeTraceRequestProtobufLazy(job.bytes) : decodeTraceRequestJsonLazy(job.bytes);
+      received = countSpans(req);
+      if (received > job.maxItems) return { kind: 'too_many_items', received, message: `${received} ${what} exceed the limit of ${job.maxItems} per request` };
+      result = lazyTraceRequestToMessages(req, options);
+    } else {
+      const req = job.encoding === 'protobuf' ? decodeLogsRequestProtobufLazy(job.bytes) : decodeLogsRequestJsonLazy(job.bytes);
+      received = countLogRecords(req);
+      if (received > job.maxItems) return { kind: 'too_many_items', received, message: `${received} ${what} exceed the limit of ${job.maxItems} per request` };
+      result = lazyLogsRequestToMessages(req, options);
+    }
+    const n = result.messages.length;
+    const keys = new Array<string>(n);
+    const values = new Array<string>(n);
+    const whole = new Array<boolean>(n);
+    for (let i = 0; i < n; i++) {
+      const m = result.messages[i];
+      keys[i] = m.key;
+      values[i] = m.value;
+      whole[i] = m.parsed !== undefined;
+    }
+    return { kind: 'converted', received, keys, values, whole, rejected: result.rejected, errorMessage: result.errorMessage, redactions: takeRedactions() };
+  } catch (err) {
+    takeRedactions();
+    if (err instanceof DecodeError) return { kind: 'decode_error', message: err.message, received: 0 };
+    return { kind: 'failed', message: errorMessage(err), received };
+  }
+}

@@ -6,8 +6,8 @@
 // bench/embedded-soak.ts, in this process. Uses the running Kafka and ClickHouse (the test servers,
 // TRACECHECK_TEST_KAFKA_BROKERS / TRACECHECK_TEST_CLICKHOUSE_URL) with its own topic prefix,
 // consumer groups and database, all removed at the end.
-// `npm run build && npm run bench:soak-kafka [-- --minutes 30 --rate 500]`; appended to
-// bench/results/kafka-soak.md.
+// `npm run build && npm run bench:soak-kafka [-- --minutes 30 --rate 500 --root DIR]`; appended to
+// bench/results/kafka-soak.md. `--root` runs another build's bin/ and dist/.
 import { appendFileSync, existsSync } from 'node:fs';
 import { cpus, hostname, loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -23,6 +23,9 @@ function arg(name: string, fallback: number): number {
 }
 const minutes = arg('minutes', 30);
 const rate = arg('rate', 500);
+const rootAt = process.argv.indexOf('--root');
+/** Another build's bin/ and dist/ (a before/after pair on one checkout); this checkout's by default. */
+const root = rootAt >= 0 ? process.argv[rootAt + 1] : undefined;
 /** Minutes after which the open sessions should have levelled off (the session idle time, 15 min, and one more). */
 const settledFrom = 16;
 const DRAIN_BOUND_MS = 10 * 60_000;
@@ -43,15 +46,23 @@ async function query(sql: string, timeoutMs = 60_000): Promise<string> {
 }
 const scoredTraces = async (): Promise<number> => Number((await query(`SELECT uniqExact(unit_id) FROM ${database}.scores WHERE unit_kind = 'trace'`)).trim());
 
-/** A service's JS heap in use (MB) and the consumer lag it reports (records), from its /metrics; NaN when it has none. */
-async function ownMetrics(service: ServiceProcess): Promise<{ heapMb: number; lag: number }> {
+/** The consumer groups, by what follows the prefix: the assembler's, the session router's, the session aggregator's, the scorer's. */
+const groups = ['assembler', 'sessions-route', 'sessions', 'scorer'] as const;
+type Lag = Record<(typeof groups)[number], number>;
+
+/** A service's JS heap in use (MB) and the consumer lag (records) it reports per group, from its /metrics; NaN when it has none. */
+async function ownMetrics(service: ServiceProcess): Promise<{ heapMb: number; lag: Partial<Lag> }> {
   try {
     const text = await (await fetch(`${service.url}/metrics`, { signal: AbortSignal.timeout(5_000) })).text();
     const heap = /^tracecheck_nodejs_heap_size_used_bytes (\S+)$/m.exec(text);
-    const lags = [...text.matchAll(/^tracecheck_consumer_lag_records\{[^}]*\} (\S+)$/gm)];
-    return { heapMb: heap ? Number(heap[1]) / 2 ** 20 : Number.NaN, lag: lags.length === 0 ? Number.NaN : lags.reduce((n, x) => n + Number(x[1]), 0) };
+    const lag: Partial<Lag> = {};
+    for (const x of text.matchAll(/^tracecheck_consumer_lag_records\{[^}]*group="([^"]+)"[^}]*\} (\S+)$/gm)) {
+      const group = groups.find((g) => x[1] === `${prefix}-${g}`);
+      if (group) lag[group] = (lag[group] ?? 0) + Number(x[2]);
+    }
+    return { heapMb: heap ? Number(heap[1]) / 2 ** 20 : Number.NaN, lag };
   } catch {
-    return { heapMb: Number.NaN, lag: Number.NaN };
+    return { heapMb: Number.NaN, lag: {} };
   }
 }
 
@@ -80,11 +91,11 @@ const env = {
 const services = new Map<Name, ServiceProcess>();
 const loadAtStart = loadAverages();
 try {
-  for (const name of names) services.set(name, await startService(name, env, { readyTimeoutMs: 150_000 }));
+  for (const name of names) services.set(name, await startService(name, env, { readyTimeoutMs: 150_000, ...(root ? { root } : {}) }));
   const svc = (name: Name): ServiceProcess => services.get(name)!;
   console.log(`kafka soak: ${minutes} min at ${rate} spans/s, prefix ${prefix}, database ${database}, pids ${names.map((n) => `${n} ${svc(n).pid()}`).join(', ')}; load average ${loadAtStart}`);
 
-  type Sample = { s: number; rss: Record<Name, number>; heap: Record<Name, number>; lag: number; sentRuns: number; scored: number; load: number };
+  type Sample = { s: number; rss: Record<Name, number>; heap: Record<Name, number>; lag: Lag; sentRuns: number; scored: number; load: number };
   const samples: Sample[] = [];
   const counts: LoadCounts = { spans: 0, runs: 0, traceIds: [] };
   const started = Date.now();
@@ -92,11 +103,11 @@ try {
     const rss = Object.fromEntries(names.map((n) => [n, rssMb(svc(n).pid())])) as Record<Name, number>;
     const own = await Promise.all(names.map((n) => ownMetrics(svc(n))));
     const heap = Object.fromEntries(names.map((n, i) => [n, own[i].heapMb])) as Record<Name, number>;
-    const lag = own.map((o) => o.lag).filter(Number.isFinite).reduce((a, b) => a + b, 0);
+    const lag = Object.fromEntries(groups.map((g) => [g, own.reduce((n, o) => n + (o.lag[g] ?? 0), 0)])) as Lag;
     const scored = await scoredTraces().catch(() => Number.NaN);
     const x: Sample = { s: k * 10, rss, heap, lag, sentRuns: counts.runs, scored, load: loadavg()[0] };
     samples.push(x);
-    console.log(`${x.s} s: RSS ${names.map((n) => `${n} ${rss[n].toFixed(0)}`).join(', ')} MB; heap used ${names.map((n) => `${n} ${heap[n].toFixed(0)}`).join(', ')} MB; lag ${lag}; ${x.sentRuns} runs sent, ${scored} scored; load ${x.load.toFixed(1)}`);
+    console.log(`${x.s} s: RSS ${names.map((n) => `${n} ${rss[n].toFixed(0)}`).join(', ')} MB; heap used ${names.map((n) => `${n} ${heap[n].toFixed(0)}`).join(', ')} MB; lag ${groups.map((g) => `${g} ${lag[g]}`).join(', ')}; ${x.sentRuns} runs sent, ${scored} scored; load ${x.load.toFixed(1)}`);
   });
   await driveLoad({ collectorUrl: svc('collector').url, rate, minutes, started, keepTraceIds: true }, counts);
   const sentFor = (Date.now() - started) / 1000;
@@ -122,15 +133,15 @@ try {
   const slopes = (fromS: number): string => names.map((n) => `${n} ${slopePerMinute(samples, (x) => x.rss[n], fromS).toFixed(2)}`).join(', ');
   const heapSlopes = (fromS: number): string => names.map((n) => `${n} ${slopePerMinute(samples, (x) => x.heap[n], fromS).toFixed(2)}`).join(', ');
   const table = [
-    `## ${new Date().toISOString()} – Kafka + ClickHouse, four services (dist/, one process each), ${hostname()}, ${cpus()[0]?.model ?? 'cpu'} (${cpus().length} cores), Node ${process.version}`,
+    `## ${new Date().toISOString()} – Kafka + ClickHouse, four services (${root ? `${root}/dist` : 'dist/'}, one process each), ${hostname()}, ${cpus()[0]?.model ?? 'cpu'} (${cpus().length} cores), Node ${process.version}`,
     '',
     `Offered ${rate.toLocaleString('en-US')} spans/s for ${minutes} min; sent ${Math.round(counts.spans / sentFor).toLocaleString('en-US')} spans/s (${counts.runs.toLocaleString('en-US')} runs, each its own conversation; checks loop_guard, function_result_present). Load generator in this process on the same cores, Kafka and ClickHouse too. Load average (1, 5, 15 min) at start ${loadAtStart}, at end ${loadAtEnd}; 1-min load ${Math.min(...samples.map((x) => x.load)).toFixed(1)}–${Math.max(...samples.map((x) => x.load)).toFixed(1)} during the run.`,
     '',
-    '| time | collector RSS | assembler RSS | scorer RSS | api RSS | JS heap used: collector / assembler / scorer / api | consumer lag (records) | runs sent | traces scored |',
+    '| time | collector RSS | assembler RSS | scorer RSS | api RSS | JS heap used: collector / assembler / scorer / api | lag (records): assembler / session router / sessions / scorer | runs sent | traces scored |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...marks
       .map((s) => at(s))
-      .map((x) => `| ${x.s / 60} min | ${names.map((n) => `${x.rss[n].toFixed(0)} MB`).join(' | ')} | ${names.map((n) => x.heap[n].toFixed(0)).join(' / ')} MB | ${x.lag.toLocaleString('en-US')} | ${x.sentRuns.toLocaleString('en-US')} | ${x.scored.toLocaleString('en-US')} |`),
+      .map((x) => `| ${x.s / 60} min | ${names.map((n) => `${x.rss[n].toFixed(0)} MB`).join(' | ')} | ${names.map((n) => x.heap[n].toFixed(0)).join(' / ')} MB | ${groups.map((g) => x.lag[g].toLocaleString('en-US')).join(' / ')} | ${x.sentRuns.toLocaleString('en-US')} | ${x.scored.toLocaleString('en-US')} |`),
     '',
     ...names.map((n) => `${n} RSS every 10 s (MB): ${samples.map((x) => x.rss[n].toFixed(0)).join(' ')}`).flatMap((l) => [l, '']),
     `RSS slope over the last half (${minutes / 2}–${minutes} min, least squares on the 10 s samples, MB/min): ${slopes((minutes * 60) / 2)}.`,

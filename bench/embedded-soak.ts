@@ -75,7 +75,7 @@ for (let i = 0; ; i++) {
 const samples: Array<{ s: number; rssMb: number; heapMb: number; heapTotalMb: number; duckMb: number; busInMemory: number; busLogMb: number; sentSpans: number; scored: number; load: number }> = [];
 const loadAtStart = loadAverages();
 const started = Date.now();
-const counts: LoadCounts = { spans: 0, runs: 0, traceIds: [] };
+const counts: LoadCounts = { spans: 0, runs: 0, traceIds: [], failedBatches: 0 };
 const sampler = everyTenSeconds(started, minutes, async (k) => {
   samples.push({ s: k * 10, rssMb: rssMb(child.pid), ...(await ownMetrics()), sentSpans: counts.spans, scored: await scoredUnits(), load: loadavg()[0] });
   const last = samples.at(-1)!;
@@ -98,7 +98,7 @@ const slopes = `Slope over the last half (${minutes / 2}–${minutes} min, least
 const table = [
   `## ${new Date().toISOString()} – embedded \`tracecheck up\` (dist/, own process), ${hostname()}, ${cpus()[0]?.model ?? 'cpu'} (${cpus().length} cores), Node ${process.version}`,
   '',
-  `Offered ${rate.toLocaleString('en-US')} spans/s for ${minutes} min; accepted ${Math.round(counts.spans / sentFor).toLocaleString('en-US')} spans/s (${counts.runs.toLocaleString('en-US')} runs). Load generator in another process on the same cores; load average (1, 5, 15 min) at start ${loadAtStart}, at end ${loadAtEnd}; 1-min load average ${samples.map((x) => x.load).reduce((a, b) => Math.min(a, b)).toFixed(1)}–${samples.map((x) => x.load).reduce((a, b) => Math.max(a, b)).toFixed(1)} during the run.`,
+  `Offered ${rate.toLocaleString('en-US')} spans/s for ${minutes} min; accepted ${Math.round(counts.spans / sentFor).toLocaleString('en-US')} spans/s (${counts.runs.toLocaleString('en-US')} runs; ${counts.failedBatches} batches failed to export). Load generator in another process on the same cores; load average (1, 5, 15 min) at start ${loadAtStart}, at end ${loadAtEnd}; 1-min load average ${samples.map((x) => x.load).reduce((a, b) => Math.min(a, b)).toFixed(1)}–${samples.map((x) => x.load).reduce((a, b) => Math.max(a, b)).toFixed(1)} during the run.`,
   '',
   '| time | RSS | JS heap used / total | DuckDB buffer pool | bus: records in memory | bus: log on disk | spans sent | runs scored |',
   '|---|---:|---:|---:|---:|---:|---:|---:|',

@@ -97,7 +97,7 @@ try {
 
   type Sample = { s: number; rss: Record<Name, number>; heap: Record<Name, number>; lag: Lag; sentRuns: number; scored: number; load: number };
   const samples: Sample[] = [];
-  const counts: LoadCounts = { spans: 0, runs: 0, traceIds: [] };
+  const counts: LoadCounts = { spans: 0, runs: 0, traceIds: [], failedBatches: 0 };
   const started = Date.now();
   const sampler = everyTenSeconds(started, minutes, async (k) => {
     const rss = Object.fromEntries(names.map((n) => [n, rssMb(svc(n).pid())])) as Record<Name, number>;
@@ -135,7 +135,7 @@ try {
   const table = [
     `## ${new Date().toISOString()} – Kafka + ClickHouse, four services (${root ? `${root}/dist` : 'dist/'}, one process each), ${hostname()}, ${cpus()[0]?.model ?? 'cpu'} (${cpus().length} cores), Node ${process.version}`,
     '',
-    `Offered ${rate.toLocaleString('en-US')} spans/s for ${minutes} min; sent ${Math.round(counts.spans / sentFor).toLocaleString('en-US')} spans/s (${counts.runs.toLocaleString('en-US')} runs, each its own conversation; checks loop_guard, function_result_present). Load generator in this process on the same cores, Kafka and ClickHouse too. Load average (1, 5, 15 min) at start ${loadAtStart}, at end ${loadAtEnd}; 1-min load ${Math.min(...samples.map((x) => x.load)).toFixed(1)}–${Math.max(...samples.map((x) => x.load)).toFixed(1)} during the run.`,
+    `Offered ${rate.toLocaleString('en-US')} spans/s for ${minutes} min; sent ${Math.round(counts.spans / sentFor).toLocaleString('en-US')} spans/s (${counts.runs.toLocaleString('en-US')} runs, each its own conversation; ${counts.failedBatches} batches failed to export, their traces not counted; checks loop_guard, function_result_present). Load generator in this process on the same cores, Kafka and ClickHouse too. Load average (1, 5, 15 min) at start ${loadAtStart}, at end ${loadAtEnd}; 1-min load ${Math.min(...samples.map((x) => x.load)).toFixed(1)}–${Math.max(...samples.map((x) => x.load)).toFixed(1)} during the run.`,
     '',
     '| time | collector RSS | assembler RSS | scorer RSS | api RSS | JS heap used: collector / assembler / scorer / api | lag (records): assembler / session router / sessions / scorer | runs sent | traces scored |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|',

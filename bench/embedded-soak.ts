@@ -1,16 +1,16 @@
 // Embedded `tracecheck up` (the built dist/, its own process) under a steady span rate for a while,
-// its RSS sampled every 10 s: does memory stay flat? The load generator (the real OTel SDK and
-// OTLP/protobuf exporter, as in bench/e2e.ts: 4 spans a run, 10 when it loops, 1 in 10 loops) runs
+// its RSS sampled every 10 s: does memory stay flat? The load generator (bench/soak-load.ts, shared
+// with bench/kafka-soak.ts: the real OTel SDK and OTLP/protobuf exporter, as in bench/e2e.ts) runs
 // in this process, so the RSS measured is tracecheck's alone.
 // `npm run build && npm run bench:soak [-- --minutes 10 --rate 2000 --root DIR]`; appended to
 // bench/results/embedded-soak.md. `--root` runs another build's bin/ and dist/ (a before/after pair
 // on one checkout); the table marks every minute and the least-squares slope over the run's last half.
 import { spawn } from 'node:child_process';
-import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { cpus, hostname, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { runsOf, sendRuns, type RunSpec } from '../test/helpers/agent-runs.ts';
+import { driveLoad, everyTenSeconds, loadAverages, rssMb, slopePerMinute, type LoadCounts } from './soak-load.ts';
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -44,11 +44,6 @@ process.on('exit', () => child.kill('SIGKILL'));
 const collectorUrl = `http://127.0.0.1:${ports.http}`;
 const api = `http://127.0.0.1:${ports.api}`;
 
-function rssMb(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) / 1024 : Number.NaN;
-}
-
 /**
  * From tracecheck's own metrics: the JS heap in use and its capacity, DuckDB's buffer pool (the
  * rest of RSS is Node, DuckDB's other allocations, buffers), and what the bus holds in memory and
@@ -78,32 +73,19 @@ for (let i = 0; ; i++) {
 }
 
 const samples: Array<{ s: number; rssMb: number; heapMb: number; heapTotalMb: number; duckMb: number; busInMemory: number; busLogMb: number; sentSpans: number; scored: number; load: number }> = [];
-const spansOf = (runs: readonly RunSpec[]): number => runs.reduce((n, r) => n + (r.loops ? 10 : 4), 0);
+const loadAtStart = loadAverages();
 const started = Date.now();
-let sent = 0;
-let runs = 0;
-const sampler = (async () => {
-  for (let k = 0; k <= minutes * 6; k++) {
-    const at = started + k * 10_000;
-    if (at > Date.now()) await sleep(at - Date.now());
-    samples.push({ s: k * 10, rssMb: rssMb(child.pid!), ...(await ownMetrics()), sentSpans: sent, scored: await scoredUnits(), load: loadavg()[0] });
-    const last = samples.at(-1)!;
-    if (last.s % 60 === 0) console.log(`--- ${last.s / 60} min: RSS ${last.rssMb.toFixed(0)} MB, DuckDB ${last.duckMb.toFixed(0)} MB, JS heap ${last.heapMb.toFixed(0)} MB, bus log ${last.busLogMb.toFixed(1)} MB`);
-    console.log(`${last.s} s: RSS ${last.rssMb.toFixed(0)} MB, heap used ${last.heapMb.toFixed(0)} of ${last.heapTotalMb.toFixed(0)} MB, DuckDB ${last.duckMb.toFixed(0)} MB, bus ${last.busInMemory} records in memory, ${last.busLogMb.toFixed(1)} MB on disk, ${last.sentSpans} spans sent, ${last.scored} runs scored, load ${last.load.toFixed(1)}`);
-  }
-})();
-
-// Every 200 ms a batch of runs worth rate/5 spans.
-for (let tick = 1; Date.now() - started < minutes * 60_000; tick++) {
-  const batch = runsOf('soak-agent', 'v1', Math.max(1, Math.round(rate / 5 / 4.6)), 0).map((r, i) => ({ ...r, loops: i % 10 === 0 }));
-  await sendRuns(batch, { collectorUrl });
-  sent += spansOf(batch);
-  runs += batch.length;
-  const wait = started + tick * 200 - Date.now();
-  if (wait > 0) await sleep(wait);
-}
+const counts: LoadCounts = { spans: 0, runs: 0, traceIds: [], failedBatches: 0 };
+const sampler = everyTenSeconds(started, minutes, async (k) => {
+  samples.push({ s: k * 10, rssMb: rssMb(child.pid), ...(await ownMetrics()), sentSpans: counts.spans, scored: await scoredUnits(), load: loadavg()[0] });
+  const last = samples.at(-1)!;
+  if (last.s % 60 === 0) console.log(`--- ${last.s / 60} min: RSS ${last.rssMb.toFixed(0)} MB, DuckDB ${last.duckMb.toFixed(0)} MB, JS heap ${last.heapMb.toFixed(0)} MB, bus log ${last.busLogMb.toFixed(1)} MB`);
+  console.log(`${last.s} s: RSS ${last.rssMb.toFixed(0)} MB, heap used ${last.heapMb.toFixed(0)} of ${last.heapTotalMb.toFixed(0)} MB, DuckDB ${last.duckMb.toFixed(0)} MB, bus ${last.busInMemory} records in memory, ${last.busLogMb.toFixed(1)} MB on disk, ${last.sentSpans} spans sent, ${last.scored} runs scored, load ${last.load.toFixed(1)}`);
+});
+await driveLoad({ collectorUrl, rate, minutes, started }, counts);
 await sampler;
 const sentFor = (Date.now() - started) / 1000;
+const loadAtEnd = loadAverages();
 child.kill('SIGTERM');
 await new Promise((r) => child.once('exit', r));
 rmSync(dataDir, { recursive: true, force: true });
@@ -111,19 +93,12 @@ rmSync(dataDir, { recursive: true, force: true });
 const at = (s: number) => samples.find((x) => x.s >= s) ?? samples.at(-1)!;
 const marks = Array.from({ length: minutes + 1 }, (_, m) => m * 60);
 /** Least-squares slope in MB/min of one series over the samples of the run's second half. */
-function slope(of: (x: (typeof samples)[number]) => number): number {
-  const half = samples.filter((x) => x.s >= (minutes * 60) / 2);
-  const mx = half.reduce((n, x) => n + x.s, 0) / half.length;
-  const my = half.reduce((n, x) => n + of(x), 0) / half.length;
-  const cov = half.reduce((n, x) => n + (x.s - mx) * (of(x) - my), 0);
-  const varX = half.reduce((n, x) => n + (x.s - mx) ** 2, 0);
-  return varX === 0 ? Number.NaN : (cov / varX) * 60;
-}
+const slope = (of: (x: (typeof samples)[number]) => number): number => slopePerMinute(samples, of, (minutes * 60) / 2);
 const slopes = `Slope over the last half (${minutes / 2}–${minutes} min, least squares on the 10 s samples): RSS ${slope((x) => x.rssMb).toFixed(1)} MB/min, JS heap used ${slope((x) => x.heapMb).toFixed(1)} MB/min, DuckDB ${slope((x) => x.duckMb).toFixed(1)} MB/min, bus log on disk ${slope((x) => x.busLogMb).toFixed(1)} MB/min.`;
 const table = [
   `## ${new Date().toISOString()} – embedded \`tracecheck up\` (dist/, own process), ${hostname()}, ${cpus()[0]?.model ?? 'cpu'} (${cpus().length} cores), Node ${process.version}`,
   '',
-  `Offered ${rate.toLocaleString('en-US')} spans/s for ${minutes} min; accepted ${Math.round(sent / sentFor).toLocaleString('en-US')} spans/s (${runs.toLocaleString('en-US')} runs). Load generator in another process on the same cores; 1-min load average ${samples.map((x) => x.load).reduce((a, b) => Math.min(a, b)).toFixed(1)}–${samples.map((x) => x.load).reduce((a, b) => Math.max(a, b)).toFixed(1)} during the run.`,
+  `Offered ${rate.toLocaleString('en-US')} spans/s for ${minutes} min; accepted ${Math.round(counts.spans / sentFor).toLocaleString('en-US')} spans/s (${counts.runs.toLocaleString('en-US')} runs; ${counts.failedBatches} batches failed to export). Load generator in another process on the same cores; load average (1, 5, 15 min) at start ${loadAtStart}, at end ${loadAtEnd}; 1-min load average ${samples.map((x) => x.load).reduce((a, b) => Math.min(a, b)).toFixed(1)}–${samples.map((x) => x.load).reduce((a, b) => Math.max(a, b)).toFixed(1)} during the run.`,
   '',
   '| time | RSS | JS heap used / total | DuckDB buffer pool | bus: records in memory | bus: log on disk | spans sent | runs scored |',
   '|---|---:|---:|---:|---:|---:|---:|---:|',

@@ -32,9 +32,9 @@ export interface ServiceProcess {
 /**
  * Starts `tracecheck <name>` with `env` (on top of PATH and HOME only) on free ports and waits until
  * it answers on /healthz: the collector once it listens, an assembler or scorer once its consumers
- * joined their groups (its metrics server starts last).
+ * joined their groups (its metrics server starts last). `root`: another checkout's bin/ and dist/ (a bench's before/after pair).
  */
-export async function startService(name: ServiceProcess['name'], env: Record<string, string>, options: { readyTimeoutMs?: number } = {}): Promise<ServiceProcess> {
+export async function startService(name: ServiceProcess['name'], env: Record<string, string>, options: { readyTimeoutMs?: number; root?: string } = {}): Promise<ServiceProcess> {
   const port = await freePort();
   const ports =
     name === 'collector'
@@ -42,8 +42,9 @@ export async function startService(name: ServiceProcess['name'], env: Record<str
       : name === 'api'
         ? { TRACECHECK_API_PORT: String(port) }
         : { TRACECHECK_METRICS_PORT: String(port) };
-  const child = spawn(process.execPath, [join(ROOT, 'bin', 'tracecheck.mjs'), name], {
-    cwd: ROOT,
+  const root = options.root ?? ROOT;
+  const child = spawn(process.execPath, [join(root, 'bin', 'tracecheck.mjs'), name], {
+    cwd: root,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', TRACECHECK_LOG_LEVEL: 'info', ...env, ...ports },
     stdio: ['ignore', 'ignore', 'pipe'],
   });

@@ -3,6 +3,7 @@ import type { Component } from '../../../shared/runtime/lifecycle/index.ts';
 import type { Logger } from '../../../shared/runtime/logging/index.ts';
 import { UnitSchema, parseRecord } from '../../../shared/contracts/schemas/index.ts';
 import { createRecordStage } from '../../../shared/kit/stage/index.ts';
+import { createCoalescedSend } from './coalesced-send.ts';
 import { sessionKey } from './session-window.ts';
 
 export interface SessionRouterConfig {
@@ -34,6 +35,8 @@ const RoutedUnitSchema = UnitSchema.pick({ schema_version: true, unit_id: true, 
  */
 export function createSessionRouter(config: SessionRouterConfig, deps: SessionRouterDeps): Component {
   const producer = deps.bus.createProducer();
+  // Units of many conversations go out in one send (records of one conversation still one after another: the stage's keyed order).
+  const send = createCoalescedSend((messages) => producer.send(config.sessionsTopic, messages));
   return createRecordStage(
     { name: 'session-router', in: config.unitsTopic, out: [config.sessionsTopic], groupId: config.groupId },
     {
@@ -43,7 +46,7 @@ export function createSessionRouter(config: SessionRouterConfig, deps: SessionRo
       parse: (value, parsed) => ({ unit: parseRecord(RoutedUnitSchema, value, 'a unit v1', parsed), value }),
       skip: ({ unit }) => unit.kind !== 'trace' || !unit.conversation_id || unit.simulation_record === true,
       keyOf: ({ unit }) => sessionKey(unit.project, unit.conversation_id!),
-      run: ({ unit, value }) => producer.send(config.sessionsTopic, [{ key: sessionKey(unit.project, unit.conversation_id!), value }]),
+      run: ({ unit, value }) => send({ key: sessionKey(unit.project, unit.conversation_id!), value }),
       ...(deps.onLag ? { onLag: deps.onLag } : {}),
     },
   );

@@ -20,6 +20,17 @@ export interface JudgeRequest {
   signal?: AbortSignal;
   /** Asks for each answer token's likeliest alternatives (G-Eval weights a score by them). */
   tokenProbabilities?: boolean;
+  /**
+   * Recordings sent beside the text as `input_audio` parts (judge-audio.ts), and the request to send
+   * instead when the model refuses audio (400): the same data, its listing saying the audio is not sent.
+   */
+  audio?: { parts: JudgeAudio[]; textOnly: { system: string; user: string } };
+}
+
+/** One recording for a multimodal judge: base64 audio in a format the chat API accepts. */
+export interface JudgeAudio {
+  data: string;
+  format: 'wav' | 'mp3';
 }
 
 /** One token of the answer with its likeliest alternatives (itself among them), as log-probabilities. */
@@ -37,6 +48,8 @@ export interface JudgeResponse {
   cached?: boolean;
   /** The answer's tokens, when `tokenProbabilities` was asked and the provider gives them. */
   tokens?: JudgeToken[];
+  /** Why the request's audio was not heard (the model refused it and was asked with the text only). */
+  audioNotHeard?: string;
 }
 
 /** What a check reads: the template variables users know, derived from a unit or an eval record. */

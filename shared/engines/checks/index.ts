@@ -10,6 +10,7 @@ export type {
   SyntaxCheckRequest,
   SyntaxCheckResult,
   JudgeClient,
+  JudgeAudio,
   JudgeRequest,
   JudgeResponse,
   OutputType,

@@ -2,7 +2,8 @@ import type { CheckContext, CheckInput, CheckOutcome, RunnableCheck } from './co
 import type { ModelCheckDefinition } from './definition.ts';
 import { CheckDefinitionError, definitionVersion, effectiveRange, validateCommon } from './definition.ts';
 import { weightedScore } from './g-eval.ts';
-import { buildJudgePrompt } from './judge-prompt.ts';
+import { AUDIO_SYSTEM_NOTE, judgeAudioPlan } from './judge-audio.ts';
+import { buildJudgePrompt, newNonce } from './judge-prompt.ts';
 import { parseJudgeAnswer } from './judge-answer.ts';
 import { describeError, errorOutcome, notRun, valueOutcome } from './outcome.ts';
 import { isMissing, TEMPLATE_VARIABLES, templateFields, templateProblems } from './template.ts';
@@ -48,12 +49,16 @@ export function createModelCheck(def: ModelCheckDefinition, options: ModelCheckO
       if (missing.length > 0) return notRun('model', `needs ${missing.join(', ')}, which this unit does not carry`);
       if (fields.every((f) => isMissing(input[f]))) return notRun('model', `none of ${fields.join(', ')} is present on this unit`);
       if (!ctx.judge) return notRun('model', ctx.judgeUnavailableReason ?? 'no judge configured');
-      const prompt = buildJudgePrompt(def.promptTemplate, input);
+      const audio = judgeAudioPlan(fields, input);
+      const nonce = newNonce();
+      const prompt = buildJudgePrompt(def.promptTemplate, input, { nonce, ...(audio ? { extraBlocks: [{ name: 'audio_recordings', value: audio.listing }] } : {}) });
+      const heard = audio !== null && audio.parts.length > 0;
       let response;
       try {
         response = await ctx.judge.complete({
-          system: prompt.system,
+          system: heard ? `${prompt.system}\n${AUDIO_SYSTEM_NOTE}` : prompt.system,
           user: prompt.user,
+          ...(heard ? { audio: { parts: audio.parts, textOnly: { system: prompt.system, user: buildJudgePrompt(def.promptTemplate, input, { nonce, extraBlocks: [{ name: 'audio_recordings', value: audio.refusedListing }] }).user } } } : {}),
           temperature: 0,
           maxTokens: 400,
           ...(def.model ? { model: def.model } : {}),
@@ -63,8 +68,9 @@ export function createModelCheck(def: ModelCheckDefinition, options: ModelCheckO
         return errorOutcome('model', `judge call failed: ${describeError(err)}`);
       }
       const usage = { judgeModel: response.model, inputTokens: response.inputTokens, outputTokens: response.outputTokens };
-      const answer = parseJudgeAnswer(response.text, def.outputType, range);
-      if (!answer.ok) return { ...errorOutcome('model', answer.error), ...usage };
+      const parsed = parseJudgeAnswer(response.text, def.outputType, range);
+      if (!parsed.ok) return { ...errorOutcome('model', parsed.error), ...usage };
+      const answer = response.audioNotHeard ? { ...parsed, explanation: withNote(parsed.explanation, `[the audio was not heard: ${response.audioNotHeard}; judged on the text]`) } : parsed;
       if (!gEval) return { ...valueOutcome(def, answer.value, 'model', answer.explanation), ...usage };
       const weighted = response.tokens && answer.at !== undefined ? weightedScore(response.text, answer.at, response.tokens, range) : null;
       if (!weighted) {

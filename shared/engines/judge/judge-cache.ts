@@ -1,9 +1,15 @@
 import { createHash } from 'node:crypto';
 import type { JudgeRequest, JudgeResponse } from '../checks/index.ts';
 
+// Recordings change the answer as much as the text: each one's format and the hash of its bytes.
+function audioKey(request: JudgeRequest): string {
+  return (request.audio?.parts ?? []).map((p) => `${p.format}:${createHash('sha256').update(p.data).digest('hex')}`).join(',');
+}
+
 /** The identity of a judge request: everything that can change the answer. */
 export function judgeRequestKey(request: JudgeRequest, defaultModel: string): string {
   const parts = [request.model ?? defaultModel, String(request.temperature ?? 0), String(request.maxTokens ?? ''), request.tokenProbabilities ? 'tokens' : '', request.system, request.user];
+  if (request.audio) parts.push(audioKey(request));
   return createHash('sha256').update(parts.join('\u0000')).digest('hex');
 }
 

@@ -1,4 +1,5 @@
 import OpenAI from 'openai';
+import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { Logger } from 'pino';
 import type { JudgeClient, JudgeRequest, JudgeResponse } from '../checks/index.ts';
 import { PermanentError } from '../../runtime/errors/index.ts';
@@ -23,6 +24,17 @@ function statusOf(err: unknown): number | undefined {
   return typeof status === 'number' ? status : undefined;
 }
 
+/** The system and user messages; with audio, the user message is the text then one input_audio part per recording. */
+function messagesOf(request: JudgeRequest, withAudio: boolean): ChatCompletionMessageParam[] {
+  const audio = request.audio;
+  if (!audio) return [{ role: 'system', content: request.system }, { role: 'user', content: request.user }];
+  if (!withAudio) return [{ role: 'system', content: audio.textOnly.system }, { role: 'user', content: audio.textOnly.user }];
+  return [
+    { role: 'system', content: request.system },
+    { role: 'user', content: [{ type: 'text', text: request.user }, ...audio.parts.map((p) => ({ type: 'input_audio' as const, input_audio: { data: p.data, format: p.format } }))] },
+  ];
+}
+
 /**
  * One chat completion over the `openai` npm client: the raw call under createJudgeClient. Errors
  * are marked retriable (with the provider's Retry-After) or permanent.
@@ -40,30 +52,40 @@ export function createOpenAiJudgeClient(options: OpenAiJudgeClientOptions): Judg
       const model = request.model ?? options.model;
       const started = Date.now();
       try {
-        const call = (logprobs: boolean) =>
+        const call = (logprobs: boolean, withAudio: boolean) =>
           client.chat.completions.create({
             model,
-            messages: [
-              { role: 'system', content: request.system },
-              { role: 'user', content: request.user },
-            ],
+            messages: messagesOf(request, withAudio),
             temperature: request.temperature ?? 0,
             ...(request.maxTokens !== undefined ? { max_tokens: request.maxTokens } : {}),
             ...(logprobs ? { logprobs: true, top_logprobs: 5 } : {}),
           }, request.signal ? { signal: request.signal } : undefined);
+        let logprobs = request.tokenProbabilities === true;
+        let withAudio = (request.audio?.parts.length ?? 0) > 0;
+        let audioNotHeard: string | undefined;
         let res;
-        try {
-          res = await call(request.tokenProbabilities === true);
-        } catch (err) {
-          // Some models refuse logprobs (400): the check then reads the written number instead.
-          if (!request.tokenProbabilities || statusOf(err) !== 400) throw err;
-          options.log?.debug({ err, model }, 'judge refused token probabilities; asking without');
-          res = await call(false);
+        for (;;) {
+          try {
+            res = await call(logprobs, withAudio);
+            break;
+          } catch (err) {
+            if (statusOf(err) !== 400 || (!logprobs && !withAudio)) throw err;
+            // Some models refuse logprobs (400): the check then reads the written number instead.
+            if (logprobs) {
+              options.log?.debug({ err, model }, 'judge refused token probabilities; asking without');
+              logprobs = false;
+              continue;
+            }
+            // A text-only model refuses input_audio (400): asked again with the text, the check says so.
+            options.log?.debug({ err, model }, 'judge refused audio; asking with the text only');
+            withAudio = false;
+            audioNotHeard = `the judge model ${model} refused audio input (400)`;
+          }
         }
         const text = res.choices[0]?.message?.content ?? '';
         const tokens = res.choices[0]?.logprobs?.content?.map((t) => ({ token: t.token, top: t.top_logprobs.map((a) => ({ token: a.token, logprob: a.logprob })) }));
         options.log?.debug({ model: res.model, latencyMs: Date.now() - started, inputTokens: res.usage?.prompt_tokens }, 'judge call done');
-        return { text, model: res.model || model, inputTokens: res.usage?.prompt_tokens ?? 0, outputTokens: res.usage?.completion_tokens ?? 0, ...(tokens ? { tokens } : {}) };
+        return { text, model: res.model || model, inputTokens: res.usage?.prompt_tokens ?? 0, outputTokens: res.usage?.completion_tokens ?? 0, ...(tokens ? { tokens } : {}), ...(audioNotHeard ? { audioNotHeard } : {}) };
       } catch (err) {
         const status = statusOf(err);
         options.log?.warn({ err, model, status }, 'judge call failed');

@@ -39,11 +39,11 @@ function units(traces: Buffer, logs: Buffer): Unit[] {
   return [...new Set(spans.map((s) => s.trace_id))].map((traceId) => assembleTrace({ traceId, spans: spans.filter((s) => s.trace_id === traceId), logs: records.filter((l) => l.trace_id === traceId) }, 0));
 }
 
-describe('audio parts from a real-shaped capture reach {audio_messages}', () => {
+describe('audio parts from a real-shaped capture reach {audio_messages} and the judge', () => {
   const traces = readFileSync(join(DIR, 'responses.otlp.json'));
   const logs = readFileSync(join(DIR, 'responses.logs.otlp.json'), 'utf8');
 
-  it('the unit keeps the audio, empathy_score and a user check read it (the judge sees its size, not base64)', async () => {
+  it('the unit keeps the audio; empathy_score reads its size in the transcript, a user check over {audio_messages} sends the recording', async () => {
     const unit = units(traces, Buffer.from(withAudio(logs)))[0];
     const first = unit.message_history.find((m) => m.role === 'user')!;
     expect(first).toEqual({ role: 'user', content: 'Hello, I am Ada. Please remember my name.', audio: [{ format: 'wav', content: WAV }] });
@@ -51,17 +51,22 @@ describe('audio parts from a real-shaped capture reach {audio_messages}', () => 
     expect(input.audio_messages).toEqual([first]);
     expect(input.audio_output).toBeNull();
 
+    // empathy_score listens to the agent's final turn only; here only the user spoke audio.
     const judge = scriptedJudge('[[4]] ((warm))');
     const empathy = createCheckRegistry().get('empathy_score')!;
     expect(await empathy.run(input, ctxWith({ judge }))).toMatchObject({ status: 'ok', value: 4, passed: true });
     const prompt = judge.requests[0].user;
-    expect(prompt).toContain('audio_messages>>>\n[\n{"role":"user","content":"Hello, I am Ada. Please remember my name.","audio":[ {"format":"wav","audio_bytes":24} ] }\n]');
+    expect(prompt).toContain('{"role":"user","content":"Hello, I am Ada. Please remember my name.","audio":[ {"format":"wav","audio_bytes":24} ] }');
+    expect(prompt).toContain('audio_output>>>\n(not provided)');
     expect(prompt).not.toContain(WAV);
+    expect(judge.requests[0].audio).toBeUndefined();
 
     const audioOnly = createModelCheck({ kind: 'model', name: 'tone', description: 'tone of voice', outputType: 'pass_fail', promptTemplate: 'Is the speaker calm? {audio_messages}' });
     const yes = scriptedJudge('[[True]] ((calm))');
     expect(await audioOnly.run(input, ctxWith({ judge: yes }))).toMatchObject({ status: 'ok', passed: true });
     expect(yes.requests[0].user).toContain('"audio_bytes":24');
+    expect(yes.requests[0].user).not.toContain(WAV);
+    expect(yes.requests[0].audio?.parts).toEqual([{ data: WAV, format: 'wav' }]);
     // The capture as released, without audio: the user check says why it does not run.
     const plain = unitToCheckInput(units(traces, Buffer.from(logs))[0]);
     expect(plain.audio_messages).toBeNull();

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalogEntries, type CheckInput, type RunnableCheck } from '../../../shared/engines/checks/index.ts';
 import { createOpenAiJudgeClient } from '../../../shared/engines/judge/index.ts';
 import { createSilentLogger } from '../../../shared/runtime/logging/index.ts';
+import { createHash } from 'node:crypto';
 import type { ChatMessage } from '../../../shared/contracts/schemas/index.ts';
 import { createModelServer, type ModelServer } from '../../../tools/model-server/src/index.ts';
 
@@ -79,5 +80,25 @@ describe('catalog judge prompts against the model server', () => {
     const empathy = check('empathy_score');
     const [a, b] = await Promise.all([healthy, loops].map((i) => empathy.run(i, { judge, nowMs: () => 0 })));
     expect([a.status === 'ok' && a.value, b.status === 'ok' && b.value]).toEqual([5, 1]);
+  });
+
+  it('empathy_score sends the final agent turn\'s recording: the judge heard it; a text-only model is asked again without it', async () => {
+    const wav = Buffer.from('RIFF\u0000\u0000\u0000\u0000WAVEfmt ');
+    const voice = input([
+      { role: 'user', content: 'My flight was cancelled.' },
+      { role: 'assistant', content: 'I am so sorry. Let me rebook you now.', audio: [{ format: 'wav', content: wav.toString('base64') }] },
+    ]);
+    voice.audio_output = voice.message_history[1].audio!;
+    voice.audio_messages = [voice.message_history[1]];
+    const empathy = check('empathy_score');
+    const heard = await empathy.run(voice, { judge: createOpenAiJudgeClient({ baseUrl: `${server.url()}/v1`, apiKey: 'x', model: 'mock-judge', timeoutMs: 10_000, maxRetries: 0 }), nowMs: () => 0 });
+    const sha = createHash('sha256').update(wav).digest('hex').slice(0, 12);
+    expect(heard).toMatchObject({ status: 'ok', value: 5, explanation: `No tool errors and no repeated turns in the data; the task looks completed. Heard 1 recording: wav 16 bytes sha256 ${sha}.` });
+    const textOnly = await empathy.run(voice, { judge: createOpenAiJudgeClient({ baseUrl: `${server.url()}/v1`, apiKey: 'x', model: 'mock-judge-text', timeoutMs: 10_000, maxRetries: 0 }), nowMs: () => 0 });
+    expect(textOnly).toMatchObject({
+      status: 'ok',
+      value: 5,
+      explanation: 'No tool errors and no repeated turns in the data; the task looks completed. [the audio was not heard: the judge model mock-judge-text refused audio input (400); judged on the text]',
+    });
   });
 });

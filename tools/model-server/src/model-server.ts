@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Component } from '../../../shared/runtime/lifecycle/index.ts';
 import { createComponent } from '../../../shared/runtime/lifecycle/index.ts';
 import type { Logger } from '../../../shared/runtime/logging/index.ts';
+import { audioOf, TEXT_ONLY_MODEL, withHeardAudio } from './audio.ts';
 import { completionBody, completionChunks } from './completion.ts';
 import { errorBody, failureFor } from './failure.ts';
 import { hashHex } from './hash.ts';
@@ -22,7 +23,7 @@ export type ModelServer = Component & {
   url(): string;
 };
 
-export const MOCK_MODELS = ['mock-accurate', 'mock-sloppy', 'mock-judge', 'mock-429', 'mock-500', 'mock-503'] as const;
+export const MOCK_MODELS = ['mock-accurate', 'mock-sloppy', 'mock-judge', TEXT_ONLY_MODEL, 'mock-429', 'mock-500', 'mock-503'] as const;
 
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
 const MAX_DELAY_MS = 60_000;
@@ -128,7 +129,10 @@ export function createModelServer(options: ModelServerOptions): ModelServer {
       throw new HttpError(400, `Invalid request: ${issue ? `${issue.path.join('.') || '(body)'}: ${issue.message}` : 'bad body'}`);
     }
     const request = parsed.data;
-    const reply = respond(request);
+    const audio = audioOf(request);
+    if ('error' in audio) throw new HttpError(400, `Invalid request: ${audio.error}`);
+    if (audio.heard.length > 0 && request.model === TEXT_ONLY_MODEL) throw new HttpError(400, `The model ${TEXT_ONLY_MODEL} does not support audio input.`);
+    const reply = withHeardAudio(respond(request), audio.heard);
     const delayMs = Math.min(Number(header(req, 'x-mock-delay-ms')) || 0, MAX_DELAY_MS);
     if (delayMs > 0) await sleep(delayMs);
     log.debug({ model: request.model, mode: reply.mode, stream: request.stream === true }, 'chat completion');

@@ -2,6 +2,7 @@ import { z } from 'zod';
 
 // Lenient on purpose: instrumentations and SDKs send many optional fields we do not use, and the
 // server should answer them the way OpenAI would rather than reject them.
+// Other parts (`input_audio {data, format}`, images) pass through for the model to check (audio.ts).
 const ContentPartSchema = z.looseObject({ type: z.string(), text: z.string().optional() });
 
 const ToolCallSchema = z.looseObject({

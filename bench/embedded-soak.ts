@@ -3,7 +3,7 @@
 // with bench/kafka-soak.ts: the real OTel SDK and OTLP/protobuf exporter, as in bench/e2e.ts) runs
 // in this process, so the RSS measured is tracecheck's alone.
 // `npm run build && npm run bench:soak [-- --minutes 10 --rate 2000 --root DIR]`; appended to
-// bench/results/embedded-soak.md. `--root` runs another build's bin/ and dist/ (a before/after pair
+// bench/results/embedded-soak.md. `--node-args "--flag ..."` passes V8 flags to it. `--root` runs another build's bin/ and dist/ (a before/after pair
 // on one checkout); the table marks every minute and the least-squares slope over the run's last half.
 import { spawn } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
@@ -20,12 +20,15 @@ const minutes = arg('minutes', 10);
 const rate = arg('rate', 2_000);
 const rootAt = process.argv.indexOf('--root');
 const root = rootAt >= 0 ? process.argv[rootAt + 1] : join(import.meta.dirname, '..');
+/** V8 flags for the `tracecheck up` process (some, e.g. --heap-growing-percent, are refused in NODE_OPTIONS). */
+const nodeArgsAt = process.argv.indexOf('--node-args');
+const nodeArgs = nodeArgsAt >= 0 ? process.argv[nodeArgsAt + 1].split(' ').filter(Boolean) : [];
 const dataDir = join(import.meta.dirname, '..', '.cache', `soak-${process.pid}`);
 const base = 20_000 + Math.floor(Math.random() * 20_000);
 const ports = { http: base, grpc: base + 1, api: base + 2, metrics: base + 3 };
 mkdirSync(dataDir, { recursive: true });
 
-const child = spawn(process.execPath, [join(root, 'bin', 'tracecheck.mjs'), 'up'], {
+const child = spawn(process.execPath, [...nodeArgs, join(root, 'bin', 'tracecheck.mjs'), 'up'], {
   env: {
     ...process.env,
     TRACECHECK_DATA_DIR: dataDir,
@@ -98,7 +101,7 @@ const slopes = `Slope over the last half (${minutes / 2}–${minutes} min, least
 const table = [
   `## ${new Date().toISOString()} – embedded \`tracecheck up\` (dist/, own process), ${hostname()}, ${cpus()[0]?.model ?? 'cpu'} (${cpus().length} cores), Node ${process.version}`,
   '',
-  `Offered ${rate.toLocaleString('en-US')} spans/s for ${minutes} min; accepted ${Math.round(counts.spans / sentFor).toLocaleString('en-US')} spans/s (${counts.runs.toLocaleString('en-US')} runs; ${counts.failedBatches} batches failed to export). Load generator in another process on the same cores; load average (1, 5, 15 min) at start ${loadAtStart}, at end ${loadAtEnd}; 1-min load average ${samples.map((x) => x.load).reduce((a, b) => Math.min(a, b)).toFixed(1)}–${samples.map((x) => x.load).reduce((a, b) => Math.max(a, b)).toFixed(1)} during the run.`,
+  `Offered ${rate.toLocaleString('en-US')} spans/s for ${minutes} min${nodeArgs.length ? ` (node ${nodeArgs.join(' ')})` : ''}; accepted ${Math.round(counts.spans / sentFor).toLocaleString('en-US')} spans/s (${counts.runs.toLocaleString('en-US')} runs; ${counts.failedBatches} batches failed to export). Load generator in another process on the same cores; load average (1, 5, 15 min) at start ${loadAtStart}, at end ${loadAtEnd}; 1-min load average ${samples.map((x) => x.load).reduce((a, b) => Math.min(a, b)).toFixed(1)}–${samples.map((x) => x.load).reduce((a, b) => Math.max(a, b)).toFixed(1)} during the run.`,
   '',
   '| time | RSS | JS heap used / total | DuckDB buffer pool | bus: records in memory | bus: log on disk | spans sent | runs scored |',
   '|---|---:|---:|---:|---:|---:|---:|---:|',

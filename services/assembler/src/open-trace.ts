@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { LogRecordEnvelope, SpanRecord } from '../../../shared/contracts/schemas/index.ts';
+import { canonicalJson, type LogRecordEnvelope, type SpanRecord } from '../../../shared/contracts/schemas/index.ts';
 import type { RecordPosition } from '../../../shared/kit/stage/index.ts';
 import { isEntrySpan } from './entry-span.ts';
 import type { HeldRecords } from './held-records.ts';
@@ -51,9 +51,13 @@ export function logKey(l: LogRecordEnvelope): string {
   return `${l.span_id ?? ''}|${l.event_name}|${l.time_unix_nano}|${l.sequence}`;
 }
 
-/** A span's contents without the time it reached the collector (an exporter's retry differs only there). */
+/**
+ * A span's contents without the time it reached the collector (an exporter's retry differs only
+ * there), whatever the order of its keys: a record read back from where it is held, or replayed
+ * from the bus, need not list its fields in the order the collector wrote them.
+ */
 function fingerprint(s: SpanRecord): string {
-  return createHash('sha256').update(JSON.stringify({ ...s, received_at_ms: 0 })).digest('base64');
+  return createHash('sha256').update(canonicalJson({ ...s, received_at_ms: 0 })).digest('base64');
 }
 
 /**

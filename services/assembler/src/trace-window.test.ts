@@ -166,6 +166,22 @@ describe('trace window', () => {
     expect([buf.openCount(), buf.takeReady(5), buf.lowWaterMark(0)]).toEqual([0, [], null]);
   });
 
+  it('knows a re-send whose fields come in another order (the held copy is read back in its packed order)', () => {
+    const buf = createTraceWindowHarness({ graceMs: 0, maxOpenMs: 10_000, retainClosedMs: 10_000 });
+    const root = createTestSpan({ trace_id: A, span_id: ROOT });
+    const child = createTestSpan({ trace_id: A, span_id: '2'.repeat(16), parent_span_id: ROOT });
+    const reordered = <T extends object>(record: T): T => Object.fromEntries(Object.entries(record).reverse()) as T;
+    buf.add(child, 0, 1n, 0);
+    // Open, then published: a re-send is neither a copy in the unit nor a reason to re-open it.
+    buf.add(reordered({ ...child, received_at_ms: child.received_at_ms + 400 }), 0, 2n, 0);
+    buf.add(root, 0, 3n, 0);
+    const [unit] = buf.takeReady(0);
+    expect(unit.spans.map((s) => s.span_id)).toEqual(['2'.repeat(16), ROOT]);
+    buf.confirm(unit.key, 0);
+    expect(buf.add(reordered({ ...root, received_at_ms: root.received_at_ms + 900 }), 0, 4n, 5)).toBeNull();
+    expect([buf.openCount(), buf.takeReady(5)]).toEqual([0, []]);
+  });
+
   it('holds the commit below the first records of a trace a late span re-opened, until it is published again', () => {
     // Published at offsets 1-2 and committed no further than 2 (another trace open at 3), then a
     // late span at 9: a crash before the trace is published again must replay it whole, never the

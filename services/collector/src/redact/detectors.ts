@@ -135,7 +135,9 @@ export const BUILTIN_DETECTORS: readonly Detector[] = [
   {
     kind: 'phone',
     trigger: TRIGGER.digits,
-    pattern: /(?<![\w+])(?:\+|\()?\d[\d ().-]{6,22}\d(?!\w)/g,
+    // Not a part of a longer hyphen- or dot-joined token: a UUID's all-digit groups (1234-4567-8901)
+    // are an id, not a number to call.
+    pattern: /(?<![\w+]|\w[-.])(?:\+|\()?\d[\d ().-]{6,22}\d(?!\w|[-.]\w)/g,
     mayContain: (t) => /\d[\d ().-]{6}/.test(t),
     accept: acceptPhone,
   },

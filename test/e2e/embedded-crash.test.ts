@@ -108,10 +108,12 @@ describe('embedded mode killed with SIGKILL while traces stream in', () => {
 
     current = startUp(env);
     await waitUntilUp(current);
-    // Two agents export at once, so their traces interleave on the bus.
+    // Four agents export at once (each one run per export), so their traces interleave on the bus.
     const streams = Promise.all([
       streamRuns(spec('booker'), { collectorUrl, onExport, paceMs: 15 }),
       streamRuns(spec('planner'), { collectorUrl, onExport, paceMs: 25 }),
+      streamRuns(spec('support'), { collectorUrl, onExport, paceMs: 10 }),
+      streamRuns(spec('router'), { collectorUrl, onExport, paceMs: 20 }),
     ]);
     const killedAfterMs: number[] = [];
     for (let k = 0; k < KILLS; k++) {

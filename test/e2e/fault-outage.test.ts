@@ -63,7 +63,8 @@ describe('outages under load (Kafka + ClickHouse, one process per service)', () 
     const counts = await waitFor(
       async () => {
         const c = await countScores(url, database, CHECKS.length, SPANS_PER_RUN, exclude);
-        return c.completeUnits === RUNS && c.finalRows === RUNS * CHECKS.length ? c : undefined;
+        // The scorer's unit and score inserts run at once: scores can be visible a moment before units.
+        return c.completeUnits === RUNS && c.finalRows === RUNS * CHECKS.length && c.unitsStored === RUNS ? c : undefined;
       },
       { timeoutMs, intervalMs: 1_000, description: `${RUNS} units with ${CHECKS.length} scores each` },
     ).catch(async (err: unknown) => {

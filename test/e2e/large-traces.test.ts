@@ -175,7 +175,10 @@ describe('very large and duplicated traces (embedded pipeline)', () => {
     // CPU (1,465 ms wall; load 10 on 2 cores); after, 150-200 ms (440-460 ms wall) on the same
     // box: what is left is JSON.parse of one 8 MB body, major GCs of a heap holding a
     // 10,000-span trace, and the in-process bus (CPU time, for the reasons given with the chain).
-    expect(delay.longestCpuMs).toBeLessThan(300);
+    // Since the collector converts on a worker thread, the figure also counts that thread's CPU for
+    // a 10,000-span request converted in one pass beside the main thread (314 ms once in a CI run
+    // on a quiet machine): the bound sits between that and the 648 ms before slicing.
+    expect(delay.longestCpuMs).toBeLessThan(500);
     expect(delay.maxMs).toBeLessThan(2_000);
   });
 

@@ -21,4 +21,20 @@ describe('kafkajs logging', () => {
       ['error', 'Response CreateTopics(key: 19, version: 3)'],
     ]);
   });
+
+  it("puts a Metadata answer that a new topic is not yet known or led at debug; the same answer to a Produce stays an error", () => {
+    const { log, lines } = recorder();
+    const write = createKafkaLogCreator(log)(logLevel.DEBUG);
+    const entry = (message: string, error: string) => ({ namespace: 'Connection', level: logLevel.ERROR, label: 'ERROR', log: { timestamp: 't', logger: 'kafkajs', message, error } });
+    write(entry('Response Metadata(key: 3, version: 6)', 'This server does not host this topic-partition'));
+    write(entry('Response Metadata(key: 3, version: 6)', 'There is no leader for this topic-partition as we are in the middle of a leadership election'));
+    write(entry('Response Metadata(key: 3, version: 6)', 'Not authorized to access topics: [Topic authorization failed.]'));
+    write(entry('Response Produce(key: 0, version: 7)', 'This server does not host this topic-partition'));
+    expect(lines).toEqual([
+      ['debug', 'Response Metadata(key: 3, version: 6)'],
+      ['debug', 'Response Metadata(key: 3, version: 6)'],
+      ['error', 'Response Metadata(key: 3, version: 6)'],
+      ['error', 'Response Produce(key: 0, version: 7)'],
+    ]);
+  });
 });

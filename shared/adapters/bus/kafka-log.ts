@@ -10,6 +10,20 @@ const QUIET_MESSAGES = new Set(['Limiting retries for the idempotent producer ma
 // parts admin.createTopics reads: all "exists" is success, anything else is thrown to ensureTopics,
 // which reports it). Logged at debug, so that an error line still means something went wrong.
 const QUIET_RESPONSE_ERRORS = new Set(['Topic with this name already exists', 'Topic creation errors']);
+// A topic just created (by this service or one started beside it) is not in every broker's metadata
+// at once: Metadata answers "unknown topic" or "no leader" for a moment, and kafkajs refreshes and
+// retries (both are retriable). A topic that stays unknown fails the caller's own request, which we
+// report; the transient answer is not an error (a cold start of four services logged it).
+const QUIET_METADATA_ERRORS = new Set([
+  'This server does not host this topic-partition',
+  'There is no leader for this topic-partition as we are in the middle of a leadership election',
+]);
+
+function isQuietResponse(message: string, error: string): boolean {
+  if (!message.startsWith('Response ')) return false;
+  if (QUIET_RESPONSE_ERRORS.has(error)) return true;
+  return message.startsWith('Response Metadata(') && QUIET_METADATA_ERRORS.has(error);
+}
 
 /** The kafkajs level to ask for, so it does not build entries that pino would drop. */
 export function kafkaLogLevel(log: Logger): logLevel {
@@ -23,7 +37,7 @@ export function createKafkaLogCreator(log: Logger): logCreator {
   return () => ({ namespace, level, log: entry }) => {
     const { message, timestamp: _timestamp, logger: _logger, ...fields } = entry;
     const child = { kafkajs: namespace, ...fields };
-    if (QUIET_MESSAGES.has(message) || (message.startsWith('Response ') && QUIET_RESPONSE_ERRORS.has(String(fields.error)))) {
+    if (QUIET_MESSAGES.has(message) || isQuietResponse(message, String(fields.error))) {
       log.debug(child, message);
       return;
     }

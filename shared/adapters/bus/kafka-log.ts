@@ -10,19 +10,23 @@ const QUIET_MESSAGES = new Set(['Limiting retries for the idempotent producer ma
 // parts admin.createTopics reads: all "exists" is success, anything else is thrown to ensureTopics,
 // which reports it). Logged at debug, so that an error line still means something went wrong.
 const QUIET_RESPONSE_ERRORS = new Set(['Topic with this name already exists', 'Topic creation errors']);
-// A topic just created (by this service or one started beside it) is not in every broker's metadata
-// at once: Metadata answers "unknown topic" or "no leader" for a moment, and kafkajs refreshes and
-// retries (both are retriable). A topic that stays unknown fails the caller's own request, which we
-// report; the transient answer is not an error (a cold start of four services logged it).
-const QUIET_METADATA_ERRORS = new Set([
-  'This server does not host this topic-partition',
-  'There is no leader for this topic-partition as we are in the middle of a leadership election',
-]);
+// Answers a broker gives for a moment after a topic is created or the broker started, which kafkajs
+// retries (all retriable): a new topic is not in every broker's metadata at once ("unknown topic",
+// "no leader"), and a broker just started loads its coordinators' state (producer ids, groups). What
+// stays so fails the caller's own request, which we report; the moment is not an error (CI's cold
+// start of four services logged each of these once).
+const TRANSIENT_AT_START: ReadonlyArray<readonly [api: string, error: string]> = [
+  ['Metadata', 'This server does not host this topic-partition'],
+  ['Metadata', 'There is no leader for this topic-partition as we are in the middle of a leadership election'],
+  ['*', "The coordinator is loading and hence can't process requests for this group"],
+  ['*', 'The group coordinator is not available'],
+];
 
 function isQuietResponse(message: string, error: string): boolean {
   if (!message.startsWith('Response ')) return false;
   if (QUIET_RESPONSE_ERRORS.has(error)) return true;
-  return message.startsWith('Response Metadata(') && QUIET_METADATA_ERRORS.has(error);
+  const api = message.slice('Response '.length).split('(')[0];
+  return TRANSIENT_AT_START.some(([a, e]) => e === error && (a === '*' || a === api));
 }
 
 /** The kafkajs level to ask for, so it does not build entries that pino would drop. */

@@ -10,7 +10,7 @@ import { startService, type ServiceProcess } from '../helpers/service-processes.
 // a shared machine: the database, the topic prefix and the ports (the default ports' separation is
 // cli/start-failure.test.ts's). Every service migrates the schema at its start: they must not race.
 
-const ROUNDS = 5;
+const ROUNDS = 20;
 const SERVICES = ['collector', 'assembler', 'scorer', 'api'] as const;
 const SCHEMA = ['docs', 'score_revisions', 'scores', 'unit_revisions', 'units'];
 

@@ -35,6 +35,18 @@ export function whereClause(conditions: readonly Condition[]): { sql: string; va
 export function classify(err: unknown, action: string): Error {
   if (err instanceof PermanentError || err instanceof RetriableError) return err;
   const message = err instanceof Error ? err.message : String(err);
+  // One process owns a DuckDB file. Retriable (a restarted `tracecheck up` may find its predecessor
+  // still exiting), but say what to do: services run as separate processes on one data dir (the
+  // Kafka-mode command without TRACECHECK_CLICKHOUSE_URL) can never share it.
+  if (/Could not set lock on file/i.test(message)) {
+    const holder = /Conflicting lock is held in (.+?) \(PID (\d+)\)/.exec(message);
+    return new RetriableError(
+      `duckdb ${action} failed: the DuckDB file is in use by another process${holder ? ` (PID ${holder[2]})` : ''}: ` +
+        'one process owns an embedded store, so run the services together (`tracecheck up`), or give separate ' +
+        `services a ClickHouse store (TRACECHECK_CLICKHOUSE_URL). DuckDB said: ${message}`,
+      { cause: err },
+    );
+  }
   // DuckDB reports I/O and lock conflicts (another process holds the file) as such; retrying may help.
   if (/\bIO Error\b|Could not set lock|Conflicting lock|Transaction conflict/i.test(message)) {
     return new RetriableError(`duckdb ${action} failed: ${message}`, { cause: err });

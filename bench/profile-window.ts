@@ -1,9 +1,12 @@
 // CPU profile of one phase of a benchmark, for finding where the time goes (`bench:e2e -- --cpu-prof`):
 // the main thread's V8 profile (node:inspector, so only the phase, not start-up), its top functions by
 // self time and busy share, and every thread's CPU from /proc (DuckDB's threads, the GC helpers, libuv's
-// pool) so that "is the second core used" has an answer.
+// pool) so that "is the second core used" has an answer; and the whole machine's CPU over the same
+// window (every core's busy time; the Kafka broker's and ClickHouse's shares), so that "is the machine
+// full, and with what" has one too.
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
+import { cpus } from 'node:os';
 
 interface ProfileNode {
   id: number;
@@ -35,6 +38,47 @@ function threadTimes(): Map<string, { name: string; cpu: number }> {
       out.set(tid, { name, cpu: (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS });
     } catch {
       // The thread ended between the listing and the read.
+    }
+  }
+  return out;
+}
+
+/** Busy and total jiffies of all cores together (/proc/stat's first line). */
+function machineTicks(): { busy: number; total: number } | null {
+  try {
+    const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    const idle = (f[3] ?? 0) + (f[4] ?? 0); // idle + iowait
+    const total = f.slice(0, 8).reduce((a, b) => a + b, 0); // user … steal (guest is inside user)
+    return { busy: total - idle, total };
+  } catch {
+    return null;
+  }
+}
+
+/** CPU seconds so far of the other processes whose command line matches a label's pattern. */
+function serverTimes(): Map<string, number> {
+  const patterns: Array<[string, RegExp]> = [
+    ['Kafka broker', /kafka\.Kafka\b/],
+    ['ClickHouse server', /clickhouse-server|clickhouse server/],
+    ['ZooKeeper', /QuorumPeerMain/],
+  ];
+  const out = new Map<string, number>();
+  let pids: string[] = [];
+  try {
+    pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d) && d !== String(process.pid));
+  } catch {
+    return out;
+  }
+  for (const pid of pids) {
+    try {
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
+      const label = patterns.find(([, re]) => re.test(cmd))?.[0];
+      if (!label) continue;
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.set(label, (out.get(label) ?? 0) + (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS);
+    } catch {
+      // Gone between the listing and the read.
     }
   }
   return out;
@@ -87,6 +131,8 @@ export async function startProfileWindow(file: string): Promise<{ stop(): Promis
   await session.post('Profiler.enable');
   await session.post('Profiler.setSamplingInterval', { interval: 500 });
   const threadsBefore = threadTimes();
+  const machineBefore = machineTicks();
+  const serversBefore = serverTimes();
   const cpuBefore = process.cpuUsage();
   const t0 = performance.now();
   await session.post('Profiler.start');
@@ -96,6 +142,8 @@ export async function startProfileWindow(file: string): Promise<{ stop(): Promis
       const wall = (performance.now() - t0) / 1000;
       const cpu = process.cpuUsage(cpuBefore);
       const threadsAfter = threadTimes();
+      const machineAfter = machineTicks();
+      const serversAfter = serverTimes();
       session.disconnect();
       writeFileSync(file, JSON.stringify(profile));
       // Node's and DuckDB's threads are all named "node": each is listed by its id.
@@ -109,7 +157,15 @@ export async function startProfileWindow(file: string): Promise<{ stop(): Promis
         .sort((a, b) => b[1] - a[1])
         .map(([name, s]) => `${name} ${s.toFixed(2)} s (${((100 * s) / wall).toFixed(0)}% of a core)`)
         .join('; ');
+      const cores = machineAfter && machineBefore ? ((machineAfter.busy - machineBefore.busy) / CLOCK_TICKS) : null;
+      const servers = [...serversAfter].map(([label, after]) => `${label} ${(after - (serversBefore.get(label) ?? 0)).toFixed(2)} s`).join('; ');
+      const ours = (cpu.user + cpu.system) / 1e6;
+      const machine =
+        cores === null
+          ? 'machine: /proc/stat not readable'
+          : `machine: all cores busy ${cores.toFixed(2)} s of ${(wall * cpus().length).toFixed(2)} s (${((100 * cores) / (wall * cpus().length)).toFixed(0)}%): this process ${ours.toFixed(2)} s${servers ? `; ${servers}` : ''}; the rest ${(cores - ours - [...serversAfter].reduce((n, [label, after]) => n + after - (serversBefore.get(label) ?? 0), 0)).toFixed(2)} s`;
       return [
+        machine,
         `window ${wall.toFixed(2)} s; process CPU ${((cpu.user + cpu.system) / 1e6).toFixed(2)} s (${((cpu.user + cpu.system) / 1e4 / wall).toFixed(0)}% of one core; user ${(cpu.user / 1e6).toFixed(2)} s, system ${(cpu.system / 1e6).toFixed(2)} s)`,
         `threads: ${threads}`,
         summarizeProfile(profile, 15),

@@ -93,12 +93,32 @@ function frameName(node: ProfileNode, parent: ProfileNode | undefined): string {
   return `${cf.functionName || '(native)'} ← ${parent ? frameName(parent, undefined) : '?'}`;
 }
 
+/**
+ * What a frame's code belongs to, for the by-area table: a service (`services/assembler`), a
+ * shared library area (`shared/adapters`), a package (`node_modules/@opentelemetry/*`: the load
+ * generator's SDK), the tests' helpers, or V8's own entries ((garbage collector)). Node's built-ins
+ * and native frames count for the nearest caller of ours or of a package (a Buffer copy under
+ * kafkajs is kafkajs's cost; DuckDB's bindings under the store are the store's).
+ */
+function areaOf(node: ProfileNode, parentOf: Map<number, ProfileNode>): string {
+  for (let at: ProfileNode | undefined = node; at; at = parentOf.get(at.id)) {
+    const url = at.callFrame.url.replace(/^file:\/\//, '');
+    const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+    if (pkg) return pkg[1].startsWith('@opentelemetry') ? 'node_modules/@opentelemetry/*' : `node_modules/${pkg[1]}`;
+    const own = /\/(services\/[^/]+|shared\/[^/]+|cli|bench|test)\//.exec(url);
+    if (own) return own[1];
+    if (!url && at === node && at.callFrame.functionName.startsWith('(') && at.callFrame.functionName !== '(anonymous)') return at.callFrame.functionName;
+  }
+  return 'node: and native, no caller of ours';
+}
+
 /** Top `n` functions by self time, and the idle share, as markdown. */
 export function summarizeProfile(profile: Profile, n: number): string {
   const byId = new Map(profile.nodes.map((x) => [x.id, x]));
   const parentOf = new Map<number, ProfileNode>();
   for (const x of profile.nodes) for (const child of x.children ?? []) parentOf.set(child, x);
   const self = new Map<string, number>();
+  const byArea = new Map<string, number>();
   let total = 0;
   profile.samples.forEach((id, i) => {
     const dt = profile.timeDeltas[i + 1] ?? 0;
@@ -106,6 +126,8 @@ export function summarizeProfile(profile: Profile, n: number): string {
     if (!node) return;
     const key = frameName(node, parentOf.get(node.id));
     self.set(key, (self.get(key) ?? 0) + dt);
+    const area = areaOf(node, parentOf);
+    byArea.set(area, (byArea.get(area) ?? 0) + dt);
     total += dt;
   });
   const idle = self.get('(idle)') ?? 0;
@@ -121,6 +143,13 @@ export function summarizeProfile(profile: Profile, n: number): string {
     '| # | self ms | share | function |',
     '|---:|---:|---:|---|',
     ...rows,
+    '',
+    '| area (self time of its code) | ms | share |',
+    '|---|---:|---:|',
+    ...[...byArea]
+      .filter(([k]) => k !== '(idle)')
+      .sort((a, b) => b[1] - a[1])
+      .map(([k, us]) => `| ${k} | ${(us / 1000).toFixed(0)} | ${pct(us)} |`),
   ].join('\n');
 }
 

@@ -6,9 +6,12 @@
 // bench/embedded-soak.ts, in this process. Uses the running Kafka and ClickHouse (the test servers,
 // TRACECHECK_TEST_KAFKA_BROKERS / TRACECHECK_TEST_CLICKHOUSE_URL) with its own topic prefix,
 // consumer groups and database, all removed at the end.
-// `npm run build && npm run bench:soak-kafka [-- --minutes 30 --rate 500 --root DIR]`; appended to
-// bench/results/kafka-soak.md. `--root` runs another build's bin/ and dist/.
-import { appendFileSync, existsSync } from 'node:fs';
+// `npm run build && npm run bench:soak-kafka [-- --minutes 30 --rate 500 --root DIR --session-idle-ms N --trace-gc]`;
+// appended to bench/results/kafka-soak.md. `--root` runs another build's bin/ and dist/;
+// `--session-idle-ms` shortens the session idle time (so memory settles sooner); `--trace-gc` runs
+// the assembler and the scorer with V8's --trace-gc and reports the heap left after each full GC
+// (what is retained, where the RSS and heap-used samples also show what V8 lets accumulate).
+import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, hostname, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -26,8 +29,10 @@ const rate = arg('rate', 500);
 const rootAt = process.argv.indexOf('--root');
 /** Another build's bin/ and dist/ (a before/after pair on one checkout); this checkout's by default. */
 const root = rootAt >= 0 ? process.argv[rootAt + 1] : undefined;
-/** Minutes after which the open sessions should have levelled off (the session idle time, 15 min, and one more). */
-const settledFrom = 16;
+const sessionIdleMs = arg('session-idle-ms', 15 * 60_000);
+const traceGc = process.argv.includes('--trace-gc');
+/** Minutes after which the open sessions should have levelled off (the session idle time and one more). */
+const settledFrom = Math.ceil(sessionIdleMs / 60_000) + 1;
 const DRAIN_BOUND_MS = 10 * 60_000;
 
 const clickhouse = testClickHouseUrl();
@@ -87,11 +92,32 @@ const env = {
   TRACECHECK_CLICKHOUSE_DATABASE: database,
   TRACECHECK_CHECKS: 'loop_guard,function_result_present',
   TRACECHECK_LOG_LEVEL: 'warn',
+  TRACECHECK_SESSION_IDLE_MS: String(sessionIdleMs),
 };
+/** The services whose full GCs are logged with --trace-gc, and where. */
+const gcTraced: Name[] = traceGc ? ['assembler', 'scorer'] : [];
+const gcLog = (name: Name): string => join(import.meta.dirname, '..', '.cache', `kafka-soak-${prefix}-${name}-gc.log`);
+const spawnedAt = new Map<Name, number>();
+
+/** The heap left after each full GC (Mark-Compact) of a service, at seconds since the load started. */
+function fullGcs(name: Name, started: number): Array<{ s: number; afterMb: number }> {
+  const offset = ((spawnedAt.get(name) ?? started) - started) / 1000;
+  return readFileSync(gcLog(name), 'utf8')
+    .split('\n')
+    .flatMap((line) => {
+      const m = /\s(\d+) ms: Mark-Compact(?: \(reduce\))? [\d.]+ \([\d.]+\) -> ([\d.]+) \(/.exec(line);
+      return m ? [{ s: Number(m[1]) / 1000 + offset, afterMb: Number(m[2]) }] : [];
+    });
+}
 const services = new Map<Name, ServiceProcess>();
 const loadAtStart = loadAverages();
 try {
-  for (const name of names) services.set(name, await startService(name, env, { readyTimeoutMs: 150_000, ...(root ? { root } : {}) }));
+  if (traceGc) mkdirSync(join(import.meta.dirname, '..', '.cache'), { recursive: true });
+  for (const name of names) {
+    const traced = gcTraced.includes(name);
+    spawnedAt.set(name, Date.now());
+    services.set(name, await startService(name, traced ? { ...env, NODE_OPTIONS: '--trace-gc' } : env, { readyTimeoutMs: 150_000, ...(root ? { root } : {}), ...(traced ? { stdoutFile: gcLog(name) } : {}) }));
+  }
   const svc = (name: Name): ServiceProcess => services.get(name)!;
   console.log(`kafka soak: ${minutes} min at ${rate} spans/s, prefix ${prefix}, database ${database}, pids ${names.map((n) => `${n} ${svc(n).pid()}`).join(', ')}; load average ${loadAtStart}`);
 
@@ -127,6 +153,12 @@ try {
   const extra = [...ids].filter((id) => !sent.has(id)).length;
   const scoreRows = Number((await query(`SELECT count() FROM ${database}.scores FINAL WHERE unit_kind = 'trace'`)).trim());
   const loadAtEnd = loadAverages();
+  const gcLines = gcTraced.map((n) => {
+    const gcs = fullGcs(n, started).filter((g) => g.s >= 0 && g.s <= minutes * 60);
+    const settled = gcs.filter((g) => g.s >= settledFrom * 60);
+    const range = settled.length > 0 ? `${Math.min(...settled.map((g) => g.afterMb)).toFixed(0)}–${Math.max(...settled.map((g) => g.afterMb)).toFixed(0)} MB` : 'none';
+    return `${n}: ${gcs.length} full GCs; heap after each (MB, at min): ${gcs.map((g) => `${g.afterMb.toFixed(0)}@${(g.s / 60).toFixed(1)}`).join(' ')}; from ${settledFrom} min ${settled.length} of them, ${range}, slope ${slopePerMinute(settled, (g) => g.afterMb, settledFrom * 60).toFixed(2)} MB/min.`;
+  });
 
   const at = (s: number): Sample => samples.find((x) => x.s >= s) ?? samples.at(-1)!;
   const marks = Array.from({ length: minutes + 1 }, (_, m) => m * 60);
@@ -135,7 +167,7 @@ try {
   const table = [
     `## ${new Date().toISOString()} – Kafka + ClickHouse, four services (${root ? `${root}/dist` : 'dist/'}, one process each), ${hostname()}, ${cpus()[0]?.model ?? 'cpu'} (${cpus().length} cores), Node ${process.version}`,
     '',
-    `Offered ${rate.toLocaleString('en-US')} spans/s for ${minutes} min; sent ${Math.round(counts.spans / sentFor).toLocaleString('en-US')} spans/s (${counts.runs.toLocaleString('en-US')} runs, each its own conversation; ${counts.failedBatches} batches failed to export, their traces not counted; checks loop_guard, function_result_present). Load generator in this process on the same cores, Kafka and ClickHouse too. Load average (1, 5, 15 min) at start ${loadAtStart}, at end ${loadAtEnd}; 1-min load ${Math.min(...samples.map((x) => x.load)).toFixed(1)}–${Math.max(...samples.map((x) => x.load)).toFixed(1)} during the run.`,
+    `Offered ${rate.toLocaleString('en-US')} spans/s for ${minutes} min${sessionIdleMs === 15 * 60_000 ? '' : ` (session idle time ${sessionIdleMs / 1000} s)`}; sent ${Math.round(counts.spans / sentFor).toLocaleString('en-US')} spans/s (${counts.runs.toLocaleString('en-US')} runs, each its own conversation; ${counts.failedBatches} batches failed to export, their traces not counted; checks loop_guard, function_result_present). Load generator in this process on the same cores, Kafka and ClickHouse too. Load average (1, 5, 15 min) at start ${loadAtStart}, at end ${loadAtEnd}; 1-min load ${Math.min(...samples.map((x) => x.load)).toFixed(1)}–${Math.max(...samples.map((x) => x.load)).toFixed(1)} during the run.`,
     '',
     '| time | collector RSS | assembler RSS | scorer RSS | api RSS | JS heap used: collector / assembler / scorer / api | lag (records): assembler / session router / sessions / scorer | runs sent | traces scored |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
@@ -145,6 +177,7 @@ try {
     '',
     ...names.map((n) => `${n} RSS every 10 s (MB): ${samples.map((x) => x.rss[n].toFixed(0)).join(' ')}`).flatMap((l) => [l, '']),
     `RSS slope over the last half (${minutes / 2}–${minutes} min, least squares on the 10 s samples, MB/min): ${slopes((minutes * 60) / 2)}.`,
+    ...(gcLines.length > 0 ? ['', 'Heap after full GCs (V8 --trace-gc; what stays live):', '', ...gcLines.map((l) => `- ${l}`)] : []),
     ...(minutes > settledFrom ? ['', `RSS slope over ${settledFrom}–${minutes} min (after the session idle time, MB/min): ${slopes(settledFrom * 60)}. JS heap used over the same window (MB/min): ${heapSlopes(settledFrom * 60)}.`] : []),
     '',
     `Every sent trace scored: ${missing === 0 && extra === 0 ? 'yes' : 'NO'} – ${counts.traceIds.length.toLocaleString('en-US')} traces sent, ${ids.size.toLocaleString('en-US')} scored (${missing} missing, ${extra} not sent), ${scoreRows.toLocaleString('en-US')} score rows after deduplication (2 checks a trace: ${(2 * counts.traceIds.length).toLocaleString('en-US')} expected); the last scored ${drainS.toFixed(0)} s after the load stopped.`,
@@ -156,6 +189,7 @@ try {
   console.log(`\n${table}`);
 } finally {
   for (const s of services.values()) await s.stop();
+  for (const n of gcTraced) rmSync(gcLog(n), { force: true });
   await query(`DROP DATABASE IF EXISTS ${database}`, 300_000).catch((err: unknown) => console.error(`could not drop ${database}: ${String(err)}`));
   await deleteTopics().catch((err: unknown) => console.error(`could not delete the topics of ${prefix}: ${String(err)}`));
 }

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { openSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { waitFor } from './infra.ts';
@@ -32,9 +33,10 @@ export interface ServiceProcess {
 /**
  * Starts `tracecheck <name>` with `env` (on top of PATH and HOME only) on free ports and waits until
  * it answers on /healthz: the collector once it listens, an assembler or scorer once its consumers
- * joined their groups (its metrics server starts last). `root`: another checkout's bin/ and dist/ (a bench's before/after pair).
+ * joined their groups (its metrics server starts last). `root`: another checkout's bin/ and dist/ (a bench's before/after pair);
+ * `stdoutFile`: where its stdout goes (appended), else nowhere.
  */
-export async function startService(name: ServiceProcess['name'], env: Record<string, string>, options: { readyTimeoutMs?: number; root?: string } = {}): Promise<ServiceProcess> {
+export async function startService(name: ServiceProcess['name'], env: Record<string, string>, options: { readyTimeoutMs?: number; root?: string; stdoutFile?: string } = {}): Promise<ServiceProcess> {
   const port = await freePort();
   const ports =
     name === 'collector'
@@ -46,11 +48,12 @@ export async function startService(name: ServiceProcess['name'], env: Record<str
   const child = spawn(process.execPath, [join(root, 'bin', 'tracecheck.mjs'), name], {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', TRACECHECK_LOG_LEVEL: 'info', ...env, ...ports },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    // stdout (V8's --trace-gc lines, for a bench) to a file when asked; the JSON log is stderr.
+    stdio: ['ignore', options.stdoutFile ? openSync(options.stdoutFile, 'a') : 'ignore', 'pipe'],
   });
   children.add(child);
   let stderr = '';
-  child.stderr.on('data', (d: Buffer) => {
+  child.stderr?.on('data', (d: Buffer) => {
     stderr += d.toString();
     // Bounded: a long run logs a lot.
     if (stderr.length > 4_000_000) stderr = stderr.slice(-2_000_000);

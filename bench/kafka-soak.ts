@@ -116,7 +116,7 @@ try {
   for (const name of names) {
     const traced = gcTraced.includes(name);
     spawnedAt.set(name, Date.now());
-    services.set(name, await startService(name, traced ? { ...env, NODE_OPTIONS: '--trace-gc' } : env, { readyTimeoutMs: 150_000, ...(root ? { root } : {}), ...(traced ? { stdoutFile: gcLog(name) } : {}) }));
+    services.set(name, await startService(name, env, { readyTimeoutMs: 150_000, ...(root ? { root } : {}), ...(traced ? { stdoutFile: gcLog(name), nodeArgs: ['--trace-gc'] } : {}) }));
   }
   const svc = (name: Name): ServiceProcess => services.get(name)!;
   console.log(`kafka soak: ${minutes} min at ${rate} spans/s, prefix ${prefix}, database ${database}, pids ${names.map((n) => `${n} ${svc(n).pid()}`).join(', ')}; load average ${loadAtStart}`);

@@ -34,9 +34,9 @@ export interface ServiceProcess {
  * Starts `tracecheck <name>` with `env` (on top of PATH and HOME only) on free ports and waits until
  * it answers on /healthz: the collector once it listens, an assembler or scorer once its consumers
  * joined their groups (its metrics server starts last). `root`: another checkout's bin/ and dist/ (a bench's before/after pair);
- * `stdoutFile`: where its stdout goes (appended), else nowhere.
+ * `stdoutFile`: where its stdout goes (appended), else nowhere; `nodeArgs`: flags for node (V8's --trace-gc is refused in NODE_OPTIONS).
  */
-export async function startService(name: ServiceProcess['name'], env: Record<string, string>, options: { readyTimeoutMs?: number; root?: string; stdoutFile?: string } = {}): Promise<ServiceProcess> {
+export async function startService(name: ServiceProcess['name'], env: Record<string, string>, options: { readyTimeoutMs?: number; root?: string; stdoutFile?: string; nodeArgs?: readonly string[] } = {}): Promise<ServiceProcess> {
   const port = await freePort();
   const ports =
     name === 'collector'
@@ -45,7 +45,7 @@ export async function startService(name: ServiceProcess['name'], env: Record<str
         ? { TRACECHECK_API_PORT: String(port) }
         : { TRACECHECK_METRICS_PORT: String(port) };
   const root = options.root ?? ROOT;
-  const child = spawn(process.execPath, [join(root, 'bin', 'tracecheck.mjs'), name], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), join(root, 'bin', 'tracecheck.mjs'), name], {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', TRACECHECK_LOG_LEVEL: 'info', ...env, ...ports },
     // stdout (V8's --trace-gc lines, for a bench) to a file when asked; the JSON log is stderr.

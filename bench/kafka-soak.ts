@@ -10,7 +10,8 @@
 // appended to bench/results/kafka-soak.md. `--root` runs another build's bin/ and dist/;
 // `--session-idle-ms` shortens the session idle time (so memory settles sooner); `--trace-gc` runs
 // the assembler and the scorer with V8's --trace-gc and reports the heap left after each full GC
-// (what is retained, where the RSS and heap-used samples also show what V8 lets accumulate).
+// (what is retained, where the RSS and heap-used samples also show what V8 lets accumulate); those two
+// also write a heap snapshot into their working directory on SIGUSR2 (`kill -USR2 <pid>`, pids printed at start).
 import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, hostname, loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -116,7 +117,7 @@ try {
   for (const name of names) {
     const traced = gcTraced.includes(name);
     spawnedAt.set(name, Date.now());
-    services.set(name, await startService(name, env, { readyTimeoutMs: 150_000, ...(root ? { root } : {}), ...(traced ? { stdoutFile: gcLog(name), nodeArgs: ['--trace-gc'] } : {}) }));
+    services.set(name, await startService(name, env, { readyTimeoutMs: 150_000, ...(root ? { root } : {}), ...(traced ? { stdoutFile: gcLog(name), nodeArgs: ['--trace-gc', '--heapsnapshot-signal=SIGUSR2'] } : {}) }));
   }
   const svc = (name: Name): ServiceProcess => services.get(name)!;
   console.log(`kafka soak: ${minutes} min at ${rate} spans/s, prefix ${prefix}, database ${database}, pids ${names.map((n) => `${n} ${svc(n).pid()}`).join(', ')}; load average ${loadAtStart}`);

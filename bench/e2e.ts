@@ -41,6 +41,8 @@ const RATE_SECONDS = Number(flag('seconds') ?? 20);
 const SAMPLES_PER_BATCH = 2;
 /** Runs sent at once in the max phase; `--max-runs=N` for a longer one (sustained rather than a burst and its tail). */
 const MAX_RUNS = Number(flag('max-runs') ?? 3_000);
+/** Runs handed to the SDK exporter at a time: it refuses more concurrent exports than its limit. */
+const RUNS_PER_SEND = 3_000;
 const CHECKS = 2;
 const database = uniqueName('bench_e2e');
 const cluster = mode === 'kafka' && process.argv.includes('--cluster') ? await startPrivateCluster() : null;
@@ -179,14 +181,13 @@ if (!process.argv.includes('--no-max')) {
   if (cpuProf) mkdirSync(profileDir, { recursive: true });
   const profile = cpuProf ? await startProfileWindow(join(profileDir, `e2e-max-${Date.now()}.cpuprofile`)) : null;
   const t0 = Date.now();
-  // The SDK exporter refuses more concurrent exports than its limit: 3,000 runs at a time.
-  for (let i = 0; i < runs.length; i += 3_000) await sendRuns(runs.slice(i, i + 3_000), { collectorUrl });
+  for (let i = 0; i < runs.length; i += RUNS_PER_SEND) await sendRuns(runs.slice(i, i + RUNS_PER_SEND), { collectorUrl });
   const accepted = spansOf(runs) / ((Date.now() - t0) / 1000);
   total += runs.length;
   const done = await waitScored(total, 300_000);
   const scored = done ? spansOf(runs) / ((done - t0) / 1000) : Number.NaN;
   if (profile) console.log(await profile.stop());
-  rows.push(`| max: ${MAX_RUNS.toLocaleString('en-US')} runs ${MAX_RUNS > 3_000 ? 'sent 3,000 at a time' : 'at once'} | ${Math.round(accepted).toLocaleString('en-US')} | ${Math.round(scored).toLocaleString('en-US')} spans/s scored | – |`);
+  rows.push(`| max: ${MAX_RUNS.toLocaleString('en-US')} runs ${MAX_RUNS > RUNS_PER_SEND ? `sent ${RUNS_PER_SEND.toLocaleString('en-US')} at a time` : 'at once'} | ${Math.round(accepted).toLocaleString('en-US')} | ${Math.round(scored).toLocaleString('en-US')} spans/s scored | – |`);
   console.log(rows.at(-1));
 }
 await h.stop();

@@ -21,6 +21,13 @@ interface Profile {
 
 const CLOCK_TICKS = 100;
 
+/** User + system CPU seconds from a /proc `stat` file (a process's or a thread's). */
+function statCpuSeconds(path: string): number {
+  const stat = readFileSync(path, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+}
+
 /** CPU seconds of each thread of this process, by thread id (Linux; empty elsewhere). */
 function threadTimes(): Map<string, { name: string; cpu: number }> {
   const out = new Map<string, { name: string; cpu: number }>();
@@ -32,10 +39,8 @@ function threadTimes(): Map<string, { name: string; cpu: number }> {
   }
   for (const tid of tids) {
     try {
-      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       const name = readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim();
-      out.set(tid, { name, cpu: (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS });
+      out.set(tid, { name, cpu: statCpuSeconds(`/proc/self/task/${tid}/stat`) });
     } catch {
       // The thread ended between the listing and the read.
     }
@@ -74,9 +79,7 @@ function serverTimes(): Map<string, number> {
       const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
       const label = patterns.find(([, re]) => re.test(cmd))?.[0];
       if (!label) continue;
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      out.set(label, (out.get(label) ?? 0) + (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS);
+      out.set(label, (out.get(label) ?? 0) + statCpuSeconds(`/proc/${pid}/stat`));
     } catch {
       // Gone between the listing and the read.
     }
@@ -187,12 +190,13 @@ export async function startProfileWindow(file: string): Promise<{ stop(): Promis
         .map(([name, s]) => `${name} ${s.toFixed(2)} s (${((100 * s) / wall).toFixed(0)}% of a core)`)
         .join('; ');
       const cores = machineAfter && machineBefore ? ((machineAfter.busy - machineBefore.busy) / CLOCK_TICKS) : null;
-      const servers = [...serversAfter].map(([label, after]) => `${label} ${(after - (serversBefore.get(label) ?? 0)).toFixed(2)} s`).join('; ');
+      const serverDeltas = [...serversAfter].map(([label, after]) => [label, after - (serversBefore.get(label) ?? 0)] as const);
+      const servers = serverDeltas.map(([label, s]) => `${label} ${s.toFixed(2)} s`).join('; ');
       const ours = (cpu.user + cpu.system) / 1e6;
       const machine =
         cores === null
           ? 'machine: /proc/stat not readable'
-          : `machine: all cores busy ${cores.toFixed(2)} s of ${(wall * cpus().length).toFixed(2)} s (${((100 * cores) / (wall * cpus().length)).toFixed(0)}%): this process ${ours.toFixed(2)} s${servers ? `; ${servers}` : ''}; the rest ${(cores - ours - [...serversAfter].reduce((n, [label, after]) => n + after - (serversBefore.get(label) ?? 0), 0)).toFixed(2)} s`;
+          : `machine: all cores busy ${cores.toFixed(2)} s of ${(wall * cpus().length).toFixed(2)} s (${((100 * cores) / (wall * cpus().length)).toFixed(0)}%): this process ${ours.toFixed(2)} s${servers ? `; ${servers}` : ''}; the rest ${(cores - ours - serverDeltas.reduce((n, [, s]) => n + s, 0)).toFixed(2)} s`;
       return [
         machine,
         `window ${wall.toFixed(2)} s; process CPU ${((cpu.user + cpu.system) / 1e6).toFixed(2)} s (${((cpu.user + cpu.system) / 1e4 / wall).toFixed(0)}% of one core; user ${(cpu.user / 1e6).toFixed(2)} s, system ${(cpu.system / 1e6).toFixed(2)} s)`,

@@ -47,8 +47,8 @@ export function classify(err: unknown, action: string): Error {
       { cause: err },
     );
   }
-  // DuckDB reports I/O and lock conflicts (another process holds the file) as such; retrying may help.
-  if (/\bIO Error\b|Could not set lock|Conflicting lock|Transaction conflict/i.test(message)) {
+  // DuckDB reports I/O and lock conflicts as such; retrying may help.
+  if (/\bIO Error\b|Conflicting lock|Transaction conflict/i.test(message)) {
     return new RetriableError(`duckdb ${action} failed: ${message}`, { cause: err });
   }
   return new PermanentError(`duckdb ${action} failed: ${message}`, { cause: err });

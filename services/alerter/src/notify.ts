@@ -1,7 +1,7 @@
 import { backoffDelayMs, sleepUnlessAborted } from '../../../shared/adapters/bus/index.ts';
 import { targetAddress, type AlertPayload, type Delivery, type HttpTarget, type NotifyTarget } from '../../../shared/engines/alerts/index.ts';
 import { errorMessage } from '../../../shared/runtime/errors/index.ts';
-import { createLimiter } from '../../../shared/runtime/flow/index.ts';
+import { createLimiter, linkAbort, type LinkedAbort } from '../../../shared/runtime/flow/index.ts';
 import { EMPTY_ADDRESS_LIST, checkOutboundTarget, createAddressMatcher, pinnedFetch, type OutboundPolicy, type PinnedRequest } from '../../../shared/runtime/http/index.ts';
 import type { Logger } from '../../../shared/runtime/logging/index.ts';
 import { classifyMailError, emailMessage, type SendMail } from './email-message.ts';
@@ -72,25 +72,34 @@ export interface DeliverDeps {
 
 async function attemptMail(message: Parameters<SendMail>[0], deps: DeliverDeps): Promise<AttemptResult> {
   if (!deps.sendMail) return { kind: 'permanent', error: 'no SMTP server configured (TRACECHECK_SMTP_URL)' };
+  const stop = attemptSignal(deps);
   try {
-    await deps.sendMail(message, AbortSignal.any([deps.signal, AbortSignal.timeout(deps.policy.timeoutMs)]));
+    await deps.sendMail(message, stop.signal);
     return { kind: 'delivered', status: 250 };
   } catch (err) {
     if (deps.signal.aborted) return { kind: 'permanent', error: 'alerter stopped before delivery' };
     return classifyMailError(err);
+  } finally {
+    stop.release();
   }
+}
+
+/** Ends an attempt at shutdown or after the policy's timeout; released when the attempt ends, so the alerter's long-lived signal keeps nothing per attempt. */
+function attemptSignal(deps: DeliverDeps): LinkedAbort {
+  return linkAbort(deps.signal, AbortSignal.timeout(deps.policy.timeoutMs));
 }
 
 async function attempt(target: HttpTarget, body: string, deps: DeliverDeps): Promise<AttemptResult> {
   const checked = await checkOutboundTarget(target.url, deps.outbound);
   // A name that does not resolve may come back; a forbidden address will not, unless the operator allows it.
   if (!checked.ok) return checked.unresolved ? { kind: 'retry', error: checked.reason } : { kind: 'permanent', error: `refused: ${checked.reason}` };
+  const stop = attemptSignal(deps);
   try {
     const init: PinnedRequest = {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'user-agent': 'tracecheck-alerter' },
       body,
-      signal: AbortSignal.any([deps.signal, AbortSignal.timeout(deps.policy.timeoutMs)]),
+      signal: stop.signal,
     };
     const res = await deps.send(target.url, init, checked);
     // Free the connection; the answer's body does not matter.
@@ -101,6 +110,8 @@ async function attempt(target: HttpTarget, body: string, deps: DeliverDeps): Pro
     const timedOut = err instanceof Error && err.name === 'TimeoutError';
     // Network errors (refused, reset, DNS) and timeouts may pass; retry them.
     return { kind: 'retry', error: timedOut ? `no answer within ${deps.policy.timeoutMs} ms` : causeMessage(err) };
+  } finally {
+    stop.release();
   }
 }
 

@@ -80,7 +80,17 @@ async function deleteTopics(): Promise<void> {
     const topics = (await admin.listTopics()).filter((t) => t.startsWith(`${prefix}.`) || t.startsWith(`${prefix}-`));
     if (topics.length > 0) await admin.deleteTopics({ topics });
     const groups = (await admin.listGroups()).groups.map((g) => g.groupId).filter((g) => g.startsWith(`${prefix}-`));
-    if (groups.length > 0) await admin.deleteGroups(groups);
+    // Right after the services stop, the broker may not have removed their members yet ("group not
+    // empty"): try again for up to 30 s.
+    for (let attempt = 1; groups.length > 0; attempt++) {
+      try {
+        await admin.deleteGroups(groups);
+        break;
+      } catch (err) {
+        if (attempt >= 15) throw err;
+        await new Promise((resolve) => setTimeout(resolve, 2_000));
+      }
+    }
   } finally {
     await admin.disconnect();
   }

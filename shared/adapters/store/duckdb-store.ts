@@ -35,7 +35,7 @@ export interface DuckDbStoreOptions {
 }
 
 // A unit's JSON is its latest revision's (see UNIT_WRITES in duckdb-writes.ts).
-const UNIT_JSON_OF = `SELECT r.unit_json FROM units u JOIN unit_revisions r ON r.unit_id = u.unit_id AND r.revision = u.revision`;
+const UNIT_JSON_OF = `SELECT u.unit_id, r.unit_json FROM units u JOIN unit_revisions r ON r.unit_id = u.unit_id AND r.revision = u.revision`;
 
 const SCORE_SELECT_COLUMNS = SCORE_FIELDS.map(q).join(', ');
 
@@ -204,7 +204,7 @@ export function createDuckDbStore(options: DuckDbStoreOptions): Store {
         const marks = ids.map((_, i) => `$${i + 2}`).join(', ');
         // The newest revision first, so that the first row of an id is the one getUnit gives.
         const rows = await serialized('getUnits', async (c) =>
-          (await c.runAndReadAll(`SELECT u.unit_id, r.unit_json FROM units u JOIN unit_revisions r ON r.unit_id = u.unit_id AND r.revision = u.revision WHERE u.project = $1 AND u.unit_id IN (${marks}) ORDER BY r.revision DESC`, [text(project), ...ids])).getRowObjectsJS(),
+          (await c.runAndReadAll(`${UNIT_JSON_OF} WHERE u.project = $1 AND u.unit_id IN (${marks}) ORDER BY r.revision DESC`, [text(project), ...ids])).getRowObjectsJS(),
         );
         for (const row of rows) {
           if (typeof row.unit_id !== 'string' || found.has(row.unit_id)) continue;

@@ -3,6 +3,7 @@ import type { Logger } from '../../runtime/logging/index.ts';
 import type { UnitRevision } from './contract.ts';
 import { SCORE_STAGING_COLUMNS, SCORES_STAGING, UNIT_STAGING_COLUMNS, UNITS_STAGING, q, type UnitStagingRow } from './duckdb-schema.ts';
 import { SCORE_FIELDS, UNIT_COLUMNS, lastPerScoreKey, scoreToRow, type ScoreRow } from './rows.ts';
+import { idChunks } from './id-chunks.ts';
 import { rowToUnitRevision } from './revisions.ts';
 import type { ScoredUnitsPlan } from './scored-unit-write.ts';
 
@@ -14,21 +15,13 @@ export interface StagedStatement {
   values?: DuckDBValue[];
 }
 
-/** Unit ids per bound IN list (DuckDB binds each; the list is pushed into the table's scan as a filter). */
-const IDS_PER_DELETE = 1000;
-
 // The tables hold no primary key (see duckdb-schema.ts): a key stays unique because every write
 // runs alone in a transaction and deletes the row it replaces before appending. A delete scans the
 // table, so it runs only for units stored before this write (`prior`), passed as a bound IN list
 // that DuckDB filters in the scan; a batch of new units appends and scans nothing.
-const deletesOf = (prior: readonly string[], sql: (inList: string) => string): StagedStatement[] => {
-  const out: StagedStatement[] = [];
-  for (let i = 0; i < prior.length; i += IDS_PER_DELETE) {
-    const ids = prior.slice(i, i + IDS_PER_DELETE);
-    out.push({ sql: sql(ids.map((_, j) => `$${j + 1}`).join(', ')), values: ids });
-  }
-  return out;
-};
+const deletesOf = (prior: readonly string[], sql: (inList: string) => string): StagedStatement[] =>
+  // Bound IN lists (DuckDB binds each; the list is pushed into the table's scan as a filter).
+  idChunks(prior).map((ids) => ({ sql: sql(ids.map((_, j) => `$${j + 1}`).join(', ')), values: ids }));
 
 /**
  * Scores without a revision are of the unit's latest; every score goes to the history, and to

@@ -83,13 +83,6 @@ export function decideRevisions(units: readonly { unit_id: string; project: stri
   return decided.map((d) => (isRefused(d) ? d : { ...d, latest: d.revision === byUnit.get(d.unit_id)!.max }));
 }
 
-/** Splits a list into chunks (ClickHouse caps a query's text at 256 KiB by default: long IN lists go in parts). */
-export function chunks<T>(items: readonly T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-}
-
 const num = (v: unknown): number => (typeof v === 'bigint' ? Number(v) : Number(v));
 
 /**

@@ -1,10 +1,8 @@
 import type { Score } from '../../contracts/schemas/index.ts';
 import type { ScoredUnit, UnitRevision, UnitWriteResult } from './contract.ts';
+import { idChunks } from './id-chunks.ts';
 import type { UnitRow } from './rows.ts';
-import { chunks, decideRevisions, isRefused, prepareUnits, scoresOfRevisions, toWriteResult, type RevisionDecision, type UnitFingerprint } from './revisions.ts';
-
-/** Unit ids per IN list: the query text stays far below ClickHouse's 256 KiB default (and DuckDB's binds few). */
-const IDS_PER_QUERY = 1000;
+import { decideRevisions, isRefused, prepareUnits, scoresOfRevisions, toWriteResult, type RevisionDecision, type UnitFingerprint } from './revisions.ts';
 
 /** A unit of the batch that was not refused: its decided revision, its row and its hashes. */
 export interface AcceptedUnit {
@@ -39,7 +37,7 @@ export interface ScoredUnitsWriter<C> {
 /** Stored revisions of the given units, read in parts (each id once). */
 export async function knownRevisions<C>(context: C, unitIds: readonly string[], read: ScoredUnitsWriter<C>['readRevisions']): Promise<UnitRevision[]> {
   const out: UnitRevision[] = [];
-  for (const part of chunks([...new Set(unitIds)], IDS_PER_QUERY)) out.push(...(await read(context, part)));
+  for (const part of idChunks(unitIds)) out.push(...(await read(context, part)));
   return out;
 }
 

@@ -79,10 +79,12 @@ async function deleteTopics(): Promise<void> {
   try {
     const topics = (await admin.listTopics()).filter((t) => t.startsWith(`${prefix}.`) || t.startsWith(`${prefix}-`));
     if (topics.length > 0) await admin.deleteTopics({ topics });
-    const groups = (await admin.listGroups()).groups.map((g) => g.groupId).filter((g) => g.startsWith(`${prefix}-`));
     // Right after the services stop, the broker may not have removed their members yet ("group not
-    // empty"): try again for up to 30 s.
-    for (let attempt = 1; groups.length > 0; attempt++) {
+    // empty"): try again for up to 30 s, each time with the groups still there (a failed call may
+    // have deleted some, and naming a deleted group fails the call).
+    for (let attempt = 1; ; attempt++) {
+      const groups = (await admin.listGroups()).groups.map((g) => g.groupId).filter((g) => g.startsWith(`${prefix}-`));
+      if (groups.length === 0) break;
       try {
         await admin.deleteGroups(groups);
         break;

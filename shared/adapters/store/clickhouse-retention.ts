@@ -33,12 +33,14 @@ export async function removeOlderThanClickHouse(connection: ClickHouseConnection
 }
 
 /**
- * Bytes on disk per table of the database (active parts, compressed), from system.parts of the
- * server the store talks to. Sharded, that is its own shard's share, under the Distributed names.
+ * Bytes on disk per table of the database (active parts, compressed), from system.parts. Sharded
+ * (`shardedCluster`), read through `cluster()` from one replica of every shard and summed, under the
+ * Distributed tables' names (the Distributed tables hold no parts): the data's size, one copy of it.
  */
-export async function tableBytesClickHouse(connection: ClickHouseConnection, sharded = false): Promise<Record<string, number>> {
-  const rows = await connection.select('tableBytes', sql`SELECT table, sum(bytes_on_disk) AS bytes FROM system.parts WHERE database = ${connection.database} AND active GROUP BY table`);
+export async function tableBytesClickHouse(connection: ClickHouseConnection, shardedCluster?: string): Promise<Record<string, number>> {
+  const parts = shardedCluster === undefined ? sql`system.parts` : sql`cluster(${shardedCluster}, system, parts)`;
+  const rows = await connection.select('tableBytes', sql`SELECT table, sum(bytes_on_disk) AS bytes FROM ${parts} WHERE database = ${connection.database} AND active GROUP BY table`);
   const out: Record<string, number> = {};
-  for (const r of rows) out[sharded ? String(r.table).replace(/_local$/, '') : String(r.table)] = Number(r.bytes);
+  for (const r of rows) out[shardedCluster === undefined ? String(r.table) : String(r.table).replace(/_local$/, '')] = Number(r.bytes);
   return out;
 }

@@ -91,7 +91,7 @@ export function createClickHouseStore(options: ClickHouseStoreOptions): Store {
 
     async tableBytes() {
       await migrate();
-      return tableBytesClickHouse(connection, shardedCluster() !== undefined);
+      return tableBytesClickHouse(connection, shardedCluster());
     },
 
     async getUnitRevision(unitId: string, project?: string, revision?: number) {

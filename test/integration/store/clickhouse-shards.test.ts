@@ -164,6 +164,22 @@ describe('clickhouse store on two shards (two 18.16 servers, ZooKeeper 3.8.4)', 
     expect(await left()).toEqual(fresh.map((u) => u.unit_id).sort());
   });
 
+  it("reports each table's bytes over both shards (the retention job's gauge), under the Distributed names", async () => {
+    const database = uniqueName('tc_shards_bytes');
+    const s = store(shardUrl(0), database);
+    await s.start();
+    await s.writeUnits(Array.from({ length: 40 }, (_, i) => makeUnit({ unit_id: `bytes-${i}` })));
+    const localBytes = async (i: number): Promise<number> =>
+      Number((await rows<{ b: string }>(admin(shardUrl(i)), `SELECT sum(bytes_on_disk) AS b FROM system.parts WHERE database = '${database}' AND table = 'units_local' AND active`))[0].b);
+    const [first, second] = [await localBytes(0), await localBytes(1)];
+    // 40 ids spread by their hash: both shards hold some.
+    expect(first).toBeGreaterThan(0);
+    expect(second).toBeGreaterThan(0);
+    const bytes = await s.tableBytes!();
+    expect(bytes.units).toBe(first + second);
+    expect(Object.keys(bytes)).not.toContain('units_local');
+  });
+
   it('refuses, before any DDL, a database whose tables were made for a single server', async () => {
     const database = uniqueName('tc_shards_plain');
     const plain = createClickHouseStore({ url: shardUrl(0), database, log, requestTimeoutMs: REQUEST_TIMEOUT_MS });

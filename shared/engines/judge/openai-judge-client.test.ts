@@ -49,6 +49,9 @@ describe('the OpenAI judge client and token probabilities (G-Eval)', () => {
     expect(api.sent.map((b) => b.logprobs ?? false)).toEqual([true, false]);
     expect(res).toMatchObject({ text: '[[4]]', inputTokens: 7, outputTokens: 3 });
     expect(res.tokens).toBeUndefined();
+    // Remembered: the next request to that model does not ask for them again.
+    await judge.complete({ system: 's', user: 'u', tokenProbabilities: true });
+    expect(api.sent.map((b) => b.logprobs ?? false)).toEqual([true, false, false]);
   });
 
   it('gives coherence_summary its G-Eval score end to end: [[4]] at p 0.75 and 5 at p 0.25 score 4.25', async () => {
@@ -109,6 +112,17 @@ describe('the OpenAI judge client and audio', () => {
       [{ role: 'system', content: 's' }, { role: 'user', content: 'u (not heard)' }],
     ]);
     expect(res).toMatchObject({ text: '[[4]] ((ok))', audioNotHeard: 'the judge model m refused audio input (400)' });
+  });
+
+  it('remembers the refusal: the next audio request to that model is sent text-only at once, another model still gets the audio', async () => {
+    const api = audioEndpoint(true);
+    const judge = createOpenAiJudgeClient({ baseUrl: 'http://judge.test/v1', apiKey: 'k', model: 'm', timeoutMs: 5_000, fetch: api.fetch });
+    await judge.complete(audioRequest);
+    const again = await judge.complete(audioRequest);
+    await judge.complete({ ...audioRequest, model: 'other' });
+    const kinds = api.sent.map((b) => (Array.isArray(b.messages[1].content) ? 'audio' : 'text'));
+    expect(kinds).toEqual(['audio', 'text', 'text', 'audio', 'text']);
+    expect(again.audioNotHeard).toBe('the judge model m refused audio input (400)');
   });
 
   it('a 400 to a text request is still a permanent error', async () => {

@@ -35,6 +35,11 @@ function messagesOf(request: JudgeRequest, withAudio: boolean): ChatCompletionMe
   ];
 }
 
+/** Judge models whose refusals are remembered, at most (per kind). */
+const MAX_REMEMBERED = 256;
+
+const audioRefusal = (model: string): string => `the judge model ${model} refused audio input (400)`;
+
 /**
  * One chat completion over the `openai` npm client: the raw call under createJudgeClient. Errors
  * are marked retriable (with the provider's Retry-After) or permanent.
@@ -47,6 +52,15 @@ export function createOpenAiJudgeClient(options: OpenAiJudgeClientOptions): Judg
     maxRetries: options.maxRetries ?? 0,
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
+  // Models that refused token probabilities or audio (400) once: asked without from then on, not
+  // refused again on every call (one wasted round trip each). Model names come from check
+  // definitions: at most MAX_REMEMBERED are kept, the oldest forgotten first.
+  const refusedLogprobs = new Set<string>();
+  const refusedAudio = new Set<string>();
+  const remember = (set: Set<string>, model: string): void => {
+    set.add(model);
+    if (set.size > MAX_REMEMBERED) set.delete(set.values().next().value as string);
+  };
   return {
     async complete(request: JudgeRequest): Promise<JudgeResponse> {
       const model = request.model ?? options.model;
@@ -60,9 +74,10 @@ export function createOpenAiJudgeClient(options: OpenAiJudgeClientOptions): Judg
             ...(request.maxTokens !== undefined ? { max_tokens: request.maxTokens } : {}),
             ...(logprobs ? { logprobs: true, top_logprobs: 5 } : {}),
           }, request.signal ? { signal: request.signal } : undefined);
-        let logprobs = request.tokenProbabilities === true;
-        let withAudio = (request.audio?.parts.length ?? 0) > 0;
-        let audioNotHeard: string | undefined;
+        let logprobs = request.tokenProbabilities === true && !refusedLogprobs.has(model);
+        const hasAudio = (request.audio?.parts.length ?? 0) > 0;
+        let withAudio = hasAudio && !refusedAudio.has(model);
+        let audioNotHeard = hasAudio && !withAudio ? audioRefusal(model) : undefined;
         let res;
         for (;;) {
           try {
@@ -74,12 +89,14 @@ export function createOpenAiJudgeClient(options: OpenAiJudgeClientOptions): Judg
             if (logprobs) {
               options.log?.debug({ err, model }, 'judge refused token probabilities; asking without');
               logprobs = false;
+              remember(refusedLogprobs, model);
               continue;
             }
             // A text-only model refuses input_audio (400): asked again with the text, the check says so.
             options.log?.debug({ err, model }, 'judge refused audio; asking with the text only');
             withAudio = false;
-            audioNotHeard = `the judge model ${model} refused audio input (400)`;
+            remember(refusedAudio, model);
+            audioNotHeard = audioRefusal(model);
           }
         }
         const text = res.choices[0]?.message?.content ?? '';

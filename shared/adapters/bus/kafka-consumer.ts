@@ -116,8 +116,11 @@ export function createKafkaConsumer(deps: KafkaConsumerDeps): Consumer {
         consumer.seek({ topic, partition, offset: step.seek });
         return;
       }
-      for (const raw of batch.messages.slice(0, step.replayed)) payload.resolveOffset(raw.offset);
-      for (const raw of batch.messages.slice(step.replayed)) {
+      const { messages } = batch;
+      // Resolved so that the fetch moves past them; never committed (nothing is handled).
+      for (let i = 0; i < step.replayed; i += 1) payload.resolveOffset(messages[i].offset);
+      for (let i = step.replayed; i < messages.length; i += 1) {
+        const raw = messages[i];
         if (deferred.size() >= maxInFlight) {
           // Full of unfinished deferred work: fetch nothing more until some finishes (heartbeats go on).
           if (lastHandled !== null) await commitInOrder(partition, lastHandled);

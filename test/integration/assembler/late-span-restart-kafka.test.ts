@@ -24,4 +24,9 @@ describe('a late span across an assembler restart, Kafka', () => {
   it('re-opens the trace published before the restart whole: the latest unit has every span', async () => {
     expect(await runLateSpanRestart({ open, close: () => Promise.resolve(), replayRecords: 1_000, waitTimeoutMs: 60_000 })).toEqual([3, 5]);
   });
+
+  it('without the replay (TRACECHECK_TRACE_REPLAY_RECORDS=0), the latest unit holds the late spans only', async () => {
+    // Rootless without part 1, they close after the max open time.
+    expect(await runLateSpanRestart({ open, close: () => Promise.resolve(), replayRecords: 0, maxOpenMs: 2_000, waitTimeoutMs: 60_000 })).toEqual([3, 2]);
+  });
 });

@@ -46,7 +46,6 @@ export function createMemoryConsumer(deps: MemoryConsumerDeps): Consumer {
     const t = topics.topicOf(topic);
     const commits = topics.committedFor(groupId, topic);
     const fromBeginning = consumerOptions.fromBeginning ?? true;
-
     // Where each partition starts: the group's commit, else the beginning or the current end.
     const positions = t.partitions.map((part, p) => Number(commits.get(p) ?? (fromBeginning ? part.start : part.records.end)));
     // A group that has not committed yet must still hold back trimming from where it starts.

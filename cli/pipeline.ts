@@ -165,6 +165,7 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
           entryGraceMs: config.assembler.traceEntryGraceMs,
           maxOpenMs: config.assembler.traceMaxOpenMs,
           maxSpansPerTrace: config.assembler.maxSpansPerTrace,
+          replayRecords: config.assembler.replayRecords,
           caps: config.assembler.caps,
           holdOpenTraces: config.assembler.holdOpenTraces,
           spill: config.spill,

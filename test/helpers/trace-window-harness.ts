@@ -15,6 +15,9 @@ export function createTraceWindowHarness(options: TraceWindowOptions) {
   const take = (nowMs: number, force = false) => guarded.takeReady(nowMs, force);
   return {
     add: (envelope: SpanEnvelope, partition: number, offset: bigint, nowMs: number): string | null => guarded.add(envelope, { partition, offset }, nowMs),
+    /** Records replayed by the bus after a restart, read at `offsets` of `partition` (Window.restore). */
+    restore: (envelopes: readonly SpanEnvelope[], partition: number, offsets: readonly bigint[], nowMs: number): void =>
+      guarded.restore!(envelopes, offsets.map((offset) => ({ partition, offset })), nowMs),
     /** Ready traces, unpacked at once, with the key confirm and release take (the trace id in the project `default`). */
     takeReady: (nowMs: number, force = false): Array<TraceParts & { key: string; reason: string }> => take(nowMs, force).map((t) => ({ ...runAtOnce(t.load), key: t.key, reason: t.reason })),
     takeReadyInSteps: (nowMs: number, force = false) => take(nowMs, force).map((t) => ({ traceId: t.key, reason: t.reason, parts: t.load })),

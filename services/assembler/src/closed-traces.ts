@@ -12,6 +12,8 @@ export interface ClosedTrace {
   closedAtMs: number;
   /** Packed bytes of its records: they count again if it re-opens (see open-caps.ts). */
   bytes: number;
+  /** Kept from the bus's replay after a restart (TraceWindow restore): more replayed records of it join it. */
+  restored?: true;
 }
 
 export interface ClosedTracesOptions {

@@ -22,6 +22,12 @@ export interface AssemblerConfig {
   maxOpenMs: number;
   /** See TraceWindowOptions.maxSpansPerTrace. */
   maxSpansPerTrace?: number;
+  /**
+   * At start, the span records just below the commit read back (at most this many per partition,
+   * written within `maxOpenMs` before the first record to handle) and kept as published traces, so
+   * a late span re-opens one whole after a restart too (TRACECHECK_TRACE_REPLAY_RECORDS). Unset or 0: none.
+   */
+  replayRecords?: number;
   /** Reads no more spans while this many traces are open (ready ones not yet published included). Unset: no hold. */
   holdOpenTraces?: number;
   /** How often closed traces are looked for. Default: defaultTickMs. */
@@ -86,6 +92,7 @@ export function createAssembler(config: AssemblerConfig, deps: AssemblerDeps): W
       tickMs: config.tickMs ?? defaultTickMs(config.graceMs, config.completeGraceMs),
       flushOnStop: true,
       ...(config.holdOpenTraces !== undefined ? { holdOpenAt: config.holdOpenTraces } : {}),
+      ...(config.replayRecords ? { replay: { maxRecords: config.replayRecords, maxAgeMs: config.maxOpenMs } } : {}),
     },
     {
       bus: deps.bus,

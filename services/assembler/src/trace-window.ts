@@ -84,28 +84,47 @@ export function createTraceWindow(options: TraceWindowOptions): TraceWindow {
     return others && !(others.size === 1 && others.has(project)) ? `${traceId}@${encodeURIComponent(project)}` : undefined;
   }
 
+  function holdTraceId(traceId: string, project: string): void {
+    let projects = holders.get(traceId);
+    if (!projects) holders.set(traceId, (projects = new Set()));
+    projects.add(project);
+  }
+
+  /**
+   * A closed trace's records back into `created` as they are held (none is held again); returns
+   * where they were read. Reading them back can fail (RetriableError) before anything changed.
+   */
+  function takeBack(created: OpenTrace, before: ClosedTrace): RecordPosition[] {
+    const from: RecordPosition[] = [];
+    for (const id of before.spans) {
+      const { record, at: readAt } = records.read<SpanRecord>(id);
+      contents.addSpan(created, record, readAt, id);
+      if (readAt) from.push(readAt);
+    }
+    for (const id of before.logs) {
+      const { record, at: readAt } = records.read<LogRecordEnvelope>(id);
+      (created.logs ??= new Map()).set(logKey(record), id);
+      if (readAt) from.push(readAt);
+    }
+    created.droppedSpans = before.dropped?.spans ?? 0;
+    created.droppedLogs = before.dropped?.logs ?? 0;
+    created.bytes = before.bytes;
+    return from;
+  }
+
+  /** What is kept of a published trace (see closed-traces.ts). */
+  function closedOf(t: OpenTrace, nowMs: number): ClosedTrace {
+    const dropped = droppedOf(t, maxSpans);
+    return { traceId: t.traceId, project: t.project, ...(t.projectUnitId ? { projectUnitId: t.projectUnitId } : {}), spans: spanIdsOf(t), logs: [...(t.logs?.values() ?? [])], ...(dropped ? { dropped } : {}), closedAtMs: nowMs, bytes: t.bytes };
+  }
+
   function openTrace(key: string, project: string, envelope: SpanEnvelope, at: RecordPosition, nowMs: number, before: ClosedTrace | undefined): OpenTrace {
     const created = newOpenTrace(key, envelope.trace_id, project, nowMs);
     const projectUnitId = projectUnitIdOf(envelope.trace_id, project, before);
     if (projectUnitId) created.projectUnitId = projectUnitId;
     if (before) {
-      // A late span: the trace is assembled again, whole, and its unit replaced. Its records
-      // move over as they are held; reading them back can fail (RetriableError) before anything changed.
-      const from: RecordPosition[] = [];
-      for (const id of before.spans) {
-        const { record, at: readAt } = records.read<SpanRecord>(id);
-        contents.addSpan(created, record, readAt, id);
-        if (readAt) from.push(readAt);
-      }
-      for (const id of before.logs) {
-        const { record, at: readAt } = records.read<LogRecordEnvelope>(id);
-        (created.logs ??= new Map()).set(logKey(record), id);
-        if (readAt) from.push(readAt);
-      }
-      carried.set(key, from);
-      created.droppedSpans = before.dropped?.spans ?? 0;
-      created.droppedLogs = before.dropped?.logs ?? 0;
-      created.bytes = before.bytes;
+      // A late span: the trace is assembled again, whole, and its unit replaced.
+      carried.set(key, takeBack(created, before));
     } else if (closed.wasEvicted(key)) {
       // Its unit was published and its spans are gone: this span must not replace that unit.
       const first = envelope.kind === 'span' ? envelope.span_id : `log${envelope.sequence}`;
@@ -116,9 +135,7 @@ export function createTraceWindow(options: TraceWindowOptions): TraceWindow {
     addTo(created, envelope, at);
     if (before) closed.reopened(key);
     open.set(key, created);
-    let projects = holders.get(created.traceId);
-    if (!projects) holders.set(created.traceId, (projects = new Set()));
-    projects.add(project);
+    holdTraceId(created.traceId, project);
     caps.opened(created);
     return created;
   }
@@ -188,8 +205,44 @@ export function createTraceWindow(options: TraceWindowOptions): TraceWindow {
       closed.dropAll(t.logs?.values() ?? []);
       return;
     }
-    const dropped = droppedOf(t, maxSpans);
-    closed.add(key, { traceId: t.traceId, project: t.project, ...(t.projectUnitId ? { projectUnitId: t.projectUnitId } : {}), spans: spanIdsOf(t), logs: [...(t.logs?.values() ?? [])], ...(dropped ? { dropped } : {}), closedAtMs: nowMs, bytes: t.bytes }, nowMs);
+    closed.add(key, closedOf(t, nowMs), nowMs);
+  }
+
+  /**
+   * Traces published before a restart, from the span records the bus replays (Window.restore):
+   * each is kept as confirm would have kept it, so that a late span re-opens it whole. A trace open
+   * or closed here already is left as it is; one restored by an earlier call (the bus replays in
+   * chunks) takes these records too. A trace whose first records lie beyond the replay's bounds is
+   * kept with what there is. Nothing is published. A record that cannot be held (disk full) throws
+   * a RetriableError; what was restored until then stays.
+   */
+  function restore(envelopes: readonly SpanEnvelope[], at: readonly RecordPosition[], nowMs: number): void {
+    const rebuilt = new Map<string, OpenTrace>();
+    try {
+      for (const [i, envelope] of envelopes.entries()) {
+        const project = envelope.project ?? 'default';
+        const key = traceKey(project, envelope.trace_id);
+        let t = rebuilt.get(key);
+        if (!t) {
+          const before = closed.get(key);
+          if (open.has(key) || (before && !before.restored)) continue;
+          t = newOpenTrace(key, envelope.trace_id, project, nowMs);
+          if (before) {
+            if (before.projectUnitId) t.projectUnitId = before.projectUnitId;
+            takeBack(t, before);
+            closed.reopened(key);
+          } else {
+            const projectUnitId = projectUnitIdOf(envelope.trace_id, project, undefined);
+            if (projectUnitId) t.projectUnitId = projectUnitId;
+            holdTraceId(t.traceId, project);
+          }
+          rebuilt.set(key, t);
+        }
+        addTo(t, envelope, at[i]);
+      }
+    } finally {
+      for (const [key, t] of rebuilt) closed.add(key, { ...closedOf(t, nowMs), restored: true }, nowMs);
+    }
   }
 
   /** Publishing failed, or a record came meanwhile: the trace goes back to waiting and is offered again. */
@@ -202,6 +255,7 @@ export function createTraceWindow(options: TraceWindowOptions): TraceWindow {
 
   return {
     add,
+    restore,
     takeReady,
     confirm,
     release,

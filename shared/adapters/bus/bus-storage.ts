@@ -7,9 +7,10 @@ import type { Logger } from '../../runtime/logging/index.ts';
 import { readOffsetsFile, writeOffsetsFile, type CommittedOffsets } from './offset-file.ts';
 import { openPartitionLog, type OpenedPartitionLog, type PartitionLog } from './partition-log.ts';
 import { encodeFrame, type LoggedRecord } from './record-frame.ts';
+import { readReplayKeepFile, writeReplayKeepFile, type ReplayKeep } from './replay-keep-file.ts';
 
 export interface BusStorageOptions {
-  /** Where the log lives: `topics/<topic>/<partition>/*.log` and `offsets.json`. */
+  /** Where the log lives: `topics/<topic>/<partition>/*.log`, `offsets.json` and `replay.json`. */
   dir: string;
   /** fdatasync before a send resolves. Default true. */
   fsync?: boolean;
@@ -35,6 +36,7 @@ export function createBusStorage(options: BusStorageOptions) {
   const segmentBytes = options.segmentBytes ?? DEFAULT_SEGMENT_BYTES;
   const topicsDir = join(options.dir, 'topics');
   const offsetsPath = join(options.dir, 'offsets.json');
+  const replayPath = join(options.dir, 'replay.json');
   mkdirSync(topicsDir, { recursive: true });
   const log = options.log;
 
@@ -82,6 +84,9 @@ export function createBusStorage(options: BusStorageOptions) {
       void write.catch((err: unknown) => log.error({ err }, 'could not write the bus offsets file'));
       return write;
     },
+    readReplayKeep: (): ReplayKeep => readReplayKeepFile(replayPath),
+    /** Writes what groups keep for their replay (one write at a time, in the offsets' queue). */
+    writeReplayKeep: (keep: ReplayKeep): Promise<void> => offsetsWrites.run(() => writeReplayKeepFile(replayPath, keep, fsync)),
     idle: () => commit.idle(),
   };
 }

@@ -124,6 +124,29 @@ export interface ConsumerOptions {
    * measured every few seconds while it runs (Kafka; the in-process bus reports none).
    */
   onLag?(lag: ConsumerLag): void;
+  /**
+   * History handed over when the consumer gets a partition (start, or a Kafka rebalance): before
+   * the first record at the committed offset C is handled, `take` gets the records of that
+   * partition just below C, in offset order and in chunks. See ReplayOptions.
+   */
+  replay?: ReplayOptions;
+}
+
+/**
+ * Records a consumer already handled before it (re)started, handed back as history: the assembler
+ * remembers the traces it published before a restart from them. The records are at most
+ * `maxRecords` below C and written at most `maxAgeMs` before the record at C (by record timestamp),
+ * and never more than the bus still holds: Kafka keeps them by its retention, the in-process bus
+ * keeps on disk the segments holding the last `maxRecords` below the group's commit. They are
+ * never handled again, never committed, never dead-lettered, and do not count as unread
+ * (backpressure). A replay that fails (the log cannot be read back, the broker cannot say where
+ * to start) is logged and left out: no record is lost or skipped for it. `take` may be called again
+ * with the same records after a rebalance.
+ */
+export interface ReplayOptions {
+  maxRecords: number;
+  maxAgeMs: number;
+  take(messages: readonly BusMessage[]): void | Promise<void>;
 }
 
 export type Consumer = Component;

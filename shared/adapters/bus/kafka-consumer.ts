@@ -11,6 +11,7 @@ import { createDeferredDelivery, DEFAULT_MAX_IN_FLIGHT } from './deferred-delive
 import type { KafkaBusOptions } from './kafka-bus.ts';
 import { toBusError } from './kafka-errors.ts';
 import { createLagMonitor } from './kafka-lag-monitor.ts';
+import { createKafkaReplay } from './kafka-replay.ts';
 
 /** How often a held consumer asks `holdReading` again. */
 const HOLD_POLL_MS = 50;
@@ -54,10 +55,14 @@ export function createKafkaConsumer(deps: KafkaConsumerDeps): Consumer {
   let commitTimer: NodeJS.Timeout | null = null;
   /** Partitions of `topic` assigned to this member at the last rebalance. */
   let assigned: number[] = [];
+  const replayer = consumerOptions.replay
+    ? createKafkaReplay({ kafka, topic, replay: consumerOptions.replay, toBusMessage: (partition, raw) => toBusMessage(topic, partition, raw), log })
+    : null;
   // After a rebalance another member may have committed less than we remember for a partition.
   consumer.on(consumer.events.GROUP_JOIN, (event) => {
     committed.clear();
     lastHandledBy.clear();
+    replayer?.reset();
     assigned = [...((event.payload.memberAssignment as Record<string, number[] | undefined>)[topic] ?? [])];
   });
   const maxInFlight = consumerOptions.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
@@ -104,7 +109,18 @@ export function createKafkaConsumer(deps: KafkaConsumerDeps): Consumer {
       });
     }, Math.max(500, Math.floor((options.heartbeatIntervalMs ?? 3_000) / 2)));
     try {
-      for (const raw of batch.messages) {
+      // Records below the commit handed back as history (ConsumerOptions.replay), or a seek back to them.
+      const step = replayer ? await replayer.step(partition, batch.messages) : { replayed: 0 };
+      if ('seek' in step) {
+        // kafkajs drops this batch as stale and fetches from there; nothing of it is resolved.
+        consumer.seek({ topic, partition, offset: step.seek });
+        return;
+      }
+      const { messages } = batch;
+      // Resolved so that the fetch moves past them; never committed (nothing is handled).
+      for (let i = 0; i < step.replayed; i += 1) payload.resolveOffset(messages[i].offset);
+      for (let i = step.replayed; i < messages.length; i += 1) {
+        const raw = messages[i];
         if (deferred.size() >= maxInFlight) {
           // Full of unfinished deferred work: fetch nothing more until some finishes (heartbeats go on).
           if (lastHandled !== null) await commitInOrder(partition, lastHandled);
@@ -183,6 +199,7 @@ export function createKafkaConsumer(deps: KafkaConsumerDeps): Consumer {
       stopping = wasStarted
         ? (async () => {
             await lagMonitor?.shutdown();
+            await replayer?.shutdown();
             // Deferred work in hand finishes (retry waits end at once) and commits what it allows;
             // what is unfinished stays uncommitted.
             await deferred.drained();

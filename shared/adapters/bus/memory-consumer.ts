@@ -7,6 +7,7 @@ import type { BusMessage, Consumer, ConsumerOptions } from './contract.ts';
 import { writeDeadLetters } from './dead-letter.ts';
 import { createDeferredDelivery, DEFAULT_MAX_IN_FLIGHT } from './deferred-delivery.ts';
 import type { MemoryTopics, Topic } from './memory-topics.ts';
+import { replayPartition } from './memory-replay.ts';
 import type { LogReader } from './partition-log.ts';
 
 /** Longest run of record handling in one consumer before it lets the event loop serve others. */
@@ -53,6 +54,11 @@ export function createMemoryConsumer(deps: MemoryConsumerDeps): Consumer {
     });
     // Memory keeps what this consumer has not taken yet (from here on, as it reads).
     t.positions.set(groupId, positions);
+    const { replay } = consumerOptions;
+    // What the group keeps below its commit for a replay after its next start (0: nothing).
+    await topics.keepForReplay(groupId, topic, replay?.maxRecords ?? 0).catch((err: unknown) => clog.warn({ err }, 'could not write what the bus keeps for replays; the next start may replay less'));
+    /** Partitions whose replay is still to be handed over, before their first record is handled. */
+    const toReplay = new Set(replay ? t.partitions.map((_, p) => p) : []);
     const fromDisk = t.partitions.map(() => ({ reader: null as LogReader | null, chunk: [] as BusMessage[], chunkStart: 0 }));
     /**
      * The record at the consumer's position in `partition`: from memory, or, below what memory
@@ -150,6 +156,15 @@ export function createMemoryConsumer(deps: MemoryConsumerDeps): Consumer {
           if (!(await sleepUnlessAborted(backoffDelayMs(diskFailures++, backoff), abort.signal))) break;
           slicer.restart();
           continue;
+        }
+        if (replay && toReplay.delete(partition)) {
+          try {
+            const taken = await replayPartition(t.partitions[partition], topic, partition, positions[partition], message.timestampMs, replay);
+            clog.info({ partition, records: taken, below: positions[partition] }, 'replayed the records below the commit');
+          } catch (err) {
+            // Without the replay nothing is lost: the records from the commit on are handled as ever.
+            clog.warn({ err, partition }, 'could not replay the records below the commit; going on without them');
+          }
         }
         const outcome = await deferred.deliver(message, (m) => consumerOptions.handle(m));
         if (outcome === 'stopped') break;

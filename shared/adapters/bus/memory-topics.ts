@@ -5,6 +5,7 @@ import type { CommittedOffsets } from './offset-file.ts';
 import { partitionForKey } from './partition-for-key.ts';
 import type { PartitionLog } from './partition-log.ts';
 import { RecordWindow } from './record-window.ts';
+import type { ReplayKeep } from './replay-keep-file.ts';
 
 /** The in-process bus is full: its consumers are behind. Retriable: retry after they catch up. */
 export class BusFullError extends RetriableError {}
@@ -68,12 +69,21 @@ export function createMemoryTopics(options: MemoryTopicsOptions) {
   const topics = new Map<string, Topic>();
   /** group → topic → partition → committed offset (the next one to read, as in Kafka). */
   const committed: CommittedOffsets = storage ? storage.readOffsets() : new Map<string, Map<string, Map<number, string>>>();
+  /** Records each group keeps below its commit for its replay (ConsumerOptions.replay); on disk, read before any segment is deleted. */
+  const replayKeep: ReplayKeep = storage ? storage.readReplayKeep() : new Map<string, Map<string, number>>();
 
-  /** Where a partition must keep records from: the slowest reading group, or the newest few when none reads it. */
-  const keepFromFor = (offsets: CommittedOffsets, topic: string, partition: number, end: number): number => {
-    const readers = [...offsets.values()].map((byTopic) => byTopic.get(topic)).filter((c) => c !== undefined);
-    if (readers.length === 0) return end - retainUnread;
-    return Math.min(...readers.map((c) => Number(c.get(partition) ?? 0)));
+  /**
+   * Where a partition must keep records from: the slowest reading group, or the newest few when
+   * none reads it. `forReplay`: also the records each group keeps below its commit for its replay.
+   */
+  const keepFromFor = (offsets: CommittedOffsets, topic: string, partition: number, end: number, forReplay = false): number => {
+    const froms: number[] = [];
+    for (const [group, byTopic] of offsets) {
+      const c = byTopic.get(topic);
+      if (c) froms.push(Number(c.get(partition) ?? 0) - (forReplay ? (replayKeep.get(group)?.get(topic) ?? 0) : 0));
+    }
+    if (froms.length === 0) return end - retainUnread;
+    return Math.max(0, Math.min(...froms));
   };
 
   const topicOf = (name: string): Topic => {
@@ -102,6 +112,17 @@ export function createMemoryTopics(options: MemoryTopicsOptions) {
   // Topics on disk are opened now, so that their unread records count against the limit at once.
   if (storage) for (const name of storage.storedTopics()) topicOf(name);
 
+  /** Records `group` keeps below its commit of `topic` for its replay (0: none); written to disk when it changed. */
+  const keepForReplay = async (group: string, topic: string, records: number): Promise<void> => {
+    if ((replayKeep.get(group)?.get(topic) ?? 0) === records) return;
+    let byTopic = replayKeep.get(group);
+    if (!byTopic) replayKeep.set(group, (byTopic = new Map<string, number>()));
+    if (records > 0) byTopic.set(topic, records);
+    else byTopic.delete(topic);
+    if (byTopic.size === 0) replayKeep.delete(group);
+    await storage?.writeReplayKeep(new Map([...replayKeep].map(([g, t]) => [g, new Map(t)])));
+  };
+
   /** Groups that read a topic: those with a commit or a running consumer on it. */
   const readersOf = (topic: string): Map<number, string>[] => {
     const out: Map<number, string>[] = [];
@@ -115,18 +136,17 @@ export function createMemoryTopics(options: MemoryTopicsOptions) {
   /**
    * Moves each partition's start past what every reading group has committed (or, with no reader,
    * all but the newest `retainUnread`), and drops from memory what no consumer needs from it any
-   * more: without a log, the records below that start; with one, those every running consumer has
-   * taken (the rest of what is uncommitted stays on disk). So memory follows the backlog, not the
-   * life of the process.
+   * more: without a log, the records below that start (but those a group keeps for its replay);
+   * with one, those every running consumer has taken (the rest of what is uncommitted, and what is
+   * kept for a replay, stays on disk). So memory follows the backlog, not the life of the process.
    */
   const trim = (topic: string, t: Topic): void => {
-    const readers = readersOf(topic);
     for (const [p, part] of t.partitions.entries()) {
       const end = part.records.end;
-      const keepFrom = readers.length === 0 ? end - retainUnread : Math.min(...readers.map((c) => Number(c.get(p) ?? 0)));
+      const keepFrom = keepFromFor(committed, topic, p, end);
       if (!part.log) {
-        part.records.dropBelow(keepFrom);
-        part.start = part.records.base;
+        part.records.dropBelow(keepFromFor(committed, topic, p, end, true));
+        part.start = Math.max(part.records.base, Math.min(keepFrom, end));
         continue;
       }
       part.start = Math.max(part.start, Math.min(keepFrom, end));
@@ -138,11 +158,12 @@ export function createMemoryTopics(options: MemoryTopicsOptions) {
 
   /**
    * Records of the topic that some group reading it has not read yet (plus those being written):
-   * what the limit bounds. Without a log, all that memory holds. With one, from the lowest read
-   * position: a running consumer's, else the group's commit (it reads from there when it starts).
+   * what the limit bounds. Without a log, what memory holds from the lowest commit (not what is
+   * kept below it for a replay). With one, from the lowest read position: a running consumer's,
+   * else the group's commit (it reads from there when it starts).
    */
   const unread = (topic: string, t: Topic): number => {
-    if (!storage) return t.partitions.reduce((n, part) => n + part.records.size + part.pending, 0);
+    if (!storage) return t.partitions.reduce((n, part, p) => n + part.records.end - Math.max(part.records.base, keepFromFor(committed, topic, p, part.records.end)) + part.pending, 0);
     let total = 0;
     for (const [p, part] of t.partitions.entries()) {
       let from = part.records.end;
@@ -222,7 +243,7 @@ export function createMemoryTopics(options: MemoryTopicsOptions) {
     const snapshot: CommittedOffsets = new Map([...committed].map(([g, byTopic]) => [g, new Map([...byTopic].map(([topic, c]) => [topic, new Map(c)]))]));
     await storage.writeOffsets(snapshot);
     for (const [name, t] of topics) {
-      for (const [p, part] of t.partitions.entries()) await part.log?.deleteBelow(keepFromFor(snapshot, name, p, part.records.end));
+      for (const [p, part] of t.partitions.entries()) await part.log?.deleteBelow(keepFromFor(snapshot, name, p, part.records.end, true));
       trim(name, t);
     }
   };
@@ -235,6 +256,7 @@ export function createMemoryTopics(options: MemoryTopicsOptions) {
     trim,
     append,
     committedFor,
+    keepForReplay,
     persistOffsets,
     committedState,
     holdings(): TopicHoldings[] {

@@ -33,6 +33,8 @@ export function guardWindow<R, G, O>(window: Window<R, G, O>) {
       guard.close(key, nowMs);
       return true;
     },
+    /** Nothing is held for restored records: they lie below the commit already. */
+    restore: window.restore ? (records: readonly R[], at: readonly RecordPosition[], nowMs: number): void => window.restore!(records, at, nowMs) : undefined,
     release: (key: string): void => window.release(key),
     lowWaterMark: (partition: number): bigint | null => guard.lowWaterMark(partition),
     /** The consumer's `committableOffset` hook. */

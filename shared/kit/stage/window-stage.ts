@@ -5,7 +5,7 @@ import { createComponent, type Component } from '../../runtime/lifecycle/index.t
 import type { Logger } from '../../runtime/logging/index.ts';
 import { createBatchedIntake } from './batched-intake.ts';
 import { guardWindow } from './guarded-window.ts';
-import type { GroupRecord, TakenGroup, Window } from './window.ts';
+import type { GroupRecord, RecordPosition, TakenGroup, Window } from './window.ts';
 
 export interface WindowStageConfig {
   /** The component's name, and its logger's. */
@@ -24,6 +24,12 @@ export interface WindowStageConfig {
    * the backlog. Unset: no hold.
    */
   holdOpenAt?: number;
+  /**
+   * Asks the bus, at start, for the records just below the committed offset (at most `maxRecords`,
+   * written at most `maxAgeMs` before the first record to handle) and hands them to the window's
+   * `restore` (see Window.restore). Unset, or a window without `restore`: no replay.
+   */
+  replay?: { maxRecords: number; maxAgeMs: number };
 }
 
 export interface WindowStageDeps<R, G, O> {
@@ -102,7 +108,23 @@ export function createWindowStage<R, G, O>(config: WindowStageConfig, deps: Wind
     committableOffset: (partition, lastHandled) => window.committable(partition, lastHandled),
     ...(config.holdOpenAt !== undefined ? { holdReading: () => window.openCount() >= config.holdOpenAt! } : {}),
     ...(deps.onLag ? { onLag: deps.onLag } : {}),
+    ...(config.replay && config.replay.maxRecords > 0 && window.restore ? { replay: { ...config.replay, take: (messages: readonly BusMessage[]) => restore(messages) } } : {}),
   });
+
+  /** Replayed records into the window; one that does not parse was dead-lettered when it was handled. */
+  async function restore(messages: readonly BusMessage[]): Promise<void> {
+    const records: R[] = [];
+    const at: RecordPosition[] = [];
+    for (const message of messages) {
+      try {
+        records.push(await deps.parse(message.value, message.parsed));
+        at.push({ partition: message.partition, offset: BigInt(message.offset) });
+      } catch {
+        continue;
+      }
+    }
+    if (records.length > 0) window.restore?.(records, at, now());
+  }
 
   async function deadLetter(taken: TakenGroup<G>, group: G, err: unknown): Promise<void> {
     log.error({ err, key: taken.key }, 'a group could not be built; its records go to the dead-letter topic');

@@ -34,6 +34,14 @@ export interface Window<R, G, O = unknown> {
    * a window that never re-opens a group whole.
    */
   carriedInto?(key: string): readonly RecordPosition[];
+  /**
+   * Records the stage handled and published before it (re)started (the bus's replay: those just
+   * below the committed offset), in read order: the window keeps the groups they make as it keeps
+   * groups it published, so that a late record re-opens one whole, as if the stage had never
+   * restarted. Nothing is published for them, and a group open or kept already is left as it is.
+   * Unset: the stage asks the bus for no replay.
+   */
+  restore?(records: readonly R[], at: readonly RecordPosition[], nowMs: number): void;
   /** Groups ready to be built; `force` (shutdown) also takes those that would otherwise wait. */
   takeReady(nowMs: number, force: boolean): Array<TakenGroup<G>>;
   /** The group's output is durably published (none: its records were dead-lettered): it closes. */

@@ -128,6 +128,8 @@ export const ConfigSchema = z
     TRACECHECK_TRACE_COMPLETE_GRACE_MS: z.coerce.number().int().nonnegative().max(60_000).default(DEFAULT_TRACE_COMPLETE_GRACE_MS),
     TRACECHECK_TRACE_MAX_OPEN_MS: positiveInt.default(300_000),
     TRACECHECK_TRACE_ENTRY_GRACE_MS: z.coerce.number().int().nonnegative().default(DEFAULT_TRACE_ENTRY_GRACE_MS),
+    // Span records the assembler reads back below its commit at start (0: none), see docs/guarantees.md.
+    TRACECHECK_TRACE_REPLAY_RECORDS: z.coerce.number().int().nonnegative().default(100_000),
     TRACECHECK_MAX_SPANS_PER_TRACE: positiveInt.default(DEFAULT_MAX_SPANS_PER_TRACE),
     TRACECHECK_MAX_OPEN_TRACES: positiveInt.default(DEFAULT_OPEN_CAPS.maxOpenTraces),
     TRACECHECK_MAX_OPEN_TRACE_BYTES: positiveInt.default(DEFAULT_OPEN_CAPS.maxOpenBytes),
@@ -210,6 +212,8 @@ export interface Config {
     traceEntryGraceMs: number;
     traceMaxOpenMs: number;
     maxSpansPerTrace: number;
+    /** Span records read back below the commit at start, kept as published traces (0: none). */
+    replayRecords: number;
     /** Caps on open traces; past one the oldest close at once (see the assembler's open-caps.ts). */
     caps: { maxOpenTraces: number; maxOpenBytes: number; maxRootlessTraces: number };
     /** Open traces (ready ones not yet published included) past which the assembler stops reading. */
@@ -329,6 +333,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     assembler: { traceGraceMs: c.TRACECHECK_TRACE_GRACE_MS, traceCompleteGraceMs: Math.min(c.TRACECHECK_TRACE_COMPLETE_GRACE_MS, c.TRACECHECK_TRACE_GRACE_MS), traceEntryGraceMs: c.TRACECHECK_TRACE_ENTRY_GRACE_MS, traceMaxOpenMs: c.TRACECHECK_TRACE_MAX_OPEN_MS,
       maxSpansPerTrace: c.TRACECHECK_MAX_SPANS_PER_TRACE,
+      replayRecords: c.TRACECHECK_TRACE_REPLAY_RECORDS,
       holdOpenTraces: c.TRACECHECK_ASSEMBLER_HOLD_OPEN_TRACES,
       caps: { maxOpenTraces: c.TRACECHECK_MAX_OPEN_TRACES, maxOpenBytes: c.TRACECHECK_MAX_OPEN_TRACE_BYTES, maxRootlessTraces: c.TRACECHECK_MAX_ROOTLESS_TRACES },
     },

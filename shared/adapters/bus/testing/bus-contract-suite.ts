@@ -8,6 +8,7 @@ import { deadLetterTopic } from '../dead-letter.ts';
 import { useBusContractFixture, type BusContractHarness } from './bus-contract-fixture.ts';
 import { describeDeferredWorkContract } from './deferred-work-contract.ts';
 import { describeDeliveryContract } from './delivery-contract.ts';
+import { describeReplayContract } from './replay-contract.ts';
 
 /**
  * For an in-process bus created with `maxRetainedRecords: limit`: a reader that never finishes
@@ -37,5 +38,6 @@ export function describeBusContract(name: string, harness: BusContractHarness): 
     const fx = useBusContractFixture(harness);
     describeDeliveryContract(fx);
     describeDeferredWorkContract(fx, harness);
+    describeReplayContract(fx);
   });
 }

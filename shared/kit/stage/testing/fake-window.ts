@@ -45,10 +45,15 @@ export const fakeRecords = (group: FakeGroup): GroupRecord[] => group.records.ma
  * The smallest Window: records grouped by `g`, a group ready once a record with `end` came (or
  * on a forced take). What the contract suite exercises is the kit around it, not the grouping.
  */
-export function createFakeWindow(): Window<FakeRecord, FakeGroup, FakeOutput> & { held(): number; confirmed: FakeOutput[] } {
+export function createFakeWindow(): Window<FakeRecord, FakeGroup, FakeOutput> & { held(): number; confirmed: FakeOutput[]; restored: FakeGroup['records'] } {
   const open = new Map<string, { records: FakeGroup['records']; ended: boolean; taken: boolean }>();
   const confirmed: FakeOutput[] = [];
+  /** What the bus replayed at start (Window.restore), as it came: kept aside, never published. */
+  const restored: FakeGroup['records'] = [];
   return {
+    restore(records, at) {
+      for (const [i, record] of records.entries()) restored.push({ record, at: at[i] });
+    },
     add(record, at) {
       let group = open.get(record.g);
       if (!group) open.set(record.g, (group = { records: [], ended: false, taken: false }));
@@ -77,5 +82,6 @@ export function createFakeWindow(): Window<FakeRecord, FakeGroup, FakeOutput> & 
     openCount: () => open.size,
     held: () => [...open.values()].reduce((n, g) => n + g.records.length, 0),
     confirmed,
+    restored,
   };
 }

@@ -82,10 +82,10 @@ export function describeWindowStageContract(name: string, harness: WindowStageCo
       return seen;
     };
     const outputsOf = (seen: readonly BusMessage[]): FakeOutput[] => seen.map((m) => JSON.parse(m.value) as FakeOutput);
-    const runStage = async (t: { in: string; out: string; groupId: string }, options: { flushOnStop?: boolean; bus?: Bus } = {}) => {
+    const runStage = async (t: { in: string; out: string; groupId: string }, options: { flushOnStop?: boolean; bus?: Bus; replay?: { maxRecords: number; maxAgeMs: number } } = {}) => {
       const window = createFakeWindow();
       const stage = createWindowStage(
-        { name: 'fake-stage', in: t.in, out: t.out, groupId: t.groupId, tickMs: 10, flushOnStop: options.flushOnStop ?? false },
+        { name: 'fake-stage', in: t.in, out: t.out, groupId: t.groupId, tickMs: 10, flushOnStop: options.flushOnStop ?? false, ...(options.replay ? { replay: options.replay } : {}) },
         { bus: options.bus ?? bus, log, window, parse: parseFakeRecord, build: buildFake, records: fakeRecords, toMessage: (o) => ({ key: o.g, value: JSON.stringify(o) }), ...(harness.batched ? { resolve: (records: readonly FakeRecord[]) => Promise.resolve(records) } : {}) },
       );
       await start(stage);
@@ -109,6 +109,29 @@ export function describeWindowStageContract(name: string, harness: WindowStageCo
       await stop(stage);
       expect(outputsOf(out).sort((a, b) => a.g.localeCompare(b.g))).toEqual([{ g: 'A', ns: [1, 2] }, { g: 'B', ns: [1, 2] }]);
       expect(await uncommitted(t)).toEqual([]);
+    });
+
+    it('hands a restarted stage the records below its commit to restore, parsed (not those that do not parse), and publishes nothing for them', async () => {
+      const t = await topicsFor('stage_replay');
+      const out = await collect(t.out);
+      const replay = { maxRecords: 10, maxAgeMs: 600_000 };
+      const first = await runStage(t, { replay });
+      await send(t.in, [{ g: 'A', n: 1 }, 'not a record', { g: 'A', n: 2, end: true }]);
+      await until('A published', () => out.length === 1);
+      await stop(first.stage);
+      expect(first.window.restored).toEqual([]);
+
+      const second = await runStage(t, { replay });
+      await send(t.in, [{ g: 'B', n: 1, end: true }]);
+      await until('B published', () => out.length === 2);
+      expect(second.window.restored.map(({ record, at }) => [record, at.offset])).toEqual([
+        [{ g: 'A', n: 1 }, 0n],
+        [{ g: 'A', n: 2, end: true }, 2n],
+      ]);
+      expect(outputsOf(out)).toEqual([
+        { g: 'A', ns: [1, 2] },
+        { g: 'B', ns: [1] },
+      ]);
     });
 
     it('never commits the records of an open group', async () => {

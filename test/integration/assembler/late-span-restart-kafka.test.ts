@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { createKafkaBus } from '../../../shared/adapters/bus/index.ts';
+import { createSilentLogger } from '../../../shared/runtime/logging/index.ts';
+import { testKafkaBrokers, uniqueName } from '../../helpers/infra.ts';
+import { runLateSpanRestart } from './late-span-restart.ts';
+
+// The shared broker; each assembler a new client in the same group, as a restarted process is.
+const open = () =>
+  createKafkaBus({
+    brokers: testKafkaBrokers(),
+    clientId: uniqueName('late_span'),
+    log: createSilentLogger(),
+    retryBackoff: { initialDelayMs: 20, maxDelayMs: 100 },
+    heartbeatIntervalMs: 1_000,
+    sessionTimeoutMs: 10_000,
+    commitIntervalMs: 200,
+    connectionTimeoutMs: 2_000,
+    requestTimeoutMs: 10_000,
+    clientRetries: 2,
+    joinTimeoutMs: 30_000,
+  });
+
+describe('a late span across an assembler restart, Kafka', () => {
+  it('re-opens the trace published before the restart whole: the latest unit has every span', async () => {
+    expect(await runLateSpanRestart({ open, close: () => Promise.resolve(), replayRecords: 1_000, waitTimeoutMs: 60_000 })).toEqual([3, 5]);
+  });
+
+  it('without the replay (TRACECHECK_TRACE_REPLAY_RECORDS=0), the latest unit holds the late spans only', async () => {
+    // Rootless without part 1, they close after the max open time.
+    expect(await runLateSpanRestart({ open, close: () => Promise.resolve(), replayRecords: 0, maxOpenMs: 2_000, waitTimeoutMs: 60_000 })).toEqual([3, 2]);
+  });
+});

@@ -21,6 +21,17 @@ async function send(bus: ReturnType<typeof durableBus>, from: number, count: num
   await producer.shutdown();
 }
 
+/** A bus on `dir` whose replaying group 'g' has handled (and commits) records 0–199 of topic 't'. */
+async function handledTwoHundred(dir: string, replay: { maxRecords: number; maxAgeMs: number }) {
+  const first = durableBus(dir);
+  let handled = 0;
+  const consumer = first.createConsumer({ topic: 't', groupId: 'g', handle: () => Promise.resolve(void (handled += 1)), replay: { ...replay, take: () => undefined } });
+  await consumer.start();
+  for (let batch = 0; batch < 20; batch++) await send(first, batch * 10, 10);
+  await waitFor(() => handled === 200 || undefined, { timeoutMs: 5_000, description: '200 records' });
+  return { first, consumer };
+}
+
 describe('in-process bus on disk: replay', () => {
   it("keeps the segments holding the last maxRecords below a replaying group's commit (no more), and replays them exactly after a reopen", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'tracecheck-bus-replay-'));
@@ -29,12 +40,7 @@ describe('in-process bus on disk: replay', () => {
     const bases = (): number[] => readdirSync(segmentDir).map((f) => Number(f.slice(0, 20))).sort((a, b) => a - b);
     const replay = { maxRecords: 50, maxAgeMs: 600_000 };
 
-    const first = durableBus(dir);
-    let handled = 0;
-    const consumer = first.createConsumer({ topic: 't', groupId: 'g', handle: () => Promise.resolve(void (handled += 1)), replay: { ...replay, take: () => undefined } });
-    await consumer.start();
-    for (let batch = 0; batch < 20; batch++) await send(first, batch * 10, 10);
-    await waitFor(() => handled === 200 || undefined, { timeoutMs: 5_000, description: '200 records' });
+    const { first, consumer } = await handledTwoHundred(dir, replay);
     // Committed up to 200: the segments wholly below 150 go, the one holding 150 stays.
     await waitFor(() => (bases()[0] > 0 && bases()[1] > 150) || undefined, { timeoutMs: 5_000, description: 'the segments below record 150 deleted' });
     expect(bases()[0]).toBeLessThanOrEqual(150);
@@ -61,12 +67,7 @@ describe('in-process bus on disk: replay', () => {
     dirs.push(dir);
     const segmentDir = join(dir, 'topics', 't', '0');
     const replay = { maxRecords: 50, maxAgeMs: 600_000 };
-    const first = durableBus(dir);
-    let handled = 0;
-    const consumer = first.createConsumer({ topic: 't', groupId: 'g', handle: () => Promise.resolve(void (handled += 1)), replay: { ...replay, take: () => undefined } });
-    await consumer.start();
-    for (let batch = 0; batch < 20; batch++) await send(first, batch * 10, 10);
-    await waitFor(() => handled === 200 || undefined, { timeoutMs: 5_000, description: '200 records' });
+    const { first, consumer } = await handledTwoHundred(dir, replay);
     await consumer.shutdown();
     await first.close();
     // A byte of the oldest segment's last record damaged (its CRC fails): the segment holds record

@@ -1,24 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { createKafkaBus } from '../../../shared/adapters/bus/index.ts';
-import { createSilentLogger } from '../../../shared/runtime/logging/index.ts';
-import { testKafkaBrokers, uniqueName } from '../../helpers/infra.ts';
+import { createTestKafkaBus } from '../../helpers/test-kafka-bus.ts';
 import { runLateSpanRestart } from './late-span-restart.ts';
 
 // The shared broker; each assembler a new client in the same group, as a restarted process is.
-const open = () =>
-  createKafkaBus({
-    brokers: testKafkaBrokers(),
-    clientId: uniqueName('late_span'),
-    log: createSilentLogger(),
-    retryBackoff: { initialDelayMs: 20, maxDelayMs: 100 },
-    heartbeatIntervalMs: 1_000,
-    sessionTimeoutMs: 10_000,
-    commitIntervalMs: 200,
-    connectionTimeoutMs: 2_000,
-    requestTimeoutMs: 10_000,
-    clientRetries: 2,
-    joinTimeoutMs: 30_000,
-  });
+const open = () => createTestKafkaBus('late_span');
 
 describe('a late span across an assembler restart, Kafka', () => {
   it('re-opens the trace published before the restart whole: the latest unit has every span', async () => {

@@ -26,12 +26,16 @@ const waitForPids = async (): Promise<number[]> => {
 const pids = await waitForPids();
 // Let both evaluations reach their processes before announcing them.
 await new Promise((resolve) => setTimeout(resolve, 300));
-process.stdout.write(`${JSON.stringify({ pids })}\n`);
-await runService(
+const running = runService(
   [
     createComponent('code-sandbox', { start: () => Promise.resolve(), stop: () => sandbox.close() }),
     ...(drain ? [createComponent('drain', { start: () => Promise.resolve(), stop: async () => void (await hung) })] : []),
   ],
   log,
 );
+// Announced only once runService listens for SIGTERM: the tests send it as soon as they read this
+// line, and one that came earlier would kill the process by Node's default (exit code null), not stop it.
+while (process.listenerCount('SIGTERM') === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+process.stdout.write(`${JSON.stringify({ pids })}\n`);
+await running;
 process.stdout.write(`${JSON.stringify({ results: await hung })}\n`);

@@ -248,6 +248,7 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
         workers: config.collectorWorkers,
         // Only the in-process bus carries parsed records to its consumers.
         parsedRecords: !config.kafka,
+        trustedProxies: createAddressMatcher(config.trustedProxies),
       },
       producer,
       ...(keyring ? { authorize: (header: string | undefined) => keyring.authenticate(header, ['ingest']).then(openAsDefault), metricsAccess: createMetricsAccess(keyring, config.metricsToken) } : {}),

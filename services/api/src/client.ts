@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Context } from 'hono';
-import { canonicalAddress, type AddressMatcher } from '../../../shared/runtime/http/index.ts';
+import { canonicalAddress, forwardedClient, type AddressMatcher } from '../../../shared/runtime/http/index.ts';
 
 // Who is on the other end, as far as the API may believe it: the socket's peer, unless the peer
 // is a proxy the operator trusts (TRACECHECK_TRUSTED_PROXIES), whose X-Forwarded-For and
@@ -15,17 +15,7 @@ function peerAddress(c: Context): string | null {
 
 /** The client's address (for throttling); `unknown` when the request came without a socket (tests). */
 export function clientAddress(c: Context, trusted: AddressMatcher): string {
-  const peer = peerAddress(c);
-  if (peer === null) return 'unknown';
-  if (!trusted.hasAddress(peer)) return peer;
-  // The nearest hop not itself a trusted proxy: entries further left were written by the client.
-  const hops = (c.req.header('x-forwarded-for') ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-  for (let i = hops.length - 1; i >= 0; i--) {
-    const hop = canonicalAddress(hops[i]);
-    if (hop === null) break;
-    if (!trusted.hasAddress(hop)) return hop;
-  }
-  return peer;
+  return forwardedClient(peerAddress(c), c.req.header('x-forwarded-for'), trusted) ?? 'unknown';
 }
 
 /** The request reached us over TLS, directly or through a trusted proxy that says so. */

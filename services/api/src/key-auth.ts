@@ -54,17 +54,21 @@ function throttled(ms: number, fromCookie: boolean): RequestAuth {
   return { ok: false, status: 429, message: `too many failed sign-ins: try again in ${retryAfterS} s`, retryAfterS, fromCookie };
 }
 
-/** Checks the throttles before a presented credential is looked at; counts it when it fails. */
+/**
+ * Looks the presented credential up first: a valid one is never refused for anyone else's
+ * failures (one address can be a whole NAT, a proxy or a load balancer; a prefix is shared by
+ * guesses). Only a failure is throttled: past the failures allowed for its address or its key
+ * prefix it is answered 429 + Retry-After instead of 401, and counted while it is not.
+ */
 export async function throttledCheck(access: ApiAccess, c: Context<ApiEnv>, token: string, fromCookie: boolean, check: () => Promise<AuthResult>): Promise<RequestAuth> {
+  const auth = await check();
+  if (auth.ok || auth.status !== 401) return { ...auth, fromCookie };
   const address = `addr:${clientAddress(c, access.trustedProxies)}`;
   const prefix = `key:${token.slice(0, KEY_PREFIX_CHARS)}`;
   const wait = Math.max(access.byAddress.retryAfterMs(address), access.byPrefix.retryAfterMs(prefix));
   if (wait > 0) return throttled(wait, fromCookie);
-  const auth = await check();
-  if (!auth.ok && auth.status === 401) {
-    access.byAddress.failed(address);
-    access.byPrefix.failed(prefix);
-  }
+  access.byAddress.failed(address);
+  access.byPrefix.failed(prefix);
   return { ...auth, fromCookie };
 }
 

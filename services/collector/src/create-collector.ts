@@ -3,6 +3,7 @@ import { DEFAULT_MAX_RECORD_BYTES } from '../../../shared/runtime/config/index.t
 import { errorMessage } from '../../../shared/runtime/errors/index.ts';
 import type { Component } from '../../../shared/runtime/lifecycle/index.ts';
 import type { Logger } from '../../../shared/runtime/logging/index.ts';
+import type { AddressMatcher } from '../../../shared/runtime/http/index.ts';
 import { createAdmission } from './admission.ts';
 import { createGrpcReceiver } from './grpc/grpc-server.ts';
 import { createHttpReceiver } from './http/http-server.ts';
@@ -59,6 +60,8 @@ export interface CollectorConfig {
   workers?: number;
   /** The bus hands OutgoingMessage.parsed to its consumers (the in-process bus); default true. */
   parsedRecords?: boolean;
+  /** Proxies whose X-Forwarded-For names the client, for throttling failed keys (TRACECHECK_TRUSTED_PROXIES). */
+  trustedProxies?: AddressMatcher;
 }
 
 export interface CollectorOptions {
@@ -148,6 +151,7 @@ export function createCollector(options: CollectorOptions): Collector {
     retryAfterSeconds,
     ingest,
     ...(authorize ? { authorize } : {}),
+    ...(config.trustedProxies ? { trustedProxies: config.trustedProxies } : {}),
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.metricsAccess ? { metricsAccess: options.metricsAccess } : {}),
     log,
@@ -160,6 +164,7 @@ export function createCollector(options: CollectorOptions): Collector {
     admission,
     retryAfterSeconds,
     ...(authorize ? { authorize } : {}),
+    ...(config.trustedProxies ? { trustedProxies: config.trustedProxies } : {}),
     log,
   });
   let started = false;

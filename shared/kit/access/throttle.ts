@@ -1,6 +1,7 @@
 // Failed authentication is throttled per client address and per key prefix: past `maxFailures`
-// failures within `windowMs`, the address (or every key starting with that prefix) is answered
-// 429 with Retry-After until the window ends, before any key is looked at. Successes do not count.
+// failures within `windowMs`, a further failure from the address (or with a key of that prefix) is
+// answered 429 with Retry-After until the window ends. Its users look the key up first, so a valid
+// key is never refused for someone else's failures. Successes do not count.
 // Memory is bounded: at most `maxTracked` addresses and prefixes, the oldest forgotten first.
 
 export interface ThrottleOptions {

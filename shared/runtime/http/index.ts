@@ -1,6 +1,7 @@
 export { acceptedMediaType } from './media-type.ts';
 export { EMPTY_ADDRESS_LIST, canonicalAddress, createAddressMatcher, parseAddressList } from './address-list.ts';
 export type { AddressList, AddressMatcher } from './address-list.ts';
+export { forwardedClient } from './forwarded-client.ts';
 export { specialAddressKind } from './special-addresses.ts';
 export { checkOutboundTarget, systemLookup } from './outbound-target.ts';
 export type { Lookup, OutboundPolicy, TargetCheck } from './outbound-target.ts';

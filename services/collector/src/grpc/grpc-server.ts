@@ -2,7 +2,8 @@ import { Metadata, Server, ServerCredentials, status, type sendUnaryData, type S
 import type { Logger } from '../../../../shared/runtime/logging/index.ts';
 import { admissionKey, type Admission } from '../admission.ts';
 import { listenError } from '../../../../shared/runtime/errors/index.ts';
-import { peerAddress } from '../auth-throttle.ts';
+import { clientOf, forwardedFor, peerAddress } from '../auth-throttle.ts';
+import type { AddressMatcher } from '../../../../shared/runtime/http/index.ts';
 import type { Authorize, Ingest, IngestResult } from '../ingest.ts';
 import { decodeLogsRequestProtobufLazy, decodeTraceRequestProtobufLazy } from '../otlp/decode-protobuf.ts';
 import { encodeLogsResponse, encodeTraceResponse } from '../otlp/encode-response.ts';
@@ -20,6 +21,8 @@ export interface GrpcReceiverOptions {
   retryAfterSeconds: number;
   /** Checks the `authorization` metadata; absent: open (no keys). */
   authorize?: Authorize;
+  /** Proxies whose `x-forwarded-for` metadata names the client (TRACECHECK_TRUSTED_PROXIES); absent: none. */
+  trustedProxies?: AddressMatcher;
   log: Logger;
 }
 
@@ -86,7 +89,7 @@ export function createGrpcReceiver(options: GrpcReceiverOptions): GrpcReceiver {
       const run = async (): Promise<void> => {
         let project: string | undefined;
         if (options.authorize) {
-          const auth = await options.authorize(typeof header === 'string' ? header : undefined, peerAddress(call.getPeer()));
+          const auth = await options.authorize(typeof header === 'string' ? header : undefined, clientOf(peerAddress(call.getPeer()), forwardedFor(call.metadata.get('x-forwarded-for')), options.trustedProxies));
           if (!auth.ok) {
             if (auth.status === 429) callback({ code: status.RESOURCE_EXHAUSTED, details: auth.message, metadata: retryInfoMetadata(status.RESOURCE_EXHAUSTED, auth.message, auth.retryAfterSeconds) });
             else if (auth.status === 503) callback({ code: status.UNAVAILABLE, details: auth.message, metadata: retryInfoMetadata(status.UNAVAILABLE, auth.message, options.retryAfterSeconds) });

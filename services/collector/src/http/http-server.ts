@@ -4,7 +4,8 @@ import { METRICS_DENIED, type MetricsAccess } from '../../../../shared/kit/acces
 import type { Logger } from '../../../../shared/runtime/logging/index.ts';
 import { admissionKey, type Admission, type AdmissionTicket } from '../admission.ts';
 import { listenError } from '../../../../shared/runtime/errors/index.ts';
-import { peerAddress } from '../auth-throttle.ts';
+import { clientOf, peerAddress } from '../auth-throttle.ts';
+import type { AddressMatcher } from '../../../../shared/runtime/http/index.ts';
 import type { Authorize, Ingest, IngestResult } from '../ingest.ts';
 import { acceptedMediaType } from '../../../../shared/runtime/http/index.ts';
 import { METRICS_CONTENT_TYPE, renderMetrics, type Metrics } from '../../../../shared/kit/metrics/index.ts';
@@ -27,6 +28,8 @@ export interface HttpReceiverOptions {
   ingest: Ingest;
   /** Checks the `Authorization` header; absent: open (no keys). */
   authorize?: Authorize;
+  /** Proxies whose X-Forwarded-For names the client (TRACECHECK_TRUSTED_PROXIES); absent: none. */
+  trustedProxies?: AddressMatcher;
   /** Served at GET /metrics. */
   metrics?: Metrics;
   /** Who may read GET /metrics; absent: anyone. */
@@ -92,7 +95,7 @@ export function createHttpReceiver(options: HttpReceiverOptions): HttpReceiver {
   async function handleExport(req: IncomingMessage, res: ServerResponse, signal: Signal, encoding: OtlpEncoding, ticket: AdmissionTicket): Promise<void> {
     let project: string | undefined;
     if (options.authorize) {
-      const auth = await options.authorize(req.headers.authorization, peerAddress(req.socket.remoteAddress));
+      const auth = await options.authorize(req.headers.authorization, clientOf(peerAddress(req.socket.remoteAddress), req.headers['x-forwarded-for'], options.trustedProxies));
       if (!auth.ok) {
         req.resume();
         const headers: Record<string, string> =

@@ -45,6 +45,27 @@ def _code_check_fields(check):
     }
 
 
+def _origin(url):
+    parts = urllib.parse.urlsplit(url)
+    default = {"http": 80, "https": 443}.get(parts.scheme)
+    return parts.scheme, parts.hostname, parts.port or default
+
+
+class _KeepKeyOnOrigin(urllib.request.HTTPRedirectHandler):
+    """Follows redirects, but a redirect to another scheme, host or port never carries the key."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        new = super().redirect_request(req, fp, code, msg, headers, newurl)
+        if new is not None and _origin(newurl) != _origin(req.full_url):
+            for name in [k for k in new.headers if k.lower() == "authorization"]:
+                del new.headers[name]
+            new.unredirected_hdrs.pop("Authorization", None)
+        return new
+
+
+_OPENER = urllib.request.build_opener(_KeepKeyOnOrigin())
+
+
 class Tracecheck:
     """Okareo(api_key) becomes Tracecheck(api_key, base_url=...): the calls are the same."""
 
@@ -62,7 +83,7 @@ class Tracecheck:
             headers["authorization"] = f"Bearer {self.api_key}"
         req = urllib.request.Request(self.base_url + path, data=data, method=method, headers=headers)
         try:
-            with urllib.request.urlopen(req, timeout=self.timeout) as res:
+            with _OPENER.open(req, timeout=self.timeout) as res:
                 return json.loads(res.read().decode("utf-8") or "null")
         except urllib.error.HTTPError as err:
             text = err.read().decode("utf-8", "replace")

@@ -18,6 +18,7 @@ export type {
   ValueCount,
 } from './contract.ts';
 export { DEFAULT_PROJECT } from './conditions.ts';
+export { MAX_UNIT_IDS_PER_QUERY } from './rows.ts';
 export { MAX_DOC_BYTES } from './monitoring-rows.ts';
 export { createClickHouseStore } from './clickhouse-store.ts';
 export type { ClickHouseStoreOptions } from './clickhouse-store.ts';

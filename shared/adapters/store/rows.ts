@@ -58,12 +58,31 @@ export function normalizeScoreQuery(q: ScoreQuery): NormalizedScoreQuery {
     if (typeof q.unitId !== 'string') throw new PermanentError('unitId must be a string');
     conditions.push({ kind: 'cmp', column: 'unit_id', op: '=', value: toWellFormed(q.unitId) });
   }
+  let none = false;
+  if (q.unitIds !== undefined) {
+    const ids = unitIdList(q.unitIds);
+    if (ids.length === 0) none = true;
+    else conditions.push({ kind: 'in', column: 'unit_id', values: ids });
+  }
   if (q.unitRevision !== undefined) {
     if (!Number.isSafeInteger(q.unitRevision) || q.unitRevision < 1) throw new PermanentError('unitRevision must be a positive integer');
     conditions.push({ kind: 'cmp', column: 'unit_revision', op: '=', value: q.unitRevision });
   }
   if (q.after !== undefined) conditions.push(scoreCursorCondition(q.after));
-  return { conditions, empty: bounds.empty || endBounds.empty, limit, history: q.unitRevision !== undefined };
+  return { conditions, empty: none || bounds.empty || endBounds.empty, limit, history: q.unitRevision !== undefined };
+}
+
+/** Unit ids one score query may name: one statement's parameters, and a bounded query text. */
+export const MAX_UNIT_IDS_PER_QUERY = 500;
+
+function unitIdList(ids: readonly unknown[]): string[] {
+  if (!Array.isArray(ids)) throw new PermanentError('unitIds must be an array of strings');
+  const distinct = [...new Set(ids)];
+  if (distinct.length > MAX_UNIT_IDS_PER_QUERY) throw new PermanentError(`unitIds names ${distinct.length} units; at most ${MAX_UNIT_IDS_PER_QUERY} in one query`);
+  return distinct.map((id) => {
+    if (typeof id !== 'string' || id.length > 1_000) throw new PermanentError('unitIds must be strings of at most 1,000 characters');
+    return toWellFormed(id);
+  });
 }
 
 function issuesText(error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] }): string {

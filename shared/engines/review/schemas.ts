@@ -5,8 +5,13 @@ import { z } from 'zod';
 
 const name = z.string().min(1).max(200);
 const id = z.string().min(1).max(500);
-/** At most this many units added by id to one queue (a queue's filter brings in any number). */
-export const MAX_QUEUE_UNIT_IDS = 10_000;
+/**
+ * At most this many units added by id to one queue (a queue's filter brings in any number): read
+ * in one store query. An alert names at most 20.
+ */
+export const MAX_QUEUE_UNIT_IDS = 500;
+/** What queues stored before that cap may hold: they still read (one query per 500 ids). */
+const STORED_QUEUE_UNIT_IDS = 10_000;
 
 /** Which scored units a queue takes; every field given must match the unit's score of `check`. */
 export const ReviewQueueFilterSchema = z
@@ -38,6 +43,7 @@ export const ReviewQueueInputSchema = z
 export type ReviewQueueInput = z.input<typeof ReviewQueueInputSchema>;
 
 export const ReviewQueueSchema = ReviewQueueInputSchema.extend({
+  unit_ids: z.array(id).max(STORED_QUEUE_UNIT_IDS),
   id: z.string(),
   project: z.string(),
   created_at_ms: z.number(),

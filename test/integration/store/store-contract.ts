@@ -197,6 +197,9 @@ export function describeStoreContract(label: string, harness: StoreHarness): voi
       expect(await store.queryScores({ check: checkB })).toEqual([b1]);
       expect(await store.queryScores({ unitId: u1 })).toEqual([b1, a1]);
       expect(await store.queryScores({ check: checkA, unitId: u1 })).toEqual([a1]);
+      expect(await store.queryScores({ unitIds: [u2, u1, "x' OR 1=1 --"] })).toEqual([a2, b1, a1]);
+      expect(await store.queryScores({ check: checkA, unitIds: [u1, u2, u1] })).toEqual([a2, a1]);
+      expect(await store.queryScores({ unitIds: [] })).toEqual([]);
       expect(await store.queryScores({ check: checkA, fromMs: T0 + 10 })).toEqual([a4, a3, a2]);
       expect(await store.queryScores({ check: checkA, toMs: T0 + 20 })).toEqual([a2, a1]);
       expect(await store.queryScores({ check: checkA, fromMs: T0 + 10, toMs: T0 + 30 })).toEqual([a3, a2]);

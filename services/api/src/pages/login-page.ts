@@ -30,7 +30,7 @@ export function safeNext(next: unknown): string | null {
   // Dot segments can normalize to a path that starts with `//` (`/.\/evil.example`), which a
   // browser reads as another host: the result must stay on this origin when read once more.
   const again = URL.canParse(path, BASE) ? new URL(path, BASE) : null;
-  return again !== null && again.origin === BASE_ORIGIN && !/^\/[\/\\]/.test(path) ? path : '/';
+  return again !== null && again.origin === BASE_ORIGIN && !/^\/[/\\]/.test(path) ? path : '/';
 }
 
 function loginPage(c: Context<ApiEnv>, next: string, error: string | null, status: 200 | 400 | 401 | 403 | 429 = 200): Response {

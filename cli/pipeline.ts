@@ -200,6 +200,7 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
         alertTargets: { allow: createAddressMatcher(config.alerter.allowPrivateTargets) },
         trustedProxies: createAddressMatcher(config.trustedProxies),
         metricsToken: config.metricsToken,
+        alertLimits: config.alerter.limits,
       },
     });
     apiUrl = () => api.url();
@@ -229,6 +230,7 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
       unitLink: (id) => `${apiBase()}/units/${encodeURIComponent(id)}`,
       metrics,
       ...(config.alerter.smtp ? { sendMail: createSmtpMailer(config.alerter.smtp) } : {}),
+      limits: config.alerter.limits,
       ...(overrides.alerterNow ? { now: overrides.alerterNow } : {}),
     });
     components.push(alerter);

@@ -120,9 +120,9 @@ describe('metric alerts end to end: Kafka + ClickHouse 18.16', () => {
       ['resolve', dedup, undefined],
     ]);
     expect(smtp.mails.map((m) => [m.to, m.secure, mailSubject(m.raw)])).toEqual([
-      [['oncall@example.com'], true, '[tracecheck] Firing (warning): booking p95 latency'],
-      [['oncall@example.com'], true, '[tracecheck] Firing (critical): booking p95 latency'],
-      [['oncall@example.com'], true, '[tracecheck] Resolved: booking p95 latency'],
+      [['oncall@example.com'], true, '[tracecheck] Firing (warning): rule "booking p95 latency"'],
+      [['oncall@example.com'], true, '[tracecheck] Firing (critical): rule "booking p95 latency"'],
+      [['oncall@example.com'], true, '[tracecheck] Resolved: rule "booking p95 latency"'],
     ]);
 
     // no_data: created while phase C's runs are in its window; the clock then moves past them.

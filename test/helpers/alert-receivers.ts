@@ -131,7 +131,16 @@ export function mailBodyText(raw: string): string {
   return bytes.toString('utf8').replace(/\r\n/g, '\n');
 }
 
-/** A mail's Subject header. */
+/** A mail's Subject header as a reader sees it: unfolded, its RFC 2047 encoded words decoded. */
 export function mailSubject(raw: string): string | undefined {
-  return /^Subject: (.*)$/m.exec(raw)?.[1];
+  const header = /^Subject: (.*(?:\r?\n[ \t].*)*)/m.exec(raw)?.[1];
+  if (header === undefined) return undefined;
+  const unfolded = header.replace(/\r?\n[ \t]/g, ' ');
+  return unfolded
+    .replace(/\?=\s+=\?/g, '?==?')
+    .replace(/=\?utf-8\?([QB])\?([^?]*)\?=/gi, (_, kind: string, text: string) =>
+      kind.toUpperCase() === 'B'
+        ? Buffer.from(text, 'base64').toString('utf8')
+        : Buffer.from(text.replace(/_/g, ' ').replace(/=([0-9A-F]{2})/gi, (__, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1').toString('utf8'),
+    );
 }

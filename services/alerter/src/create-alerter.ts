@@ -1,7 +1,10 @@
 import type { Metrics } from '../../../shared/kit/metrics/index.ts';
 import {
+  DEFAULT_ALERT_LIMITS,
   createAlertRepository,
   initialAlertState,
+  ruleWithinLimits,
+  type AlertLimits,
   newAlertEventId,
   type AlertEvent,
   type AlertRule,
@@ -49,6 +52,8 @@ export interface AlerterOptions {
   metrics?: Metrics;
   /** Sends email notifications (`TRACECHECK_SMTP_URL`); absent: email targets fail, saying so. */
   sendMail?: SendMail;
+  /** Whom email may reach and how often (the API refuses rules beyond them; rules stored before are held to them here). */
+  limits?: AlertLimits;
 }
 
 export interface EvaluationReport {
@@ -185,7 +190,8 @@ export function createAlerter(options: AlerterOptions): Alerter {
     return a.state !== state.state || a.consecutive_bad !== state.consecutive_bad || a.consecutive_good !== state.consecutive_good || a.fired_at_ms !== state.fired_at_ms || a.last_notified_at_ms !== state.last_notified_at_ms || a.last_error !== state.last_error;
   }
 
-  async function evaluateRuleOnce(rule: AlertRule, all: Map<string, AlertState>, nowMs: number, report: EvaluationReport): Promise<void> {
+  async function evaluateRuleOnce(stored: AlertRule, all: Map<string, AlertState>, nowMs: number, report: EvaluationReport): Promise<void> {
+    const rule = ruleWithinLimits(stored, options.limits ?? DEFAULT_ALERT_LIMITS);
     const prev = all.get(rule.id) ?? initialAlertState(rule.id);
     try {
       const ev = evaluateRule(rule, prev, await aggregatesOf(rule, nowMs), nowMs);

@@ -17,6 +17,16 @@ function oneLine(text: string, max: number): string {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
+/**
+ * A rule's name as the subject may carry it: quoted, at most 60 characters, everything outside
+ * printable ASCII escaped. The name is any project admin's text, and a subject is what a recipient
+ * trusts at a glance (no look-alike letters, no right-to-left override, no message of its own).
+ */
+export function subjectName(name: string): string {
+  const clipped = [...name].length > 60 ? `${[...name].slice(0, 59).join('')}...` : name;
+  return JSON.stringify(clipped).replace(/[^\x20-\x7e]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 /** One plain-text message per notification: what fired, its figures, and the failing units. */
 export function emailMessage(target: EmailTarget, payload: AlertPayload, unitLink?: (unitId: string) => string): MailMessage {
   const state = payload.state === 'firing' ? 'Firing' : 'Resolved';
@@ -29,7 +39,7 @@ export function emailMessage(target: EmailTarget, payload: AlertPayload, unitLin
   if (payload.p_value !== undefined) lines.push(`p-value: ${payload.p_value < 0.001 ? '< 0.001' : payload.p_value.toFixed(3)}`);
   lines.push(`Window: ${payload.window}`, `Fired at: ${payload.fired_at}`);
   if (payload.units.length > 0) lines.push('', 'Failing units:', ...payload.units.map((u) => `  ${unitLink ? unitLink(u) : u}`));
-  return { to: recipients(target), subject: oneLine(`[tracecheck] ${state}${payload.level ? ` (${payload.level})` : ''}: ${payload.rule}`, 200), text: `${lines.join('\n')}\n` };
+  return { to: recipients(target), subject: `[tracecheck] ${state}${payload.level ? ` (${payload.level})` : ''}: rule ${subjectName(payload.rule)}`, text: `${lines.join('\n')}\n` };
 }
 
 /**

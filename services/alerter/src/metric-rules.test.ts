@@ -76,7 +76,7 @@ describe('metric_threshold rules', () => {
     const warning = buildPayload(p95Rule, ev.observation, { state: 'firing', firedAtMs: 60_000, units: [], level: 'warning' });
     expect(pagerDutyEvent({ type: 'pagerduty', routing_key: 'k', url: 'http://x' }, warning, 'key').payload?.severity).toBe('warning');
     const mail = emailMessage({ type: 'email', to: 'a@b.example' }, warning);
-    expect(mail.subject).toBe('[tracecheck] Firing (warning): slow');
+    expect(mail.subject).toBe('[tracecheck] Firing (warning): rule "slow"');
     expect(mail.text).toContain('Kind: metric_threshold\nValue: 9100\nLevel: warning\nThreshold: 5000\n');
     expect((slackMessage(warning).blocks[0] as { text: { text: string } }).text.text).toMatch(/^:rotating_light: \*Firing \(warning\): slow\*\n/);
     const resolved = buildPayload(p95Rule, evaluateRule(p95Rule, state, p95(100), 120_000).observation, { state: 'resolved', firedAtMs: 60_000, units: [] });

@@ -101,6 +101,28 @@ describe('alert rule routes', () => {
     expect(Object.keys(doc.paths['/api/v1/alert-rules'].get.responses)).not.toContain('415');
   });
 
+  it("caps a project's email: recipients over its rules, the reminder floor, the rule count", async () => {
+    const { send } = await setup();
+    const mailTo = (from: number) => ({ ...rule, notify: [{ type: 'email', to: Array.from({ length: 10 }, (_, i) => `r${from + i}@example.com`) }] });
+    expect((await send('POST', '/alert-rules', mailTo(0))).status).toBe(201);
+    const same = await send('POST', '/alert-rules', mailTo(0));
+    expect(same.status).toBe(201);
+    expect((await send('POST', '/alert-rules', mailTo(10))).status).toBe(201);
+    const over = await send('POST', '/alert-rules', mailTo(20));
+    expect([over.status, ((await over.json()) as { error: string }).error]).toEqual([
+      400,
+      "invalid request: a project's rules email at most 20 distinct addresses (TRACECHECK_EMAIL_MAX_RECIPIENTS); this would make 30",
+    ]);
+    const often = await send('POST', '/alert-rules', { ...mailTo(0), remind_every: '1m' });
+    expect(((await often.json()) as { error: string }).error).toBe('invalid request: remind_every of a rule that emails must be at least 15 min (TRACECHECK_EMAIL_MIN_REMIND_MINUTES)');
+    // Replacing a rule does not count its own recipients twice.
+    const id = ((await same.json()) as { id: string }).id;
+    expect((await send('PUT', `/alert-rules/${id}`, mailTo(10))).status).toBe(200);
+    for (let i = 3; i < 100; i++) expect((await send('POST', '/alert-rules', rule)).status).toBe(201);
+    const hundredFirst = await send('POST', '/alert-rules', rule);
+    expect([hundredFirst.status, ((await hundredFirst.json()) as { error: string }).error]).toEqual([400, 'invalid request: a project has at most 100 alert rules (TRACECHECK_ALERT_MAX_RULES); delete one first']);
+  });
+
   it('answers 404 for an unknown rule id', async () => {
     const { send } = await setup();
     expect((await send('GET', '/alert-rules/nope')).status).toBe(404);

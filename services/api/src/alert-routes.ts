@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Context, Hono } from 'hono';
 import { z } from 'zod';
-import { AlertRuleInputSchema, AlertRuleSchema, AlertStateSchema, createAlertRepository, type AlertRule, type AlertRuleInput, type AlertState } from '../../../shared/engines/alerts/index.ts';
+import { AlertRuleInputSchema, AlertRuleSchema, AlertStateSchema, alertLimitProblems, createAlertRepository, type AlertLimits, type AlertRule, type AlertRuleInput, type AlertState } from '../../../shared/engines/alerts/index.ts';
 import { checkOutboundTarget, type OutboundPolicy } from '../../../shared/runtime/http/index.ts';
 import { AlertEventViewSchema, maskEvent, maskRule } from './alert-views.ts';
 import type { Logger } from '../../../shared/runtime/logging/index.ts';
@@ -48,7 +48,7 @@ async function targetProblems(input: AlertRuleInput, policy: OutboundPolicy): Pr
  * (with states), `GET|PUT|DELETE /alert-rules/{id}`, `GET /alerts` (history, newest first, paged
  * with `before`). Every route is scoped to the caller's project.
  */
-export function alertRoutes(app: Hono<ApiEnv>, routes: RouteSpec[], deps: { store: QueryStore; log: Logger; now: () => number; alertTargets: OutboundPolicy }): void {
+export function alertRoutes(app: Hono<ApiEnv>, routes: RouteSpec[], deps: { store: QueryStore; log: Logger; now: () => number; alertTargets: OutboundPolicy; limits: AlertLimits }): void {
   const log = deps.log.child({ component: 'api.alerts' });
   const repo = createAlertRepository(deps.store, (doc, problems) => log.warn({ kind: doc.kind, id: doc.id, problems }, 'stored alert document does not parse; skipped'));
   // Targets' URLs carry secrets (Slack's path is its bearer token): read keys see them masked.
@@ -69,7 +69,7 @@ export function alertRoutes(app: Hono<ApiEnv>, routes: RouteSpec[], deps: { stor
       responses: { 201: { description: 'the stored rule', schema: AlertRuleSchema } },
     },
     async (c, { body }) => {
-      const problems = await targetProblems(body, deps.alertTargets);
+      const problems = [...alertLimitProblems(body, await repo.listRules(c.get('project')), deps.limits), ...(await targetProblems(body, deps.alertTargets))];
       if (problems.length > 0) return refused(problems);
       const t = deps.now();
       const rule = AlertRuleSchema.parse({ ...body, id: randomUUID(), project: c.get('project'), created_at_ms: t, updated_at_ms: t });
@@ -126,7 +126,8 @@ export function alertRoutes(app: Hono<ApiEnv>, routes: RouteSpec[], deps: { stor
     async (c, { params, body }) => {
       const existing = await repo.getRule(c.get('project'), params.id);
       if (!existing) return notFound(params.id);
-      const problems = await targetProblems(body, deps.alertTargets);
+      const others = (await repo.listRules(existing.project)).filter((r) => r.id !== existing.id);
+      const problems = [...alertLimitProblems(body, others, deps.limits, true), ...(await targetProblems(body, deps.alertTargets))];
       if (problems.length > 0) return refused(problems);
       const rule = AlertRuleSchema.parse({ ...body, id: existing.id, project: existing.project, created_at_ms: existing.created_at_ms, updated_at_ms: Math.max(deps.now(), existing.updated_at_ms + 1) });
       await repo.putRule(rule);

@@ -27,7 +27,7 @@ import { checkTryRoute } from './check-try-route.ts';
 import { createCheckRegistry, type CheckRegistry, type CodeRunner, type JudgeClient } from '../../../shared/engines/checks/index.ts';
 import { addStoredChecks } from '../../../shared/engines/monitors/index.ts';
 import { dashboardRoutes, type CheckCatalog } from './pages/index.ts';
-import { createAlertRepository } from '../../../shared/engines/alerts/index.ts';
+import { DEFAULT_ALERT_LIMITS, createAlertRepository, type AlertLimits } from '../../../shared/engines/alerts/index.ts';
 import type { Metrics } from '../../../shared/kit/metrics/index.ts';
 
 /** What the operator decides about the API's edges (shared/runtime/config); every field has a closed default. */
@@ -40,6 +40,8 @@ export interface ApiSecurity {
   metricsToken: string | null;
   /** Failed authentications allowed per client address and per key prefix in a window. */
   throttle: { byAddress: ThrottleOptions; byPrefix: ThrottleOptions };
+  /** Alert rules per project, and whom and how often their email may reach. */
+  alertLimits: AlertLimits;
 }
 
 export interface ApiDeps {
@@ -76,6 +78,7 @@ export function createApp(deps: ApiDeps): Hono<ApiEnv> {
     trustedProxies: createAddressMatcher(EMPTY_ADDRESS_LIST),
     metricsToken: null,
     throttle: { byAddress: DEFAULT_ADDRESS_THROTTLE, byPrefix: DEFAULT_PREFIX_THROTTLE },
+    alertLimits: DEFAULT_ALERT_LIMITS,
     ...deps.security,
   };
   const access: ApiAccess | undefined = deps.keyring
@@ -101,7 +104,7 @@ export function createApp(deps: ApiDeps): Hono<ApiEnv> {
   monitoringRoutes(app, routes, deps.store, now);
   metricRoutes(app, routes, deps.store, now);
   stepMetricRoutes(app, routes, deps.store, now);
-  alertRoutes(app, routes, { store: deps.store, log: deps.log, now, alertTargets: security.alertTargets });
+  alertRoutes(app, routes, { store: deps.store, log: deps.log, now, alertTargets: security.alertTargets, limits: security.alertLimits });
   const createRegistry = deps.createRegistry ?? (() => createCheckRegistry());
   checkRoutes(app, routes, { store: deps.store, log: deps.log, now, createRegistry });
   checkGenerateRoute(app, routes, { judge: deps.judge ?? null });

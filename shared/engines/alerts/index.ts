@@ -23,3 +23,5 @@ export { createAlertRepository, newAlertEventId, ALERT_DOC_KINDS } from './repos
 export type { AlertRepository, AlertEventPage, ListEventsQuery, InvalidDocHandler } from './repository.ts';
 export { PAGERDUTY_EVENTS_URL, recipients, targetAddress } from './targets.ts';
 export type { HttpTarget, EmailTarget, PagerDutyTarget } from './targets.ts';
+export { DEFAULT_ALERT_LIMITS, alertLimitProblems, emailDomainAllowed, ruleWithinLimits } from './alert-limits.ts';
+export type { AlertLimits } from './alert-limits.ts';

@@ -13,13 +13,21 @@ describe('loadConfig', () => {
     expect(c.ports).toEqual({ otlpHttp: 4318, otlpGrpc: 4317, api: 8080, metrics: null });
     expect(c.dataDir).toBe('./data');
     expect(c.limits.maxBodyBytes).toBe(20 * 1024 * 1024);
-    expect(c.alerter).toEqual({ intervalMs: 60_000, allowPrivateTargets: { hosts: [], cidrs: [] }, smtp: null });
+    expect(c.alerter).toEqual({
+      intervalMs: 60_000,
+      allowPrivateTargets: { hosts: [], cidrs: [] },
+      smtp: null,
+      limits: { maxRules: 100, maxEmailRecipients: 20, emailDomains: [], minEmailRemindMs: 900_000 },
+    });
     expect([c.trustedProxies, c.metricsToken]).toEqual([{ hosts: [], cidrs: [] }, null]);
   });
 
   it('reads the private alert targets, trusted proxies and the metrics token, and names every bad entry', () => {
     const c = loadConfig({ TRACECHECK_ALERT_ALLOW_PRIVATE_TARGETS: '127.0.0.1,10.0.0.0/8,hooks.internal', TRACECHECK_TRUSTED_PROXIES: '::1', TRACECHECK_METRICS_TOKEN: 'scrape-token-0123456789' });
     expect(c.alerter.allowPrivateTargets).toEqual({ hosts: ['hooks.internal'], cidrs: ['127.0.0.1/32', '10.0.0.0/8'] });
+    const mail = loadConfig({ TRACECHECK_EMAIL_ALLOWED_DOMAINS: ' Example.com, @ops.example.org. ', TRACECHECK_EMAIL_MIN_REMIND_MINUTES: '60', TRACECHECK_EMAIL_MAX_RECIPIENTS: '5' });
+    expect(mail.alerter.limits).toEqual({ maxRules: 100, maxEmailRecipients: 5, emailDomains: ['example.com', 'ops.example.org'], minEmailRemindMs: 3_600_000 });
+    expect(() => loadConfig({ TRACECHECK_EMAIL_ALLOWED_DOMAINS: 'example.com,not a domain' })).toThrow('"not a domain" is not a domain such as example.com');
     expect([c.trustedProxies, c.metricsToken]).toEqual([{ hosts: [], cidrs: ['::1/128'] }, 'scrape-token-0123456789']);
     expect(() => loadConfig({ TRACECHECK_ALERT_ALLOW_PRIVATE_TARGETS: '10.0.0.0/40', TRACECHECK_METRICS_TOKEN: 'short' })).toThrow(
       'invalid configuration:\n  - TRACECHECK_ALERT_ALLOW_PRIVATE_TARGETS: "10.0.0.0/40" is neither a host name, an IP address nor a range such as 10.0.0.0/8\n  - TRACECHECK_METRICS_TOKEN: at least 16 characters',

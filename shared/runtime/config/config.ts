@@ -13,6 +13,7 @@ import {
   DEFAULT_TRACE_ENTRY_GRACE_MS,
 } from './defaults.ts';
 import { parseAddressList, type AddressList } from '../http/index.ts';
+import { domainList } from './domain-list.ts';
 import { REDACTION_MODES, redactionRulesFromJson, type RedactionMode, type RedactionRule } from './redaction.ts';
 
 const port = z.coerce.number().int().min(0).max(65_535);
@@ -148,6 +149,11 @@ export const ConfigSchema = z
     TRACECHECK_SMTP_FROM: z.string().min(3).default('tracecheck <tracecheck@localhost>'),
     TRACECHECK_SMTP_TLS: z.enum(['starttls', 'none']).default('starttls'),
     TRACECHECK_SMTP_CA_FILE: z.preprocess(emptyAsUndefined, z.string().optional()),
+    // What one project's admins may do with the operator's SMTP server (docs/alerts.md#email).
+    TRACECHECK_ALERT_MAX_RULES: z.coerce.number().int().min(1).max(100_000).default(100),
+    TRACECHECK_EMAIL_MAX_RECIPIENTS: z.coerce.number().int().min(0).max(10_000).default(20),
+    TRACECHECK_EMAIL_ALLOWED_DOMAINS: domainList,
+    TRACECHECK_EMAIL_MIN_REMIND_MINUTES: z.coerce.number().int().min(1).max(10_080).default(15),
     // Proxies (addresses or ranges) whose X-Forwarded-For and X-Forwarded-Proto the API believes:
     // the client's address for throttling, and https for the login cookie's Secure flag.
     TRACECHECK_TRUSTED_PROXIES: addressList,
@@ -254,6 +260,8 @@ export interface Config {
     allowPrivateTargets: AddressList;
     /** The SMTP server email notifications go through; null: email targets fail, saying so. */
     smtp: { url: string; from: string; tls: 'starttls' | 'none'; caFile: string | null } | null;
+    /** Rules per project, and what their email may reach and how often (shared/engines/alerts' AlertLimits). */
+    limits: { maxRules: number; maxEmailRecipients: number; emailDomains: string[]; minEmailRemindMs: number };
   };
   /** Proxies whose forwarded client address and protocol the API believes. */
   trustedProxies: AddressList;
@@ -354,6 +362,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       intervalMs: c.TRACECHECK_ALERT_INTERVAL_MS,
       allowPrivateTargets: c.TRACECHECK_ALERT_ALLOW_PRIVATE_TARGETS,
       smtp: c.TRACECHECK_SMTP_URL ? { url: c.TRACECHECK_SMTP_URL, from: c.TRACECHECK_SMTP_FROM, tls: c.TRACECHECK_SMTP_TLS, caFile: c.TRACECHECK_SMTP_CA_FILE ?? null } : null,
+      limits: { maxRules: c.TRACECHECK_ALERT_MAX_RULES, maxEmailRecipients: c.TRACECHECK_EMAIL_MAX_RECIPIENTS, emailDomains: c.TRACECHECK_EMAIL_ALLOWED_DOMAINS, minEmailRemindMs: c.TRACECHECK_EMAIL_MIN_REMIND_MINUTES * 60_000 },
     },
     trustedProxies: c.TRACECHECK_TRUSTED_PROXIES,
     metricsToken: c.TRACECHECK_METRICS_TOKEN ?? null,

@@ -132,9 +132,9 @@ describe.each(stores)('metric alerts on %s', (_label, create) => {
         ['resolve', dedup, undefined, undefined],
       ]);
       expect(smtp.mails.slice(mailsBefore).map((m) => [m.to, m.secure, mailSubject(m.raw)])).toEqual([
-        [['oncall@example.com'], true, '[tracecheck] Firing (warning): booking p95 latency'],
-        [['oncall@example.com'], true, '[tracecheck] Firing (critical): booking p95 latency'],
-        [['oncall@example.com'], true, '[tracecheck] Resolved: booking p95 latency'],
+        [['oncall@example.com'], true, '[tracecheck] Firing (warning): rule "booking p95 latency"'],
+        [['oncall@example.com'], true, '[tracecheck] Firing (critical): rule "booking p95 latency"'],
+        [['oncall@example.com'], true, '[tracecheck] Resolved: rule "booking p95 latency"'],
       ]);
       const history = await createAlertRepository(store).listEvents({ project: 'shop', ruleId: 'p95' });
       expect(history.events.map((e) => [e.state, e.payload.level, e.payload.threshold, e.deliveries.map((d) => d.outcome)])).toEqual([

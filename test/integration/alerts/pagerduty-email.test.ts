@@ -5,7 +5,7 @@ import { AlertRuleSchema, createAlertRepository, type AlertRuleInput } from '../
 import { createInMemoryQueryStore, type ProjectScore } from '../../../shared/engines/alerts/testing/in-memory-query-store.ts';
 import { createAddressMatcher, parseAddressList } from '../../../shared/runtime/http/index.ts';
 import { createSilentLogger } from '../../../shared/runtime/logging/index.ts';
-import { mailBodyText, startPagerDutyReceiver, startSmtpReceiver, type MailSeen, type PagerDutyReceiver, type SmtpReceiver } from '../../helpers/alert-receivers.ts';
+import { mailBodyText, mailSubject, startPagerDutyReceiver, startSmtpReceiver, type MailSeen, type PagerDutyReceiver, type SmtpReceiver } from '../../helpers/alert-receivers.ts';
 
 // Issue 26: alerts page through PagerDuty (Events API v2: a trigger with a dedup key, a resolve
 // with the same key) and email (SMTP with STARTTLS and authentication), each against a real
@@ -124,8 +124,8 @@ describe('alerts through PagerDuty and email, real receivers on loopback', () =>
       ['alerts@tc.example', ['oncall@example.com', 'lead@example.com'], true, 'alerts'],
       ['alerts@tc.example', ['oncall@example.com', 'lead@example.com'], true, 'alerts'],
     ]);
-    const subjects = mails.map((m) => /^Subject: (.*)$/m.exec(m.raw)?.[1]);
-    expect(subjects).toEqual(['[tracecheck] Firing: loop guard Bcc: attacker@evil.example', '[tracecheck] Resolved: loop guard Bcc: attacker@evil.example']);
+    const subjects = mails.map((m) => mailSubject(m.raw));
+    expect(subjects).toEqual(['[tracecheck] Firing: rule "loop guard\\r\\nBcc: attacker@evil.example"', '[tracecheck] Resolved: rule "loop guard\\r\\nBcc: attacker@evil.example"']);
     for (const m of mails) expect(m.raw).not.toMatch(/^Bcc:/im);
     const firing = bodyText(mails[0].raw);
     expect(firing).toContain('loop_guard pass rate 70.0% [60.4–78.1] over the last 15m is below 90.0% (n = 100)');

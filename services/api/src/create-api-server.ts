@@ -23,6 +23,7 @@ export interface ApiServerOptions {
   security?: Partial<ApiSecurity>;
   judge?: JudgeClient | null;
   codeRunner?: CodeRunner;
+  retention?: { days: number | null; allowLonger: boolean };
 }
 
 export function createApiServer(options: ApiServerOptions): Component & { url(): string } {
@@ -41,6 +42,7 @@ export function createApiServer(options: ApiServerOptions): Component & { url():
           ...(options.security ? { security: options.security } : {}),
           ...(options.judge ? { judge: options.judge } : {}),
           ...(options.codeRunner ? { codeRunner: options.codeRunner } : {}),
+          ...(options.retention ? { retention: options.retention } : {}),
         });
         server = serve({ fetch: app.fetch, hostname: options.host, port: options.port }, (info: AddressInfo) => {
           url = `http://${options.host}:${info.port}`;

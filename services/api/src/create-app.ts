@@ -61,6 +61,8 @@ export interface ApiDeps {
   judge?: JudgeClient | null;
   /** Runs users' code checks for POST /api/v1/checks/score; absent: they answer not_run. */
   codeRunner?: CodeRunner;
+  /** The deployment's retention, which a project's own may only shorten unless allowed; default none. */
+  retention?: { days: number | null; allowLonger: boolean };
 }
 
 const openProject: MiddlewareHandler<ApiEnv> = async (c, next) => {
@@ -111,7 +113,7 @@ export function createApp(deps: ApiDeps): Hono<ApiEnv> {
   checkScoreRoute(app, routes, { store: deps.store, log, createRegistry, judge: deps.judge ?? null, ...(deps.codeRunner ? { codeRunner: deps.codeRunner } : {}) });
   monitorRoutes(app, routes, { store: deps.store, log: deps.log, now, createRegistry });
   simulationRoutes(app, routes, { store: deps.store, log: deps.log, now });
-  retentionRoutes(app, routes, { store: deps.store, log: deps.log, now });
+  retentionRoutes(app, routes, { store: deps.store, log: deps.log, now, deployment: deps.retention ?? { days: null, allowLonger: false } });
   reviewRoutes(app, routes, { store: deps.store, log: deps.log, now });
   datasetRoutes(app, routes, { store: deps.store, log: deps.log, now });
   checkTryRoute(app, routes, { store: deps.store, log: deps.log, now, createRegistry, judge: deps.judge ?? null, ...(deps.codeRunner ? { codeRunner: deps.codeRunner } : {}) });

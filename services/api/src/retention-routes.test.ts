@@ -36,3 +36,24 @@ describe('project retention routes', () => {
     expect(await (await send(read, 'GET')).json()).toEqual({ days: null });
   });
 });
+
+describe('a project retention under the deployment one', () => {
+  it("may only shorten TRACECHECK_RETENTION_DAYS, unless the operator allows longer", async () => {
+    const keys = createKeyring({ store, log });
+    const key = (await keys.create('bank', 'admin')).key;
+    const put = (allowLonger: boolean, days: number) =>
+      createApp({ store, log, keyring: keys, now: () => 1_800_000_000_000, retention: { days: 30, allowLonger } }).request('/api/v1/retention', {
+        method: 'PUT',
+        headers: { Authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ days }),
+      });
+    const longer = await put(false, 365);
+    expect([longer.status, await longer.json()]).toEqual([
+      400,
+      { error: 'days: this deployment keeps rows 30 days (TRACECHECK_RETENTION_DAYS); a project may only shorten that unless the operator sets TRACECHECK_RETENTION_ALLOW_LONGER=true' },
+    ]);
+    expect((await put(false, 30)).status).toBe(200);
+    expect((await put(false, 7)).status).toBe(200);
+    expect((await put(true, 365)).status).toBe(200);
+  });
+});

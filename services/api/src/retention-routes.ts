@@ -12,11 +12,14 @@ export interface RetentionRouteDeps {
   store: QueryStore;
   log: Logger;
   now: () => number;
+  /** TRACECHECK_RETENTION_DAYS, and whether a project may keep rows longer (TRACECHECK_RETENTION_ALLOW_LONGER). */
+  deployment: { days: number | null; allowLonger: boolean };
 }
 
 /**
  * The project's own retention (the key's project): rows older than `days` are removed at the next
- * pass of the retention job, whatever TRACECHECK_RETENTION_DAYS says. Changing it takes an admin key.
+ * pass of the retention job. It may only be shorter than TRACECHECK_RETENTION_DAYS (the operator's
+ * promise to the people in the traces) unless the operator allows longer. Changing it takes an admin key.
  */
 export function retentionRoutes(app: Hono<ApiEnv>, routes: RouteSpec[], deps: RetentionRouteDeps): void {
   const log = deps.log.child({ component: 'api.retention' });
@@ -43,10 +46,14 @@ export function retentionRoutes(app: Hono<ApiEnv>, routes: RouteSpec[], deps: Re
       role: 'admin',
       summary: "Sets the project's retention: units, revisions, scores and alert history older than `days` are removed (the next pass, at most TRACECHECK_RETENTION_INTERVAL_MS later).",
       body: ProjectRetentionSchema,
-      responses: { 200: { description: 'the retention', schema: RetentionSchema }, 400: { description: 'not 1 to 36,500 days', schema: ErrorSchema } },
+      responses: { 200: { description: 'the retention', schema: RetentionSchema }, 400: { description: "not 1 to 36,500 days, or longer than the deployment's", schema: ErrorSchema } },
     },
     async (c, { body }) => {
       const project = c.get('project');
+      const { days: most, allowLonger } = deps.deployment;
+      if (most !== null && !allowLonger && body.days > most) {
+        return { status: 400, body: { error: `days: this deployment keeps rows ${most} days (TRACECHECK_RETENTION_DAYS); a project may only shorten that unless the operator sets TRACECHECK_RETENTION_ALLOW_LONGER=true` } };
+      }
       await deps.store.putDoc({ kind: RETENTION_DOC_KIND, project, id: RETENTION_DOC_ID, body, updated_at_ms: deps.now() });
       log.info({ project, days: body.days }, 'project retention set');
       return { status: 200, body: { days: body.days } };

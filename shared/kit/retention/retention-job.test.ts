@@ -23,14 +23,14 @@ function fakeStore(docs: StoredDoc[]): { store: Store; cuts: RetentionCut[] } {
 const own = (project: string, body: unknown): StoredDoc => ({ kind: RETENTION_DOC_KIND, project, id: RETENTION_DOC_ID, body, updated_at_ms: 0 });
 
 describe('retention job', () => {
-  it("cuts each project with its own retention, then the rest at the deployment's, and reports the table sizes", async () => {
+  it("cuts each project with its own retention, never longer than the deployment's, then the rest, and reports the table sizes", async () => {
     const { store, cuts } = fakeStore([own('short', { days: 2 }), own('long', { days: 90 }), own('broken', { days: 'x' })]);
     const metrics = createMetrics({ defaultMetrics: false });
     const job = createRetentionJob({ store, days: 30, intervalMs: 60_000, docKinds: ['alert_event'], now: () => NOW, log: createSilentLogger(), metrics });
     await job.runOnce();
     expect(cuts).toEqual([
       { cutoffMs: NOW - 2 * DAY, project: 'short', docKinds: ['alert_event'] },
-      { cutoffMs: NOW - 90 * DAY, project: 'long', docKinds: ['alert_event'] },
+      { cutoffMs: NOW - 30 * DAY, project: 'long', docKinds: ['alert_event'] },
       { cutoffMs: NOW - 30 * DAY, exceptProjects: ['short', 'long'], docKinds: ['alert_event'] },
     ]);
     const text = await metrics.registry.metrics();
@@ -42,5 +42,12 @@ describe('retention job', () => {
     const job = createRetentionJob({ store, days: null, intervalMs: 60_000, docKinds: [], now: () => NOW, log: createSilentLogger() });
     await job.runOnce();
     expect(cuts).toEqual([{ cutoffMs: NOW - DAY, project: 'p', docKinds: [] }]);
+  });
+
+  it('keeps a project longer than the deployment only when the operator allows it', async () => {
+    const { store, cuts } = fakeStore([own('long', { days: 90 })]);
+    const job = createRetentionJob({ store, days: 30, allowLonger: true, intervalMs: 60_000, docKinds: [], now: () => NOW, log: createSilentLogger() });
+    await job.runOnce();
+    expect(cuts[0]).toEqual({ cutoffMs: NOW - 90 * DAY, project: 'long', docKinds: [] });
   });
 });

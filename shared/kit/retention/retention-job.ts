@@ -13,6 +13,14 @@ export type ProjectRetention = z.infer<typeof ProjectRetentionSchema>;
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
+/**
+ * The days a project's rows are kept: its own retention, which may only shorten the deployment's
+ * unless the operator allows longer (a retention stored before that rule is held to it here).
+ */
+export function effectiveDays(own: number, deployment: number | null, allowLonger: boolean): number {
+  return deployment === null || allowLonger ? own : Math.min(own, deployment);
+}
+
 export interface RetentionJobOptions {
   store: Store;
   /** TRACECHECK_RETENTION_DAYS; null: keep everything of projects without their own retention. */
@@ -20,6 +28,8 @@ export interface RetentionJobOptions {
   intervalMs: number;
   /** Document kinds removed with the rest (alert history). */
   docKinds: readonly string[];
+  /** A project's own retention may be longer than `days` (TRACECHECK_RETENTION_ALLOW_LONGER); default: only shorter. */
+  allowLonger?: boolean;
   now: () => number;
   log: Logger;
   metrics?: Metrics;
@@ -58,7 +68,8 @@ export function createRetentionJob(options: RetentionJobOptions): RetentionJob {
     if (store.removeOlderThan) {
       const now = options.now();
       const own = await projectRetentions();
-      for (const [project, days] of own) {
+      for (const [project, asked] of own) {
+        const days = effectiveDays(asked, options.days, options.allowLonger ?? false);
         await store.removeOlderThan({ cutoffMs: now - days * DAY_MS, project, docKinds: options.docKinds });
       }
       if (options.days !== null) {

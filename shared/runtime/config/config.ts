@@ -157,16 +157,16 @@ export const ConfigSchema = z
     // Proxies (addresses or ranges) whose X-Forwarded-For and X-Forwarded-Proto the API believes:
     // the client's address for throttling, and https for the login cookie's Secure flag.
     TRACECHECK_TRUSTED_PROXIES: addressList,
-    // Bearer token for GET /metrics once API keys exist (the metrics name every project's checks);
-    // unset, /metrics answers 401 then. With no key at all it stays open, like everything else.
+    // Bearer token for GET /metrics once API keys exist (unset: 401 then); with no key at all it is open.
     TRACECHECK_METRICS_TOKEN: z.preprocess(emptyAsUndefined, z.string().min(16, 'at least 16 characters').optional()),
     // redact by default: a secret that reached the store once is in every backup of it; see docs/privacy.md.
     TRACECHECK_REDACTION: z.enum(REDACTION_MODES).default('redact'),
     TRACECHECK_REDACTION_RULES: z.preprocess(emptyAsUndefined, redactionRulesFromJson.optional()),
     TRACECHECK_REDACTION_KEY: z.preprocess(emptyAsUndefined, z.string().min(16, 'at least 16 characters').optional()),
-    // Unset: keep everything (projects may set their own through the API).
+    // Unset: keep everything. Projects may set their own through the API, only shorter unless allowed.
     TRACECHECK_RETENTION_DAYS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(36_500).optional()),
     TRACECHECK_RETENTION_INTERVAL_MS: z.coerce.number().int().min(1_000).default(60 * 60_000),
+    TRACECHECK_RETENTION_ALLOW_LONGER: z.enum(['true', 'false']).default('false'),
     // No default: a command without it logs at its own level (see cli/command-logger.ts).
     TRACECHECK_LOG_LEVEL: z.preprocess(emptyAsUndefined, z.enum(LOG_LEVELS).optional()),
   })
@@ -274,7 +274,7 @@ export interface Config {
   /** What the collector replaces in spans and log records before the bus; `key` null: a random one per process. */
   redaction: { mode: RedactionMode; rules: RedactionRule[]; key: string | null };
   /** Days rows are kept (null: forever, but for projects with their own); how often old ones are removed. */
-  retention: { days: number | null; intervalMs: number };
+  retention: { days: number | null; intervalMs: number; allowLonger: boolean };
 }
 
 export class ConfigError extends Error {
@@ -368,7 +368,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     metricsToken: c.TRACECHECK_METRICS_TOKEN ?? null,
     logLevel: c.TRACECHECK_LOG_LEVEL ?? null,
     evalPython: c.LLMEVAL_PYTHON ?? null,
-    retention: { days: c.TRACECHECK_RETENTION_DAYS ?? null, intervalMs: c.TRACECHECK_RETENTION_INTERVAL_MS },
+    retention: { days: c.TRACECHECK_RETENTION_DAYS ?? null, intervalMs: c.TRACECHECK_RETENTION_INTERVAL_MS, allowLonger: c.TRACECHECK_RETENTION_ALLOW_LONGER === 'true' },
     redaction: { mode: c.TRACECHECK_REDACTION, rules: c.TRACECHECK_REDACTION_RULES ?? [], key: c.TRACECHECK_REDACTION_KEY ?? null },
   };
 }

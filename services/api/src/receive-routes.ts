@@ -14,7 +14,7 @@ import { addRoute, type ApiEnv } from './route.ts';
 export const RECENT_UNITS = 300;
 /** Units read whole per service. */
 export const UNITS_PER_SERVICE = 5;
-export const MAX_SERVICES = 20;
+const MAX_SERVICES = 20;
 
 /** Per service of the project, newest first: its latest trace units read whole and summarized. */
 export async function recentReceipts(store: Store, project: string): Promise<{ services: ServiceReceipt[]; units_listed: number }> {

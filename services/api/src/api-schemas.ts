@@ -1,11 +1,15 @@
 import { z } from 'zod';
 import { ChatMessageSchema, ScoreSchema, UnitSchema } from '../../../shared/contracts/schemas/index.ts';
+import { DiagnosticSchema } from './receive-schemas.ts';
 
 // Answer shapes of the API, as zod schemas: the OpenAPI document is generated from them and the
 // tests check real answers against them.
 
 export const ScoreOutSchema = ScoreSchema.extend({ project: z.string(), unit_revision: z.number().int(), created_at: z.string(), unit_end_time: z.string() });
-export const UnitOutSchema = UnitSchema.extend({ messages: z.array(ChatMessageSchema) });
+export const UnitOutSchema = UnitSchema.extend({
+  messages: z.array(ChatMessageSchema),
+  diagnostics: z.array(DiagnosticSchema).describe('what the unit is missing (no message content, tool results, its root span) and the setting that fixes each; computed when read'),
+});
 
 export const ScoresPageSchema = z.object({ scores: z.array(ScoreOutSchema), count: z.number().int(), next_cursor: z.string().nullable() });
 export const UnitWithScoresSchema = z.object({

@@ -8,6 +8,7 @@ import { ScoresPageSchema, UnitRevisionsSchema, UnitWithScoresSchema, UnitsPageS
 import { ScoreCursorSchema, UnitCursorSchema, cursorParam, encodeCursor, nextScoreCursor } from './cursor.ts';
 import { BooleanParam, TimeRangeParams, UnitFilterParams, toScoreFilters } from './query-params.ts';
 import { addRoute, type ApiEnv } from './route.ts';
+import { diagnoseUnit } from '../../../shared/engines/diagnose/index.ts';
 
 /**
  * Rows per page. A page is serialized on the event loop: 1,000 scores take ~30 ms (10,000 took
@@ -160,7 +161,7 @@ export function listingRoutes(app: Hono<ApiEnv>, routes: RouteSpec[], store: Sto
       if (!shown) return { status: 404, body: { error: `unit "${unitId}" has no revision ${String(query.revision)} (its latest is ${latest.revision})` } };
       const scores = await store.queryScores({ unitId, project, unitRevision: shown.revision, limit: 10_000 });
       const unit = shown.unit;
-      return { status: 200, body: { unit: { ...unit, messages: unit.message_history }, scores: scores.map(presentScore), revision: shown.revision, latest_revision: latest.revision } };
+      return { status: 200, body: { unit: { ...unit, messages: unit.message_history, diagnostics: diagnoseUnit(unit) }, scores: scores.map(presentScore), revision: shown.revision, latest_revision: latest.revision } };
     },
   );
 

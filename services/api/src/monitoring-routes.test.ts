@@ -171,6 +171,7 @@ describe('projects and the document', () => {
       '/api/v1/compare',
       '/api/v1/datasets',
       '/api/v1/datasets/{name}',
+      '/api/v1/ingest/recent',
       '/api/v1/metrics/series',
       '/api/v1/metrics/steps/series',
       '/api/v1/metrics/steps/summary',

@@ -2,6 +2,7 @@ import { sessionFigures } from './session-figures.ts';
 import type { TokenUsage, ToolDefinition, Unit, UnitToolCall } from '../../../shared/contracts/schemas/index.ts';
 import { canonicalJsonText } from '../../../shared/contracts/schemas/index.ts';
 import { createDialog } from './merge-history.ts';
+import { mergeReceived } from './unit-received.ts';
 
 /**
  * `session:<conversation id>` in the default project, `session:<project>:<id>` in another. The
@@ -74,6 +75,7 @@ export function assembleSession(previous: Unit | null, traces: readonly Unit[], 
   }
   const last = all[all.length - 1];
   const project = lastDefined(all, (u) => u.project);
+  const received = mergeReceived(all.map((u) => u.received));
   return {
     schema_version: 1,
     unit_id: sessionUnitId(project ?? undefined, conversationId),
@@ -104,6 +106,7 @@ export function assembleSession(previous: Unit | null, traces: readonly Unit[], 
     attributes: all[0].attributes ?? {},
     ...(all.some((u) => u.session_end === true) ? { session_end: true } : {}),
     ...(project !== null ? { project } : {}),
+    ...(received ? { received } : {}),
     ...sessionFigures(all, toolCalls.size, startMs, endMs),
   };
 }

@@ -6,6 +6,7 @@ import { byStart, byStartThenEnd, firstDefined, nanosToMs } from './span-tree.ts
 import { linkToolSpans, toolCallsOf } from './tool-calls.ts';
 import { sumUsage, unitAttributes, unitErrors } from './unit-summary.ts';
 import { stepsOf } from './unit-steps.ts';
+import { receivedOf } from './unit-received.ts';
 import { builtinPriceTable, createPriceTable, type PricedTable } from '../../../shared/engines/pricing/index.ts';
 
 // The passes of building a unit, one module each: model calls and who made them (model-calls.ts),
@@ -143,6 +144,7 @@ export function* assembleTraceInSteps(parts: TraceParts, assembledAtMs: number, 
     ...(spans.some((s) => s.genai.session_end === true) ? { session_end: true } : {}),
     ...(spans.some((s) => s.genai.simulation_record === true) ? { simulation_record: true } : {}),
     ...(project !== null ? { project } : {}),
+    received: receivedOf(spans, parts.logs, root),
     ...figures,
   };
 }

@@ -22,7 +22,7 @@ const ms = (x: number): number => Math.round(x * 1000) / 1000;
 /** USD in whole nano-dollars: sums are exact, and n / 1e9 is the nearest double to the decimal. */
 const nanoUsd = (usd: number): number => Math.round(usd * 1e9);
 
-function isModelCall(s: SpanRecord): boolean {
+export function isModelCall(s: SpanRecord): boolean {
   const g = s.genai;
   if (g.tool_execution) return false;
   // An agent run's totals, a tool, a workflow: not a model call even with a model or usage on it.

@@ -16,3 +16,5 @@ export { canonicalJson, canonicalJsonText } from './canonical-json.ts';
 export { parseRecord } from './parse-record.ts';
 export { UnitStepSchema, ModelTotalsSchema } from './unit-steps.ts';
 export type { ModelStep, ModelTotals, ToolStep, UnitStep } from './unit-steps.ts';
+export { UnitReceivedSchema, ReceivedScopeSchema } from './unit-received.ts';
+export type { ReceivedScope, UnitReceived } from './unit-received.ts';

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ChatMessageSchema, ToolDefinitionSchema } from './message.ts';
 import { parseRecord } from './parse-record.ts';
 import { TokenUsageSchema } from './span-envelope.v1.ts';
+import { UnitReceivedSchema } from './unit-received.ts';
 import { UnitStepFields } from './unit-steps.ts';
 
 /** A tool call joined with its result (by call id). */
@@ -68,6 +69,8 @@ export const UnitSchema = z.object({
   simulation_record: z.boolean().optional(),
   /** The project (API key scope) whose ingest key sent the spans; absent means `default`. */
   project: z.string().min(1).max(200).optional(),
+  /** What the unit was built from, per instrumentation scope (issue 34); absent on units stored before it. */
+  received: UnitReceivedSchema.optional(),
   // Steps, duration, calls, tokens per model and cost (issue 26), all optional.
   ...UnitStepFields,
 });

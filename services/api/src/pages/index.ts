@@ -11,12 +11,13 @@ import { loginRoutes, pageAuth } from './login-page.ts';
 import { overviewPage } from './overview-page.ts';
 import type { PageDeps } from './page-deps.ts';
 import { unitPage } from './unit-page.ts';
+import { receivePage } from './receive-page.ts';
 import { reviewPage, reviewQueuesPage } from './review-page.ts';
 import { REVIEW_SCRIPT } from './review-script.ts';
 
 export type { CheckCatalog, PageDeps } from './page-deps.ts';
 
-const PAGE_PATHS = ['/', '/checks', '/checks/:name', '/units/:id', '/compare', '/alerts', '/review-queues', '/review/:id', '/agents', '/agents/:name'] as const;
+const PAGE_PATHS = ['/', '/checks', '/checks/:name', '/units/:id', '/compare', '/alerts', '/review-queues', '/review/:id', '/agents', '/agents/:name', '/receive'] as const;
 
 /** The dashboard: server-rendered pages over the same query functions as the JSON API. */
 export function dashboardRoutes(app: Hono<ApiEnv>, deps: PageDeps, access: ApiAccess | undefined): void {
@@ -47,4 +48,5 @@ export function dashboardRoutes(app: Hono<ApiEnv>, deps: PageDeps, access: ApiAc
   app.get('/review/:id', (c) => reviewPage(c, deps));
   app.get('/agents', (c) => agentsPage(c, deps));
   app.get('/agents/:name', (c) => agentPage(c, deps));
+  app.get('/receive', (c) => receivePage(c, deps));
 }

@@ -117,7 +117,7 @@ ${filterForm('/', q)}
 ${firingCard(rules, states)}
 ${ops}
 ${checks.length === 0
-    ? h`<div class="card">No scores in this window. Send traces to the collector, or widen the window.</div>`
+    ? h`<div class="card">No scores in this window. Send traces to the collector, or widen the window. <a href="/receive">What we receive</a> shows what arrived, and how to send traces.</div>`
     : h`<div class="table-wrap"><table data-overview><thead><tr><th>check</th><th class="num">now</th><th>95% interval</th><th>last ${q.window} (per ${SPARK_BUCKET[q.window]})</th><th class="num">change</th><th class="num">n</th><th class="num">failing</th><th class="num">errors / not run</th></tr></thead><tbody>${rows}</tbody></table></div>`}
 ${splitTable(split, checks.map((s) => s.check), q)}
 <p class="muted">The same numbers as JSON: <a href="${withQuery('/api/v1/checks/summary', { ...filtersOf(q), from, to })}">/api/v1/checks/summary</a></p>`;

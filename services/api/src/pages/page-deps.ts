@@ -32,6 +32,7 @@ const NAV = [
   ['compare', '/compare', 'Compare'],
   ['alerts', '/alerts', 'Alerts'],
   ['review', '/review-queues', 'Review'],
+  ['receive', '/receive', 'Receiving'],
 ] as const;
 
 export type Section = (typeof NAV)[number][0] | 'unit' | 'login';

@@ -5,6 +5,8 @@ import { checkHref, num, unitHref, utc } from './format.ts';
 import { h, type Html } from './html.ts';
 import { layout, problemPage, sendPage, type PageDeps } from './page-deps.ts';
 import { agentGraph, timeline } from './unit-timeline.ts';
+import { diagnoseUnit } from '../../../../shared/engines/diagnose/index.ts';
+import { diagnosticsCard } from './diagnostics-card.ts';
 
 // A unit as a conversation (system, user, assistant turns, tool calls with their arguments, tool
 // results with errors marked, the final answer) beside every score of it. Every string here came
@@ -37,7 +39,7 @@ function turn(m: ChatMessage, unit: Unit, isFinal: boolean): Html {
 
 export function transcript(unit: Unit): Html {
   const messages = unit.message_history.length > 0 ? unit.message_history : [...unit.model_input, ...(unit.model_output !== null ? [{ role: 'assistant' as const, content: unit.model_output }] : [])];
-  if (messages.length === 0) return h`<p class="muted">This unit carries no messages.</p>`;
+  if (messages.length === 0) return h`<p class="muted">This unit carries no messages.${diagnoseUnit(unit).length > 0 ? ' What is missing, and the setting that fixes it, is at the top of the page.' : ''}</p>`;
   let finalIndex = -1;
   messages.forEach((m, i) => {
     if (m.role === 'assistant' && m.content && !(m.tool_calls?.length)) finalIndex = i;
@@ -87,6 +89,7 @@ export async function unitPage(c: Context<ApiEnv>, deps: PageDeps): Promise<Resp
   const body = h`<p class="muted"><a href="/">Overview</a> › unit</p>
 <h1>${unit.kind === 'session' ? 'Session' : 'Trace'} <code>${unit.unit_id}</code></h1>
 <p class="sub">${unit.agent_name ?? 'unknown agent'} ${unit.agent_version ?? ''} · ${scores.length} scores, ${failed} failing${unit.truncated ? h` · <span class="badge error">truncated</span>` : null}</p>
+${diagnosticsCard(diagnoseUnit(unit))}
 <div class="grid2"><div>
 ${unit.kind === 'session' ? h`<div class="card"><strong>Traces of this session, in order</strong><ol data-session-traces>${unit.trace_ids.map((t) => h`<li><a href="${unitHref(t)}"><code>${t}</code></a></li>`)}</ol></div>` : null}
 ${unit.errors.length > 0 ? h`<div class="card firing-list"><strong>Errors in the trace</strong><ul>${unit.errors.map((e) => h`<li>${e.type ? h`<code>${e.type}</code> ` : null}${e.message}</li>`)}</ul></div>` : null}

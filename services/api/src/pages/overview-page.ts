@@ -12,6 +12,8 @@ import { checkHref, count, num, pct, pointsDelta, utc, withQuery } from './forma
 import { h, type Html } from './html.ts';
 import { layout, problemPage, sendPage, type PageDeps } from './page-deps.ts';
 import { operationsCard } from './operations-card.ts';
+import { pipelineCard } from './pipeline-card.ts';
+import { readPipeline } from '../pipeline-status.ts';
 
 // The overview: every check's current rate with its band, a sparkline, the change against the
 // previous window, the same split by agent and version, and what is firing now.
@@ -86,12 +88,13 @@ export async function overviewPage(c: Context<ApiEnv>, deps: PageDeps): Promise<
   if (!summary.ok) return problemPage(c, 400, 'Invalid window', summary.error);
   if (!spark.ok) return problemPage(c, 400, 'Invalid window', spark.error);
   const sw = spark.value;
-  const [ops, bucketed, split, rules, states] = await Promise.all([
+  const [ops, bucketed, split, rules, states, pipeline] = await Promise.all([
     operationsCard(deps.store, project, nowMs, filters),
     deps.store.aggregateScores({ ...filters, project, fromMs: sw.from, toMs: sw.to, bucketMs: sw.bucketMs }),
     deps.store.aggregateScores({ ...filters, project, fromMs: from, toMs: to, splitByAgent: true }),
     deps.alerts.listRules(project),
     deps.alerts.listStates(project),
+    readPipeline(deps.store, nowMs),
   ]);
   const checks = summary.value.checks;
   const rows = checks.map((s) => {
@@ -115,6 +118,7 @@ ${changeCell(s, s.previous)}
 <p class="sub">${utc(from)} – ${utc(to)}, compared with the ${q.window} before. Rates count decided (<code>ok</code>) scores by the unit's end time; bands are 95% Wilson intervals (normal for means).</p>
 ${filterForm('/', q)}
 ${firingCard(rules, states)}
+${pipelineCard(pipeline)}
 ${ops}
 ${checks.length === 0
     ? h`<div class="card">No scores in this window. Send traces to the collector, or widen the window.</div>`

@@ -69,7 +69,7 @@ describe('dashboard layout and refresh in a browser', () => {
       for (const path of PAGES) {
         await page.goto(`${api.url()}${path}`);
         await page.waitForSelector('main');
-        const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
+        const scrollWidth = await page.evaluate(() => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth);
         if (scrollWidth > width) overflow.push([path, scrollWidth]);
       }
       await page.goto(`${api.url()}/`);

@@ -9,11 +9,16 @@ import { addRoute, type ApiEnv } from './route.ts';
 // stage has waiting, the judge's queue and rate limit, the recent scoring rate and when the units
 // waiting will be scored at that rate. Read from the status docs the pipeline processes write.
 
+/**
+ * On Kafka a stage's figure is its group's lag: records not committed, which also counts what a
+ * windowed stage holds open (spans of traces within their grace, traces of sessions not yet idle).
+ * In process it is the records not yet read.
+ */
 export const STAGE_LABELS: Record<Stage, string> = {
-  assemble: 'spans waiting for the trace assembler',
+  assemble: 'spans not yet assembled into units',
   score: 'units waiting to be scored',
   route: 'units waiting for the session router',
-  sessions: 'units waiting for the session aggregator',
+  sessions: 'trace units not yet in a closed session',
 };
 
 /** A process is heard from when its last doc is at most this many of its intervals old. */

@@ -75,7 +75,7 @@ describe('pages over a store: backlog, unpriced, clamp, range', () => {
     const r = await page('/');
     expect(r.status).toBe(200);
     expect(r.html).toContain('<span class="badge pending">through in about 2 min 30 s</span> <span class="muted">1,500 units at 600 a minute</span>');
-    expect(r.html).toContain('<div class="tile" data-stage="assemble"><div class="muted">spans waiting for the trace assembler</div><div class="big" data-waiting>40</div></div>');
+    expect(r.html).toContain('<div class="tile" data-stage="assemble"><div class="muted">spans not yet assembled into units</div><div class="big" data-waiting>40</div></div>');
     expect(r.html).toContain('<div class="big" data-waiting>120</div><div class="muted" data-judge-limit>8 in flight of 8; limit 600 a minute</div>');
     const json = (await (await app.request('/api/v1/pipeline')).json()) as { eta_ms: number; stages: Array<{ stage: string; waiting: number | null }> };
     expect(json.eta_ms).toBe(150_000);

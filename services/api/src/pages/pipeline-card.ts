@@ -24,7 +24,8 @@ function eta(p: PipelineAnswer): Html {
 }
 
 export function pipelineCard(p: PipelineAnswer): Html {
-  const backlog = p.stages.some((s) => (s.waiting ?? 0) > 0) || (p.judge?.waiting ?? 0) > 0;
+  // Open sessions are held, not late: only units waiting to be scored and judge calls mark a backlog.
+  const backlog = (p.stages.find((s) => s.stage === 'score')?.waiting ?? 0) > 0 || (p.judge?.waiting ?? 0) > 0;
   const stages = p.stages.filter((s) => s.waiting !== null || s.stage !== 'route');
   return h`<div class="card pipeline ${backlog ? 'behind' : ''}" data-pipeline><strong>Pipeline</strong> ${eta(p)}
 <div class="grid4">${stages.map((s) => h`<div class="tile" data-stage="${s.stage}"><div class="muted">${s.label}</div><div class="big" data-waiting>${s.waiting === null ? '–' : count(s.waiting)}</div>${s.error ? h`<div class="muted" title="${s.error}">last known (measuring failed)</div>` : null}</div>`)}

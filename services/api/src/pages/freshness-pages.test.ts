@@ -88,6 +88,8 @@ describe('pages over a store: backlog, unpriced, clamp, range', () => {
     expect(agents.html).not.toContain('$0.0000');
     expect((await page('/agents/bot')).html).not.toContain('$0.0000');
     expect((await page('/units/u1')).html).toContain('<dt>cost</dt><dd>unpriced (1 model call)</dd>');
+    const compare = await page('/compare?a.agent_version=v1&b.agent_version=v2');
+    expect(compare.html).toContain('<td class="num" data-a>unpriced<div class="muted">n = 0</div></td>');
   });
 
   it('clamps a bucket too fine for the window and says so, where the API answers 400', async () => {

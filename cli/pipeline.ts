@@ -25,6 +25,7 @@ import { createRetentionJob, type RetentionJob } from '../shared/kit/retention/i
 import { ALERT_DOC_KINDS } from '../shared/engines/alerts/index.ts';
 import { CHECK_TRY_DOC_KIND, DATASET_DOC_KIND, REVIEW_DOC_KINDS } from '../shared/engines/review/index.ts';
 import { createConsumerLagReporter, createMetrics, createMetricsServer, withJudgeMetrics, type Metrics } from '../shared/kit/metrics/index.ts';
+import { pipelineStatusReporter } from './pipeline-status.ts';
 
 export type ServiceName = 'collector' | 'assembler' | 'scorer' | 'api' | 'alerter';
 
@@ -268,6 +269,8 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
       collector,
     );
   }
+  // Every process with a store says what it has waiting, for the API's GET /api/v1/pipeline.
+  if (store) components.push(pipelineStatusReporter({ config, store, log, services, topics, groupOf, lag, busHoldings, judge: scorerJudge, metrics }));
   let metricsUrl = (): string => '';
   if (!services.has('api') && !services.has('collector')) {
     const server = createMetricsServer({ host: config.host, port: metricsPortFor(config.ports.metrics, services), metrics, log, health: () => lag.health() });

@@ -172,11 +172,15 @@ for (const mode of MODES) {
       expect(await page.locator('table[data-compare] tbody tr').first().getAttribute('data-check')).toBe(cmp.comparisons[0].check);
       await shot('compare');
 
-      await row.locator('button[data-create-rule]').click();
+      // The rule notifies whoever the row's form names (email: no network in a test).
+      await row.locator('details.alert-on > summary').click();
+      await row.locator('form[data-create-rule] select[name=type]').selectOption('email');
+      await row.locator('form[data-create-rule] input[name=target]').fill('oncall@example.com');
+      await row.locator('form[data-create-rule] button[type=submit]').click();
       await expect.poll(() => row.locator('[data-result]').innerText()).toContain('created');
-      const rules = await api<{ rules: Array<{ id: string; kind: string; check: string; baseline: unknown; candidate: unknown; enabled: boolean }> }>('/api/v1/alert-rules');
-      expect(rules.rules.map((r) => [r.kind, r.check, r.baseline, r.candidate, r.enabled])).toEqual([
-        ['regression', 'loop_guard', { agent: 'booking-agent', agent_version: 'v1' }, { agent: 'booking-agent', agent_version: 'v2' }, true],
+      const rules = await api<{ rules: Array<{ id: string; kind: string; check: string; baseline: unknown; candidate: unknown; enabled: boolean; notify: unknown }> }>('/api/v1/alert-rules');
+      expect(rules.rules.map((r) => [r.kind, r.check, r.baseline, r.candidate, r.enabled, r.notify])).toEqual([
+        ['regression', 'loop_guard', { agent: 'booking-agent', agent_version: 'v1' }, { agent: 'booking-agent', agent_version: 'v2' }, true, [{ type: 'email', to: 'oncall@example.com' }]],
       ]);
 
       await page.goto(`${base}/alerts`);

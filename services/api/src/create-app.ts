@@ -24,6 +24,7 @@ import { retentionRoutes } from './retention-routes.ts';
 import { reviewRoutes } from './review-routes.ts';
 import { datasetRoutes } from './dataset-routes.ts';
 import { receiveRoutes } from './receive-routes.ts';
+import { pipelineRoute } from './pipeline-status.ts';
 import { checkTryRoute } from './check-try-route.ts';
 import { createCheckRegistry, type CheckRegistry, type CodeRunner, type JudgeClient } from '../../../shared/engines/checks/index.ts';
 import { addStoredChecks } from '../../../shared/engines/monitors/index.ts';
@@ -118,6 +119,7 @@ export function createApp(deps: ApiDeps): Hono<ApiEnv> {
   reviewRoutes(app, routes, { store: deps.store, log: deps.log, now });
   datasetRoutes(app, routes, { store: deps.store, log: deps.log, now });
   receiveRoutes(app, routes, deps.store);
+  pipelineRoute(app, routes, { store: deps.store, now });
   checkTryRoute(app, routes, { store: deps.store, log: deps.log, now, createRegistry, judge: deps.judge ?? null, ...(deps.codeRunner ? { codeRunner: deps.codeRunner } : {}) });
   if (deps.keyring) keyRoutes(app, routes, { keyring: deps.keyring, log: deps.log });
   const alerts = createAlertRepository(deps.store, (doc, problems) => log.warn({ kind: doc.kind, id: doc.id, problems }, 'stored alert document does not parse; skipped'));

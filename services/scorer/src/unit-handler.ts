@@ -65,6 +65,7 @@ export function createUnitHandler(deps: UnitHandlerDeps) {
     const scores = scored.map((s) => ({ ...s, unit_revision: result.revision }));
     if (deps.metrics) {
       for (const s of scores) deps.metrics.scoresWritten.inc({ check: s.check, status: s.status });
+      deps.metrics.unitsScored.inc();
       deps.metrics.scoringLagSeconds.set(Math.max(0, (score.nowMs() - unit.end_time_ms) / 1000));
     }
     await publishes.write(scores.map((s) => ({ key: s.unit_id, value: JSON.stringify(s) })));

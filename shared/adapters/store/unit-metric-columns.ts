@@ -9,14 +9,16 @@ const ASSEMBLER_ERROR_PREFIX = 'tracecheck.';
 /**
  * A unit's step figures as column values. Units assembled before the figures existed have no
  * `llm_calls`: their row gets nulls (which every aggregate skips), not zeros that would pull
- * percentiles down. `errored`: some span of the run ended in error.
+ * percentiles down. `errored`: some span of the run ended in error. A run whose model calls are
+ * all unpriced has a null cost too (shown as "unpriced").
  */
 export function unitMetricValues(u: Unit): Record<(typeof UNIT_METRIC_COLUMNS)[number], number | null> {
   const known = u.llm_calls !== undefined;
   const errored = u.errors.some((e) => e.span_id !== undefined && !(e.type ?? '').startsWith(ASSEMBLER_ERROR_PREFIX));
   return {
     duration_ms: known ? (u.duration_ms ?? null) : null,
-    cost_usd: known ? (u.cost_usd ?? null) : null,
+    // A run none of whose model calls the price table knows has an unknown cost, not a cost of 0.
+    cost_usd: known && !(u.llm_calls! > 0 && (u.unpriced_llm_calls ?? 0) >= u.llm_calls!) ? (u.cost_usd ?? null) : null,
     llm_calls: known ? u.llm_calls! : null,
     tool_calls: known ? (u.tool_call_count ?? null) : null,
     tool_errors: known ? (u.tool_errors ?? null) : null,

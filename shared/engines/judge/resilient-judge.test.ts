@@ -47,6 +47,23 @@ describe('resilient judge', () => {
     expect(judge.stats().cacheHits).toBe(1);
   });
 
+  it('counts the requests not yet answered: waiting for the rate limit or a slot, and in flight', async () => {
+    const raw = scripted();
+    const judge = createResilientJudge(raw.client, { ...OPS, ratePerMinute: 6_000 }, { defaultModel: 'm' });
+    const pending = ['a', 'b', 'c', 'd'].map((u) => judge.complete(req(u)));
+    // The bucket holds 100 tokens, so all four are admitted: two in flight, two waiting for a slot.
+    expect([judge.stats().pending, judge.stats().inFlight, judge.stats().waiting]).toEqual([4, 2, 2]);
+    await Promise.all(pending);
+    expect([judge.stats().pending, judge.stats().inFlight, judge.stats().waiting]).toEqual([0, 0, 0]);
+    // One token a second: the first is in flight, the other three wait for the rate limit (not for a slot).
+    const limited = createResilientJudge(raw.client, { ...OPS, ratePerMinute: 60, deadlineMs: 1_900 }, { defaultModel: 'm' });
+    const slow = ['e', 'f', 'g', 'h'].map((u) => limited.complete(req(u)).catch((e: Error) => e.message));
+    expect([limited.stats().pending, limited.stats().inFlight, limited.stats().waiting]).toEqual([4, 1, 0]);
+    // A second later one of the three gets the next token (whichever wakes first); the other two would wait past their deadline.
+    expect((await Promise.all(slow)).map((m) => (typeof m === 'string' ? 'failed' : m.text)).sort()).toEqual(['[[True]]', '[[True]]', 'failed', 'failed']);
+    expect(limited.stats().pending).toBe(0);
+  });
+
   it('retries 429s honouring Retry-After, opens the circuit, fails by the deadline with the reason, then closes on recovery', async () => {
     const raw = scripted();
     const judge = createResilientJudge(raw.client, { ...OPS, cacheEntries: 0 }, { defaultModel: 'm' });

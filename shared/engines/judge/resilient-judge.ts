@@ -33,7 +33,10 @@ export interface JudgeStats {
   circuitOpened: number;
   circuitClosed: number;
   inFlight: number;
+  /** Calls waiting for a slot of the pool. */
   waiting: number;
+  /** Requests not answered yet: waiting for the rate limit, the circuit, a backoff or a slot, or in flight. */
+  pending: number;
 }
 
 export type ResilientJudge = JudgeClient & { stats(): JudgeStats };
@@ -59,6 +62,7 @@ export function createResilientJudge(raw: JudgeClient, ops: JudgeOperations, dep
   let requests = 0;
   let calls = 0;
   let failures = 0;
+  let pending = 0;
 
   async function oneCall(request: JudgeRequest, deadline: AbortSignal): Promise<JudgeResponse> {
     const timeout = AbortSignal.timeout(ops.timeoutMs);
@@ -73,6 +77,7 @@ export function createResilientJudge(raw: JudgeClient, ops: JudgeOperations, dep
 
   async function withRetries(request: JudgeRequest): Promise<JudgeResponse> {
     const started = now();
+    pending += 1;
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(new JudgeRetriableError(`no judge answer within ${ops.deadlineMs} ms`)), ops.deadlineMs);
     let attempts = 0;
@@ -122,6 +127,7 @@ export function createResilientJudge(raw: JudgeClient, ops: JudgeOperations, dep
       }
     } finally {
       clearTimeout(timer);
+      pending -= 1;
     }
   }
 
@@ -150,6 +156,7 @@ export function createResilientJudge(raw: JudgeClient, ops: JudgeOperations, dep
       circuitClosed: breaker.counts().closed,
       inFlight: pool.inFlight(),
       waiting: pool.waiting(),
+      pending,
     }),
   };
 }

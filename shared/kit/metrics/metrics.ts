@@ -15,6 +15,8 @@ export interface Metrics {
   /** Traces the assembler closed early because open traces passed a cap (open, bytes, rootless). */
   tracesClosedByCap: Counter<'cap'>;
   scoresWritten: Counter<'check' | 'status'>;
+  /** Units the scorer stored with their scores (the scoring rate of GET /api/v1/pipeline). */
+  unitsScored: Counter;
   scoringLagSeconds: Gauge;
   judgeInFlight: Gauge;
   judgeCalls: Counter<'outcome'>;
@@ -60,6 +62,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     unitsAssembled: new Counter({ name: 'tracecheck_units_assembled_total', help: 'Units published by the assembler', registers }),
     tracesClosedByCap: new Counter({ name: 'tracecheck_traces_closed_by_cap_total', help: 'Traces closed before their time because open traces passed a cap (open: their number, bytes: their records, rootless: traces without a root)', labelNames: ['cap'], registers }),
     scoresWritten: new Counter({ name: 'tracecheck_scores_written_total', help: 'Scores written to the store, by check and status', labelNames: ['check', 'status'], registers }),
+    unitsScored: new Counter({ name: 'tracecheck_units_scored_total', help: 'Units stored with their scores by the scorer', registers }),
     scoringLagSeconds: new Gauge({ name: 'tracecheck_scoring_lag_seconds', help: "How far the scorer trails the agents: from the last scored unit's end to its scores being written", registers }),
     judgeInFlight: new Gauge({ name: 'tracecheck_judge_calls_in_flight', help: 'Judge calls waiting for an answer', registers }),
     judgeCalls: new Counter({ name: 'tracecheck_judge_calls_total', help: 'Judge calls, by outcome (ok, failed)', labelNames: ['outcome'], registers }),

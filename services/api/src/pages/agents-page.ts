@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import type { MetricGroup } from '../../../../shared/adapters/store/index.ts';
 import { queryMetricSummary, type MetricFilters, type MetricGroupSummary } from '../metric-queries.ts';
 import type { ApiEnv } from '../route.ts';
-import { num, pct, withQuery } from './format.ts';
+import { num, pct, usd, withQuery } from './format.ts';
 import { h, type Html } from './html.ts';
 import { operationsCard } from './operations-card.ts';
 import { layout, problemPage, sendPage, type PageDeps } from './page-deps.ts';
@@ -13,14 +13,13 @@ import { layout, problemPage, sendPage, type PageDeps } from './page-deps.ts';
 
 const agentHref = (name: string, version?: string): string => withQuery(`/agents/${encodeURIComponent(name)}`, { version });
 const seconds = (ms: number | null): string => (ms === null ? '–' : `${(ms / 1000).toFixed(2)} s`);
-const dollars = (v: number | null): string => (v === null ? '–' : `$${v.toFixed(4)}`);
 
 function table(kind: MetricGroup, groups: readonly MetricGroupSummary[], link: (g: string) => string | null, sort: 'units' | 'cost' | 'p95' = 'units'): Html {
   if (groups.length === 0) return h`<p class="muted">No units in the last 24 h.</p>`;
   const sorted = [...groups].sort((a, b) => (sort === 'cost' ? (b.cost_usd.sum ?? 0) - (a.cost_usd.sum ?? 0) : sort === 'p95' ? (b.duration_ms.p95 ?? 0) - (a.duration_ms.p95 ?? 0) : b.units - a.units));
   return h`<div class="table-wrap"><table data-metrics="${kind}"><thead><tr><th>${kind.replace('_', ' ')}</th><th class="num">runs</th><th class="num">error rate</th><th class="num">p50</th><th class="num">p95</th><th class="num">p99</th><th class="num">cost</th><th class="num">cost / run</th><th class="num">tokens</th><th class="num">tool errors</th></tr></thead><tbody>${sorted.map((g) => {
     const href = g.group === null ? null : link(g.group);
-    return h`<tr data-group="${g.group ?? ''}"><td>${href ? h`<a href="${href}">${g.group}</a>` : (g.group ?? h`<span class="muted">none</span>`)}</td><td class="num" data-units>${num(g.units)}</td><td class="num" data-error-rate>${pct(g.error_rate)}</td><td class="num">${seconds(g.duration_ms.p50)}</td><td class="num" data-p95>${seconds(g.duration_ms.p95)}</td><td class="num">${seconds(g.duration_ms.p99)}</td><td class="num" data-cost>${dollars(g.cost_usd.sum)}</td><td class="num">${dollars(g.cost_usd.mean)}</td><td class="num">${num(g.tokens.sum)}</td><td class="num">${num(g.tool_errors.sum)}</td></tr>`;
+    return h`<tr data-group="${g.group ?? ''}"><td>${href ? h`<a href="${href}">${g.group}</a>` : (g.group ?? h`<span class="muted">none</span>`)}</td><td class="num" data-units>${num(g.units)}</td><td class="num" data-error-rate>${pct(g.error_rate)}</td><td class="num">${seconds(g.duration_ms.p50)}</td><td class="num" data-p95>${seconds(g.duration_ms.p95)}</td><td class="num">${seconds(g.duration_ms.p99)}</td><td class="num" data-cost>${usd(g.cost_usd.sum)}</td><td class="num">${usd(g.cost_usd.mean)}</td><td class="num">${num(g.tokens.sum)}</td><td class="num">${num(g.tool_errors.sum)}</td></tr>`;
   })}</tbody></table></div>`;
 }
 

@@ -99,7 +99,37 @@ pre.code { background: #f7f8fa; border: 1px solid var(--line); border-radius: 6p
 .login input { width: 100%; margin: 8px 0 12px; }
 details > summary { cursor: pointer; color: var(--accent); }
 .sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+.refresh { display: inline-flex; gap: 6px; align-items: center; }
+.refresh select { min-width: 0; padding: 1px 4px; background: #2a3347; color: #fff; border-color: #56627a; }
+.pipeline.behind { border-left: 4px solid var(--warn); }
+.alert-on { margin-top: 4px; }
+.alert-on > summary { list-style: none; padding: 3px 10px; font-size: 13px; white-space: nowrap; }
+.alert-on > summary::-webkit-details-marker { display: none; }
+.alert-on form { display: flex; flex-direction: column; gap: 6px; margin-top: 6px; min-width: 190px; font-size: 12px; color: var(--muted); }
+.alert-on form label { display: flex; flex-direction: column; gap: 2px; }
+.alert-on form input, .alert-on form select { min-width: 0; width: 100%; }
+/* Narrow screens, down to 375 px: the page never scrolls sideways; wide tables scroll in their box. */
+.card { overflow-x: auto; }
+svg.sparkline, svg.chart { max-width: 100%; height: auto; }
+h1 code { word-break: break-all; }
+@media (max-width: 800px) {
+  header.top { flex-wrap: wrap; gap: 6px 16px; padding: 8px 12px; }
+  header.top nav { display: flex; flex-wrap: wrap; gap: 4px 14px; }
+  header.top nav a { margin-right: 0; }
+  header.top .who { margin-left: 0; flex-wrap: wrap; }
+  main { padding: 14px 12px 32px; }
+  .two { grid-template-columns: minmax(0, 1fr); }
+  .sticky { position: static; max-height: none; }
+  input, select { min-width: 0; }
+}
+@media (max-width: 480px) {
+  .grid4 { grid-template-columns: minmax(0, 1fr); }
+  .filters label { flex: 1 1 140px; }
+}
 `;
+
+/** The tab's icon: a check mark on the header's colour. */
+export const FAVICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#1d2433"/><path d="M8 17l5 5 11-12" fill="none" stroke="#56B4E9" stroke-width="4" stroke-linecap="round" stroke-linejoin="round"/></svg>`;
 
 export const SCRIPT = `
 'use strict';
@@ -119,17 +149,26 @@ function show(el, ok, text, href) {
   if (href) { const a = document.createElement('a'); a.href = href; a.textContent = ' Open alerts'; box.appendChild(a); }
   box.hidden = false;
 }
+// A rule from the compare page notifies whoever its form names.
+function target(type, to) {
+  if (type === 'email') return { type, to };
+  if (type === 'pagerduty') return { type, routing_key: to };
+  return { type, url: to };
+}
+document.addEventListener('submit', async (ev) => {
+  const form = ev.target.closest('form[data-create-rule]');
+  if (!form) return;
+  ev.preventDefault();
+  const btn = form.querySelector('button');
+  btn.disabled = true;
+  try {
+    const body = JSON.parse(form.getAttribute('data-rule'));
+    body.notify = [target(form.elements.type.value, form.elements.target.value.trim())];
+    const rule = await send('POST', '/api/v1/alert-rules', body);
+    show(form, true, 'Alert rule "' + rule.name + '" created.', '/alerts#rule-' + encodeURIComponent(rule.id));
+  } catch (e) { btn.disabled = false; show(form, false, 'Could not create the rule: ' + e.message); }
+});
 document.addEventListener('click', async (ev) => {
-  const btn = ev.target.closest('[data-create-rule]');
-  if (btn) {
-    ev.preventDefault();
-    btn.disabled = true;
-    try {
-      const rule = await send('POST', '/api/v1/alert-rules', JSON.parse(btn.getAttribute('data-rule')));
-      show(btn, true, 'Alert rule "' + rule.name + '" created.', '/alerts#rule-' + encodeURIComponent(rule.id));
-    } catch (e) { btn.disabled = false; show(btn, false, 'Could not create the rule: ' + e.message); }
-    return;
-  }
   const toggle = ev.target.closest('[data-put-rule]');
   if (toggle) {
     ev.preventDefault();

@@ -1,4 +1,5 @@
 import type { CheckDefinition, CheckRegistry } from '../../../../shared/engines/checks/index.ts';
+import { rangeText } from './format.ts';
 import { h, type Html } from './html.ts';
 
 // A check as the pages describe it: kind, how it decides, what it reads, its code or prompt.
@@ -21,7 +22,7 @@ export function definitionBlock(def: CheckDefinition): Html {
 }
 
 function definitionBody(def: CheckDefinition): Html {
-  const common = h`<dl class="kv"><dt>kind</dt><dd>${def.kind}</dd><dt>method</dt><dd>${methodOf(def)}</dd><dt>output</dt><dd>${def.outputType}${def.outputType === 'score' ? ` in [${(def.range ?? [0, 1]).join(', ')}]` : ''}</dd>${def.threshold !== undefined ? h`<dt>passes at</dt><dd>≥ ${def.threshold}</dd>` : null}</dl>`;
+  const common = h`<dl class="kv"><dt>kind</dt><dd>${def.kind}</dd><dt>method</dt><dd>${methodOf(def)}</dd><dt>output</dt><dd>${def.outputType}${def.outputType === 'score' ? ` ${rangeText(def.range ?? [0, 1])}` : ''}</dd>${def.threshold !== undefined ? h`<dt>passes at</dt><dd>≥ ${def.threshold}</dd>` : null}</dl>`;
   switch (def.kind) {
     case 'model':
       return h`${common}<h3>Prompt template${def.model ? ` (judge model ${def.model})` : ''}</h3><pre class="code">${def.promptTemplate}</pre>`;

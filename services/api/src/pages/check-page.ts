@@ -2,13 +2,13 @@ import type { Context } from 'hono';
 import { z } from 'zod';
 import type { ScoreAggregate, ValueCount } from '../../../../shared/adapters/store/index.ts';
 import { ScoreCursorSchema, cursorParam, nextScoreCursor } from '../cursor.ts';
-import { BUCKETS, querySummary, seriesWindow } from '../monitoring-queries.ts';
+import { querySummary } from '../monitoring-queries.ts';
 import { seriesPoints } from '../monitoring.ts';
 import { toScoreFilters } from '../query-params.ts';
 import type { ApiEnv } from '../route.ts';
 import { PALETTE, barChart, timeChart, type Bar, type ChartSeries } from './charts.ts';
 import { definitionBlock, methodOf } from './check-definition.ts';
-import { PageFilterParams, PageWindowParams, filterForm, filtersOf, parsePageQuery, viewParams, windowOf } from './filters.ts';
+import { PageFilterParams, PageWindowParams, clampNote, filterForm, filtersOf, fitBucket, parsePageQuery, viewParams, windowOf } from './filters.ts';
 import { checkHref, count, num, pct, unitHref, utc, withQuery } from './format.ts';
 import { h, type Html } from './html.ts';
 import { headline } from './overview-page.ts';
@@ -64,10 +64,8 @@ export async function checkPage(c: Context<ApiEnv>, deps: PageDeps): Promise<Res
   const project = c.get('project');
   const nowMs = deps.now();
   const { from, to } = windowOf(q, nowMs);
-  const bucketMs = BUCKETS[q.bucket];
-  const win = seriesWindow(q.bucket, nowMs, from - (from % bucketMs), q.to);
-  if (!win.ok) return problemPage(c, 400, 'Invalid window', win.error);
-  const sw = win.value;
+  const fit = fitBucket(q.bucket, nowMs, from, q.to);
+  const sw = fit.window;
   const filters = toScoreFilters(filtersOf(q));
   const base = { ...filters, project, check: name };
   const [summary, bucketed, values, failing, registry, reviews] = await Promise.all([
@@ -102,7 +100,7 @@ export async function checkPage(c: Context<ApiEnv>, deps: PageDeps): Promise<Res
   const yMax = isRate ? 1 : Math.max(1, ...values.map((v) => v.value));
   const yMin = isRate ? 0 : Math.min(0, ...values.map((v) => v.value));
   const view = viewParams(q);
-  const picker = h`<div class="seg" data-bucket-picker>bucket: ${(['1m', '5m', '1h', '1d'] as const).map((b) => h`<a href="${checkHref(name, { ...view, bucket: b })}" class="${b === q.bucket ? 'active' : ''}">${b}</a>`)}</div>`;
+  const picker = h`<div class="seg" data-bucket-picker>bucket: ${(['1m', '5m', '1h', '1d'] as const).map((b) => h`<a href="${checkHref(name, { ...view, bucket: b })}" class="${b === fit.bucket ? 'active' : ''}">${b}</a>`)}</div>${clampNote(fit)}`;
   const next = nextScoreCursor(failing, FAILING_PAGE);
   const failingTable: Html =
     failing.length === 0
@@ -131,6 +129,6 @@ ${history.length === 0 ? h`<p class="muted">No versions known.</p>` : h`<div cla
 <h2 id="agreement">Agreement with people's reviews</h2>${agreementSection(agreementByVersion, agreementAll)}
 <h2 id="failing">Failing units</h2>${failingTable}
 <div class="pager">${q.cursor ? h`<a href="${checkHref(name, { ...view, bucket: q.bucket })}#failing">First page</a>` : null}${next ? h`<a href="${checkHref(name, { ...view, bucket: q.bucket, cursor: next })}#failing" data-next-page>Next page</a>` : null}</div>
-<p class="muted">As JSON: <a href="${withQuery('/api/v1/series', { check: name, bucket: q.bucket, ...filtersOf(q), from: sw.from, to: sw.to })}">/api/v1/series</a></p>`;
+<p class="muted">As JSON: <a href="${withQuery('/api/v1/series', { check: name, bucket: fit.bucket, ...filtersOf(q), from: sw.from, to: sw.to })}">/api/v1/series</a></p>`;
   return sendPage(c, layout(c, { title: name, section: 'checks', body }));
 }

@@ -9,14 +9,17 @@ const LABEL: Record<MetricComparison['metric'], string> = { duration_ms: 'durati
 const digits = (m: MetricComparison['metric']): number => (m === 'cost_usd' ? 6 : 0);
 
 export function compareMetricsSection(metrics: readonly MetricComparison[], alpha: number): Html {
+  const runs = metrics.find((m) => m.metric === 'duration_ms');
   const rows = metrics.map((m) => {
     const f = (x: number | null): string => (x === null ? '–' : num(x, digits(m.metric)));
+    // Runs without a cost are runs no model call of which had a price: unknown, not missing.
+    const side = (s: 'a' | 'b'): string => (m.metric === 'cost_usd' && m[s].median === null && (runs?.[s].n ?? 0) > 0 ? 'unpriced' : f(m[s].median));
     const [lo, hi] = m.shift.ci;
     const badge = m.verdict === 'higher' ? 'worse' : m.verdict === 'lower' ? 'better' : 'neutral';
     return h`<tr data-metric="${m.metric}" data-verdict="${m.verdict}">
 <td><strong>${LABEL[m.metric]}</strong></td>
-<td class="num" data-a>${f(m.a.median)}<div class="muted">n = ${count(m.a.n)}</div></td>
-<td class="num" data-b>${f(m.b.median)}<div class="muted">n = ${count(m.b.n)}</div></td>
+<td class="num" data-a>${side('a')}<div class="muted">n = ${count(m.a.n)}</div></td>
+<td class="num" data-b>${side('b')}<div class="muted">n = ${count(m.b.n)}</div></td>
 <td class="num" data-shift>${f(m.shift.estimate)}<div class="muted">${lo === null || hi === null ? '' : `${f(lo)} – ${f(hi)}`}</div></td>
 <td class="num" data-p>${m.p_value === null ? '–' : pValue(m.p_value)}<div class="muted">${m.method ?? ''}</div></td>
 <td><span class="badge ${badge}">${m.verdict}</span></td></tr>`;

@@ -14,7 +14,7 @@ import { layout, problemPage, sendPage, type PageDeps } from './page-deps.ts';
 
 // B against A per check (`/compare?a.agent_version=v1&b.agent_version=v2`): both rates with their
 // intervals, the test and p-value, the verdict, most worse first; and a button that turns the
-// comparison into a regression alert rule (posted as JSON to the API by /assets/app.js).
+// comparison into a regression alert rule that notifies the address given (posted as JSON to the API by /assets/app.js).
 
 const sideParams = (side: 'a' | 'b') => Object.fromEntries(UNIT_FILTER_NAMES.map((k) => [`${side}.${k}`, PageFilterParams[k]])) as Record<string, z.ZodType>;
 const CompareQuery = z.object({
@@ -32,6 +32,7 @@ const describe = (f: UnitFilterValues): string => {
 
 /** The regression rule this comparison describes: A is the baseline, B the candidate. */
 export function ruleFromComparison(check: string, a: UnitFilterValues, b: UnitFilterValues, alpha: number, window: string): Record<string, unknown> {
+  // `notify` is filled in by the row's form: a rule from this page always notifies somebody.
   return { kind: 'regression', name: `${check}: ${describe(b)} vs ${describe(a)}`, check, baseline: a, candidate: b, alpha, window, notify: [] };
 }
 
@@ -41,6 +42,16 @@ function sideForm(side: 'a' | 'b', q: Record<string, unknown>): Html {
 <label>agent<input name="${side}.agent" value="${v('agent')}" placeholder="any"></label>
 <label>version<input name="${side}.agent_version" value="${v('agent_version')}" placeholder="any"></label>
 <label>environment<input name="${side}.environment" value="${v('environment')}" placeholder="any"></label></div></fieldset>`;
+}
+
+/**
+ * The regression rule of one row, created only with somebody to notify: the form asks where (an
+ * email address, a Slack or other webhook URL, a PagerDuty key) and /assets/app.js posts the rule.
+ */
+function alertOnThis(check: string, rule: Record<string, unknown>): Html {
+  return h`<details class="alert-on" data-result-scope><summary class="button secondary" title="Create a regression alert rule: B against A on ${check}">Alert on this</summary>
+<form data-create-rule data-rule="${JSON.stringify(rule)}"><label>notify<select name="type"><option value="email">email address</option><option value="slack">Slack webhook URL</option><option value="webhook">webhook URL</option><option value="pagerduty">PagerDuty routing key</option></select></label>
+<label>to<input name="target" required maxlength="2000" placeholder="oncall@example.com"></label><button type="submit">Create rule</button></form><div data-result hidden></div></details>`;
 }
 
 function table(r: CompareAnswer, a: UnitFilterValues, b: UnitFilterValues, alpha: number, window: string): Html {
@@ -60,12 +71,11 @@ function table(r: CompareAnswer, a: UnitFilterValues, b: UnitFilterValues, alpha
 <td>${intervalChart([{ label: 'A', value: cmp.a.rate, ci: cmp.a.ci, color: '#7a8599' }, { label: 'B', value: cmp.b.rate, ci: cmp.b.ci, color: PALETTE[0] }], { format: fmt, min: lo, max: hi, width: 170 })}</td>
 <td class="num ${d === null || d === 0 ? '' : d < 0 ? 'down' : 'up'}" data-diff>${d === null ? '–' : isRate ? pointsDelta(d) : num(d)}<div class="muted">${ci(cmp.difference.ci)}</div></td>
 <td class="num" data-p>${pValue(cmp.p_value)}<div class="muted">${cmp.test}</div></td>
-<td><span class="badge ${cmp.verdict === 'worse' ? 'worse' : cmp.verdict === 'better' ? 'better' : 'neutral'}">${cmp.verdict === 'no significant difference' ? 'no difference' : cmp.verdict}</span>${cmp.failing_units.length > 0 ? h`<div><a href="${unitHref(cmp.failing_units[0].unit_id)}">a failing B unit</a></div>` : null}</td>
+<td><span class="badge ${cmp.verdict === 'worse' ? 'worse' : cmp.verdict === 'better' ? 'better' : 'neutral'}">${cmp.verdict === 'no significant difference' ? 'no difference' : cmp.verdict}</span>${cmp.failing_units.length > 0 ? h`<div><a href="${unitHref(cmp.failing_units[0].unit_id)}">a failing B unit</a></div>` : null}${alertOnThis(cmp.check, rule)}</td>
 <td>${cmp.failing_units.length > 0 ? unitsCheckbox(cmp.failing_units.map((u) => u.unit_id), String(cmp.failing_units.length), `select the ${cmp.failing_units.length} failing B units of ${cmp.check}`) : null}</td>
-<td data-result-scope><button type="button" class="secondary" data-create-rule data-rule="${JSON.stringify(rule)}" title="Create a regression alert rule: B against A on ${cmp.check}">Alert on this</button><div data-result hidden></div></td>
 </tr>`;
   });
-  return h`<div class="table-wrap"><table class="compact" data-compare><thead><tr><th>check</th><th class="num">A</th><th class="num">B</th><th>95% intervals</th><th class="num">B − A</th><th class="num">p-value</th><th>verdict (p &lt; ${alpha})</th><th>select</th><th></th></tr></thead><tbody>${rows}</tbody></table></div>`;
+  return h`<div class="table-wrap"><table class="compact" data-compare><thead><tr><th>check</th><th class="num">A</th><th class="num">B</th><th>95% intervals</th><th class="num">B − A</th><th class="num">p-value</th><th>verdict (p &lt; ${alpha})</th><th>select</th></tr></thead><tbody>${rows}</tbody></table></div>`;
 }
 
 export async function comparePage(c: Context<ApiEnv>, deps: PageDeps): Promise<Response> {

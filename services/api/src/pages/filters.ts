@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BUCKETS, seriesWindow, type Bucket } from '../monitoring-queries.ts';
 import { TimeParamSchema } from '../time-param.ts';
 import { UNIT_FILTER_NAMES, type UnitFilterValues } from '../query-params.ts';
 import type { ApiEnv } from '../route.ts';
@@ -60,4 +61,26 @@ export function viewParams(q: Record<string, unknown>): Record<string, string | 
   const out: Record<string, string | undefined> = {};
   for (const k of [...UNIT_FILTER_NAMES, 'window']) if (typeof q[k] === 'string') out[k] = q[k];
   return out;
+}
+
+/**
+ * The series window of `bucket` over [from, to), or of the nearest larger bucket when that one
+ * would make too many points (1m over 7 days): pages show the coarser series and say so, where the
+ * API answers 400. `clampedFrom` is the bucket asked for when it was replaced.
+ */
+export function fitBucket(bucket: Bucket, nowMs: number, from: number, to: number | undefined): { bucket: Bucket; clampedFrom: Bucket | null; window: { from: number; to: number; bucketMs: number } } {
+  const order = Object.keys(BUCKETS) as Bucket[];
+  for (const b of order.slice(order.indexOf(bucket))) {
+    const w = seriesWindow(b, nowMs, from - (from % BUCKETS[b]), to);
+    if (w.ok) return { bucket: b, clampedFrom: b === bucket ? null : bucket, window: w.value };
+  }
+  // Even daily buckets are too many (decades): the last 10,000 days end at `to`.
+  const last = order[order.length - 1];
+  const end = to ?? Math.ceil((nowMs + 1) / BUCKETS[last]) * BUCKETS[last];
+  return { bucket: last, clampedFrom: bucket === last ? null : bucket, window: { from: end - 10_000 * BUCKETS[last], to: end, bucketMs: BUCKETS[last] } };
+}
+
+/** The sentence a page shows when it changed the bucket. */
+export function clampNote(fit: { bucket: string; clampedFrom: string | null }): Html | null {
+  return fit.clampedFrom === null ? null : h`<div class="msg" data-clamped>${fit.clampedFrom} buckets over this window make too many points: showing ${fit.bucket} buckets.</div>`;
 }

@@ -41,3 +41,25 @@ export function withQuery(path: string, params: Record<string, string | number |
 
 export const unitHref = (id: string): string => `/units/${encodeURIComponent(id)}`;
 export const checkHref = (name: string, params: Record<string, string | number | undefined | null> = {}): string => withQuery(`/checks/${encodeURIComponent(name)}`, params);
+
+/** Dollars, or "unpriced" when the cost is unknown (a model the price table does not know). */
+export function usd(v: number | null | undefined, digits = 4): string {
+  return v === null || v === undefined ? 'unpriced' : `$${v.toFixed(digits)}`;
+}
+
+/** A unit's cost: unknown when none of its model calls was priced; priced part plus how many were not. */
+export function unitCostText(u: { cost_usd?: number; llm_calls?: number; unpriced_llm_calls?: number }): string | null {
+  if (u.cost_usd === undefined) return null;
+  const unpriced = u.unpriced_llm_calls ?? 0;
+  if (unpriced > 0 && unpriced >= (u.llm_calls ?? 0)) return `unpriced (${unpriced} model call${unpriced === 1 ? '' : 's'})`;
+  return `$${u.cost_usd.toFixed(6)}${unpriced > 0 ? ` (+${unpriced} unpriced)` : ''}`;
+}
+
+/** A score check's range; a side at the largest safe integer is unbounded, not a 16-digit number. */
+export function rangeText(range: readonly [number, number]): string {
+  const [lo, hi] = range.map((v) => (Math.abs(v) >= Number.MAX_SAFE_INTEGER ? null : v));
+  if (lo === null && hi === null) return 'unbounded';
+  if (hi === null) return `≥ ${lo}, unbounded above`;
+  if (lo === null) return `≤ ${hi}, unbounded below`;
+  return `in [${lo}, ${hi}]`;
+}

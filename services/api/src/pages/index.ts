@@ -3,7 +3,7 @@ import type { ApiAccess } from '../key-auth.ts';
 import type { ApiEnv } from '../route.ts';
 import { agentPage, agentsPage } from './agents-page.ts';
 import { alertsPage } from './alerts-page.ts';
-import { SCRIPT, STYLESHEET } from './assets.ts';
+import { FAVICON, SCRIPT, STYLESHEET } from './assets.ts';
 import { checkPage } from './check-page.ts';
 import { checksPage } from './checks-page.ts';
 import { comparePage } from './compare-page.ts';
@@ -14,6 +14,7 @@ import { unitPage } from './unit-page.ts';
 import { receivePage } from './receive-page.ts';
 import { reviewPage, reviewQueuesPage } from './review-page.ts';
 import { REVIEW_SCRIPT } from './review-script.ts';
+import { REFRESH_SCRIPT } from './refresh-script.ts';
 
 export type { CheckCatalog, PageDeps } from './page-deps.ts';
 
@@ -26,6 +27,10 @@ export function dashboardRoutes(app: Hono<ApiEnv>, deps: PageDeps, access: ApiAc
   app.get('/assets/app.css', asset(STYLESHEET, 'text/css; charset=utf-8'));
   app.get('/assets/app.js', asset(SCRIPT, 'text/javascript; charset=utf-8'));
   app.get('/assets/review.js', asset(REVIEW_SCRIPT, 'text/javascript; charset=utf-8'));
+  app.get('/assets/refresh.js', asset(REFRESH_SCRIPT, 'text/javascript; charset=utf-8'));
+  app.get('/assets/favicon.svg', asset(FAVICON, 'image/svg+xml'));
+  // Browsers ask for /favicon.ico whatever the page says.
+  app.get('/favicon.ico', asset(FAVICON, 'image/svg+xml'));
   if (access) {
     loginRoutes(app, access);
     for (const path of PAGE_PATHS) app.use(path, pageAuth(access));

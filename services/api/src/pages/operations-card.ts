@@ -21,6 +21,7 @@ export async function operationsCard(store: Store, project: string, nowMs: numbe
   const to = Math.ceil((nowMs + 1) / DAY) * DAY;
   const from = to - DAYS * DAY;
   const answers = await Promise.all(TILES.map((t) => queryMetricSeries(store, nowMs, { project, metric: t.metric, stat: t.stat, bucket: '1d', from, to, filters })));
+  const runsToday = answers[0].ok ? (answers[0].value.points.at(-1)?.value ?? 0) : 0;
   const tiles = TILES.map((t, i) => {
     const a = answers[i];
     if (!a.ok) return h``;
@@ -28,7 +29,7 @@ export async function operationsCard(store: Store, project: string, nowMs: numbe
     const today = points.at(-1)?.y ?? null;
     const hi = Math.max(...points.map((p) => p.y ?? 0), t.metric === 'error_rate' ? 0.01 : 1e-9);
     const href = withQuery('/api/v1/metrics/series', { metric: t.metric, stat: t.stat, bucket: '1d', from, to });
-    return h`<div class="tile" data-ops="${t.metric}"><div class="muted">${t.label} (today)</div><div class="num big" data-ops-value>${t.format(today)}</div>${sparkline(points, { label: `${t.label}, last ${DAYS} days`, yMin: 0, yMax: hi, width: 160 })}<div class="muted"><a href="${href}">JSON</a></div></div>`;
+    return h`<div class="tile" data-ops="${t.metric}"><div class="muted">${t.label} (today)</div><div class="num big" data-ops-value>${t.metric === 'cost_usd' && today === null && (runsToday ?? 0) > 0 ? 'unpriced' : t.format(today)}</div>${sparkline(points, { label: `${t.label}, last ${DAYS} days`, yMin: 0, yMax: hi, width: 160 })}<div class="muted"><a href="${href}">JSON</a></div></div>`;
   });
   return h`<div class="card" data-operations><strong>Operations</strong> <span class="muted">per UTC day, last ${DAYS} days (cost by the price table, <a href="/agents">per agent</a>)</span><div class="grid4">${tiles}</div></div>`;
 }

@@ -2,16 +2,18 @@ import type { Context } from 'hono';
 import { z } from 'zod';
 import { ruleCheck, type AlertRule, type AlertState } from '../../../../shared/engines/alerts/index.ts';
 import type { ScoreAggregate } from '../../../../shared/adapters/store/index.ts';
-import { BUCKETS, querySummary, seriesWindow, type Bucket } from '../monitoring-queries.ts';
+import { querySummary, type Bucket } from '../monitoring-queries.ts';
 import { rateStats, seriesPoints, type RateStats } from '../monitoring.ts';
 import { toScoreFilters } from '../query-params.ts';
 import type { ApiEnv } from '../route.ts';
 import { PALETTE, intervalChart, sparkline } from './charts.ts';
-import { PageFilterParams, PageWindowParams, filterForm, filtersOf, parsePageQuery, viewParams, windowOf, type WindowName } from './filters.ts';
+import { PageFilterParams, PageWindowParams, filterForm, fitBucket, filtersOf, parsePageQuery, viewParams, windowOf, type WindowName } from './filters.ts';
 import { checkHref, count, num, pct, pointsDelta, utc, withQuery } from './format.ts';
 import { h, type Html } from './html.ts';
 import { layout, problemPage, sendPage, type PageDeps } from './page-deps.ts';
 import { operationsCard } from './operations-card.ts';
+import { pipelineCard } from './pipeline-card.ts';
+import { readPipeline } from '../pipeline-status.ts';
 
 // The overview: every check's current rate with its band, a sparkline, the change against the
 // previous window, the same split by agent and version, and what is firing now.
@@ -80,18 +82,17 @@ export async function overviewPage(c: Context<ApiEnv>, deps: PageDeps): Promise<
   const nowMs = deps.now();
   const { from, to } = windowOf(q, nowMs);
   const filters = toScoreFilters(filtersOf(q));
-  const sparkBucket = SPARK_BUCKET[q.window];
-  const spark = seriesWindow(sparkBucket, nowMs, from - (from % BUCKETS[sparkBucket]), q.to);
+  const spark = fitBucket(SPARK_BUCKET[q.window], nowMs, from, q.to);
   const summary = await querySummary(deps.store, nowMs, { project, from, to, filters });
   if (!summary.ok) return problemPage(c, 400, 'Invalid window', summary.error);
-  if (!spark.ok) return problemPage(c, 400, 'Invalid window', spark.error);
-  const sw = spark.value;
-  const [ops, bucketed, split, rules, states] = await Promise.all([
+  const sw = spark.window;
+  const [ops, bucketed, split, rules, states, pipeline] = await Promise.all([
     operationsCard(deps.store, project, nowMs, filters),
     deps.store.aggregateScores({ ...filters, project, fromMs: sw.from, toMs: sw.to, bucketMs: sw.bucketMs }),
     deps.store.aggregateScores({ ...filters, project, fromMs: from, toMs: to, splitByAgent: true }),
     deps.alerts.listRules(project),
     deps.alerts.listStates(project),
+    readPipeline(deps.store, nowMs),
   ]);
   const checks = summary.value.checks;
   const rows = checks.map((s) => {
@@ -104,7 +105,7 @@ export async function overviewPage(c: Context<ApiEnv>, deps: PageDeps): Promise<
 <td><a href="${checkHref(s.check, view)}"><strong>${s.check}</strong></a></td>
 <td class="num big" data-rate>${cur.value === null ? '–' : cur.isRate ? pct(cur.value) : num(cur.value)}<div class="muted">${cur.isRate ? 'pass rate' : 'mean'}</div></td>
 <td>${intervalChart([{ label: '', value: cur.value, ci: cur.ci, color: PALETTE[0] }], { width: 170, format: fmt(cur.isRate), ...(cur.isRate ? {} : { min: Math.min(0, cur.ci?.[0] ?? 0), max: Math.max(1, cur.ci?.[1] ?? 1) }) })}<div class="muted" data-ci>${cur.ci && cur.ci[0] !== null && cur.ci[1] !== null ? `${fmt(cur.isRate)(cur.ci[0])} – ${fmt(cur.isRate)(cur.ci[1])}` : 'no interval'}</div></td>
-<td>${sparkline(points, { label: `${s.check}: ${cur.isRate ? 'pass rate' : 'mean'} per ${SPARK_BUCKET[q.window]}, ${utc(sw.from)} to ${utc(sw.to)}`, ...(cur.isRate ? {} : { yMin: 0, yMax: Math.max(1, ...points.map((p) => p.y ?? 0)) }) })}</td>
+<td>${sparkline(points, { label: `${s.check}: ${cur.isRate ? 'pass rate' : 'mean'} per ${spark.bucket}, ${utc(sw.from)} to ${utc(sw.to)}`, ...(cur.isRate ? {} : { yMin: 0, yMax: Math.max(1, ...points.map((p) => p.y ?? 0)) }) })}</td>
 ${changeCell(s, s.previous)}
 <td class="num" data-n>${count(s.n)}</td>
 <td class="num">${failing > 0 ? h`<a href="${checkHref(s.check, view)}#failing" data-failing>${count(failing)}</a>` : '0'}</td>
@@ -115,10 +116,11 @@ ${changeCell(s, s.previous)}
 <p class="sub">${utc(from)} – ${utc(to)}, compared with the ${q.window} before. Rates count decided (<code>ok</code>) scores by the unit's end time; bands are 95% Wilson intervals (normal for means).</p>
 ${filterForm('/', q)}
 ${firingCard(rules, states)}
+${pipelineCard(pipeline)}
 ${ops}
 ${checks.length === 0
     ? h`<div class="card">No scores in this window. Send traces to the collector, or widen the window. <a href="/receive">What we receive</a> shows what arrived, and how to send traces.</div>`
-    : h`<div class="table-wrap"><table data-overview><thead><tr><th>check</th><th class="num">now</th><th>95% interval</th><th>last ${q.window} (per ${SPARK_BUCKET[q.window]})</th><th class="num">change</th><th class="num">n</th><th class="num">failing</th><th class="num">errors / not run</th></tr></thead><tbody>${rows}</tbody></table></div>`}
+    : h`<div class="table-wrap"><table data-overview><thead><tr><th>check</th><th class="num">now</th><th>95% interval</th><th>last ${q.window} (per ${spark.bucket})</th><th class="num">change</th><th class="num">n</th><th class="num">failing</th><th class="num">errors / not run</th></tr></thead><tbody>${rows}</tbody></table></div>`}
 ${splitTable(split, checks.map((s) => s.check), q)}
 <p class="muted">The same numbers as JSON: <a href="${withQuery('/api/v1/checks/summary', { ...filtersOf(q), from, to })}">/api/v1/checks/summary</a></p>`;
   return sendPage(c, layout(c, { title: 'Overview', section: 'overview', body }));

@@ -4,6 +4,7 @@ import type { CheckRegistry } from '../../../../shared/engines/checks/index.ts';
 import type { Store } from '../../../../shared/adapters/store/index.ts';
 import type { ApiEnv } from '../route.ts';
 import { h, type Html } from './html.ts';
+import { DEFAULT_REFRESH_SECONDS, REFRESH_SECONDS } from './refresh-script.ts';
 
 /** The checks the pages describe: every definition and version, and which ones the scorer runs. */
 export interface CheckCatalog {
@@ -40,16 +41,25 @@ export type Section = (typeof NAV)[number][0] | 'unit' | 'login';
 // Nothing but our own files: a trace that smuggled markup past the escaping still could not run.
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
-export function layout(c: Context<ApiEnv>, o: { title: string; section: Section; body: Html }): Html {
+/** Pages that do not refresh themselves: sign-in, and the review page (its keyboard keeps the focus). */
+const STILL: ReadonlySet<Section> = new Set<Section>(['login', 'review']);
+
+function refreshControl(): Html {
+  const label = (s: number): string => (s === 0 ? 'off' : s < 60 ? `${s} s` : `${s / 60} min`);
+  return h`<label class="refresh" title="Reloads this page's figures, keeping its filters; waits while you use a form or the tab is hidden">auto-refresh <select data-auto-refresh>${REFRESH_SECONDS.map((s) => h`<option value="${s}" ${s === DEFAULT_REFRESH_SECONDS ? h`selected` : null}>${label(s)}</option>`)}</select> <span class="muted" data-refreshed></span></label><script src="/assets/refresh.js" defer></script>`;
+}
+
+export function layout(c: Context<ApiEnv>, o: { title: string; section: Section; body: Html; refresh?: boolean }): Html {
   const project = c.get('project');
   const signedIn = c.get('signedIn') === true;
+  const refresh = o.refresh ?? !STILL.has(o.section);
   return h`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${o.title} · tracecheck</title>
+<title>${o.title} · tracecheck</title><link rel="icon" href="/assets/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/assets/app.css"><script src="/assets/app.js" defer></script></head>
 <body><header class="top"><a class="brand" href="/">tracecheck</a>
 <nav>${NAV.map(([key, href, label]) => h`<a href="${href}" class="${key === o.section ? 'active' : ''}">${label}</a>`)}</nav>
-${o.section === 'login' ? null : h`<div class="who">project <strong>${project}</strong>${signedIn ? h`<form method="post" action="/logout"><button type="submit">Sign out</button></form>` : null}</div>`}
+${o.section === 'login' ? null : h`<div class="who">${refresh ? refreshControl() : null}<span>project <strong>${project}</strong></span>${signedIn ? h`<form method="post" action="/logout"><button type="submit">Sign out</button></form>` : null}</div>`}
 </header>
 <main>${o.body}</main></body></html>`;
 }

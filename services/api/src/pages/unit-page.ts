@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import type { ChatMessage, Score, Unit } from '../../../../shared/contracts/schemas/index.ts';
 import type { ApiEnv } from '../route.ts';
-import { checkHref, num, unitHref, utc } from './format.ts';
+import { checkHref, num, unitCostText, unitHref, utc } from './format.ts';
 import { h, type Html } from './html.ts';
 import { layout, problemPage, sendPage, type PageDeps } from './page-deps.ts';
 import { agentGraph, timeline } from './unit-timeline.ts';
@@ -81,7 +81,7 @@ export async function unitPage(c: Context<ApiEnv>, deps: PageDeps): Promise<Resp
     ['spans', String(unit.span_count)],
     ['model calls', unit.llm_calls === undefined ? null : String(unit.llm_calls)],
     ['tool calls', unit.tool_call_count === undefined ? null : `${unit.tool_call_count}${unit.tool_errors ? ` (${unit.tool_errors} failed)` : ''}`],
-    ['cost', unit.cost_usd === undefined ? null : `$${unit.cost_usd.toFixed(6)}${unit.unpriced_llm_calls ? ` (+${unit.unpriced_llm_calls} unpriced)` : ''}`],
+    ['cost', unitCostText(unit)],
     ['prices', unit.price_table ?? null],
     ['revision', String(shown.revision)],
   ];

@@ -106,6 +106,7 @@ export function agentGraph(unit: Unit): Html {
     const x2 = xOf(b) + BOX_W / 2;
     return h`<g data-handoff><path d="M ${x1} 28 C ${x1} 4, ${x2} 4, ${x2} 28" fill="none" stroke="#999" marker-end="url(#arrow)"/><text x="${(x1 + x2) / 2}" y="12" text-anchor="middle">hand-off ×${c}</text></g>`;
   });
+  // Drawn at its own size (shrunk to fit a narrow screen by the stylesheet), never stretched: one agent is one box.
   const tallest = Math.max(...names.map((n) => 26 + Math.min(12, agents.get(n)!.models.size + agents.get(n)!.tools.size) * 15));
-  return h`<svg class="chart" role="img" aria-label="agent graph" data-agent-graph viewBox="0 0 ${xOf(names.length)} ${tallest + 40}" width="100%" font-size="11"><defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="6" markerHeight="6" orient="auto"><path d="M0,0 L10,5 L0,10 z" fill="#999"/></marker></defs>${edges}${boxes}</svg>`;
+  return h`<svg class="chart" role="img" aria-label="agent graph" data-agent-graph viewBox="0 0 ${xOf(names.length)} ${tallest + 40}" width="${xOf(names.length)}" height="${tallest + 40}" font-size="11"><defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="6" markerHeight="6" orient="auto"><path d="M0,0 L10,5 L0,10 z" fill="#999"/></marker></defs>${edges}${boxes}</svg>`;
 }

@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import type { PipelineStatus } from '../../../shared/kit/metrics/index.ts';
+import { combineStatus } from './pipeline-status.ts';
+
+const NOW = 1_000_000;
+const doc = (over: Partial<PipelineStatus>): PipelineStatus => ({ instance: 'a', services: ['scorer'], written_at_ms: NOW - 5_000, interval_ms: 10_000, stages: [], judge: null, scored_per_minute: null, ...over });
+
+describe('combineStatus', () => {
+  it('sums the stages of the fresh processes, ignores stale ones, and estimates when the units waiting are scored', () => {
+    const answer = combineStatus(
+      [
+        doc({ instance: 'asm', services: ['assembler'], stages: [{ stage: 'assemble', topic: 'spans', group: 'x', waiting: 12, error: null }, { stage: 'sessions', topic: 's', group: 'y', waiting: 0, error: null }] }),
+        doc({ instance: 's1', stages: [{ stage: 'score', topic: 'units', group: 'g', waiting: 900, error: null }], judge: { rate_per_minute: 300, concurrency: 4, in_flight: 4, waiting: 30 }, scored_per_minute: 300 }),
+        doc({ instance: 's2', stages: [{ stage: 'score', topic: 'units', group: 'g', waiting: 600, error: 'broker down' }], judge: { rate_per_minute: 300, concurrency: 4, in_flight: 2, waiting: 0 }, scored_per_minute: 300 }),
+        doc({ instance: 'dead', written_at_ms: NOW - 31_000, stages: [{ stage: 'score', topic: 'units', group: 'g', waiting: 5_000, error: null }], scored_per_minute: 1 }),
+      ],
+      NOW,
+    );
+    expect(answer.processes.map((p) => p.instance)).toEqual(['asm', 's1', 's2']);
+    expect(answer.stages.map((s) => [s.stage, s.waiting, s.error])).toEqual([['assemble', 12, null], ['score', 1_500, 'broker down'], ['route', null, null], ['sessions', 0, null]]);
+    expect(answer.judge).toEqual({ rate_per_minute: 600, concurrency: 8, in_flight: 6, waiting: 30 });
+    expect(answer.scored_per_minute).toBe(600);
+    expect(answer.eta_ms).toBe(150_000);
+    expect(answer.problems).toEqual([]);
+  });
+
+  it('says caught up, unknown, or that nothing reports', () => {
+    expect(combineStatus([doc({ stages: [{ stage: 'score', topic: 'u', group: null, waiting: 0, error: null }], scored_per_minute: 0 })], NOW).eta_ms).toBe(0);
+    const stalled = combineStatus([doc({ stages: [{ stage: 'score', topic: 'u', group: null, waiting: 10, error: null }], scored_per_minute: 0 })], NOW);
+    expect(stalled.eta_ms).toBeNull();
+    expect(stalled.problems).toEqual(['No process reports the assemble stage.', 'No process reports the sessions stage.']);
+    const none = combineStatus([], NOW);
+    expect(none.stages.every((s) => s.waiting === null)).toBe(true);
+    expect(none.problems).toHaveLength(1);
+    expect(none.problems[0]).toMatch(/^No pipeline process has reported in the last 30 s/);
+  });
+});

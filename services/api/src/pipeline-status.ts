@@ -1,0 +1,107 @@
+import type { Hono } from 'hono';
+import { z } from 'zod';
+import type { QueryStore } from '../../../shared/adapters/store/index.ts';
+import { PIPELINE_STATUS_KIND, PIPELINE_STATUS_PROJECT, PipelineStatusSchema, STAGES, type PipelineStatus, type Stage } from '../../../shared/kit/metrics/index.ts';
+import type { RouteSpec } from './api-spec.ts';
+import { addRoute, type ApiEnv } from './route.ts';
+
+// The pipeline's backlog as one answer (GET /api/v1/pipeline and the overview's card): what each
+// stage has waiting, the judge's queue and rate limit, the recent scoring rate and when the units
+// waiting will be scored at that rate. Read from the status docs the pipeline processes write.
+
+/**
+ * On Kafka a stage's figure is its group's lag: records not committed, which also counts what a
+ * windowed stage holds open (spans of traces within their grace, traces of sessions not yet idle).
+ * In process it is the records not yet read.
+ */
+export const STAGE_LABELS: Record<Stage, string> = {
+  assemble: 'spans not yet assembled into units',
+  score: 'units waiting to be scored',
+  route: 'units waiting for the session router',
+  sessions: 'trace units not yet in a closed session',
+};
+
+/** A process is heard from when its last doc is at most this many of its intervals old. */
+const STALE_INTERVALS = 3;
+
+const StageAnswerSchema = z.object({
+  stage: z.enum(STAGES),
+  label: z.string(),
+  waiting: z.number().int().nullable().meta({ description: 'Records waiting, summed over the processes that run the stage; null: no process reported it.' }),
+  error: z.string().nullable().meta({ description: 'Why the last measurement failed (the count is then the last known).' }),
+});
+
+export const PipelineAnswerSchema = z.object({
+  measured_at_ms: z.number(),
+  processes: z.array(z.object({ instance: z.string(), services: z.array(z.string()), written_at_ms: z.number() })),
+  stages: z.array(StageAnswerSchema),
+  judge: z
+    .object({ rate_per_minute: z.number(), concurrency: z.number().int(), in_flight: z.number().int(), waiting: z.number().int() })
+    .nullable()
+    .meta({ description: 'The scorers\' judge: calls in flight, calls waiting for the rate limit or a slot, the limit (calls started per minute).' }),
+  scored_per_minute: z.number().nullable().meta({ description: 'Units scored per minute over the last 5 minutes, all scorers; null: no scorer reported.' }),
+  eta_ms: z.number().nullable().meta({ description: 'How long until the units waiting are scored at that rate; 0: caught up; null: unknown (no scorer heard from, or none scored lately).' }),
+  problems: z.array(z.string()).meta({ description: 'What could not be measured, in words.' }),
+});
+export type PipelineAnswer = z.infer<typeof PipelineAnswerSchema>;
+
+/** The fresh status docs combined: backlogs summed per stage (Kafka members each report their partitions). Pure. */
+export function combineStatus(docs: readonly PipelineStatus[], nowMs: number): PipelineAnswer {
+  const fresh = docs.filter((d) => d.written_at_ms >= nowMs - STALE_INTERVALS * d.interval_ms);
+  const stages = STAGES.map((stage) => {
+    const reports = fresh.flatMap((d) => d.stages.filter((s) => s.stage === stage));
+    return {
+      stage,
+      label: STAGE_LABELS[stage],
+      waiting: reports.length === 0 ? null : reports.reduce((n, s) => n + s.waiting, 0),
+      error: reports.find((s) => s.error !== null)?.error ?? null,
+    };
+  });
+  const judges = fresh.flatMap((d) => (d.judge ? [d.judge] : []));
+  const judge = judges.length === 0 ? null : judges.reduce((a, j) => ({ rate_per_minute: a.rate_per_minute + j.rate_per_minute, concurrency: a.concurrency + j.concurrency, in_flight: a.in_flight + j.in_flight, waiting: a.waiting + j.waiting }));
+  const rates = fresh.flatMap((d) => (d.scored_per_minute === null ? [] : [d.scored_per_minute]));
+  const scored = rates.length === 0 ? null : rates.reduce((a, b) => a + b, 0);
+  const problems: string[] = [];
+  if (fresh.length === 0) problems.push('No pipeline process has reported in the last 30 s: the stages are not running, or run without a store they can write to (on Kafka, only processes with ClickHouse report).');
+  else {
+    for (const s of stages) if (s.waiting === null && s.stage !== 'route') problems.push(`No process reports the ${s.stage} stage.`);
+    if (scored === null) problems.push('No scorer has reported: no scoring rate, no estimate.');
+  }
+  const waiting = stages.find((s) => s.stage === 'score')!.waiting;
+  const eta = waiting === null ? null : waiting === 0 ? 0 : scored !== null && scored > 0 ? Math.round((waiting / scored) * 60_000) : null;
+  return {
+    measured_at_ms: nowMs,
+    processes: fresh.map((d) => ({ instance: d.instance, services: d.services, written_at_ms: d.written_at_ms })),
+    stages,
+    judge,
+    scored_per_minute: scored === null ? null : Math.round(scored * 10) / 10,
+    eta_ms: eta,
+    problems,
+  };
+}
+
+/** Reads the status docs of every process (malformed ones skipped) and combines them. */
+export async function readPipeline(store: Pick<QueryStore, 'listDocs'>, nowMs: number): Promise<PipelineAnswer> {
+  const docs = await store.listDocs({ kind: PIPELINE_STATUS_KIND, project: PIPELINE_STATUS_PROJECT, limit: 1000 });
+  const parsed = docs.flatMap((d) => {
+    const r = PipelineStatusSchema.safeParse(d.body);
+    return r.success ? [r.data] : [];
+  });
+  return combineStatus(parsed, nowMs);
+}
+
+export function pipelineRoute(app: Hono<ApiEnv>, routes: RouteSpec[], deps: { store: QueryStore; now: () => number }): void {
+  addRoute(
+    app,
+    routes,
+    {
+      method: 'get',
+      path: '/api/v1/pipeline',
+      tag: 'pipeline',
+      role: 'read',
+      summary: "The pipeline's backlog per stage, the judge's queue and rate limit, the recent scoring rate and an estimate of when the waiting units are scored (deployment-wide, not per project).",
+      responses: { 200: { description: 'the backlog', schema: PipelineAnswerSchema } },
+    },
+    async () => ({ status: 200, body: await readPipeline(deps.store, deps.now()) }),
+  );
+}

@@ -1,0 +1,131 @@
+import { z } from 'zod';
+import type { QueryStore } from '../../adapters/store/index.ts';
+import type { Logger } from '../../runtime/logging/index.ts';
+
+// What each pipeline process says about its own backlog, written to the store every few seconds
+// as a small doc, so that the API reads the same thing whether the stages share its process (the
+// embedded mode) or run elsewhere (Kafka). A process that stops deletes its doc; one that died
+// leaves a doc the reader ignores once it is stale, and the next process to start removes it.
+
+export const PIPELINE_STATUS_KIND = 'pipeline_status';
+/** Not a user's project: the pipeline is one per deployment. */
+export const PIPELINE_STATUS_PROJECT = '_pipeline';
+export const DEFAULT_STATUS_INTERVAL_MS = 10_000;
+/** The scoring rate is the units scored over this much of the recent past. */
+export const RATE_WINDOW_MS = 5 * 60_000;
+/** Docs of processes silent this long are removed at the start of another. */
+const LEFTOVER_MS = 60 * 60_000;
+
+/** Where records wait: spans for the trace assembler, units for the scorer, units for the session router, sessions for the aggregator. */
+export const STAGES = ['assemble', 'score', 'route', 'sessions'] as const;
+export type Stage = (typeof STAGES)[number];
+
+export const StageBacklogSchema = z.object({
+  stage: z.enum(STAGES),
+  topic: z.string(),
+  group: z.string().nullable(),
+  waiting: z.number().int().nonnegative(),
+  /** The last measurement failed (Kafka unreachable): `waiting` is the last known. */
+  error: z.string().nullable(),
+});
+export type StageBacklog = z.infer<typeof StageBacklogSchema>;
+
+export const JudgeQueueSchema = z.object({
+  rate_per_minute: z.number().nonnegative(),
+  concurrency: z.number().int().nonnegative(),
+  in_flight: z.number().int().nonnegative(),
+  waiting: z.number().int().nonnegative(),
+});
+export type JudgeQueue = z.infer<typeof JudgeQueueSchema>;
+
+export const PipelineStatusSchema = z.object({
+  instance: z.string(),
+  services: z.array(z.string()),
+  written_at_ms: z.number(),
+  interval_ms: z.number().positive(),
+  stages: z.array(StageBacklogSchema),
+  judge: JudgeQueueSchema.nullable(),
+  /** Units scored per minute over the last RATE_WINDOW_MS (null: this process does not score). */
+  scored_per_minute: z.number().nonnegative().nullable(),
+});
+export type PipelineStatus = z.infer<typeof PipelineStatusSchema>;
+
+export interface PipelineStatusSources {
+  stages(): readonly StageBacklog[];
+  judge(): JudgeQueue | null;
+  /** Units this process has scored since it started; null when it does not score. */
+  unitsScored(): Promise<number | null>;
+}
+
+export interface PipelineStatusReporterOptions {
+  store: Pick<QueryStore, 'putDoc' | 'listDocs' | 'deleteDoc'>;
+  instance: string;
+  services: readonly string[];
+  sources: PipelineStatusSources;
+  nowMs: () => number;
+  log: Logger;
+  intervalMs?: number;
+}
+
+/** Units per minute from (time, running total) samples over the rate window; null with fewer than two. */
+export function ratePerMinute(samples: ReadonlyArray<{ at: number; total: number }>): number | null {
+  if (samples.length < 2) return null;
+  const first = samples[0];
+  const last = samples[samples.length - 1];
+  if (last.at <= first.at) return null;
+  return ((last.total - first.total) / (last.at - first.at)) * 60_000;
+}
+
+export function createPipelineStatusReporter(o: PipelineStatusReporterOptions) {
+  const intervalMs = o.intervalMs ?? DEFAULT_STATUS_INTERVAL_MS;
+  const log = o.log.child({ component: 'pipeline-status' });
+  const samples: Array<{ at: number; total: number }> = [];
+  let timer: NodeJS.Timeout | null = null;
+  let running: Promise<void> | null = null;
+
+  async function write(): Promise<void> {
+    const at = o.nowMs();
+    const total = await o.sources.unitsScored();
+    if (total !== null) {
+      samples.push({ at, total });
+      while (samples.length > 2 && samples[1].at <= at - RATE_WINDOW_MS) samples.shift();
+    }
+    const rate = total === null ? null : ratePerMinute(samples);
+    const body: PipelineStatus = {
+      instance: o.instance,
+      services: [...o.services],
+      written_at_ms: at,
+      interval_ms: intervalMs,
+      stages: [...o.sources.stages()],
+      judge: o.sources.judge(),
+      scored_per_minute: total === null ? null : (rate ?? 0),
+    };
+    await o.store.putDoc({ kind: PIPELINE_STATUS_KIND, project: PIPELINE_STATUS_PROJECT, id: o.instance, body, updated_at_ms: at });
+  }
+
+  const tick = (): Promise<void> =>
+    (running ??= write()
+      .catch((err: unknown) => log.debug({ err }, 'writing the pipeline status failed'))
+      .finally(() => (running = null)));
+
+  return {
+    name: 'pipeline-status',
+    /** One write now (tests call it instead of waiting for the timer). */
+    tick,
+    async start(): Promise<void> {
+      const before = o.nowMs() - LEFTOVER_MS;
+      const leftovers = await o.store.listDocs({ kind: PIPELINE_STATUS_KIND, project: PIPELINE_STATUS_PROJECT, beforeMs: before }).catch(() => []);
+      await Promise.all(leftovers.map((d) => o.store.deleteDoc(PIPELINE_STATUS_KIND, PIPELINE_STATUS_PROJECT, d.id).catch(() => undefined)));
+      await tick();
+      timer = setInterval(() => void tick(), intervalMs);
+      timer.unref();
+    },
+    async shutdown(): Promise<void> {
+      if (timer) clearInterval(timer);
+      await running;
+      await o.store.deleteDoc(PIPELINE_STATUS_KIND, PIPELINE_STATUS_PROJECT, o.instance).catch(() => undefined);
+    },
+  };
+}
+
+export type PipelineStatusReporter = ReturnType<typeof createPipelineStatusReporter>;

@@ -66,6 +66,7 @@ describe("the README's review chain, while tracecheck up runs", () => {
   let model: ModelServer;
   let up: EmbeddedUp;
   let env: Record<string, string>;
+  let key = '';
 
   beforeAll(async () => {
     // The failing unit an alert would name, stored before the server takes the file.
@@ -92,7 +93,7 @@ describe("the README's review chain, while tracecheck up runs", () => {
     const created = await runCommand(process.execPath, [BIN, 'keys', 'create', '--project', 'shop', '--role', 'admin'], { env, timeoutMs: 60_000 });
     expect(created.stderr).toMatch(/^created admin key [0-9a-f]{12} for project "shop"; it is shown only this once\n$/);
     expect(created.code).toBe(0);
-    const key = created.stdout.trim();
+    key = created.stdout.trim();
     expect(key).toMatch(/^tc_admin_/);
 
     writeFileSync(join(work, 'fixed.sh'), fixedJsonHeredoc());
@@ -136,15 +137,22 @@ describe("the README's review chain, while tracecheck up runs", () => {
     expect(tried.slice(4, 6)).toEqual(['differ on 1 of 1 units', '  u-readme-chain-1  people: pass  current: fail  new: pass  No tool errors and no repeated turns in the data; the task looks completed.']);
   }, 300_000);
 
-  it('writes the same suite from the store once the server is stopped, and says what a key-less call needs', async () => {
+  it('writes the same suite and key list from the store once the server is stopped; says what a key-less call and a backfill need', async () => {
     const viaServer = await runCommand(process.execPath, [BIN, 'datasets', 'export', 'v2-wrong', '--project', 'shop', '--format', 'llmeval', '--out', 'one/'], { cwd: work, env: { ...env, TRACECHECK_API_KEY: '' }, timeoutMs: 60_000 });
     expect(viaServer).toEqual({
       code: 1,
       stdout: '',
       stderr: `tracecheck datasets: tracecheck up runs (${up.apiUrl}) and its API has keys: give an admin key of the project with --key KEY or TRACECHECK_API_KEY\n`,
     });
+    const backfill = await runCommand(process.execPath, [BIN, 'backfill', '--check', 'task_completed'], { cwd: work, env, timeoutMs: 60_000 });
+    expect(backfill).toEqual({ code: 1, stdout: '', stderr: `tracecheck backfill: tracecheck up (pid ${up.pid()}, ${up.apiUrl}) holds the DuckDB file: stop it (Ctrl-C), run the backfill, then start it again\n` });
+    const keysVia = await runCommand(process.execPath, [BIN, 'keys', 'list'], { env: { ...env, TRACECHECK_API_KEY: key }, timeoutMs: 60_000 });
     await up.stop();
     expect(existsSync(join(dataDir, 'server.json'))).toBe(false);
+    // The same lines from the store itself: the one key, of shop, made through the API.
+    const keysDirect = await runCommand(process.execPath, [BIN, 'keys', 'list'], { env, timeoutMs: 60_000 });
+    expect(keysVia).toEqual({ ...keysDirect, code: 0 });
+    expect(keysDirect.stdout).toMatch(/^[0-9a-f]{12} {2}admin {2}shop {2}\d{4}-\d\d-\d\dT[\d:.]+Z {2}\n$/);
     const direct = await runCommand(process.execPath, [BIN, 'datasets', 'export', 'v2-wrong', '--project', 'shop', '--format', 'llmeval', '--out', 'two/'], { cwd: work, env, timeoutMs: 60_000 });
     expect(direct).toEqual({ code: 0, stdout: '', stderr: 'wrote 1 units of v2-wrong@1 to two/llmeval.yaml, two/prompts/v2-wrong.yaml, two/tests/v2-wrong.yaml\n' });
     for (const f of ['llmeval.yaml', 'prompts/v2-wrong.yaml', 'tests/v2-wrong.yaml']) {

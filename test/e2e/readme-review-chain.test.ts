@@ -152,7 +152,7 @@ describe("the README's review chain, while tracecheck up runs", () => {
     // The same lines from the store itself: the one key, of shop, made through the API.
     const keysDirect = await runCommand(process.execPath, [BIN, 'keys', 'list'], { env, timeoutMs: 60_000 });
     expect(keysVia).toEqual({ ...keysDirect, code: 0 });
-    expect(keysDirect.stdout).toMatch(/^[0-9a-f]{12} {2}admin {2}shop {2}\d{4}-\d\d-\d\dT[\d:.]+Z {2}\n$/);
+    expect(keysDirect.stdout).toMatch(/^[0-9a-f]{12} {2}admin {3}shop {2}\d{4}-\d\d-\d\dT[\d:.]+Z {2}\n$/);
     const direct = await runCommand(process.execPath, [BIN, 'datasets', 'export', 'v2-wrong', '--project', 'shop', '--format', 'llmeval', '--out', 'two/'], { cwd: work, env, timeoutMs: 60_000 });
     expect(direct).toEqual({ code: 0, stdout: '', stderr: 'wrote 1 units of v2-wrong@1 to two/llmeval.yaml, two/prompts/v2-wrong.yaml, two/tests/v2-wrong.yaml\n' });
     for (const f of ['llmeval.yaml', 'prompts/v2-wrong.yaml', 'tests/v2-wrong.yaml']) {

@@ -9,6 +9,7 @@ import type { CliCommand, CliIo } from '../command.ts';
 import { createJudge, loadRegistry } from '../check-runtime.ts';
 import { createStore } from '../compose.ts';
 import { loadConfigOrReport } from '../load-config-or-exit.ts';
+import { findRunningServer } from '../running-server.ts';
 
 const USAGE = `usage: tracecheck backfill --check NAME [--from T] [--to T] [--monitor M] [--project P] [--restart]
 
@@ -61,6 +62,12 @@ export async function backfill(argv: string[], io: CliIo, signal?: AbortSignal):
   }
   const config = loadConfigOrReport(io);
   if (!config) return 2;
+  const running = findRunningServer(config);
+  if (running) {
+    // A backfill runs for minutes with a judge of its own; the server's API has no route for it yet.
+    io.stderr.write(`tracecheck backfill: tracecheck up (pid ${running.pid}, ${running.apiUrl}) holds the DuckDB file: stop it (Ctrl-C), run the backfill, then start it again\n`);
+    return 1;
+  }
   const log = createCommandLogger(config, 'warn');
   const project = values.project ?? 'default';
   const store = createStore(config, log);

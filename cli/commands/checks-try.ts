@@ -8,9 +8,10 @@ import { CheckBodySchema, toDefinition } from '../../services/api/src/check-rout
 import type { CliIo } from '../command.ts';
 import { CheckStoreError } from '../check-store/index.ts';
 import { contextFor, loadRegistry } from '../check-runtime.ts';
-import { withStore } from '../store-command.ts';
+import { apiKey, withStoreOrServer } from '../store-command.ts';
+import type { ServerApi } from '../running-server.ts';
 
-export const TRY_USAGE = `  tracecheck checks try --check NAME (--version FILE.json|VERSION | --prompt-file rubric.txt) --against reviews [--current-version V] [--project P] [--definitions defs.jsonl] [--json]`;
+export const TRY_USAGE = `  tracecheck checks try --check NAME (--version FILE.json|VERSION | --prompt-file rubric.txt) --against reviews [--current-version V] [--project P] [--definitions defs.jsonl] [--key KEY] [--json]`;
 
 const pct = (p: number | null): string => (p === null || Number.isNaN(p) ? '–' : `${(100 * p).toFixed(1)}%`);
 
@@ -68,9 +69,11 @@ export async function tryCommand(flags: Map<string, string | true>, io: CliIo): 
     io.stderr.write(`tracecheck checks try: ${typeof name !== 'string' ? '--check NAME is required' : '--against takes only "reviews"'}\nusage:\n${TRY_USAGE}\n`);
     return 2;
   }
-  const project = typeof flags.get('project') === 'string' ? (flags.get('project') as string) : 'default';
+  const named = typeof flags.get('project') === 'string' ? (flags.get('project') as string) : undefined;
+  const project = named ?? 'default';
   const defs = flags.get('definitions');
-  return withStore('checks try', io, async (store, log) => {
+  const key = flags.get('key');
+  return withStoreOrServer('checks try', io, { key: apiKey({ key }, io), project: named }, async (store, log) => {
     const config = loadConfig(io.env);
     let registry;
     try {
@@ -111,5 +114,32 @@ export async function tryCommand(flags: Map<string, string | true>, io: CliIo): 
     } finally {
       await sandbox?.close();
     }
-  });
+  }, (api) => tryThroughServer(api, name, flags, io));
+}
+
+/**
+ * The try run by the `tracecheck up` holding the store, with its judge: the body is the definition
+ * file as POST /api/v1/checks takes it (a stored version or a prompt file needs the store's
+ * history, which only the server reads).
+ */
+async function tryThroughServer(api: ServerApi, name: string, flags: Map<string, string | true>, io: CliIo): Promise<number> {
+  const version = flags.get('version');
+  if (typeof version !== 'string' || !existsSync(version)) {
+    io.stderr.write(`tracecheck checks try: tracecheck up runs (${api.url}): give --version FILE.json, the whole definition (as POST /api/v1/checks takes it), or stop it to try a stored version or --prompt-file\n`);
+    return 2;
+  }
+  const body = CheckBodySchema.safeParse(JSON.parse(readFileSync(version, 'utf8')));
+  if (!body.success) {
+    io.stderr.write(`tracecheck checks try: ${version}: not a check definition (${body.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')})\n`);
+    return 2;
+  }
+  if (body.data.name !== name) {
+    io.stderr.write(`tracecheck checks try: the definition is of "${body.data.name}", not "${name}"\n`);
+    return 2;
+  }
+  const current = flags.get('current-version');
+  const query = typeof current === 'string' ? `?current_version=${encodeURIComponent(current)}` : '';
+  const result = await api.call<CheckTry>('POST', `/api/v1/checks/${encodeURIComponent(name)}/try${query}`, JSON.parse(readFileSync(version, 'utf8')));
+  io.stdout.write(flags.get('json') ? `${JSON.stringify(result, null, 2)}\n` : renderTry(result));
+  return 0;
 }

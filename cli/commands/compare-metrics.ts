@@ -4,15 +4,16 @@ import type { CliIo } from '../command.ts';
 import { createCommandLogger } from '../command-logger.ts';
 import { createStore } from '../compose.ts';
 import { loadConfigOrReport } from '../load-config-or-exit.ts';
+import { ServerApiError, findRunningServer, serverApi } from '../running-server.ts';
 
-export const METRICS_USAGE = `       tracecheck compare --metrics --a FILTER=V … --b FILTER=V … [--from T] [--to T] [--alpha A] [--project P] [--json]
+export const METRICS_USAGE = `       tracecheck compare --metrics --a FILTER=V … --b FILTER=V … [--from T] [--to T] [--alpha A] [--project P] [--key KEY] [--json]
 
   --metrics             B against A on the stored units' duration_ms, cost_usd and tokens: medians,
                         the Mann–Whitney U test (exact p for small samples without ties, else the
                         normal approximation with tie correction) and the Hodges–Lehmann shift B − A
                         with its distribution-free 95% interval (docs/cost-and-latency.md). Reads the
-                        configured store (TRACECHECK_CLICKHOUSE_URL, else the DuckDB file, which no
-                        running server may hold). FILTER: agent, agent_version, environment, service,
+                        configured store (TRACECHECK_CLICKHOUSE_URL, else the DuckDB file, or the API
+                        of the tracecheck up holding it: --key or TRACECHECK_API_KEY). FILTER: agent, agent_version, environment, service,
                         unit_kind; T: epoch ms or ISO 8601 (units' end time); --alpha default 0.05
 `;
 
@@ -56,7 +57,7 @@ export async function compareMetricsCommand(argv: string[], io: CliIo): Promise<
   try {
     values = parseArgs({
       args: argv,
-      options: { metrics: { type: 'boolean' }, a: { type: 'string', multiple: true }, b: { type: 'string', multiple: true }, from: { type: 'string' }, to: { type: 'string' }, alpha: { type: 'string' }, project: { type: 'string' }, json: { type: 'boolean' } },
+      options: { metrics: { type: 'boolean' }, a: { type: 'string', multiple: true }, b: { type: 'string', multiple: true }, from: { type: 'string' }, to: { type: 'string' }, alpha: { type: 'string' }, project: { type: 'string' }, key: { type: 'string' }, json: { type: 'boolean' } },
     }).values;
   } catch (err) {
     io.stderr.write(`tracecheck compare: ${err instanceof Error ? err.message : String(err)}\n`);
@@ -75,6 +76,23 @@ export async function compareMetricsCommand(argv: string[], io: CliIo): Promise<
   }
   const config = loadConfigOrReport(io);
   if (!config) return 2;
+  const server = findRunningServer(config);
+  if (server) {
+    const query = new URLSearchParams({ alpha: String(alpha) });
+    for (const [k, v] of Object.entries(a as Side)) query.set(`a.${k}`, v);
+    for (const [k, v] of Object.entries(b as Side)) query.set(`b.${k}`, v);
+    if (from !== undefined) query.set('from', String(from));
+    if (to !== undefined) query.set('to', String(to));
+    try {
+      const { metrics } = await serverApi(server, values.key ?? io.env.TRACECHECK_API_KEY, values.project).call<{ metrics: MetricComparison[] }>('GET', `/api/v1/compare?${query.toString()}`);
+      io.stdout.write(values.json ? `${JSON.stringify({ alpha, a, b, metrics }, null, 2)}\n` : renderMetricComparisons(metrics));
+      return 0;
+    } catch (err) {
+      if (!(err instanceof ServerApiError)) throw err;
+      io.stderr.write(`tracecheck compare: ${err.message}\n`);
+      return 1;
+    }
+  }
   const store = createStore(config, createCommandLogger(config, 'warn', 'tracecheck-compare'));
   await store.start();
   try {

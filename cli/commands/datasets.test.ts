@@ -85,12 +85,12 @@ describe('tracecheck datasets', () => {
       expect((await run(['export', 'v2-wrong@2', '--project', 'shop', '--format', 'llmeval', '--out', dir])).code).toBe(1);
       expect((await run(['export', 'v2-wrong', '--format', 'csv', '--out', dir])).code).toBe(2);
       const exported = await run(['export', 'v2-wrong@1', '--project', 'shop', '--format', 'llmeval', '--out', join(dir, 'suite')]);
-      expect(exported.code).toBe(0);
-      mkdirSync(join(dir, 'suite', 'prompts'));
-      writeFileSync(join(dir, 'suite', 'prompts', 'p.yaml'), 'name: p\nmodel: mock-accurate\nprompt:\n  content: "{question}"\ndefaults: ../tests/v2-wrong.yaml\n');
-      writeFileSync(join(dir, 'suite', 'llmeval.yaml'), 'prompts: prompts/*.yaml\n');
-      const refs = loadSuite(join(dir, 'suite', 'llmeval.yaml')).prompts[0].references;
-      expect(refs.map((r) => [r.id, r.input.question, r.expected])).toEqual([['u1', 'Book a table', 'Booked for 2.']]);
+      const suite = join(dir, 'suite');
+      expect(exported).toEqual({ code: 0, stdout: '', stderr: `wrote 1 units of v2-wrong@1 to ${suite}/llmeval.yaml, ${suite}/prompts/v2-wrong.yaml, ${suite}/tests/v2-wrong.yaml\n` });
+      // The suite as written: its one prompt asks each question again and scores it with the reviewed check.
+      const [prompt] = loadSuite(join(suite, 'llmeval.yaml')).prompts;
+      expect([prompt?.name, prompt?.params.model, prompt?.metrics.map((m) => m.name)]).toEqual(['v2-wrong', 'gpt-4o-mini', ['task_completed']]);
+      expect(prompt?.references.map((r) => [r.id, r.input.question, r.expected])).toEqual([['u1', 'Book a table', 'Booked for 2.']]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -40,7 +40,8 @@ Overrides (key=value, values read as YAML):
 packages (default: LLMEVAL_PYTHON, else python3 on PATH).
 
 --dataset runs every selected prompt over a dataset's units instead of its own references: a stored
-dataset of the project (--project, default "default"; read from the configured store) or a tests
+dataset of the project (--project, default "default"; read from the configured store, or through
+the API of a running "tracecheck up" with TRACECHECK_API_KEY once the project has keys) or a tests
 file \`tracecheck datasets export --format llmeval\` wrote. The references are the same as the
 exported file's, so a prompt's template uses {question}, {messages}, {output} and its metrics
 read \`expected\`.
@@ -111,7 +112,7 @@ export const evalCommand: CliCommand = {
     let store = false;
     let python: string | null = null;
     let dataset: string | null = null;
-    let project = 'default';
+    let project: string | undefined;
     const pairs: string[] = [];
     let sawConfig = false;
     for (let i = 0; i < argv.length; i++) {
@@ -149,7 +150,7 @@ export const evalCommand: CliCommand = {
       const config = loadConfig(io.env);
       const overrides = parseOverrides(pairs);
       const log = createCommandLogger(config, 'warn', 'tracecheck-eval');
-      if (dataset !== null) overrides.references = await datasetReferences(dataset, project, config, log);
+      if (dataset !== null) overrides.references = await datasetReferences(dataset, project, config, log, io.env.TRACECHECK_API_KEY);
       const run = await runEval({ configPath, overrides, python: python ?? config.evalPython ?? 'python3', sandbox: config.sandbox, endpoint: config.judge, judgeUnavailableReason: config.judgeUnavailableReason, log, judge: createJudge(config, log.child({ component: 'eval.judge' })), progress: createProgress(io.stderr) });
       if (!quiet) io.stdout.write(renderTextTables(buildTables([run.result])) + '\n');
       io.stdout.write(renderSummary([run.result]));

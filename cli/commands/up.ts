@@ -8,6 +8,7 @@ import { runDemo, waitForDemoScores, formatScoreTable } from '../../tools/demo-a
 import { loadConfigOrReport } from '../load-config-or-exit.ts';
 import { buildPipeline, type ServiceName } from '../pipeline.ts';
 import { startFailureMessage } from '../start-failure.ts';
+import { removeServerFile, writeServerFile } from '../running-server.ts';
 
 /** Every service, in one process. */
 const UP_SERVICES: ReadonlySet<ServiceName> = new Set(['collector', 'assembler', 'scorer', 'api', 'alerter'] as const);
@@ -22,7 +23,28 @@ TRACECHECK_DATA_DIR (default ./data) in place of Kafka and ClickHouse, with the 
                      unless OPENAI_BASE_URL is set, as the judge), send the demo agent's three
                      conversations through the real OTel SDK, and print their scores
   --exit-after-demo  stop once the demo's scores are printed (exit code 1 if they did not arrive)
+
+Settings for a first run (environment variables, with their defaults; all: docs/configuration.md):
+  TRACECHECK_API_PORT=8080          the dashboard and the API
+  TRACECHECK_OTLP_HTTP_PORT=4318    OTLP/HTTP: POST /v1/traces
+  TRACECHECK_OTLP_GRPC_PORT=4317    OTLP/gRPC
+  TRACECHECK_HOST=127.0.0.1         the address every server listens on
+  TRACECHECK_DATA_DIR=./data        the DuckDB file and the bus's log
+  TRACECHECK_CHECKS=function_result_present,task_completed   the checks run on every unit
+  OPENAI_BASE_URL, OPENAI_API_KEY   the judge (any OpenAI-compatible endpoint); unset: model checks do not run
+  TRACECHECK_JUDGE_MODEL=gpt-4o-mini  the judge's model
+  TRACECHECK_KAFKA_BROKERS, TRACECHECK_CLICKHOUSE_URL   Kafka and ClickHouse instead of the embedded bus and DuckDB
+  TRACECHECK_LOG_LEVEL              JSON logs on stderr; unset: warn when stdout is a terminal
+                                    or with --demo, else info (as under a supervisor)
+
+While it runs, "tracecheck datasets", "keys", "checks try", "compare --metrics" and "eval --dataset"
+go through its API (it writes its address to TRACECHECK_DATA_DIR/server.json).
 `;
+
+/** `up`'s log level unless TRACECHECK_LOG_LEVEL says: a person at a terminal reads the banner, not info lines. */
+export function upLogLevel(at: { demo: boolean; terminal: boolean }): 'warn' | 'info' {
+  return at.demo || at.terminal ? 'warn' : 'info';
+}
 
 /**
  * What `up` prints once started: the dashboard first (the page a newcomer wants), then where to
@@ -40,11 +62,21 @@ export function upBanner(at: { mode: string; collectorUrl: string; apiUrl: strin
 }
 
 async function run(argv: string[], io: CliIo): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { demo: { type: 'boolean', default: false }, 'exit-after-demo': { type: 'boolean', default: false } } });
+  let values;
+  try {
+    values = parseArgs({ args: argv, options: { demo: { type: 'boolean', default: false }, 'exit-after-demo': { type: 'boolean', default: false }, help: { type: 'boolean', default: false } } }).values;
+  } catch (err) {
+    io.stderr.write(`tracecheck up: ${err instanceof Error ? err.message : String(err)}\n${USAGE}`);
+    return 2;
+  }
+  if (values.help) {
+    io.stdout.write(USAGE);
+    return 0;
+  }
   const demo = values.demo || values['exit-after-demo'];
   const config = loadConfigOrReport(io);
   if (!config) return 2;
-  const log = createCommandLogger(config, demo ? 'warn' : 'info');
+  const log = createCommandLogger(config, upLogLevel({ demo, terminal: (io.stdout as { isTTY?: boolean }).isTTY === true }));
 
   // The model server starts first: the demo's judge needs its address.
   const modelServer = demo ? createModelServer({ host: config.host, port: 0, log }) : null;
@@ -62,6 +94,9 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     io.stderr.write(`tracecheck: could not start: ${startFailureMessage(err, config, UP_SERVICES)}\n`);
     return 1;
   }
+  // Commands that read or write the DuckDB file this process now holds find its API here.
+  const embedded = pipeline.store?.kind === 'duckdb';
+  if (embedded) writeServerFile(config.dataDir, { pid: process.pid, apiUrl: pipeline.apiUrl() });
   const mode = `${pipeline.bus.kind === 'kafka' ? 'Kafka' : 'in-process bus'} + ${pipeline.store?.kind === 'clickhouse' ? 'ClickHouse' : 'DuckDB'}`;
   io.stdout.write(upBanner({ mode, collectorUrl: pipeline.collectorUrl(), apiUrl: pipeline.apiUrl(), alertIntervalMs: pipeline.alerter ? config.alerter.intervalMs : null }));
 
@@ -88,6 +123,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
       code = 1;
     }
   }
+  if (embedded) removeServerFile(config.dataDir);
   await stopAll();
   await modelServer?.shutdown();
   return code;

@@ -107,6 +107,8 @@ export function keyAuth(access: ApiAccess): MiddlewareHandler<ApiEnv> {
     if (!auth.ok) return refusal(c, auth);
     c.set('project', auth.project);
     c.set('role', auth.role);
+    // Whose data this is: the CLI checks it against its --project when it goes through the API.
+    c.header('X-Tracecheck-Project', auth.project);
     if (auth.keyId !== undefined) c.set('keyId', auth.keyId);
     await next();
     return undefined;

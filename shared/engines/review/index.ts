@@ -9,5 +9,7 @@ export type { CheckAgreement } from './agreement.ts';
 export { agreesWith, recordReview } from './record.ts';
 export { DATASET_DOC_KIND, DatasetNameSchema, DatasetSchema, MAX_DATASET_UNITS, datasetItem, getDataset, listDatasets, putDataset, toJsonl, toLlmevalTests } from './dataset.ts';
 export type { Dataset, DatasetItem } from './dataset.ts';
+export { reviewedChecks, toLlmevalSuite } from './llmeval-suite.ts';
+export type { SuiteFile } from './llmeval-suite.ts';
 export { CHECK_TRY_DOC_KIND, measuredAgreement, putCheckTry, tryCheck } from './try-check.ts';
 export type { CheckTry, CheckTryDiff } from './try-check.ts';

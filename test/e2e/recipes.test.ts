@@ -16,11 +16,11 @@ import { report } from '../helpers/score-counts.ts';
 // its own folder (fresh in CI), runs a tool-using agent and prints the trace id last; the unit of
 // that trace must hold the whole dialog, exactly. tracecheck runs with API keys, and the recipes
 // send theirs as the page says: OTEL_EXPORTER_OTLP_HEADERS="Authorization=Bearer <key>". Recipes run
-// three at a time: installs wait on the package registries far more than on the two cores.
+// side by side (six at a time): installs wait on the package registries more than on the cores.
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const RECIPE_TIMEOUT_MS = 12 * 60_000;
-const PARALLEL = 3;
+const PARALLEL = 6;
 const run = promisify(execFile);
 
 const SYSTEM = 'You are a helpful assistant. Use the tools.';
@@ -28,14 +28,19 @@ const QUESTION = 'What is the weather in Paris?';
 const RESULT = 'sunny, 22 C';
 const ANSWER = `Here is what I found: ${RESULT}.`;
 
-/** Recipes, and the name a tool message carries where the library records it. */
-const RECIPES: Array<{ name: string; toolMessageName?: string }> = [
-  { name: 'node-openai' },
-  { name: 'node-vercel-ai' },
-  { name: 'node-langchain' },
-  { name: 'python-openai' },
-  { name: 'python-langgraph', toolMessageName: 'get_weather' },
-  { name: 'python-openai-agents' },
+/**
+ * Recipes (`name`: the folder), the name a tool message carries where the library records it, and
+ * a variant's own settings: `after` runs it once that recipe's run (and install) is done.
+ */
+const RECIPES: Array<{ label: string; name: string; toolMessageName?: string; env?: Record<string, string>; after?: string }> = [
+  { label: 'node-openai', name: 'node-openai' },
+  { label: 'node-vercel-ai', name: 'node-vercel-ai' },
+  { label: 'node-langchain', name: 'node-langchain' },
+  { label: 'python-openai', name: 'python-openai' },
+  { label: 'python-langgraph', name: 'python-langgraph', toolMessageName: 'get_weather' },
+  { label: 'python-openai-agents', name: 'python-openai-agents' },
+  // The same agent with its content as log records only: the dialog comes through the logs exporter.
+  { label: 'python-openai with EVENT_ONLY', name: 'python-openai', env: { OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'EVENT_ONLY' }, after: 'python-openai' },
 ];
 
 interface RecipeRun {
@@ -110,11 +115,12 @@ describe('the recipes in examples/', () => {
     up = await startEmbeddedUp(dataDir, await embeddedPorts(), {});
     const env = { OTEL_EXPORTER_OTLP_ENDPOINT: up.collectorUrl, OTEL_EXPORTER_OTLP_HEADERS: `Authorization=Bearer ${ingestKey}`, OPENAI_BASE_URL: `${modelServer.url()}/v1` };
     const slot = limited(PARALLEL);
-    for (const { name } of RECIPES) {
-      const recipe = slot(() => runRecipe(name, env));
+    for (const { label, name, env: own, after } of RECIPES) {
+      const first = after ? runs.get(after)!.catch(() => undefined) : Promise.resolve();
+      const recipe = first.then(() => slot(() => runRecipe(name, { ...env, ...own })));
       // Each test awaits its own run; a failure is reported there, not as an unhandled rejection.
       recipe.catch(() => undefined);
-      runs.set(name, recipe);
+      runs.set(label, recipe);
     }
   });
 
@@ -128,9 +134,9 @@ describe('the recipes in examples/', () => {
   const seconds: Record<string, number> = {};
   afterAll(() => report('recipes: seconds per run.sh (install + run)', seconds));
 
-  it.each(RECIPES)('$name: run.sh prints the trace id last, and its unit holds the dialog', { timeout: RECIPE_TIMEOUT_MS * 2 }, async ({ name, toolMessageName }) => {
-    const done = await runs.get(name)!;
-    seconds[name] = done.seconds;
+  it.each(RECIPES)('$label: run.sh prints the trace id last, and its unit holds the dialog', { timeout: RECIPE_TIMEOUT_MS * 2 }, async ({ label, toolMessageName }) => {
+    const done = await runs.get(label)!;
+    seconds[label] = done.seconds;
     expect(done.stdout.trim().split('\n').slice(-2)).toEqual([ANSWER, done.traceId]);
     // The unit is stored once the trace is closed; log records may land just after its spans.
     const body = await waitFor(
@@ -140,7 +146,7 @@ describe('the recipes in examples/', () => {
         const b = (await res.json()) as UnitBody;
         return b.unit.messages.length >= 5 ? b : undefined;
       },
-      { timeoutMs: 60_000, intervalMs: 250, description: `the unit of ${name}'s trace with its dialog` },
+      { timeoutMs: 60_000, intervalMs: 250, description: `the unit of ${label}'s trace with its dialog` },
     );
     const call = body.unit.tool_calls[0] as { id: string };
     expect(call.id).toMatch(/^call_[0-9a-f]{24}$/);

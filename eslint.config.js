@@ -4,7 +4,7 @@ import { boundaries } from './scripts/lint/boundaries.js';
 
 export default tseslint.config(
   // scripts/fixtures is its own package (the fixture-capture libraries; `npm run typecheck` there).
-  { ignores: ['node_modules/', 'data/', '.cache/', 'coverage/', 'test/fixtures/**', '**/generated/**', 'dist/**', 'clients/typescript/dist/**', 'clients/python/build/**', 'scripts/fixtures/**'] },
+  { ignores: ['node_modules/', 'data/', '.cache/', 'coverage/', 'test/fixtures/**', '**/generated/**', 'dist/**', 'clients/typescript/dist/**', 'clients/python/build/**', 'scripts/fixtures/**', 'examples/node-*/**', 'examples/*/.venv/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -36,7 +36,7 @@ interface Profile {
   userName?: string;
   /** The name a later trace's re-sent history gives the earlier assistant turns (LangGraph names its agent's messages). */
   resentBy?: string;
-  /** What the library's export does not hold (see services/collector/README.md): the steps it loses. */
+  /** What the library's export does not hold (see docs/sending-traces.md, "Python libraries: compatibility"): the steps it loses. */
   loses?: (scenario: string, unit: number, steps: Step[]) => Step[];
 }
 

@@ -13,13 +13,25 @@ const InputItemSchema = z.looseObject({
   role: z.string().optional(),
   content: z.union([z.string(), z.array(z.looseObject({ type: z.string(), text: z.string().optional() }))]).optional(),
   call_id: z.string().optional(),
+  name: z.string().optional(),
+  arguments: z.string().optional(),
   output: z.unknown().optional(),
+});
+
+// The Responses API's function tools are flat (`{type: "function", name, parameters}`); built-in
+// tools (web search, file search) have no name and are not offered to the agent rules.
+const ResponsesToolSchema = z.looseObject({
+  type: z.string(),
+  name: z.string().optional(),
+  description: z.string().nullable().optional(),
+  parameters: z.record(z.string(), z.unknown()).nullable().optional(),
 });
 
 export const ResponsesRequestSchema = z.looseObject({
   model: z.string().min(1),
   input: z.union([z.string(), z.array(InputItemSchema).min(1)]),
   instructions: z.string().nullable().optional(),
+  tools: z.array(ResponsesToolSchema).nullable().optional(),
   temperature: z.number().nullable().optional(),
   stream: z.boolean().nullable().optional(),
 });
@@ -33,14 +45,28 @@ export function responsesToChat(request: ResponsesRequest): ChatRequest {
   if (typeof request.input === 'string') messages.push({ role: 'user', content: request.input });
   else {
     for (const item of request.input) {
-      if (item.type === 'function_call_output') messages.push({ role: 'tool', content: typeof item.output === 'string' ? item.output : JSON.stringify(item.output ?? ''), tool_call_id: item.call_id ?? '' });
+      if (item.type === 'function_call') {
+        const call = { id: item.call_id ?? '', type: 'function', function: { name: item.name ?? '', arguments: item.arguments ?? '{}' } };
+        // Calls made in one turn are consecutive items: one assistant message, as in chat.
+        const last = messages.at(-1);
+        if (last?.role === 'assistant' && last.tool_calls && !last.content) last.tool_calls.push(call);
+        else messages.push({ role: 'assistant', content: null, tool_calls: [call] });
+      } else if (item.type === 'function_call_output') messages.push({ role: 'tool', content: typeof item.output === 'string' ? item.output : JSON.stringify(item.output ?? ''), tool_call_id: item.call_id ?? '' });
       else if (item.role) {
         const c = item.content;
         messages.push({ role: item.role, content: typeof c === 'string' ? c : (c ?? []).map((p) => ({ type: 'text', text: p.text ?? '' })) });
       }
     }
   }
-  return ChatRequestSchema.parse({ model: request.model, messages, ...(request.temperature == null ? {} : { temperature: request.temperature }) });
+  const tools = (request.tools ?? []).flatMap((t) =>
+    t.type === 'function' && t.name ? [{ type: 'function', function: { name: t.name, ...(t.description ? { description: t.description } : {}), ...(t.parameters ? { parameters: t.parameters } : {}) } }] : [],
+  );
+  return ChatRequestSchema.parse({
+    model: request.model,
+    messages,
+    ...(tools.length > 0 ? { tools } : {}),
+    ...(request.temperature == null ? {} : { temperature: request.temperature }),
+  });
 }
 
 /** The non-streaming `response` object: the answer as one output message (or function calls). */

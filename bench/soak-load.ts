@@ -80,3 +80,42 @@ export function slopePerMinute<T extends { s: number }>(samples: readonly T[], o
   const varX = window.reduce((n, x) => n + (x.s - mx) ** 2, 0);
   return varX === 0 ? Number.NaN : (cov / varX) * 60;
 }
+
+/** CPU time a process has used so far, in ms: its main (JS) thread and all its other threads (DuckDB's, libuv's, V8's helpers). */
+export interface CpuTimes {
+  mainMs: number;
+  otherMs: number;
+}
+
+/** Clock ticks of /proc's utime and stime (USER_HZ, 100 on Linux). */
+const TICK_MS = 10;
+
+/** utime + stime of one /proc/…/stat line, in ms (fields 14 and 15, counted after the command name, which may hold spaces). */
+function statCpuMs(stat: string): number {
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+}
+
+/**
+ * A process's CPU time, from /proc/<pid>/stat (all threads, the ones that ended included) and
+ * /proc/<pid>/task/<pid>/stat (the main thread); NaN once it is gone. CPU time, unlike wall time,
+ * barely moves when other processes share the cores.
+ */
+export function cpuTimes(pid: number | undefined): CpuTimes {
+  if (pid === undefined) return { mainMs: Number.NaN, otherMs: Number.NaN };
+  try {
+    const all = statCpuMs(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+    const main = statCpuMs(readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8'));
+    return { mainMs: main, otherMs: all - main };
+  } catch {
+    return { mainMs: Number.NaN, otherMs: Number.NaN };
+  }
+}
+
+/** The median of some numbers (NaN when there are none). */
+export function median(xs: readonly number[]): number {
+  if (xs.length === 0) return Number.NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 === 1 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+}

@@ -19,6 +19,7 @@ import { rowToUnitRevision, throwIfRefused } from './revisions.ts';
 import { idChunks } from './id-chunks.ts';
 import { writeScoredUnitsWith } from './scored-unit-write.ts';
 import { removeOlderThanDuckDb, tableBytesDuckDb } from './duckdb-retention.ts';
+import { createStoredUnitIds, readIfStored, type StoredUnitIds } from './stored-unit-ids.ts';
 import type { RetentionCut } from './retention.ts';
 
 export interface DuckDbStoreOptions {
@@ -38,6 +39,16 @@ export interface DuckDbStoreOptions {
 const UNIT_JSON_OF = `SELECT u.unit_id, r.unit_json FROM units u JOIN unit_revisions r ON r.unit_id = u.unit_id AND r.revision = u.revision`;
 
 const SCORE_SELECT_COLUMNS = SCORE_FIELDS.map(q).join(', ');
+
+/** Every unit id the file holds, read a chunk at a time (the file may hold millions). */
+async function readStoredUnitIds(c: DuckDBConnection): Promise<StoredUnitIds> {
+  const ids = createStoredUnitIds();
+  const result = await c.stream('SELECT unit_id FROM unit_revisions');
+  for (let chunk = await result.fetchChunk(); chunk && chunk.rowCount > 0; chunk = await result.fetchChunk()) {
+    for (const id of chunk.getColumnValues(0)) if (typeof id === 'string') ids.add(id);
+  }
+  return ids;
+}
 
 /**
  * The embedded store: one DuckDB file (or memory), one connection, one operation at a time.
@@ -79,8 +90,15 @@ export function createDuckDbStore(options: DuckDbStoreOptions): Store {
     });
   }
 
+  // The unit ids the file may hold (its tables have no index: a lookup by id scans the table).
+  // Built from the file once migrated, then kept by the writes; a lookup asks only for ids it may hold.
+  let storedIds: StoredUnitIds = createStoredUnitIds();
+
   async function migrate(): Promise<void> {
-    await serialized('migrate', (c) => migrateDuckDb(c, log));
+    await serialized('migrate', async (c) => {
+      await migrateDuckDb(c, log);
+      storedIds = await readStoredUnitIds(c);
+    });
     migrated = true;
   }
 
@@ -94,8 +112,12 @@ export function createDuckDbStore(options: DuckDbStoreOptions): Store {
         await ensureMigrated();
         return serialized('writeScoredUnits', (c) => inTransaction(c, log, () => body(c)));
       },
-      readRevisions: (c, unitIds) => readRevisions(c, unitIds, log),
-      write: writePlan,
+      readRevisions: (c, unitIds) => readIfStored(storedIds, unitIds, (ids) => readRevisions(c, ids, log), []),
+      write: async (c, plan) => {
+        // Added before the write: a write rolled back leaves an id the filter holds in vain, which costs a scan, never a wrong answer.
+        for (const a of plan.accepted) storedIds.add(a.decision.unit_id);
+        await writePlan(c, plan);
+      },
     });
   }
 
@@ -185,13 +207,19 @@ export function createDuckDbStore(options: DuckDbStoreOptions): Store {
     async getUnit(unitId: string, project?: string) {
       if (typeof unitId !== 'string') throw new PermanentError('unitId must be a string');
       await ensureMigrated();
-      const rows = await serialized('getUnit', async (c) => {
-        const reader =
-          project === undefined
-            ? await c.runAndReadAll(`${UNIT_JSON_OF} WHERE u.unit_id = $1`, [unitId])
-            : await c.runAndReadAll(`${UNIT_JSON_OF} WHERE u.unit_id = $1 AND u.project = $2`, [unitId, text(project)]);
-        return reader.getRowObjectsJS();
-      });
+      const rows = await readIfStored(
+        storedIds,
+        [unitId],
+        () =>
+          serialized('getUnit', async (c) => {
+            const reader =
+              project === undefined
+                ? await c.runAndReadAll(`${UNIT_JSON_OF} WHERE u.unit_id = $1`, [unitId])
+                : await c.runAndReadAll(`${UNIT_JSON_OF} WHERE u.unit_id = $1 AND u.project = $2`, [unitId, text(project)]);
+            return reader.getRowObjectsJS();
+          }),
+        [],
+      );
       const first = rows[0];
       if (!first) return null;
       return jsonToUnit(first.unit_json, log);
@@ -199,8 +227,8 @@ export function createDuckDbStore(options: DuckDbStoreOptions): Store {
 
     async getUnits(unitIds: readonly string[], project: string) {
       const found = new Map<string, Unit>();
-      for (const ids of idChunks(unitIds)) {
-        await ensureMigrated();
+      await ensureMigrated();
+      for (const ids of idChunks(unitIds.filter((id) => storedIds.mayHold(id)))) {
         const marks = ids.map((_, i) => `$${i + 2}`).join(', ');
         // The newest revision first, so that the first row of an id is the one getUnit gives.
         const rows = await serialized('getUnits', async (c) =>

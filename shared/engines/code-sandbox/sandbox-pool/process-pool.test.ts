@@ -2,13 +2,15 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ProcessPool, ProcessPoolOptions } from './process-pool.ts';
 import { createProcessPool } from './process-pool.ts';
 
-// A worker speaking the pool's protocol: answers each request with its own pid; `hang` never answers.
+// A worker speaking the pool's protocol: answers each request with its own pid; `slow` after 300 ms; `hang` never answers.
 const ECHO_WORKER = `
 const rl = require('node:readline').createInterface({ input: process.stdin });
 process.stdout.write(JSON.stringify({ ready: true, startMs: 0 }) + '\\n');
 rl.on('line', (line) => {
   const { id, request } = JSON.parse(line);
-  if (request !== 'hang') process.stdout.write(JSON.stringify({ id, pid: process.pid }) + '\\n');
+  const answer = () => process.stdout.write(JSON.stringify({ id, pid: process.pid }) + '\\n');
+  if (request === 'slow') setTimeout(answer, 300);
+  else if (request !== 'hang') answer();
 });`;
 
 let pool: ProcessPool | null = null;
@@ -58,6 +60,23 @@ describe('a sandbox process serves one project only', () => {
     expect(p.stats().starts).toBe(3);
     expect(a).not.toContain(b);
     expect(p.processes().map((x) => x.owner).sort()).toEqual(['project-a', 'project-a', 'project-b']);
+  });
+});
+
+describe('a project with a backlog does not keep a full pool to itself', () => {
+  it('a second project gets a process when one of the first\'s frees, before the first\'s backlog is done', async () => {
+    const p = open({ size: 2, perOwner: 2 });
+    const done: string[] = [];
+    const job = (owner: string, i: number) => p.run({ owner, key: `check-${i}`, request: 'slow', timeoutMs: 30_000 }).then((o) => done.push(`${owner}:${o.kind}`));
+    const a = [1, 2, 3, 4, 5, 6, 7, 8].map((i) => job('project-a', i));
+    // Once project A holds both processes.
+    await new Promise((resolve) => setImmediate(resolve));
+    const b = job('project-b', 1);
+    await Promise.all([...a, b]);
+    expect(done.indexOf('project-b:reply')).toBeGreaterThanOrEqual(0);
+    expect(done.indexOf('project-b:reply')).toBeLessThan(done.length - 1);
+    // B's process was started for it alone (A's idle one ended to make room): one start more than A's two.
+    expect(p.stats().starts).toBeGreaterThanOrEqual(3);
   });
 });
 

@@ -225,22 +225,24 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
   };
   const idleOf = (owner: string): Worker | undefined => workers.find((w) => w.owner === owner && w.ready && !w.job);
 
-  // Starts a process for the first owner in rotation that waits with none of its own idle: in a free
-  // slot, else in place of the least recently used idle process of an owner with nothing waiting,
-  // else of any other owner. False when no owner can get one now.
-  const startForWaiting = (): boolean => {
+  // Starts a process for the first owner in rotation that waits with none of its own idle (with
+  // `starved`: only an owner with no process at all): in a free slot, else in place of an idle
+  // process of another owner — one with nothing waiting first, then one with processes to spare, the
+  // least recently used first. False when no owner can get one now.
+  const startForWaiting = (starved: boolean): boolean => {
     const waitingOwners = new Set(queue.keys().map(ownerOf));
     for (const qkey of queue.keys()) {
       const owner = ownerOf(qkey);
-      if (idleOf(owner) || !admit(qkey)) continue;
       const own = workers.filter((w) => w.owner === owner);
+      if ((starved && own.length > 0) || idleOf(owner) || !admit(qkey)) continue;
       const queued = queue.keys().filter((k) => ownerOf(k) === owner).reduce((n, k) => n + queue.count(k), 0);
       if (own.length >= perOwner || own.filter((w) => !w.ready).length >= queued) continue;
       if (workers.length >= size) {
         const idle = workers.filter((w) => w.ready && !w.job && w.owner !== owner);
         if (idle.length === 0) return false;
-        const byAge = (a: Worker, b: Worker): number => a.lastUsed - b.lastUsed;
-        const victim = idle.filter((w) => !waitingOwners.has(w.owner)).sort(byAge)[0] ?? idle.sort(byAge)[0];
+        const count = (o: string): number => workers.filter((w) => w.owner === o).length;
+        const rank = (w: Worker): number => (waitingOwners.has(w.owner) ? 1 : 0) + (count(w.owner) > 1 ? 0 : 2);
+        const victim = idle.sort((a, b) => rank(a) - rank(b) || a.lastUsed - b.lastUsed)[0];
         options.log?.debug({ pid: victim.proc.pid, owner: victim.owner, for: owner }, `${options.name}: idle process ended for another project`);
         kill(victim);
       }
@@ -254,9 +256,12 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
     if (closed) return;
     for (;;) {
       if (queue.size() === 0) return;
+      // A project with work and no process at all goes before the busy ones' next jobs: a project
+      // with a constant backlog cannot keep the pool to itself.
+      if (startForWaiting(true)) continue;
       const next = queue.take((qkey) => idleOf(ownerOf(qkey)) !== undefined && admit(qkey));
       if (!next) {
-        if (startForWaiting()) continue;
+        if (startForWaiting(false)) continue;
         return;
       }
       const job = next.job;

@@ -127,7 +127,7 @@ describe('modules planted in the file system reach no later check (issue 35)', (
     expect(attack).toEqual({ ok: false, error: "evaluate threw: PermissionError: [Errno 2] Permission denied: '/proc/x' (line 3)" });
   }, START_BOUND_MS * 3);
 
-  it('only /tmp takes the writes, and neither the other project nor the attacker\'s own next check imports what it planted (before: the other project\'s verdicts were forged)', async () => {
+  it('only /tmp takes the writes, and neither the other project nor the attacker\'s own next check imports what it planted (before: /proc, /home/pyodide, site-packages, .pth, sitecustomize, __pycache__, /dev and / took them)', async () => {
     expect(await run('victim', VICTIM, { model_output: 'abc' })).toEqual({ ok: true, value: HONEST });
     expect(await run('attacker', ATTACKER)).toEqual({ ok: true, value: ['/tmp/x (the working folder)'] });
     expect(await run('victim', VICTIM, { model_output: 'abc' })).toEqual({ ok: true, value: HONEST });
@@ -138,8 +138,8 @@ describe('modules planted in the file system reach no later check (issue 35)', (
     expect(new Set(owners.map((p) => p.pid)).size).toBe(2);
   }, START_BOUND_MS * 3);
 
-  it('what a check leaves in the interpreter (os.environ, builtins, sys.modules, an open file held by a live object) is gone for its project\'s next check', async () => {
-    const leaver = `import builtins, os, sys, types, gc
+  it('what a check leaves in the interpreter (os.environ, builtins, sys.modules, atexit and signal handlers, an open file held by a live object) is gone for its project\'s next check', async () => {
+    const leaver = `import atexit, builtins, os, signal, sys, types
 fake = types.ModuleType('difflib')
 fake.SequenceMatcher = None
 def evaluate():
@@ -148,14 +148,16 @@ def evaluate():
     builtins.len = lambda x: 0
     sys.modules['difflib'] = fake
     builtins.kept = open('/tmp/kept', 'w')
+    atexit.register(lambda: builtins.kept.write('x'))
+    signal.signal(signal.SIGINT, lambda *a: None)
     return 1
 `;
-    const reader = `import os, sys, difflib, builtins
+    const reader = `import os, sys, difflib, builtins, signal
 def evaluate():
-    return [len('abc'), difflib.SequenceMatcher is not None, 'PYTHONPATH' in os.environ, os.path.exists('/tmp/kept'), hasattr(builtins, 'kept')]
+    return [len('abc'), difflib.SequenceMatcher is not None, 'PYTHONPATH' in os.environ, os.path.exists('/tmp/kept'), hasattr(builtins, 'kept'), signal.getsignal(signal.SIGINT) is signal.default_int_handler]
 `;
     expect(await run('attacker', leaver)).toEqual({ ok: true, value: 1 });
-    expect(await run('attacker', reader)).toEqual({ ok: true, value: [3, true, false, false, false] });
+    expect(await run('attacker', reader)).toEqual({ ok: true, value: [3, true, false, false, false, true] });
   }, START_BOUND_MS * 2);
 });
 

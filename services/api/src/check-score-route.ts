@@ -87,6 +87,7 @@ export function checkScoreRoute(app: Hono<ApiEnv>, routes: RouteSpec[], deps: Ch
         judge: deps.judge,
         judgeUnavailableReason: 'no judge model configured (OPENAI_BASE_URL or OPENAI_API_KEY, and TRACECHECK_JUDGE_MODEL)',
         nowMs: Date.now,
+        project: c.get('project'),
         batch: inputs,
         ...(deps.codeRunner ? { codeRunner: deps.codeRunner } : {}),
       };

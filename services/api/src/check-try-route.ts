@@ -89,7 +89,7 @@ export function checkTryRoute(app: Hono<ApiEnv>, routes: RouteSpec[], deps: Chec
         project,
         check,
         nowMs: deps.now(),
-        ctx: { judge: deps.judge, judgeUnavailableReason: 'no judge configured (OPENAI_BASE_URL / TRACECHECK_JUDGE_MODEL)', nowMs: deps.now, ...(deps.codeRunner ? { codeRunner: deps.codeRunner } : {}) },
+        ctx: { judge: deps.judge, judgeUnavailableReason: 'no judge configured (OPENAI_BASE_URL / TRACECHECK_JUDGE_MODEL)', nowMs: deps.now, project, ...(deps.codeRunner ? { codeRunner: deps.codeRunner } : {}) },
         ...(query.current_version !== undefined ? { currentVersion: query.current_version } : {}),
       });
       await putCheckTry(deps.store, result);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createCheckRegistry, createRecentOutputs } from '../../../shared/engines/checks/index.ts';
+import { createCheckRegistry, createCodeCheck, createRecentOutputs } from '../../../shared/engines/checks/index.ts';
+import type { CodeRunner } from '../../../shared/engines/checks/contract.ts';
 import { scriptedJudge } from '../../../shared/engines/checks/test-support.ts';
 import { createTestUnit } from '../../../test/helpers/unit-factory.ts';
 import { scoreUnit } from './score-unit.ts';
@@ -24,5 +25,22 @@ describe('uniqueness live: compared with the agent version’s recent outputs', 
     // Without a window (the old scorer), it never ran live.
     const [without] = await scoreUnit(unit(5, 'x'), { ...deps, recentOutputs: undefined });
     expect(without).toMatchObject({ status: 'not_run', error: 'no other outputs in this evaluation to compare with' });
+  });
+});
+
+describe('code checks run in the sandbox processes of the unit\'s project', () => {
+  it('passes the unit\'s project to the code runner, and `default` for a unit without one (before: no project, so every project shared one pool)', async () => {
+    const check = createCodeCheck({ kind: 'code', name: 'long_enough', description: 'd', outputType: 'pass_fail', language: 'python', source: 'def evaluate(model_output):\n    return True\n' });
+    const seen: (string | undefined)[] = [];
+    const codeRunner: CodeRunner = {
+      evaluate: (req) => {
+        seen.push(req.project);
+        return Promise.resolve({ ok: true, value: true });
+      },
+    };
+    const deps = { checks: [check], judge: null, judgeUnavailableReason: null, nowMs: () => 1, codeRunner };
+    await scoreUnit(createTestUnit(1, { project: 'acme' }), deps);
+    await scoreUnit(createTestUnit(2), deps);
+    expect(seen).toEqual(['acme', 'default']);
   });
 });

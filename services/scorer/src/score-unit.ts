@@ -62,6 +62,7 @@ export async function scoreUnit(unit: Unit, deps: ScoreUnitDeps): Promise<Score[
       const ctx: CheckContext = {
         judge,
         nowMs: deps.nowMs,
+        project: unit.project ?? 'default',
         ...(deps.judgeUnavailableReason ? { judgeUnavailableReason: deps.judgeUnavailableReason } : {}),
         ...(deps.codeRunner ? { codeRunner: deps.codeRunner } : {}),
         ...(batch && check.comparesRows ? { batch } : {}),

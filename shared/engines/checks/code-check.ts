@@ -90,6 +90,7 @@ export function createCodeCheck(def: CodeCheckDefinition): RunnableCheck {
         source: def.source,
         language: def.language,
         args: codeCheckArgs(input),
+        ...(ctx.project !== undefined ? { project: ctx.project } : {}),
         ...(def.timeoutMs !== undefined ? { timeoutMs: def.timeoutMs } : {}),
       });
       if (!result.ok) return errorOutcome('code', result.error);

@@ -77,6 +77,8 @@ export interface CheckContext {
   batch?: readonly CheckInput[];
   /** Runs user code checks in isolation (shared/engines/code-sandbox); absent → code checks answer `not_run`. */
   codeRunner?: CodeRunner;
+  /** The project whose unit or request this is: its code checks run in that project's sandbox processes only. */
+  project?: string;
 }
 
 /**
@@ -108,6 +110,11 @@ export interface CodeRunRequest {
   /** JSON-serializable arguments, the template variables by name. */
   args: Record<string, unknown>;
   timeoutMs?: number;
+  /**
+   * The project the check belongs to (default `default`): a sandbox process runs one project's code
+   * only, and a check's pause after repeated failures holds in its project only.
+   */
+  project?: string;
 }
 
 export type CodeRunResult = { ok: true; value: unknown } | { ok: false; error: string };

@@ -18,8 +18,10 @@ export interface CodeSandboxOptions {
    * Buffers and WebAssembly memories together. The V8 heap alone gets half of it.
    */
   memoryMb?: number;
-  /** Sandbox processes, each running one evaluation at a time (default 2); also the Python pool's size unless `python` sets it. */
+  /** Sandbox processes per project, each running one evaluation at a time (default 2); also the Python pool's unless `python` sets it. */
   processes?: number;
+  /** Sandbox processes over all projects, per language (default `max(processes, 4)`); also the Python pool's unless `python` sets it. */
+  totalProcesses?: number;
   log?: Logger;
   /** Options of the Python interpreters, started on the first Python call. */
   python?: PythonSandboxOptions;
@@ -30,6 +32,8 @@ export interface CodeSandbox extends Required<CodeRunner> {
   python(): PythonSandbox;
   /** Process ids of the live JavaScript sandbox processes. */
   pids(): number[];
+  /** The live JavaScript sandbox processes and the project each serves. */
+  processes(): { pid: number; owner: string }[];
   close(): Promise<void>;
 }
 
@@ -67,13 +71,14 @@ export function createCodeSandbox(options: CodeSandboxOptions = {}): CodeSandbox
   let parser: SyntaxChecker | null = null;
   let closed = false;
   const pythonSandbox = (): PythonSandbox =>
-    (python ??= createPythonSandbox({ ...(options.processes ? { poolSize: options.processes } : {}), ...(options.log ? { log: options.log } : {}), ...options.python }));
+    (python ??= createPythonSandbox({ ...(options.processes ? { poolSize: options.processes } : {}), ...(options.totalProcesses ? { totalPoolSize: options.totalProcesses } : {}), ...(options.log ? { log: options.log } : {}), ...options.python }));
   const syntaxChecker = (): SyntaxChecker => (parser ??= createSyntaxChecker({ processes: options.processes ?? 2, ...(options.log ? { log: options.log } : {}) }));
   const pool: ProcessPool = createProcessPool({
     name: 'code sandbox',
     args: ['--experimental-permission', '--disallow-code-generation-from-strings', `--max-old-space-size=${heapMb}`, '--no-warnings', '-e', WORKER_SOURCE],
     limits: { memoryMb, cpuSeconds: 300 },
-    size: options.processes ?? 2,
+    size: options.totalProcesses ?? Math.max(options.processes ?? 2, 4),
+    perOwner: options.processes ?? 2,
     startTimeoutMs: 30_000,
     ...(options.log ? { log: options.log } : {}),
   });
@@ -112,7 +117,7 @@ export function createCodeSandbox(options: CodeSandboxOptions = {}): CodeSandbox
       // Definitions are validated to this bound; a caller past it is held to it all the same.
       const timeoutMs = Math.min(req.timeoutMs ?? defaultTimeoutMs, MAX_CODE_CHECK_TIMEOUT_MS);
       const key = createHash('sha256').update(compiled.code).digest('hex');
-      const outcome = await pool.run({ key, request: JSON.stringify({ code: compiled.code, args, timeoutMs }), timeoutMs });
+      const outcome = await pool.run({ owner: req.project ?? 'default', key, request: JSON.stringify({ code: compiled.code, args, timeoutMs }), timeoutMs });
       return toResult(outcome, timeoutMs);
     },
     syntaxErrors(req) {
@@ -121,6 +126,7 @@ export function createCodeSandbox(options: CodeSandboxOptions = {}): CodeSandbox
     },
     python: pythonSandbox,
     pids: () => pool.pids(),
+    processes: () => pool.processes(),
     async close(): Promise<void> {
       closed = true;
       await Promise.all([pool.close(), python?.close(), parser?.close()]);

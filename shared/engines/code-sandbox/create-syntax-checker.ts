@@ -7,6 +7,9 @@ import { createProcessPool } from './sandbox-pool/index.ts';
 import { PARSER_SOURCE } from './parser-source.ts';
 
 /** Longer texts are not parsed at all: a fenced block of this size is no snippet. */
+
+/** Parser processes run no user code (they parse text and exit when the parser threw), so every project shares them. */
+const PARSER_OWNER = 'parsers';
 export const MAX_SYNTAX_CHECK_CHARS = 100_000;
 /** Per text; an ordinary block parses in milliseconds (30,000 parameters took 70 s in the scorer's thread). */
 export const SYNTAX_CHECK_TIMEOUT_MS = 2_000;
@@ -46,7 +49,7 @@ export function createSyntaxChecker(options: { processes: number; log?: Logger }
       const key = createHash('sha256').update(language).update('\0').update(source).digest('hex');
       const hit = transpiled.get(key);
       if (hit) return hit;
-      const outcome = await pool.run({ key, request: JSON.stringify({ kind: 'transpile', code: source, language }), timeoutMs: TRANSPILE_TIMEOUT_MS });
+      const outcome = await pool.run({ owner: PARSER_OWNER, key, request: JSON.stringify({ kind: 'transpile', code: source, language }), timeoutMs: TRANSPILE_TIMEOUT_MS });
       if (outcome.kind !== 'reply') {
         const why = outcome.kind === 'timeout' ? `gave up after ${TRANSPILE_TIMEOUT_MS} ms` : outcome.kind === 'exit' ? `process exited (${outcome.signal ?? `code ${String(outcome.code)}`})` : `was refused: ${outcome.error}`;
         return { ok: false, error: `does not compile: the TypeScript parser ${why}` };
@@ -62,7 +65,7 @@ export function createSyntaxChecker(options: { processes: number; log?: Logger }
       if (req.code.length > MAX_SYNTAX_CHECK_CHARS) return { ok: false, error: `the block has ${req.code.length} characters, more than the ${MAX_SYNTAX_CHECK_CHARS} the parser is given` };
       // Keyed by the text: a hostile block that keeps costing processes is paused, not every block.
       const key = createHash('sha256').update(req.language).update('\0').update(req.code).digest('hex');
-      const outcome = await pool.run({ key, request: JSON.stringify({ kind: 'syntax', code: req.code, language: req.language }), timeoutMs: SYNTAX_CHECK_TIMEOUT_MS });
+      const outcome = await pool.run({ owner: PARSER_OWNER, key, request: JSON.stringify({ kind: 'syntax', code: req.code, language: req.language }), timeoutMs: SYNTAX_CHECK_TIMEOUT_MS });
       switch (outcome.kind) {
         case 'reply': {
           const m = outcome.message as { ok?: boolean; errors?: unknown; error?: unknown };

@@ -73,9 +73,11 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ TRACECHECK_ALERT_INTERVAL_MS: '50' })).toThrow(/TRACECHECK_ALERT_INTERVAL_MS: Too small/);
   });
 
-  it('reads the code sandbox: 2 processes of 256 MB by default, bounded', () => {
-    expect(loadConfig({}).sandbox).toEqual({ processes: 2, memoryMb: 256 });
-    expect(loadConfig({ TRACECHECK_SANDBOX_PROCESSES: '4', TRACECHECK_SANDBOX_MEMORY_MB: '512' }).sandbox).toEqual({ processes: 4, memoryMb: 512 });
+  it('reads the code sandbox: 2 processes per project, 4 in all, of 256 MB by default, bounded', () => {
+    expect(loadConfig({}).sandbox).toEqual({ processes: 2, totalProcesses: 4, memoryMb: 256 });
+    expect(loadConfig({ TRACECHECK_SANDBOX_PROCESSES: '4', TRACECHECK_SANDBOX_MEMORY_MB: '512' }).sandbox).toEqual({ processes: 4, totalProcesses: 4, memoryMb: 512 });
+    expect(loadConfig({ TRACECHECK_SANDBOX_PROCESSES: '8' }).sandbox.totalProcesses).toBe(8);
+    expect(loadConfig({ TRACECHECK_SANDBOX_TOTAL_PROCESSES: '12' }).sandbox).toEqual({ processes: 2, totalProcesses: 12, memoryMb: 256 });
     expect(() => loadConfig({ TRACECHECK_SANDBOX_PROCESSES: '0' })).toThrow(/TRACECHECK_SANDBOX_PROCESSES: Too small/);
     expect(() => loadConfig({ TRACECHECK_SANDBOX_MEMORY_MB: '64' })).toThrow(/TRACECHECK_SANDBOX_MEMORY_MB: Too small/);
     expect(() => loadConfig({ TRACECHECK_SANDBOX_MEMORY_MB: '100000' })).toThrow(/TRACECHECK_SANDBOX_MEMORY_MB: Too big/);

@@ -138,6 +138,7 @@ export const ConfigSchema = z
     TRACECHECK_CHECKS: z.string().default('function_result_present,task_completed'),
     TRACECHECK_CHECK_DEFINITIONS: z.preprocess(emptyAsUndefined, z.string().optional()),
     TRACECHECK_SANDBOX_PROCESSES: z.coerce.number().int().min(1).max(64).default(2),
+    TRACECHECK_SANDBOX_TOTAL_PROCESSES: z.coerce.number().int().min(1).max(256).default(4),
     TRACECHECK_SANDBOX_MEMORY_MB: z.coerce.number().int().min(128).max(8192).default(256),
     TRACECHECK_ALERT_INTERVAL_MS: z.coerce.number().int().min(100).default(60_000),
     // Webhook/Slack targets that resolve to loopback, private, link-local, CGNAT or metadata
@@ -251,7 +252,7 @@ export interface Config {
    * Users' code checks: processes per language (TypeScript/JavaScript, Python), each running one
    * evaluation at a time, and the OS data limit of each TypeScript/JavaScript one.
    */
-  sandbox: { processes: number; memoryMb: number };
+  sandbox: { processes: number; totalProcesses: number; memoryMb: number };
   /** Units one scorer scores at once. */
   scorerConcurrency: number;
   /** How often the alerter evaluates its rules; the non-public targets it may call anyway. */
@@ -356,7 +357,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     configPollMs: c.TRACECHECK_CONFIG_POLL_MS,
     simulationWaitMs: c.TRACECHECK_SIMULATION_WAIT_MS,
     checkDefinitionsFile: c.TRACECHECK_CHECK_DEFINITIONS ?? null,
-    sandbox: { processes: c.TRACECHECK_SANDBOX_PROCESSES, memoryMb: c.TRACECHECK_SANDBOX_MEMORY_MB },
+    sandbox: { processes: c.TRACECHECK_SANDBOX_PROCESSES, totalProcesses: Math.max(c.TRACECHECK_SANDBOX_PROCESSES, c.TRACECHECK_SANDBOX_TOTAL_PROCESSES), memoryMb: c.TRACECHECK_SANDBOX_MEMORY_MB },
     scorerConcurrency: c.TRACECHECK_SCORER_CONCURRENCY,
     alerter: {
       intervalMs: c.TRACECHECK_ALERT_INTERVAL_MS,

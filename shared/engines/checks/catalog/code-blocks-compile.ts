@@ -54,7 +54,7 @@ export const codeBlocksCompile = builtinEntry(
     let pythonProblems: string[] = [];
     if (python.length > 0) {
       if (!ctx.codeRunner) return notRun('deterministic', 'needs the Python sandbox to run compile(), and none is configured');
-      const res = await ctx.codeRunner.evaluate({ language: 'python', source: COMPILE_SOURCE, args: { blocks: python.map((b) => b.code) } });
+      const res = await ctx.codeRunner.evaluate({ language: 'python', source: COMPILE_SOURCE, args: { blocks: python.map((b) => b.code) }, ...(ctx.project !== undefined ? { project: ctx.project } : {}) });
       if (!res.ok) return errorOutcome('deterministic', `the Python sandbox failed: ${res.error}`);
       if (!Array.isArray(res.value)) return errorOutcome('deterministic', 'the Python sandbox answered in an unexpected shape');
       pythonProblems = res.value.map(String);

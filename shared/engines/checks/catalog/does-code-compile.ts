@@ -20,7 +20,7 @@ export const doesCodeCompile = builtinEntry(
   async (input, ctx) => {
     if (input.model_output === null) return notRun('deterministic', 'the unit has no final output (model_output)');
     if (!ctx.codeRunner) return notRun('deterministic', 'needs the Python sandbox to run compile(), and none is configured');
-    const res = await ctx.codeRunner.evaluate({ language: 'python', source: COMPILE_SOURCE, args: { blocks: [input.model_output] } });
+    const res = await ctx.codeRunner.evaluate({ language: 'python', source: COMPILE_SOURCE, args: { blocks: [input.model_output] }, ...(ctx.project !== undefined ? { project: ctx.project } : {}) });
     if (!res.ok) return errorOutcome('deterministic', `the Python sandbox failed: ${res.error}`);
     if (!Array.isArray(res.value) || res.value.length !== 1) return errorOutcome('deterministic', 'the Python sandbox answered in an unexpected shape');
     const problem = String(res.value[0]);

@@ -84,7 +84,7 @@ describe('escapes are refused', () => {
     });
   });
 
-  it('refuses the JavaScript bridge and the process and network modules', async () => {
+  it('refuses the JavaScript bridge and the process and network modules', { timeout: START_BOUND_MS }, async () => {
     // Python imports a dotted name's parent first: `pyodide.ffi` is refused as `pyodide`.
     for (const [mod, refused] of [['js', 'js'], ['pyodide_js', 'pyodide_js'], ['pyodide.ffi', 'pyodide'], ['subprocess', 'subprocess'], ['socket', 'socket'], ['ctypes', 'ctypes'], ['multiprocessing', 'multiprocessing'], ['urllib.request', 'urllib.request']]) {
       expect(await run(`import ${mod}\ndef evaluate():\n    return True\n`)).toEqual({

@@ -21,8 +21,10 @@ export interface PythonSandboxOptions {
    * Pyodide's own (default memoryMb + heapMb + 256).
    */
   processMemoryMb?: number;
-  /** Interpreters at most (default 2); each serves one call at a time. */
+  /** Interpreters at most per project (default 2); each serves one call at a time, of one project only. */
   poolSize?: number;
+  /** Interpreters at most over all projects (default `max(poolSize, 4)`): past it, a project's idle ones are ended, least recently used first. */
+  totalPoolSize?: number;
   /** Bound on an interpreter's start-up (default 60,000 ms; about 2 s on an idle core). */
   startTimeoutMs?: number;
   log?: Logger;
@@ -34,6 +36,8 @@ export interface PythonSnippetRequest {
   vars: Record<string, unknown>;
   outputs: readonly string[];
   timeoutMs?: number;
+  /** Whose code this is (default `default`): interpreters are never shared between projects. */
+  project?: string;
 }
 
 export type PythonSnippetResult = { ok: true; values: Record<string, unknown> } | { ok: false; error: string };
@@ -44,6 +48,9 @@ export type PythonSandboxStats = ProcessPoolStats;
 /** Error text kept of a failed call, as the JavaScript sandbox cuts its errors: a check cannot make the store hold megabytes per score. */
 const MAX_ERROR_CHARS = 2_000;
 
+/** Interpreters over all projects when not configured (each holds about 175 MB resident). */
+const DEFAULT_TOTAL_PROCESSES = 4;
+
 /** Room beyond the WebAssembly cap and V8 heap: an idle interpreter process maps about 240 MB of data (measured), part of it its first WebAssembly memory. */
 const PYODIDE_OVERHEAD_MB = 256;
 
@@ -52,6 +59,8 @@ export interface PythonSandbox extends CodeRunner {
   stats(): PythonSandboxStats;
   /** Process ids of the live interpreters. */
   pids(): number[];
+  /** The live interpreters and the project each serves. */
+  processes(): { pid: number; owner: string }[];
   close(): Promise<void>;
 }
 
@@ -93,16 +102,17 @@ export function createPythonSandbox(options: PythonSandboxOptions = {}): PythonS
       RUNNER_SOURCE,
     ],
     limits: { memoryMb: processMemoryMb, cpuSeconds: 600 },
-    size: options.poolSize ?? 2,
+    size: options.totalPoolSize ?? Math.max(options.poolSize ?? 2, DEFAULT_TOTAL_PROCESSES),
+    perOwner: options.poolSize ?? 2,
     startTimeoutMs: options.startTimeoutMs ?? 60_000,
     ...(options.log ? { log: options.log } : {}),
   });
 
-  const submit = async (payload: Record<string, unknown>, requestedTimeoutMs: number | undefined): Promise<Reply> => {
-    const reply = await submitUncut(payload, requestedTimeoutMs);
+  const submit = async (payload: Record<string, unknown>, requestedTimeoutMs: number | undefined, project: string | undefined): Promise<Reply> => {
+    const reply = await submitUncut(payload, requestedTimeoutMs, project ?? 'default');
     return reply.ok ? reply : { ...reply, error: reply.error.slice(0, MAX_ERROR_CHARS) };
   };
-  const submitUncut = async (payload: Record<string, unknown>, requestedTimeoutMs: number | undefined): Promise<Reply> => {
+  const submitUncut = async (payload: Record<string, unknown>, requestedTimeoutMs: number | undefined, owner: string): Promise<Reply> => {
     if (closed) return { ok: false, error: 'the Python sandbox is closed' };
     let request: string;
     try {
@@ -112,7 +122,7 @@ export function createPythonSandbox(options: PythonSandboxOptions = {}): PythonS
     }
     const timeoutMs = Math.min(requestedTimeoutMs ?? defaultTimeoutMs, MAX_CODE_CHECK_TIMEOUT_MS);
     const key = createHash('sha256').update(String(payload.source)).digest('hex');
-    const outcome = await pool.run({ key, request, timeoutMs });
+    const outcome = await pool.run({ owner, key, request, timeoutMs });
     switch (outcome.kind) {
       case 'reply': {
         let reply: Reply;
@@ -139,15 +149,16 @@ export function createPythonSandbox(options: PythonSandboxOptions = {}): PythonS
   return {
     async evaluate(req: CodeRunRequest): Promise<CodeRunResult> {
       if (req.language !== 'python') return { ok: false, error: `the Python sandbox runs Python, not ${req.language}` };
-      const reply = await submit({ kind: 'check', source: req.source, args: req.args }, req.timeoutMs);
+      const reply = await submit({ kind: 'check', source: req.source, args: req.args }, req.timeoutMs, req.project);
       return reply.ok ? { ok: true, value: reply.value ?? null } : { ok: false, error: reply.error };
     },
     async runSnippet(req: PythonSnippetRequest): Promise<PythonSnippetResult> {
-      const reply = await submit({ kind: 'snippet', source: req.source, vars: req.vars, outputs: req.outputs }, req.timeoutMs);
+      const reply = await submit({ kind: 'snippet', source: req.source, vars: req.vars, outputs: req.outputs }, req.timeoutMs, req.project);
       return reply.ok ? { ok: true, values: reply.values ?? {} } : { ok: false, error: reply.error };
     },
     stats: () => pool.stats(),
     pids: () => pool.pids(),
+    processes: () => pool.processes(),
     async close(): Promise<void> {
       closed = true;
       await pool.close();

@@ -113,11 +113,13 @@ def evaluate():
 });
 
 describe('files a check leaves behind', () => {
-  it('a file written anywhere, the request folder included, is not there for the next check (its process is replaced)', async () => {
-    const writer = "def evaluate():\n    for p in ['/tmp/note', '/home/pyodide/note', '/tmp/.tracecheck/note']:\n        open(p, 'w').write('project A')\n    return 1\n";
-    const reader = "import os\ndef evaluate():\n    return [p for p in ['/tmp/note', '/home/pyodide/note', '/tmp/.tracecheck/note'] if os.path.exists(p)]\n";
-    expect(await run(writer)).toEqual({ ok: true, value: 1 });
+  it('a file written in /tmp or the request folder is not there for the next check, and nothing else is writable (/tmp is a new file system for every call, so the interpreter is kept)', async () => {
+    const writer = "def evaluate():\n    done = []\n    for p in ['/tmp/note', '/home/pyodide/note', '/tmp/.tracecheck/note', '/note']:\n        try:\n            open(p, 'w').write('project A')\n            done.append(p)\n        except PermissionError:\n            pass\n    return done\n";
+    const reader = "import os\ndef evaluate():\n    return [p for p in ['/tmp/note', '/home/pyodide/note', '/tmp/.tracecheck/note', '/note'] if os.path.exists(p)]\n";
+    expect(await run(writer)).toEqual({ ok: true, value: ['/tmp/note', '/tmp/.tracecheck/note'] });
+    const starts = sandbox.stats().starts;
     expect(await run(reader)).toEqual({ ok: true, value: [] });
+    expect(sandbox.stats().starts).toBe(starts);
   }, START_BOUND_MS * 2);
 });
 

@@ -165,6 +165,11 @@ def _run_snippet(req):
     return {'ok': True, 'values': {k: _jsonable(g[k]) for k in req['outputs'] if k in g}}
 
 sys.modules.update(_BASELINE_SHIMS)
+# Imports come from the interpreter's own read-only folders only: never the working folder ('') or /tmp,
+# the one place a call can write.
+sys.path[:] = [p for p in sys.path if p.startswith('/lib/')]
+sys.dont_write_bytecode = True
+sys.path_importer_cache.clear()
 _REQUEST, _REPLY = '/tmp/.tracecheck/request.json', '/tmp/.tracecheck/reply.json'
 _MAX_ERROR = 2000
 

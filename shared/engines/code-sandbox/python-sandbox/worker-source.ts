@@ -39,6 +39,9 @@ import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 ${REFUSE_NETWORK_SOURCE}
 const [pyodideDir, wasmMbText, runnerSource] = process.argv.slice(1);
+// Emscripten names the program after argv[1] (the Pyodide folder here): Python would read the host's
+// install path in sys.executable, sys.orig_argv and os.environ['_'].
+process.argv.splice(1);
 const wasmCapBytes = Number(wasmMbText) * 1024 * 1024;
 const started = performance.now();
 // Which limit refused memory: the interpreter's cap ('cap') or the process's OS data limit ('os').
@@ -65,7 +68,10 @@ WebAssembly.Memory.prototype.grow = function (pages) {
 };
 
 // What a plain interpreter calls out to once loaded (measured over the sandbox's tests): everything else is the bridge.
-const ALLOWED_IMPORT = /^(fd_(read|write|seek|close|fdstat_get|sync|pread|pwrite)|__syscall_(openat|fstat64|stat64|lstat64|newfstatat|getcwd|getdents64|fcntl64|ioctl|readlinkat|unlinkat|rmdir|mkdirat|renameat|faccessat|chdir|fchmod|chmod|fchmodat2?|ftruncate64|truncate64|utimensat|dup|dup3|pipe|poll|fdatasync|statfs64|fstatfs64|symlinkat|getrusage)|environ_(get|sizes_get)|clock_(time_get|res_get)|random_get|invoke_\w+|emscripten_(date_now|get_now|get_now_res|resize_heap|get_heap_max)|_(tzset|localtime|gmtime|mktime|timegm|abort|mmap|munmap|msync)_js|_PyEM_TrampolineCall_JS|can_run_sync_js|_Py_CheckEmscriptenSignals_Helper|_Py_emscripten_runtime|__assert_fail|_emscripten_get_progname|_emscripten_runtime_keepalive_clear|emscripten_runtime_keepalive_(push|pop))$/;
+const ALLOWED_IMPORT = /^(fd_(read|write|seek|close|fdstat_get|sync|pread|pwrite)|__syscall_(openat|fstat64|stat64|lstat64|newfstatat|getcwd|getdents64|fcntl64|ioctl|readlinkat|unlinkat|rmdir|mkdirat|renameat|faccessat|chdir|ftruncate64|truncate64|dup|dup3|pipe|poll|fdatasync|statfs64|fstatfs64|symlinkat|getrusage)|environ_(get|sizes_get)|clock_(time_get|res_get)|random_get|invoke_\w+|emscripten_(date_now|get_now|get_now_res|resize_heap|get_heap_max)|_(tzset|localtime|gmtime|mktime|timegm|abort|mmap|munmap|msync)_js|_PyEM_TrampolineCall_JS|can_run_sync_js|_Py_CheckEmscriptenSignals_Helper|_Py_emscripten_runtime|__assert_fail|_emscripten_get_progname|_emscripten_runtime_keepalive_clear|emscripten_runtime_keepalive_(push|pop))$/;
+// Answered "operation not permitted" without reaching the file system: the modes set below stay as they are.
+const DENIED_SYSCALL = /^__syscall_(fchmod|chmod|fchmodat2?|utimensat|fchown32|chown32|lchown32|fchownat)$/;
+const EPERM = 63;
 let bridgeOpen = true;
 let bridgeRefused = null;
 let gated = 0;
@@ -78,6 +84,11 @@ const gate = (imports) => {
       if (!wrapped.has(fn)) {
         if (ALLOWED_IMPORT.test(name)) {
           wrapped.set(fn, fn);
+        } else if (DENIED_SYSCALL.test(name)) {
+          // Emscripten's chmod and utime ask no permission: a check could make the read-only tree writable again.
+          wrapped.set(fn, function (...args) {
+            return bridgeOpen ? fn.apply(this, args) : -EPERM;
+          });
         } else {
           const g = function (...args) {
             if (!bridgeOpen) {
@@ -102,7 +113,7 @@ WebAssembly.instantiate = function (source, imports) {
   return instantiate.call(this, source, imports);
 };
 const { loadPyodide } = await import(pathToFileURL(pyodideDir + '/pyodide.mjs').href);
-const pyodide = await loadPyodide({ indexURL: pyodideDir + '/', jsglobals: {}, env: { HOME: '/home/pyodide' }, stdout: () => {}, stderr: () => {}, checkAPIVersion: true });
+const pyodide = await loadPyodide({ indexURL: pyodideDir + '/', jsglobals: {}, env: { HOME: '/home/pyodide', _: undefined }, stdout: () => {}, stderr: () => {}, checkAPIVersion: true });
 WebAssembly.instantiate = instantiate;
 // Fail closed: an interpreter whose calls out could not be wrapped is not started.
 if (gated === 0) throw new Error('the Python sandbox could not gate the interpreter\'s calls to JavaScript');
@@ -111,26 +122,54 @@ for (const name of ['fetch', 'WebSocket', 'XMLHttpRequest', 'EventSource', 'Requ
 }
 const FS = pyodide.FS;
 const M = pyodide._module;
+const HOME = '/home/pyodide';
 const DIR = '/tmp/.tracecheck';
-FS.mkdir(DIR);
 pyodide.runPython(runnerSource);
 const entry = M.stringToNewUTF8('_tc_call()');
 
-// State outside the WebAssembly memory, compared after each call.
+// Nothing but /tmp is writable: every directory and file of the tree loses its write bits (Emscripten
+// checks them on create, delete, rename, open for writing and truncate; chmod and utime are refused
+// above), so stdlib modules, site-packages, .pth files, __pycache__, /proc, /dev/shm and the home
+// folder cannot be written by any call.
+const makeReadOnly = (path) => {
+  const st = FS.lstat(path);
+  if (!FS.isDir(st.mode) && !FS.isFile(st.mode)) return;
+  FS.chmod(path, st.mode & ~0o222);
+  if (!FS.isDir(st.mode)) return;
+  for (const name of FS.readdir(path)) {
+    const full = (path === '/' ? '' : path) + '/' + name;
+    if (name !== '.' && name !== '..' && full !== '/proc/self/fd') makeReadOnly(full);
+  }
+};
+makeReadOnly('/');
+// /tmp is a file system of its own, unmounted with all a call wrote and mounted anew after every call.
+const freshTmp = () => {
+  if (FS.isMountpoint(FS.lookupPath('/tmp', { follow_mount: false }).node)) FS.unmount('/tmp');
+  FS.mount(FS.filesystems.MEMFS, {}, '/tmp');
+  FS.mkdir(DIR);
+};
+freshTmp();
+FS.chdir(HOME);
+
+// The whole file system outside /tmp (which is new after every call), the working folder, mounts,
+// open streams and the function table: compared after each call, the last check that nothing the
+// call did outlives it.
 const fsState = () => {
-  const out = [];
+  const out = ['cwd:' + FS.cwd()];
   const walk = (path) => {
     for (const name of FS.readdir(path)) {
       if (name === '.' || name === '..') continue;
       const full = (path === '/' ? '' : path) + '/' + name;
-      if (full === '/proc') continue;
+      // Open descriptors, listed below from the stream table.
+      if (full === '/proc/self/fd') continue;
       const st = FS.lstat(full);
-      // The request folder's own times change with every call; its mode and contents (empty between calls) may not.
-      out.push(full + ':' + st.mode + ':' + st.ino + (full === DIR ? '' : ':' + st.size + ':' + Number(st.mtime)));
+      const fresh = full === '/tmp' || full.startsWith('/tmp/');
+      out.push(full + ':' + st.mode + (fresh ? '' : ':' + st.ino + ':' + st.size + ':' + Number(st.mtime) + ':' + Number(st.ctime)) + (FS.isLink(st.mode) ? ':' + FS.readlink(full) : ''));
       if (FS.isDir(st.mode)) walk(full);
     }
   };
   walk('/');
+  for (const mount of FS.root.mount.mounts) out.push('mount:' + mount.mountpoint);
   FS.streams.forEach((s, fd) => { if (s) out.push('fd' + fd + ':' + (s.node && s.node.id)); });
   out.push('table:' + M.wasmTable.length);
   return out.join('\n');
@@ -146,7 +185,16 @@ const restore = () => {
   heap.set(pristine);
   M.___stack_pointer.value = stackPointer;
 };
-const removeFile = (path) => { try { FS.unlink(path); } catch {} };
+// Back to the state every call starts from; false when that could not be done (the process ends).
+const resetFiles = () => {
+  try {
+    FS.chdir(HOME);
+    freshTmp();
+    return fsState() === pristineFs;
+  } catch {
+    return false;
+  }
+};
 
 const write = (msg) => process.stdout.write(JSON.stringify(msg) + '\n');
 write({ ready: true, startMs: Math.round(performance.now() - started) });
@@ -165,10 +213,8 @@ createInterface({ input: process.stdin }).on('line', (line) => {
     const why = bridgeRefused ? 'the host function ' + bridgeRefused + ' is not available to checks' : String(err && err.message ? err.message : err).split('\n').slice(-2).join(' ').trim();
     reply = JSON.stringify({ ok: false, error: 'refused by the sandbox: ' + why });
   }
-  removeFile(DIR + '/request.json');
-  removeFile(DIR + '/reply.json');
   // Files written, streams left open or functions added live outside the memory restored below.
-  const changedOutside = fsState() !== pristineFs;
+  const changedOutside = !resetFiles();
   if (memoryRefused) reply = JSON.stringify({ ok: false, error: 'memory', memory: memoryRefused });
   // Recycled after five minutes of CPU, long before RLIMIT_CPU (ten) would kill it mid-call.
   const cpu = process.cpuUsage();

@@ -11,6 +11,10 @@ export interface FairQueue<J> {
   /** Removes and returns every job. */
   drain(): J[];
   size(): number;
+  /** Keys with waiting jobs, in rotation order. */
+  keys(): string[];
+  /** Jobs waiting under a key. */
+  count(key: string): number;
 }
 
 export function createFairQueue<J>(): FairQueue<J> {
@@ -48,5 +52,7 @@ export function createFairQueue<J>(): FairQueue<J> {
       return all;
     },
     size: () => size,
+    keys: () => [...byKey.keys()],
+    count: (key) => byKey.get(key)?.length ?? 0,
   };
 }

@@ -10,7 +10,9 @@ import { spawnLimited } from './spawn-limited.ts';
 
 /** One evaluation: `request` is JSON text the worker program understands. */
 export interface PoolJob {
-  /** Jobs of one key share fairness and failure history (the sandboxes use a hash of the check's code). */
+  /** The project whose code this is: a process only ever runs one owner's jobs. */
+  owner: string;
+  /** Jobs of one owner and key share fairness and failure history (the sandboxes use a hash of the check's code). */
   key: string;
   request: string;
   timeoutMs: number;
@@ -32,8 +34,10 @@ export interface ProcessPoolOptions {
   /** Node arguments of a worker program (after the node binary). */
   args: readonly string[];
   limits: ProcessLimits;
-  /** Processes at most; they start on demand and are reused. */
+  /** Processes at most, over all owners; they start on demand and are reused by their owner. */
   size: number;
+  /** Processes at most per owner (default `size`). */
+  perOwner?: number;
   /** Bound on a process's start-up (its ready line). */
   startTimeoutMs: number;
   /** A key is paused after this many process-costing failures in a row (default 3)… */
@@ -56,6 +60,8 @@ export interface ProcessPool {
   stats(): ProcessPoolStats;
   /** Process ids of the live workers. */
   pids(): number[];
+  /** The live workers and the owner each serves. */
+  processes(): { pid: number; owner: string }[];
   /** Refuses what waits, kills every process (SIGKILL) and resolves once they are gone. */
   close(): Promise<void>;
 }
@@ -65,6 +71,10 @@ interface Waiting extends PoolJob {
 }
 
 interface Worker {
+  /** The one owner whose jobs this process runs, from its start to its end. */
+  owner: string;
+  /** When it last finished a job (or became ready): the least recently used idle process is ended first. */
+  lastUsed: number;
   proc: ChildProcessWithoutNullStreams;
   ready: boolean;
   job: (Waiting & { id: number; timer: NodeJS.Timeout }) | null;
@@ -79,17 +89,26 @@ interface Worker {
  *
  * The parent never waits on a child beyond a deadline: a job's timer starts when it is written to
  * a ready process and SIGKILLs that process when it fires; a process that dies settles its job at
- * once; a replacement starts when work waits. Waiting jobs are served round-robin by key; no key
- * runs in more than `size - 1` processes at once (so with two or more, one is always left for the
- * other keys), a key whose last evaluation cost a process runs in one at a time, and one that cost
- * `breakerFailures` in a row is refused for a cool-down.
+ * once; a replacement starts when work waits.
+ *
+ * Every process belongs to one owner (a project) for its whole life, so no process ever runs two
+ * projects' code. An owner has at most `perOwner` processes and all owners together `size`; an
+ * owner with work and no process of its own ends the least recently used idle process of another
+ * owner when the pool is full. Waiting jobs are served round-robin by (owner, key); no key runs in
+ * more than `perOwner - 1` of its owner's processes at once (so with two or more, one is always left
+ * for the owner's other keys), a key whose last evaluation cost a process runs in one at a time, and
+ * one that cost `breakerFailures` in a row is refused for a cool-down, for its owner only.
  */
 export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
   const now = options.now ?? Date.now;
   const size = Math.max(1, Math.floor(options.size));
+  const perOwner = Math.min(size, Math.max(1, Math.floor(options.perOwner ?? size)));
   const workers: Worker[] = [];
+  // Keyed by owner and key together: one project's failures never pause another's copy of a check.
   const queue = createFairQueue<Waiting>();
-  // Per key (a check's code): evaluations that cost a sandbox process (a timeout, a memory overrun,
+  const queueKey = (job: PoolJob): string => JSON.stringify([job.owner, job.key]);
+  const ownerOf = (qkey: string): string => (JSON.parse(qkey) as [string, string])[0];
+  // Per (owner, key): evaluations that cost a sandbox process (a timeout, a memory overrun,
   // a crash) in a row. A failing key gets one process at a time (see admit); after
   // `breakerFailures` in a row it is refused until the cool-down ends, then one is tried again.
   const breaker = createKeyedBreaker({ failureThreshold: options.breakerFailures ?? 3, cooldownMs: options.breakerCooldownMs ?? 30_000, now });
@@ -113,12 +132,14 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
     if (!job) return;
     clearTimeout(job.timer);
     w.job = null;
-    const n = (running.get(job.key) ?? 1) - 1;
-    if (n > 0) running.set(job.key, n);
-    else running.delete(job.key);
-    if (outcome.kind === 'reply') breaker.success(job.key);
-    else if (outcome.kind === 'timeout') breaker.failure(job.key, `timed out after ${job.timeoutMs} ms`);
-    else if (outcome.kind === 'exit') breaker.failure(job.key, `the process ended (${outcome.signal ?? `code ${String(outcome.code)}`})`);
+    w.lastUsed = now();
+    const qkey = queueKey(job);
+    const n = (running.get(qkey) ?? 1) - 1;
+    if (n > 0) running.set(qkey, n);
+    else running.delete(qkey);
+    if (outcome.kind === 'reply') breaker.success(qkey);
+    else if (outcome.kind === 'timeout') breaker.failure(qkey, `timed out after ${job.timeoutMs} ms`);
+    else if (outcome.kind === 'exit') breaker.failure(qkey, `the process ended (${outcome.signal ?? `code ${String(outcome.code)}`})`);
     job.resolve(outcome);
   };
 
@@ -127,10 +148,10 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
     if (w.proc.exitCode === null && w.proc.signalCode === null) w.proc.kill('SIGKILL');
   };
 
-  const start = (): Worker => {
+  const start = (owner: string): Worker => {
     const proc = spawnLimited(options.args, options.limits);
     let onClosed!: () => void;
-    const w: Worker = { proc, ready: false, job: null, stderr: '', closed: new Promise((resolve) => (onClosed = resolve)) };
+    const w: Worker = { owner, lastUsed: now(), proc, ready: false, job: null, stderr: '', closed: new Promise((resolve) => (onClosed = resolve)) };
     stats.starts++;
     const startTimer = setTimeout(() => {
       if (!w.ready) kill(w);
@@ -148,6 +169,7 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
       if (msg.ready === true && !w.ready) {
         clearTimeout(startTimer);
         w.ready = true;
+        w.lastUsed = now();
         stats.startMs.push(typeof msg.startMs === 'number' ? msg.startMs : 0);
         options.log?.debug({ pid: proc.pid, startMs: msg.startMs }, `${options.name} process ready`);
         pump();
@@ -190,36 +212,62 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
     return w;
   };
 
-  const admit = (key: string): boolean => {
-    const refusal = pausedWhy(key);
+  const admit = (qkey: string): boolean => {
+    const refusal = pausedWhy(qkey);
     if (refusal) {
       // Refused now rather than when a process frees up: a paused check waits for nothing.
-      for (const job of queue.drainKey(key)) job.resolve({ kind: 'refused', error: refusal });
+      for (const job of queue.drainKey(qkey)) job.resolve({ kind: 'refused', error: refusal });
       return false;
     }
-    // One process always stays free for the other keys; a suspect key gets one at a time.
-    const cap = breaker.failing(key) ? 1 : Math.max(1, size - 1);
-    return (running.get(key) ?? 0) < cap;
+    // One of its owner's processes always stays free for the owner's other keys; a suspect key gets one at a time.
+    const cap = breaker.failing(qkey) ? 1 : Math.max(1, perOwner - 1);
+    return (running.get(qkey) ?? 0) < cap;
+  };
+  const idleOf = (owner: string): Worker | undefined => workers.find((w) => w.owner === owner && w.ready && !w.job);
+
+  // Starts a process for the first owner in rotation that waits with none of its own idle (with
+  // `starved`: only an owner with no process at all): in a free slot, else in place of an idle
+  // process of another owner — one with nothing waiting first, then one with processes to spare, the
+  // least recently used first. False when no owner can get one now.
+  const startForWaiting = (starved: boolean): boolean => {
+    const waitingOwners = new Set(queue.keys().map(ownerOf));
+    for (const qkey of queue.keys()) {
+      const owner = ownerOf(qkey);
+      const own = workers.filter((w) => w.owner === owner);
+      if ((starved && own.length > 0) || idleOf(owner) || !admit(qkey)) continue;
+      const queued = queue.keys().filter((k) => ownerOf(k) === owner).reduce((n, k) => n + queue.count(k), 0);
+      if (own.length >= perOwner || own.filter((w) => !w.ready).length >= queued) continue;
+      if (workers.length >= size) {
+        const idle = workers.filter((w) => w.ready && !w.job && w.owner !== owner);
+        if (idle.length === 0) return false;
+        const count = (o: string): number => workers.filter((w) => w.owner === o).length;
+        const rank = (w: Worker): number => (waitingOwners.has(w.owner) ? 1 : 0) + (count(w.owner) > 1 ? 0 : 2);
+        const victim = idle.sort((a, b) => rank(a) - rank(b) || a.lastUsed - b.lastUsed)[0];
+        options.log?.debug({ pid: victim.proc.pid, owner: victim.owner, for: owner }, `${options.name}: idle process ended for another project`);
+        kill(victim);
+      }
+      start(owner);
+      return true;
+    }
+    return false;
   };
 
   function pump(): void {
     if (closed) return;
     for (;;) {
       if (queue.size() === 0) return;
-      const idle = workers.find((w) => w.ready && !w.job);
-      if (!idle) {
-        const starting = workers.filter((w) => !w.ready).length;
-        if (workers.length < size && starting < queue.size()) {
-          start();
-          continue;
-        }
+      // A project with work and no process at all goes before the busy ones' next jobs: a project
+      // with a constant backlog cannot keep the pool to itself.
+      if (startForWaiting(true)) continue;
+      const next = queue.take((qkey) => idleOf(ownerOf(qkey)) !== undefined && admit(qkey));
+      if (!next) {
+        if (startForWaiting(false)) continue;
         return;
       }
-      const next = queue.take(admit);
-      if (!next) return;
       const job = next.job;
+      const idle = idleOf(job.owner)!;
       const id = nextId++;
-      running.set(job.key, (running.get(job.key) ?? 0) + 1);
+      running.set(next.key, (running.get(next.key) ?? 0) + 1);
       idle.job = {
         ...job,
         id,
@@ -236,15 +284,16 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
   return {
     run(job) {
       if (closed) return Promise.resolve({ kind: 'refused', error: `the ${options.name} is closed` });
-      const refusal = pausedWhy(job.key);
+      const refusal = pausedWhy(queueKey(job));
       if (refusal) return Promise.resolve({ kind: 'refused', error: refusal });
       return new Promise((resolve) => {
-        queue.push(job.key, { ...job, resolve });
+        queue.push(queueKey(job), { ...job, resolve });
         pump();
       });
     },
     stats: () => ({ starts: stats.starts, startMs: [...stats.startMs] }),
     pids: () => workers.flatMap((w) => (w.proc.pid === undefined ? [] : [w.proc.pid])),
+    processes: () => workers.flatMap((w) => (w.proc.pid === undefined ? [] : [{ pid: w.proc.pid, owner: w.owner }])),
     async close() {
       closed = true;
       for (const job of queue.drain()) job.resolve({ kind: 'refused', error: `the ${options.name} is closed` });

@@ -3,3 +3,5 @@ export type { Monitor, MonitorFilters, MonitorInput } from './monitor.ts';
 export { DOC_KINDS, SimulationDocSchema, UserCheckDocSchema, addStoredChecks, docsVersion, getSimulation, listMonitors, listUserChecks, putSimulation } from './docs.ts';
 export type { InvalidDoc, SimulationDoc, UserCheckDoc } from './docs.ts';
 export { loadMonitorsFile } from './monitors-file.ts';
+export { describeNoChecks, planUnit, scoringPlan } from './scoring-plan.ts';
+export type { NoCheckReason, PlannedCheck, ScoringDefaults, ScoringPlan, UnitPlan } from './scoring-plan.ts';

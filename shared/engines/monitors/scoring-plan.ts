@@ -1,5 +1,5 @@
 import type { Unit } from '../../contracts/schemas/index.ts';
-import { isSampled, matchesFilters, type Monitor } from './monitor.ts';
+import { isSampled, matchesFilters, type Monitor, type PlanSubject } from './monitor.ts';
 
 // The scoring plan: which checks run on which units. The scorer's selection, the checks page, the
 // unit page and GET /api/v1/scoring-plan all decide through `planUnit`, so what is shown is what
@@ -49,7 +49,7 @@ export interface UnitPlan {
   reason: NoCheckReason | null;
 }
 
-export function planUnit(plan: ScoringPlan, unit: Unit): UnitPlan {
+export function planUnit(plan: ScoringPlan, unit: PlanSubject): UnitPlan {
   if (unit.simulation_record) return { checks: [], reason: { kind: 'simulation_record' } };
   if (plan.mode === 'defaults') {
     const names = unit.kind === 'session' ? plan.defaults.session : plan.defaults.trace;
@@ -92,4 +92,11 @@ export function describeNoChecks(reason: NoCheckReason): string {
     case 'sampled_out':
       return `Sampled out: ${reason.monitors.map((m) => `monitor ${m.name} scores ${percent(m.sample_rate)} of the units it matches`).join('; ')}, and this unit is outside the sample (chosen by a hash of its id, so it stays out).`;
   }
+}
+
+/** The plan once `monitor` is saved: it replaces the project's monitor of its name, or joins the project's. */
+export function withMonitor(plan: ScoringPlan, monitor: Monitor): ScoringPlan {
+  const own = plan.monitors.filter((m) => m.project !== '*' && m.name !== monitor.name);
+  const file = plan.monitors.filter((m) => m.project === '*');
+  return scoringPlan(plan.project, [...own, { ...monitor, project: plan.project }], file, plan.defaults);
 }

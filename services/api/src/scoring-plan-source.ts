@@ -2,6 +2,7 @@ import type { QueryStore } from '../../../shared/adapters/store/index.ts';
 import { listMonitors, scoringPlan, type ScoringPlan } from '../../../shared/engines/monitors/index.ts';
 import type { Logger } from '../../../shared/runtime/logging/index.ts';
 import type { CheckCatalog } from './pages/page-deps.ts';
+import type { LagHealth } from '../../../shared/kit/metrics/index.ts';
 
 /** Where the API reads the plan the scorer follows, and how far behind the scorer is. */
 export interface PlanSource {
@@ -23,4 +24,10 @@ export function createPlanSource(deps: { store: QueryStore; log: Logger; catalog
     load: async (project) => scoringPlan(project, await listMonitors(deps.store, invalid, project), deps.catalog?.fileMonitors ?? [], defaults),
     unitsWaiting: () => deps.catalog?.unitsWaiting?.() ?? null,
   };
+}
+
+/** The scorer's backlog on the units topic from the process's lag measurements; null before one, or while the last one failed. */
+export function scorerBacklog(health: Pick<LagHealth, 'consumers'>, group: string, topic: string): number | null {
+  const c = health.consumers.find((x) => x.group === group && x.topic === topic);
+  return c && c.error === null ? c.total_lag : null;
 }

@@ -13,6 +13,7 @@ import type { PageDeps } from './page-deps.ts';
 import { unitPage } from './unit-page.ts';
 import { reviewPage, reviewQueuesPage } from './review-page.ts';
 import { REVIEW_SCRIPT } from './review-script.ts';
+import { MONITOR_SCRIPT } from './monitor-script.ts';
 
 export type { CheckCatalog, PageDeps } from './page-deps.ts';
 
@@ -25,6 +26,7 @@ export function dashboardRoutes(app: Hono<ApiEnv>, deps: PageDeps, access: ApiAc
   app.get('/assets/app.css', asset(STYLESHEET, 'text/css; charset=utf-8'));
   app.get('/assets/app.js', asset(SCRIPT, 'text/javascript; charset=utf-8'));
   app.get('/assets/review.js', asset(REVIEW_SCRIPT, 'text/javascript; charset=utf-8'));
+  app.get('/assets/monitors.js', asset(MONITOR_SCRIPT, 'text/javascript; charset=utf-8'));
   if (access) {
     loginRoutes(app, access);
     for (const path of PAGE_PATHS) app.use(path, pageAuth(access));

@@ -91,7 +91,7 @@ export function monitorRoutes(app: Hono<ApiEnv>, routes: RouteSpec[], deps: Moni
   addRoute(
     app,
     routes,
-    { method: 'put', path: '/api/v1/monitors/{name}', tag, role: 'admin', summary: 'Replaces a monitor; running scorers apply it within their poll interval.', pathParams: NameParams, query: DryRunQuery, body: MonitorInputSchema, responses },
+    { method: 'put', path: '/api/v1/monitors/{name}', tag, role: 'admin', summary: 'Replaces a monitor; running scorers apply it within their poll interval.', pathParams: NameParams, query: DryRunQuery, body: MonitorInputSchema, responses: { ...responses, 200: { description: 'the stored monitor; with dry_run, the preview (nothing saved)', schema: z.union([MonitorSchema, MonitorPreviewSchema]) } } },
     async (c, { params, body, query }) => {
       const existing = await get(c.get('project'), params.name);
       if (!existing) return notFound(params.name);

@@ -5,7 +5,7 @@ import type { Component } from '../shared/runtime/lifecycle/index.ts';
 import type { Logger } from '../shared/runtime/logging/index.ts';
 import type { Store } from '../shared/adapters/store/index.ts';
 import { createCodeSandbox } from '../shared/engines/code-sandbox/index.ts';
-import { createApiServer } from '../services/api/src/index.ts';
+import { createApiServer, scorerBacklog } from '../services/api/src/index.ts';
 import { createAssembler } from '../services/assembler/src/index.ts';
 import { createCollector } from '../services/collector/src/index.ts';
 import { createCheckSelector, createScorer } from '../services/scorer/src/index.ts';
@@ -195,7 +195,14 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
       judge: scorerJudge ?? createJudge(config, log.child({ component: 'judge' })),
       ...(apiCodeRunner ? { codeRunner: apiCodeRunner } : {}),
       ...(keyring ? { keyring } : {}),
-      checks: { registry, live: checkNames },
+      checks: {
+        registry,
+        // The scorer's own inputs (wherever it runs), so the plan the pages show is the plan it runs.
+        live: resolveChecks(config).map((c) => c.name),
+        sessionLive: resolveChecks(config, 'session').map((c) => c.name),
+        fileMonitors: config.monitorsFile ? loadMonitorsFile(config.monitorsFile) : [],
+        ...(services.has('scorer') ? { unitsWaiting: () => scorerBacklog(lag.health(), groupOf('scorer'), topics.units) } : {}),
+      },
       metrics,
       retention: { days: config.retention.days, allowLonger: config.retention.allowLonger },
       security: {

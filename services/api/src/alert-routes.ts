@@ -8,6 +8,7 @@ import type { Logger } from '../../../shared/runtime/logging/index.ts';
 import type { QueryStore } from '../../../shared/adapters/store/index.ts';
 import { ErrorSchema, type RouteSpec } from './api-spec.ts';
 import { addRoute, canManage, type ApiEnv } from './route.ts';
+import type { CheckNames } from './check-names.ts';
 
 export const AlertRuleIdSchema = z.string().min(1).max(200);
 const RuleIdParams = z.object({ id: AlertRuleIdSchema });
@@ -48,12 +49,18 @@ async function targetProblems(input: AlertRuleInput, policy: OutboundPolicy): Pr
  * (with states), `GET|PUT|DELETE /alert-rules/{id}`, `GET /alerts` (history, newest first, paged
  * with `before`). Every route is scoped to the caller's project.
  */
-export function alertRoutes(app: Hono<ApiEnv>, routes: RouteSpec[], deps: { store: QueryStore; log: Logger; now: () => number; alertTargets: OutboundPolicy; limits: AlertLimits }): void {
+export function alertRoutes(app: Hono<ApiEnv>, routes: RouteSpec[], deps: { store: QueryStore; log: Logger; now: () => number; alertTargets: OutboundPolicy; limits: AlertLimits; checkNames: CheckNames }): void {
   const log = deps.log.child({ component: 'api.alerts' });
   const repo = createAlertRepository(deps.store, (doc, problems) => log.warn({ kind: doc.kind, id: doc.id, problems }, 'stored alert document does not parse; skipped'));
   // Targets' URLs carry secrets (Slack's path is its bearer token): read keys see them masked.
   const withState = (c: Context<ApiEnv>, rule: AlertRule, state: AlertState | undefined | null) => ({ ...(canManage(c) ? rule : maskRule(rule)), status: state ?? null });
   const refused = (problems: string[]) => ({ status: 400, body: { error: `invalid request: ${problems.join('; ')}`, issues: problems } });
+  // A rule on a misspelt check would sit at ok and never fire.
+  const problemsOf = async (project: string, input: AlertRuleInput): Promise<string[]> => {
+    const check = 'check' in input ? input.check : undefined;
+    const named = await deps.checkNames.problems(project, check === undefined ? [] : [{ at: 'body.check', name: check }], { scored: true });
+    return [...named, ...(await targetProblems(input, deps.alertTargets))];
+  };
   const tag = 'alerts';
 
   addRoute(
@@ -69,7 +76,7 @@ export function alertRoutes(app: Hono<ApiEnv>, routes: RouteSpec[], deps: { stor
       responses: { 201: { description: 'the stored rule', schema: AlertRuleSchema } },
     },
     async (c, { body }) => {
-      const problems = [...alertLimitProblems(body, await repo.listRules(c.get('project')), deps.limits), ...(await targetProblems(body, deps.alertTargets))];
+      const problems = [...alertLimitProblems(body, await repo.listRules(c.get('project')), deps.limits), ...(await problemsOf(c.get('project'), body))];
       if (problems.length > 0) return refused(problems);
       const t = deps.now();
       const rule = AlertRuleSchema.parse({ ...body, id: randomUUID(), project: c.get('project'), created_at_ms: t, updated_at_ms: t });
@@ -127,7 +134,7 @@ export function alertRoutes(app: Hono<ApiEnv>, routes: RouteSpec[], deps: { stor
       const existing = await repo.getRule(c.get('project'), params.id);
       if (!existing) return notFound(params.id);
       const others = (await repo.listRules(existing.project)).filter((r) => r.id !== existing.id);
-      const problems = [...alertLimitProblems(body, others, deps.limits, true), ...(await targetProblems(body, deps.alertTargets))];
+      const problems = [...alertLimitProblems(body, others, deps.limits, true), ...(await problemsOf(existing.project, body))];
       if (problems.length > 0) return refused(problems);
       const rule = AlertRuleSchema.parse({ ...body, id: existing.id, project: existing.project, created_at_ms: existing.created_at_ms, updated_at_ms: Math.max(deps.now(), existing.updated_at_ms + 1) });
       await repo.putRule(rule);

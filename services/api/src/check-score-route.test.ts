@@ -37,7 +37,14 @@ describe('POST /api/v1/checks/score', () => {
   });
 
   it('names unknown checks, and refuses rows of another shape', async () => {
-    expect(await post('/api/v1/checks/score', { checks: ['no_such'], rows: [{ model_output: 'x' }] })).toEqual({ status: 400, body: { error: 'unknown checks: no_such' } });
+    expect(await post('/api/v1/checks/score', { checks: ['no_such'], rows: [{ model_output: 'x' }] })).toEqual({
+      status: 400,
+      body: { error: 'invalid request: body.checks.0: unknown check "no_such" (GET /api/v1/checks lists the checks)', issues: ['body.checks.0: unknown check "no_such" (GET /api/v1/checks lists the checks)'] },
+    });
+    expect((await post('/api/v1/checks/score', { checks: ['loop_guard', 'task_completd'], rows: [{ model_output: 'x' }] })).body).toEqual({
+      error: 'invalid request: body.checks.1: unknown check "task_completd"; did you mean "task_completed"?',
+      issues: ['body.checks.1: unknown check "task_completd"; did you mean "task_completed"?'],
+    });
     expect((await post('/api/v1/checks/score', { checks: ['fluency'], rows: [{ output: 'x' }] })).status).toBe(400);
   });
 });

@@ -1,13 +1,14 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import { ChatMessageSchema, ToolDefinitionSchema } from '../../../shared/contracts/schemas/index.ts';
-import { recordToCheckInput, runCheck, type CheckContext, type CheckInput, type CheckRegistry, type CodeRunner, type JudgeClient } from '../../../shared/engines/checks/index.ts';
+import { recordToCheckInput, runCheck, unknownCheckMessage, type CheckContext, type CheckInput, type CheckRegistry, type CodeRunner, type JudgeClient } from '../../../shared/engines/checks/index.ts';
 import { addStoredChecks } from '../../../shared/engines/monitors/index.ts';
 import type { QueryStore } from '../../../shared/adapters/store/index.ts';
 import { forEachLimited } from '../../../shared/runtime/flow/index.ts';
 import type { Logger } from '../../../shared/runtime/logging/index.ts';
 import { ErrorSchema, type RouteSpec } from './api-spec.ts';
 import { addRoute, type ApiEnv } from './route.ts';
+import { refuseNames } from './check-names.ts';
 
 const MAX_ROWS = 100;
 const MAX_CHECKS = 20;
@@ -80,8 +81,9 @@ export function checkScoreRoute(app: Hono<ApiEnv>, routes: RouteSpec[], deps: Ch
     async (c, { body }) => {
       const registry = await addStoredChecks(deps.createRegistry(), deps.store, (doc, problems) => deps.log.warn({ id: doc.id, problems }, 'stored user check does not parse; skipped'), c.get('project'));
       const checks = body.checks.map((name) => ({ name, check: registry.get(name) }));
-      const unknown = checks.filter((x) => !x.check).map((x) => x.name);
-      if (unknown.length > 0) return { status: 400, body: { error: `unknown checks: ${unknown.join(', ')}` } };
+      const known = registry.list().map((x) => x.name);
+      const unknown = checks.flatMap((x, i) => (x.check ? [] : [`body.checks.${i}: ${unknownCheckMessage(x.name, known)}`]));
+      if (unknown.length > 0) return refuseNames(unknown);
       const inputs = body.rows.map(rowInput);
       const ctx: CheckContext = {
         judge: deps.judge,

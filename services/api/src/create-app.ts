@@ -26,6 +26,9 @@ import { datasetRoutes } from './dataset-routes.ts';
 import { receiveRoutes } from './receive-routes.ts';
 import { pipelineRoute } from './pipeline-status.ts';
 import { checkTryRoute } from './check-try-route.ts';
+import { createCheckNames } from './check-names.ts';
+import { createPlanSource } from './scoring-plan-source.ts';
+import { scoringPlanRoutes } from './scoring-plan-routes.ts';
 import { createCheckRegistry, type CheckRegistry, type CodeRunner, type JudgeClient } from '../../../shared/engines/checks/index.ts';
 import { addStoredChecks } from '../../../shared/engines/monitors/index.ts';
 import { dashboardRoutes, type CheckCatalog } from './pages/index.ts';
@@ -104,20 +107,23 @@ export function createApp(deps: ApiDeps): Hono<ApiEnv> {
   app.get('/openapi.json', (c) => c.json(openApiDocument(routes, { title: 'tracecheck API', version: '1' })));
 
   app.use('/api/*', access ? keyAuth(access) : openProject);
+  const createRegistry = deps.createRegistry ?? (() => createCheckRegistry());
+  const checkNames = createCheckNames({ store: deps.store, log, createRegistry });
+  const plans = createPlanSource({ store: deps.store, log, catalog: deps.checks ?? null });
   listingRoutes(app, routes, deps.store);
-  monitoringRoutes(app, routes, deps.store, now);
+  monitoringRoutes(app, routes, deps.store, now, checkNames);
   metricRoutes(app, routes, deps.store, now);
   stepMetricRoutes(app, routes, deps.store, now);
-  alertRoutes(app, routes, { store: deps.store, log: deps.log, now, alertTargets: security.alertTargets, limits: security.alertLimits });
-  const createRegistry = deps.createRegistry ?? (() => createCheckRegistry());
+  alertRoutes(app, routes, { store: deps.store, log: deps.log, now, alertTargets: security.alertTargets, limits: security.alertLimits, checkNames });
   checkRoutes(app, routes, { store: deps.store, log: deps.log, now, createRegistry });
   checkGenerateRoute(app, routes, { judge: deps.judge ?? null });
   checkScoreRoute(app, routes, { store: deps.store, log, createRegistry, judge: deps.judge ?? null, ...(deps.codeRunner ? { codeRunner: deps.codeRunner } : {}) });
-  monitorRoutes(app, routes, { store: deps.store, log: deps.log, now, createRegistry });
+  monitorRoutes(app, routes, { store: deps.store, log: deps.log, now, createRegistry, checkNames, plans });
+  scoringPlanRoutes(app, routes, { store: deps.store, plans, now });
   simulationRoutes(app, routes, { store: deps.store, log: deps.log, now });
   retentionRoutes(app, routes, { store: deps.store, log: deps.log, now, deployment: deps.retention ?? { days: null, allowLonger: false } });
-  reviewRoutes(app, routes, { store: deps.store, log: deps.log, now });
-  datasetRoutes(app, routes, { store: deps.store, log: deps.log, now });
+  reviewRoutes(app, routes, { store: deps.store, log: deps.log, now, checkNames });
+  datasetRoutes(app, routes, { store: deps.store, log: deps.log, now, checkNames });
   receiveRoutes(app, routes, deps.store);
   pipelineRoute(app, routes, { store: deps.store, now });
   checkTryRoute(app, routes, { store: deps.store, log: deps.log, now, createRegistry, judge: deps.judge ?? null, ...(deps.codeRunner ? { codeRunner: deps.codeRunner } : {}) });
@@ -128,7 +134,7 @@ export function createApp(deps: ApiDeps): Hono<ApiEnv> {
     if (!checks) return null;
     return addStoredChecks(createRegistry(), deps.store, (doc, problems) => log.warn({ id: doc.id, problems }, 'stored user check does not parse; skipped'), project);
   };
-  dashboardRoutes(app, { store: deps.store, alerts, now, checks, registryFor }, access);
+  dashboardRoutes(app, { store: deps.store, alerts, now, checks, registryFor, plans }, access);
 
   app.notFound((c) => c.json({ error: `no route for ${c.req.method} ${c.req.path}` }, 404));
   app.onError((err, c) => {

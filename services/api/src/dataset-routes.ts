@@ -15,6 +15,7 @@ import {
 } from '../../../shared/engines/review/index.ts';
 import { ErrorSchema, type RouteSpec } from './api-spec.ts';
 import { addRoute, type ApiEnv } from './route.ts';
+import { refuseNames, type CheckNames } from './check-names.ts';
 
 const text = z.string().min(1).max(500);
 const DatasetInputSchema = z
@@ -33,7 +34,7 @@ const DatasetInputSchema = z
 const DatasetSummarySchema = z.object({ name: z.string(), version: z.number().int(), units: z.number().int(), created_at_ms: z.number(), source: z.string() });
 
 /** Datasets: `POST /api/v1/datasets` (a new immutable version), `GET /datasets`, `GET /datasets/{name}?version=`. */
-export function datasetRoutes(app: Hono<ApiEnv>, routes: RouteSpec[], deps: { store: Store; log: Logger; now: () => number }): void {
+export function datasetRoutes(app: Hono<ApiEnv>, routes: RouteSpec[], deps: { store: Store; log: Logger; now: () => number; checkNames: CheckNames }): void {
   const repo = createReviewRepository(deps.store);
   const tag = 'datasets';
 
@@ -53,15 +54,21 @@ export function datasetRoutes(app: Hono<ApiEnv>, routes: RouteSpec[], deps: { st
       const project = c.get('project');
       let ids: string[];
       let source: string;
+      // Why the snapshot would hold nothing, said for the source the request chose.
+      let emptyBecause: string;
       if (body.unit_ids) {
         ids = body.unit_ids;
         source = `${ids.length} units by id`;
+        emptyBecause = `none of the ${ids.length} unit ids is a unit of project ${project}`;
       } else if (body.queue_id) {
         if (!(await repo.getQueue(project, body.queue_id))) return { status: 404, body: { error: `no review queue with id "${body.queue_id}"` } };
         ids = (await repo.listReviews({ project, queueId: body.queue_id, agrees: false })).map((r) => r.unit_id);
         source = `queue ${body.queue_id}: marked wrong`;
+        emptyBecause = `no reviewer of queue ${body.queue_id} has marked a unit wrong (disagreed with the check) yet`;
       } else {
         const q = body.query!;
+        const unknown = await deps.checkNames.problems(project, [{ at: 'body.query.check', name: q.check }], { scored: true });
+        if (unknown.length > 0) return refuseNames(unknown);
         const scores = await deps.store.queryScores({
           project, check: q.check, limit: q.limit,
           ...(q.passed !== undefined ? { passed: q.passed } : {}), ...(q.agent !== undefined ? { agent: q.agent } : {}),
@@ -69,6 +76,7 @@ export function datasetRoutes(app: Hono<ApiEnv>, routes: RouteSpec[], deps: { st
         });
         ids = scores.map((s) => s.unit_id);
         source = `query ${JSON.stringify(q)}`;
+        emptyBecause = `no scored unit matches the query ${JSON.stringify(q)}`;
       }
       ids = [...new Set(ids)].slice(0, MAX_DATASET_UNITS);
       const reviews = await repo.listReviews({ project });
@@ -77,6 +85,7 @@ export function datasetRoutes(app: Hono<ApiEnv>, routes: RouteSpec[], deps: { st
         const shown = await deps.store.getUnitRevision(id, project);
         if (shown) items.push(datasetItem(shown.unit, shown.revision, reviews.filter((r) => r.unit_id === id)));
       }
+      if (items.length === 0) return { status: 400, body: { error: `the dataset would be empty: ${emptyBecause}` } };
       // One version is one stored document: refuse what the store could not keep, before writing.
       const bytes = Buffer.byteLength(JSON.stringify(items));
       if (bytes > MAX_DOC_BYTES - 64 * 1024) return { status: 400, body: { error: `the snapshot of ${items.length} units is ${bytes} bytes; a dataset version holds at most ${MAX_DOC_BYTES - 64 * 1024}: choose fewer units` } };

@@ -5,3 +5,4 @@ export type { ApiServerOptions } from './create-api-server.ts';
 export type { CheckCatalog } from './pages/index.ts';
 export { compareMetrics } from './compare-metrics.ts';
 export type { MetricComparison } from './compare-metrics.ts';
+export { scorerBacklog } from './scoring-plan-source.ts';

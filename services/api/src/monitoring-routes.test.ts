@@ -186,6 +186,7 @@ describe('projects and the document', () => {
       '/api/v1/review-queues/{id}/units',
       '/api/v1/reviews',
       '/api/v1/scores',
+      '/api/v1/scoring-plan',
       '/api/v1/series',
       '/api/v1/simulations/{id}',
       '/api/v1/units',

@@ -6,6 +6,7 @@ import { CompareSchema, SeriesSchema, SummarySchema } from './api-schemas.ts';
 import { queryCompare, querySeries, querySummary, type Answer as QueryAnswer } from './monitoring-queries.ts';
 import { TimeRangeParams, UNIT_FILTER_NAMES, UnitFilterParams, toScoreFilters, type UnitFilterValues } from './query-params.ts';
 import { addRoute, type Answer, type ApiEnv } from './route.ts';
+import { refuseNames, type CheckNames } from './check-names.ts';
 
 const SeriesQuerySchema = z
   .object({
@@ -43,7 +44,8 @@ export function compareSide(q: Record<string, unknown>, prefix: 'a' | 'b'): Unit
 
 const toAnswer = <T>(r: QueryAnswer<T>): Answer => (r.ok ? { status: 200, body: r.value } : { status: 400, body: { error: r.error } });
 
-export function monitoringRoutes(app: Hono<ApiEnv>, routes: RouteSpec[], store: Store, now: () => number): void {
+export function monitoringRoutes(app: Hono<ApiEnv>, routes: RouteSpec[], store: Store, now: () => number, checkNames: CheckNames): void {
+  const unknownCheck = (project: string, check: string | undefined) => checkNames.problems(project, check === undefined ? [] : [{ at: 'query.check', name: check }], { scored: true });
   addRoute(
     app,
     routes,
@@ -57,7 +59,11 @@ export function monitoringRoutes(app: Hono<ApiEnv>, routes: RouteSpec[], store: 
       query: SeriesQuerySchema,
       responses: { 200: { description: 'the series', schema: SeriesSchema } },
     },
-    async (c, { query: q }) => toAnswer(await querySeries(store, now(), { project: c.get('project'), check: q.check, bucket: q.bucket, from: q.from, to: q.to, filters: toScoreFilters(q) })),
+    async (c, { query: q }) => {
+      const unknown = await unknownCheck(c.get('project'), q.check);
+      if (unknown.length > 0) return refuseNames(unknown);
+      return toAnswer(await querySeries(store, now(), { project: c.get('project'), check: q.check, bucket: q.bucket, from: q.from, to: q.to, filters: toScoreFilters(q) }));
+    },
   );
 
   addRoute(
@@ -90,6 +96,8 @@ export function monitoringRoutes(app: Hono<ApiEnv>, routes: RouteSpec[], store: 
     },
     async (c, { query }) => {
       const q = query as z.output<typeof CompareQuerySchema> & Record<string, unknown>;
+      const unknown = await unknownCheck(c.get('project'), q.check);
+      if (unknown.length > 0) return refuseNames(unknown);
       return toAnswer(await queryCompare(store, { project: c.get('project'), a: compareSide(q, 'a'), b: compareSide(q, 'b'), alpha: q.alpha, check: q.check, from: q.from, to: q.to }));
     },
   );

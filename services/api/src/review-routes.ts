@@ -21,6 +21,7 @@ import { ErrorSchema, type RouteSpec } from './api-spec.ts';
 import { CheckAgreementSchema } from './review-schemas.ts';
 import { BooleanParam } from './query-params.ts';
 import { addRoute, type ApiEnv } from './route.ts';
+import { refuseNames, type CheckNames } from './check-names.ts';
 
 const QueueIdParams = z.object({ id: z.string().min(1).max(200) });
 const QueueWithCountSchema = ReviewQueueSchema.extend({ units: z.number().int().describe('units in the queue now') });
@@ -56,7 +57,7 @@ function defaultReviewer(c: Context<ApiEnv>): string {
  * /review-queues/{id}`, `POST /review-queues/{id}/units`, `GET /review-queues/{id}/next`, `POST/GET
  * /reviews`, `GET /checks/{name}/agreement`. Read keys read; admin keys write; all project-scoped.
  */
-export function reviewRoutes(app: Hono<ApiEnv>, routes: RouteSpec[], deps: { store: Store; log: Logger; now: () => number }): void {
+export function reviewRoutes(app: Hono<ApiEnv>, routes: RouteSpec[], deps: { store: Store; log: Logger; now: () => number; checkNames: CheckNames }): void {
   const log = deps.log.child({ component: 'api.reviews' });
   const repo = createReviewRepository(deps.store, (doc, problems) => log.warn({ kind: doc.kind, id: doc.id, problems }, 'stored review document does not parse; skipped'));
   const tag = 'reviews';
@@ -72,11 +73,17 @@ export function reviewRoutes(app: Hono<ApiEnv>, routes: RouteSpec[], deps: { sto
       role: 'admin',
       summary: 'Creates a review queue: a filter over scored units, a sample rate and units added by id.',
       body: ReviewQueueInputSchema,
-      responses: { 201: { description: 'the stored queue', schema: ReviewQueueSchema } },
+      responses: { 201: { description: 'the stored queue', schema: ReviewQueueSchema }, 409: { description: 'a queue of that name exists in this project', schema: ErrorSchema } },
     },
     async (c, { body }) => {
+      const project = c.get('project');
+      // A queue on a misspelt check would stay empty for ever.
+      const unknown = await deps.checkNames.problems(project, [{ at: 'body.filter.check', name: body.filter.check }], { scored: true });
+      if (unknown.length > 0) return refuseNames(unknown);
+      const same = (await repo.listQueues(project)).find((q) => q.name === body.name);
+      if (same) return { status: 409, body: { error: `a review queue named "${body.name}" exists (id ${same.id}); choose another name` } };
       const t = deps.now();
-      const queue = ReviewQueueSchema.parse({ ...body, unit_ids: [...new Set(body.unit_ids)], id: newQueueId(), project: c.get('project'), created_at_ms: t, updated_at_ms: t });
+      const queue = ReviewQueueSchema.parse({ ...body, unit_ids: [...new Set(body.unit_ids)], id: newQueueId(), project, created_at_ms: t, updated_at_ms: t });
       await repo.putQueue(queue);
       log.info({ queueId: queue.id, project: queue.project }, 'review queue created');
       return { status: 201, body: queue };

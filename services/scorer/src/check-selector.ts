@@ -1,7 +1,7 @@
 import type { CheckDefinition, CheckRegistry, JudgeClient, RunnableCheck } from '../../../shared/engines/checks/index.ts';
 import { withBudget, type PriceTable } from '../../../shared/engines/judge/index.ts';
 import type { Logger } from '../../../shared/runtime/logging/index.ts';
-import { DOC_KINDS, docsVersion, listMonitors, listUserChecks, monitorApplies, type Monitor } from '../../../shared/engines/monitors/index.ts';
+import { DOC_KINDS, docsVersion, listMonitors, listUserChecks, planUnit, scoringPlan, type Monitor, type ScoringDefaults } from '../../../shared/engines/monitors/index.ts';
 import type { Unit } from '../../../shared/contracts/schemas/index.ts';
 import type { QueryStore } from '../../../shared/adapters/store/index.ts';
 import type { SelectedCheck } from './score-unit.ts';
@@ -13,7 +13,7 @@ export interface CheckSelectorOptions {
   /** Monitors of the YAML file, for every project. */
   fileMonitors: readonly Monitor[];
   /** The default monitor (no monitor for the unit's project): checks on trace and on session units. */
-  defaultChecks: { trace: readonly string[]; session: readonly string[] };
+  defaultChecks: ScoringDefaults;
   judge: JudgeClient | null;
   prices: PriceTable;
   pollMs: number;
@@ -97,32 +97,18 @@ export function createCheckSelector(options: CheckSelectorOptions): CheckSelecto
   }
 
   function select(unit: Unit): SelectedCheck[] {
-    // A simulation's own record is stored as such, not scored.
-    if (unit.simulation_record) return [];
     const project = projectOf(unit);
-    const monitors = [...(snapshot.monitorsByProject.get(project) ?? []), ...options.fileMonitors];
-    const out = new Map<string, SelectedCheck>();
-    if (monitors.length === 0) {
-      const names = unit.kind === 'session' ? options.defaultChecks.session : options.defaultChecks.trace;
-      for (const name of names) {
-        const check = resolve(project, name);
-        if (check) out.set(name, { check, judge: options.judge, monitor: null });
+    const plan = scoringPlan(project, snapshot.monitorsByProject.get(project) ?? [], options.fileMonitors, options.defaultChecks);
+    const out: SelectedCheck[] = [];
+    for (const { name, monitor } of planUnit(plan, unit).checks) {
+      const check = resolve(project, name);
+      if (!check) {
+        if (monitor) log.warn({ monitor: monitor.name, check: name, project }, 'monitor names an unknown check; skipped');
+        continue;
       }
-      return [...out.values()];
+      out.push({ check, judge: monitor ? judgeFor(project, monitor) : options.judge, monitor: monitor?.name ?? null });
     }
-    for (const monitor of monitors) {
-      if (!monitorApplies(monitor, unit)) continue;
-      for (const name of monitor.checks) {
-        if (out.has(name)) continue;
-        const check = resolve(project, name);
-        if (!check) {
-          log.warn({ monitor: monitor.name, check: name, project }, 'monitor names an unknown check; skipped');
-          continue;
-        }
-        out.set(name, { check, judge: judgeFor(project, monitor), monitor: monitor.name });
-      }
-    }
-    return [...out.values()];
+    return out;
   }
 
   let inFlight = false;

@@ -37,3 +37,4 @@ export { generateCheckSource, generateCodeCheck, SAMPLE_INPUTS, verifyCodeCheck 
 export { codeCheckFromSdk, outputTypeOfCheckType, outputTypeOfDataType, outputTypeOfValue, UNBOUNDED } from './sdk-shapes.ts';
 export type { RecentOutputs } from './recent-outputs.ts';
 export { createRecentOutputs, recentOutputsKey } from './recent-outputs.ts';
+export { closestCheckNames, unknownCheckMessage } from './unknown-check.ts';

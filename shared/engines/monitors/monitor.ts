@@ -60,7 +60,10 @@ export function isSampled(unitId: string, rate: number): boolean {
   return rate >= 1 || sampleKey(unitId) < rate;
 }
 
-export function matchesFilters(unit: Unit, f: MonitorFilters): boolean {
+/** What filters and sampling read of a unit (a stored unit's summary carries all but `attributes`). */
+export type PlanSubject = Pick<Unit, 'unit_id' | 'kind' | 'agent_name' | 'agent_version' | 'service' | 'environment' | 'attributes' | 'simulation_record'>;
+
+export function matchesFilters(unit: PlanSubject, f: MonitorFilters): boolean {
   if (f.agent !== undefined && unit.agent_name !== f.agent) return false;
   if (f.agent_version !== undefined && unit.agent_version !== f.agent_version) return false;
   if (f.service !== undefined && unit.service !== f.service) return false;
@@ -71,6 +74,6 @@ export function matchesFilters(unit: Unit, f: MonitorFilters): boolean {
 }
 
 /** The monitor applies to this unit: enabled, its filters match, and the unit is in its sample. */
-export function monitorApplies(monitor: Pick<Monitor, 'enabled' | 'filters' | 'sample_rate'>, unit: Unit): boolean {
+export function monitorApplies(monitor: Pick<Monitor, 'enabled' | 'filters' | 'sample_rate'>, unit: PlanSubject): boolean {
   return monitor.enabled && matchesFilters(unit, monitor.filters) && isSampled(unit.unit_id, monitor.sample_rate);
 }

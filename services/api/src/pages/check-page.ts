@@ -11,6 +11,7 @@ import { definitionBlock, methodOf } from './check-definition.ts';
 import { PageFilterParams, PageWindowParams, clampNote, filterForm, filtersOf, fitBucket, parsePageQuery, viewParams, windowOf } from './filters.ts';
 import { checkHref, count, num, pct, unitHref, utc, withQuery } from './format.ts';
 import { h, type Html } from './html.ts';
+import { runsWhere } from './plan-section.ts';
 import { headline } from './overview-page.ts';
 import { layout, problemPage, sendPage, type PageDeps } from './page-deps.ts';
 import { agreementSection } from './agreement-card.ts';
@@ -109,10 +110,10 @@ export async function checkPage(c: Context<ApiEnv>, deps: PageDeps): Promise<Res
 ${failing.map((s) => h`<tr><td>${unitCheckbox(s.unit_id)}</td><td><a href="${unitHref(s.unit_id)}" data-unit-link title="${s.unit_id}"><code>${s.unit_id.length > 16 ? `${s.unit_id.slice(0, 16)}…` : s.unit_id}</code></a></td><td>${s.agent_name ?? '–'}</td><td>${s.agent_version ?? '–'}</td><td class="num">${num(s.value)}</td><td>${s.explanation.length > 160 ? `${s.explanation.slice(0, 160)}…` : s.explanation}</td><td class="muted nowrap">${utc(s.unit_end_time_ms)}</td></tr>`)}
 </tbody></table></div>${addToDatasetForm()}</div>`;
   const history = registry?.history(name) ?? [];
-  const live = deps.checks?.live.includes(name) ?? false;
+  const where = deps.plans ? runsWhere(await deps.plans.load(c.get('project')), name) : null;
   const body = h`<p class="muted"><a href="${withQuery('/', view)}">Overview</a> › check</p>
 <h1>${name}</h1>
-<p class="sub">${definition ? h`${definition.description} · <span class="badge neutral">${methodOf(definition)}</span> ${live ? h`<span class="badge ok">runs live</span>` : h`<span class="badge neutral">not run live</span>`}` : 'Not in this server\'s registry (scores only).'}</p>
+<p class="sub">${definition ? h`${definition.description} · <span class="badge neutral">${methodOf(definition)}</span> ${where ? h`<span class="badge ok">runs on ${where}</span>` : h`<span class="badge neutral">not in the scoring plan</span>`}` : 'Not in this server\'s registry (scores only).'}</p>
 ${filterForm(`/checks/${encodeURIComponent(name)}`, q, h`<input type="hidden" name="bucket" value="${q.bucket}">`)}
 <div class="card"><span class="big" data-rate>${cur.value === null ? '–' : fmt(cur.value)}</span> <span class="muted">${isRate ? 'pass rate' : 'mean'}${cur.ci && cur.ci[0] !== null && cur.ci[1] !== null ? `, 95% interval ${fmt(cur.ci[0])} – ${fmt(cur.ci[1])}` : ''}; n = ${count(stats?.n ?? 0)} decided, ${count(stats?.error_count ?? 0)} errors, ${count(stats?.not_run_count ?? 0)} not run; ${utc(from)} – ${utc(to)}</span></div>
 <h2>${isRate ? 'Pass rate' : 'Mean'} by agent version</h2>

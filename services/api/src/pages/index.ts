@@ -15,6 +15,7 @@ import { receivePage } from './receive-page.ts';
 import { reviewPage, reviewQueuesPage } from './review-page.ts';
 import { REVIEW_SCRIPT } from './review-script.ts';
 import { REFRESH_SCRIPT } from './refresh-script.ts';
+import { MONITOR_SCRIPT } from './monitor-script.ts';
 
 export type { CheckCatalog, PageDeps } from './page-deps.ts';
 
@@ -31,6 +32,7 @@ export function dashboardRoutes(app: Hono<ApiEnv>, deps: PageDeps, access: ApiAc
   app.get('/assets/favicon.svg', asset(FAVICON, 'image/svg+xml'));
   // Browsers ask for /favicon.ico whatever the page says.
   app.get('/favicon.ico', asset(FAVICON, 'image/svg+xml'));
+  app.get('/assets/monitors.js', asset(MONITOR_SCRIPT, 'text/javascript; charset=utf-8'));
   if (access) {
     loginRoutes(app, access);
     for (const path of PAGE_PATHS) app.use(path, pageAuth(access));

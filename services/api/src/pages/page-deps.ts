@@ -1,6 +1,8 @@
 import type { Context } from 'hono';
 import type { AlertRepository } from '../../../../shared/engines/alerts/index.ts';
 import type { CheckRegistry } from '../../../../shared/engines/checks/index.ts';
+import type { Monitor } from '../../../../shared/engines/monitors/index.ts';
+import type { PlanSource } from '../scoring-plan-source.ts';
 import type { Store } from '../../../../shared/adapters/store/index.ts';
 import type { ApiEnv } from '../route.ts';
 import { h, type Html } from './html.ts';
@@ -9,8 +11,14 @@ import { DEFAULT_REFRESH_SECONDS, REFRESH_SECONDS } from './refresh-script.ts';
 /** The checks the pages describe: every definition and version, and which ones the scorer runs. */
 export interface CheckCatalog {
   registry: CheckRegistry;
-  /** Names the scorer runs on every unit (`TRACECHECK_CHECKS` expanded). */
+  /** Names the scorer runs on every trace unit of a project without monitors (`TRACECHECK_CHECKS` expanded). */
   live: readonly string[];
+  /** The same for session units (`TRACECHECK_SESSION_CHECKS` expanded); default none. */
+  sessionLive?: readonly string[];
+  /** Monitors of `TRACECHECK_MONITORS_FILE`, for every project; default none. */
+  fileMonitors?: readonly Monitor[];
+  /** Units waiting for this process's scorer (its consumer lag, last measured); absent or null: not known here. */
+  unitsWaiting?: () => number | null;
 }
 
 export interface PageDeps {
@@ -24,6 +32,8 @@ export interface PageDeps {
    * read per page: a check is listed as soon as it is saved, before it has a score. Null without `checks`.
    */
   registryFor(project: string): Promise<CheckRegistry | null>;
+  /** The scoring plan the scorer follows (GET /api/v1/scoring-plan); absent: pages say nothing of it. */
+  plans?: PlanSource;
 }
 
 const NAV = [

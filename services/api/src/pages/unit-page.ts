@@ -7,6 +7,7 @@ import { layout, problemPage, sendPage, type PageDeps } from './page-deps.ts';
 import { agentGraph, timeline } from './unit-timeline.ts';
 import { diagnoseUnit } from '../../../../shared/engines/diagnose/index.ts';
 import { diagnosticsCard } from './diagnostics-card.ts';
+import { noScoresNote } from './no-scores.ts';
 
 // A unit as a conversation (system, user, assistant turns, tool calls with their arguments, tool
 // results with errors marked, the final answer) beside every score of it. Every string here came
@@ -98,7 +99,7 @@ ${unit.steps && unit.steps.length > 0 ? h`<h2>Timeline</h2><div class="card">${t
 <div data-transcript>${transcript(unit)}</div>
 </div><aside class="sticky">
 <div class="card"><dl class="kv">${meta.map(([k, v]) => h`<dt>${k}</dt><dd>${v ?? '–'}</dd>`)}</dl></div>
-<div class="card" data-scores><strong>Scores</strong>${scores.length === 0 ? h`<p class="muted">Not scored yet.</p>` : scores.map(scoreCard)}</div>
+<div class="card" data-scores><strong>Scores</strong>${scores.length === 0 ? await noScoresNote(deps.plans, await deps.registryFor(project), unit, project) : scores.map(scoreCard)}</div>
 </aside></div>
 <p class="muted">As JSON: <a href="/api/v1/units/${encodeURIComponent(unit.unit_id)}">/api/v1/units/${unit.unit_id}</a></p>`;
   return sendPage(c, layout(c, { title: `Unit ${unit.unit_id}`, section: 'unit', body }));

@@ -10,6 +10,7 @@ import { alertRoutes } from './alert-routes.ts';
 import { keyAuth, type ApiAccess } from './key-auth.ts';
 import { keyRoutes } from './key-routes.ts';
 import { listingRoutes } from './listing-routes.ts';
+import { explorerRoutes } from './explorer-routes.ts';
 import { metricsRoute } from './metrics-route.ts';
 import { monitoringRoutes } from './monitoring-routes.ts';
 import { metricRoutes } from './metric-routes.ts';
@@ -98,6 +99,7 @@ export function createApp(deps: ApiDeps): Hono<ApiEnv> {
 
   app.use('/api/*', access ? keyAuth(access) : openProject);
   listingRoutes(app, routes, deps.store);
+  explorerRoutes(app, routes, deps.store);
   monitoringRoutes(app, routes, deps.store, now);
   metricRoutes(app, routes, deps.store, now);
   stepMetricRoutes(app, routes, deps.store, now);

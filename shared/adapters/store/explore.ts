@@ -27,6 +27,7 @@ export interface ExploreQuery {
   agentVersion?: string;
   environment?: string;
   service?: string;
+  conversationId?: string;
   /** The unit's model, or a model any of its LLM calls used. */
   model?: string;
   /** A tool the run executed. */
@@ -123,6 +124,7 @@ export function normalizeExplore(qy: ExploreQuery): NormalizedExplore {
   textOrNull('agent_version', 'agentVersion', qy.agentVersion);
   textOrNull('environment', 'environment', qy.environment);
   textOrNull('service', 'service', qy.service);
+  if (qy.conversationId !== undefined) conditions.push(eq('conversation_id', str('conversationId', qy.conversationId)));
   if (qy.status !== undefined) conditions.push(eq('errored', qy.status === 'error' ? 1 : 0));
   // Ranges: >= min, and "not above max" as < the next representable value is avoided: `max` is inclusive via NOT (x > max).
   const range = (column: string, name: string, min: number | undefined, max: number | undefined): void => {

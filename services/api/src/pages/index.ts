@@ -11,12 +11,13 @@ import { loginRoutes, pageAuth } from './login-page.ts';
 import { overviewPage } from './overview-page.ts';
 import type { PageDeps } from './page-deps.ts';
 import { unitPage } from './unit-page.ts';
+import { sessionsPage, unitsPage } from './explorer-page.ts';
 import { reviewPage, reviewQueuesPage } from './review-page.ts';
 import { REVIEW_SCRIPT } from './review-script.ts';
 
 export type { CheckCatalog, PageDeps } from './page-deps.ts';
 
-const PAGE_PATHS = ['/', '/checks', '/checks/:name', '/units/:id', '/compare', '/alerts', '/review-queues', '/review/:id', '/agents', '/agents/:name'] as const;
+const PAGE_PATHS = ['/', '/units', '/sessions', '/checks', '/checks/:name', '/units/:id', '/compare', '/alerts', '/review-queues', '/review/:id', '/agents', '/agents/:name'] as const;
 
 /** The dashboard: server-rendered pages over the same query functions as the JSON API. */
 export function dashboardRoutes(app: Hono<ApiEnv>, deps: PageDeps, access: ApiAccess | undefined): void {
@@ -40,6 +41,8 @@ export function dashboardRoutes(app: Hono<ApiEnv>, deps: PageDeps, access: ApiAc
   app.get('/', (c) => overviewPage(c, deps));
   app.get('/checks', (c) => checksPage(c, deps));
   app.get('/checks/:name', (c) => checkPage(c, deps));
+  app.get('/units', (c) => unitsPage(c, deps));
+  app.get('/sessions', (c) => sessionsPage(c, deps));
   app.get('/units/:id', (c) => unitPage(c, deps));
   app.get('/compare', (c) => comparePage(c, deps));
   app.get('/alerts', (c) => alertsPage(c, deps));

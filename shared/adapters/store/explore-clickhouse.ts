@@ -32,30 +32,86 @@ function contentConditions(nq: NormalizedExplore): SqlFragment[] {
   return out;
 }
 
-export function exploreSql(db: SqlFragment, nq: NormalizedExplore): SqlFragment {
+interface Position {
+  key: number;
+  unit_id: string;
+}
+
+/** Rows after `after` in the page order. */
+function afterSql(nq: NormalizedExplore, after: Position | null): SqlFragment[] {
+  if (after === null) return [];
   const key = SORT_KEYS[nq.sort];
-  const desc = nq.order === 'desc';
-  const parts: SqlFragment[] = contentConditions(nq);
+  const beyond = nq.order === 'desc' ? sql`${key} < ${after.key}` : sql`${key} > ${after.key}`;
+  return [sql`(${beyond} OR (${key} = ${after.key} AND unit_id > ${after.unit_id}))`];
+}
+
+/** The filters; `final` reads scores merged (each key's latest row), else any row of them. */
+function filtersSql(db: SqlFragment, nq: NormalizedExplore, after: Position | null, final: boolean): SqlFragment {
+  const parts: SqlFragment[] = [...contentConditions(nq), ...afterSql(nq, after)];
   if (nq.check !== null) {
     parts.push(
-      sql`unit_id IN (SELECT unit_id FROM ${db}.scores FINAL PREWHERE project = ${nq.project} AND \`check\` = ${nq.check.name} WHERE ${VERDICTS[nq.check.verdict ?? 'any']})`,
+      sql`unit_id IN (SELECT unit_id FROM ${db}.scores${final ? sql` FINAL` : sql``} PREWHERE project = ${nq.project} AND \`check\` = ${nq.check.name} WHERE ${VERDICTS[nq.check.verdict ?? 'any']})`,
     );
   }
-  if (nq.after !== null) {
-    const before = desc ? sql`${key} < ${nq.after.key}` : sql`${key} > ${nq.after.key}`;
-    parts.push(sql`(${before} OR (${key} = ${nq.after.key} AND unit_id > ${nq.after.unit_id}))`);
-  }
   const extra = parts.length > 0 ? sql` AND ${joinSql(parts, ' AND ')}` : sql``;
-  // A text search first narrows to the units some row of which has the words (a scan without
-  // FINAL, in parallel), so that FINAL merges only their rows; WHERE then re-checks the latest.
-  const narrowed = nq.words.length > 0 ? sql` PREWHERE unit_id IN (SELECT unit_id FROM ${db}.units WHERE project = ${nq.project} AND ${joinSql(contentConditions(nq), ' AND ')})` : sql``;
-  return sql`SELECT ${ROW_SELECT}, ${key} AS sort_key FROM ${db}.units FINAL${narrowed}${where(nq.conditions)}${extra} ORDER BY sort_key ${desc ? sql`DESC` : sql`ASC`}, unit_id LIMIT ${nq.limit}`;
+  return sql`${where(nq.conditions)}${extra}`;
+}
+
+const orderSql = (nq: NormalizedExplore): SqlFragment => sql`ORDER BY sort_key ${nq.order === 'desc' ? sql`DESC` : sql`ASC`}, unit_id`;
+
+/**
+ * Candidates: the first `k` rows in page order among every stored row (any revision) that
+ * matches. A scan without FINAL runs on every core and reads only the filter columns; FINAL over
+ * the whole table (one merge stream on 18.16) took seconds at a million units.
+ */
+export function candidatesSql(db: SqlFragment, nq: NormalizedExplore, after: Position | null, k: number): SqlFragment {
+  return sql`SELECT unit_id, ${SORT_KEYS[nq.sort]} AS sort_key FROM ${db}.units${filtersSql(db, nq, after, false)} ${orderSql(nq)} LIMIT ${k}`;
+}
+
+/** The latest revision of the candidates, filtered again: what the page may show of them. */
+export function exploreSql(db: SqlFragment, nq: NormalizedExplore, ids: readonly string[], after: Position | null): SqlFragment {
+  const list = joinSql(
+    ids.map((id) => sql`${id}`),
+    ', ',
+  );
+  return sql`SELECT ${ROW_SELECT}, ${SORT_KEYS[nq.sort]} AS sort_key FROM ${db}.units FINAL PREWHERE unit_id IN (${list})${filtersSql(db, nq, after, true)} ${orderSql(nq)} LIMIT ${nq.limit}`;
+}
+
+const num = (v: unknown): number => Number(v);
+/** `a` sorts at or before `b` in the page order. */
+function atOrBefore(nq: NormalizedExplore, a: Position, b: Position): boolean {
+  if (a.key !== b.key) return nq.order === 'desc' ? a.key > b.key : a.key < b.key;
+  return a.unit_id <= b.unit_id;
+}
+
+/**
+ * A page in two steps: candidates from the rows of any revision, then the latest revision of
+ * those, re-filtered. Every unit whose latest revision belongs on the page before the last
+ * candidate is a candidate, so the rows up to it are exact; when superseded revisions crowded
+ * the candidates out of a full page, the next round starts after the last candidate.
+ */
+async function explorePage(connection: ClickHouseConnection, nq: NormalizedExplore): Promise<Record<string, unknown>[]> {
+  const k = nq.limit * 2 + 20;
+  const out: Record<string, unknown>[] = [];
+  let after: Position | null = nq.after;
+  for (;;) {
+    const candidates = await connection.select('exploreCandidates', candidatesSql(connection.db, nq, after, k));
+    if (candidates.length === 0) return out;
+    const last = candidates[candidates.length - 1];
+    const boundary: Position = { key: num(last.sort_key), unit_id: String(last.unit_id) };
+    const ids = [...new Set(candidates.map((c) => String(c.unit_id)))];
+    const rows = await connection.select('exploreUnits', exploreSql(connection.db, { ...nq, limit: nq.limit - out.length }, ids, after));
+    const complete = candidates.length < k;
+    for (const r of rows) if (complete || atOrBefore(nq, { key: num(r.sort_key), unit_id: String(r.unit_id) }, boundary)) out.push(r);
+    if (complete || out.length >= nq.limit) return out.slice(0, nq.limit);
+    after = boundary;
+  }
 }
 
 /** The rows of a page with their latest scores as badges. */
 export async function exploreClickHouse(connection: ClickHouseConnection, nq: NormalizedExplore): Promise<ExploreRow[]> {
   const db = connection.db;
-  const rows = await connection.select('exploreUnits', exploreSql(db, nq));
+  const rows = await explorePage(connection, nq);
   if (rows.length === 0) return [];
   const ids = joinSql(
     rows.map((r) => sql`${String(r.unit_id)}`),

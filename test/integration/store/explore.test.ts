@@ -169,6 +169,15 @@ describe.each(stores)('explorer listing: %s', (_label, create) => {
     expect(ids(await store.exploreUnits({ project, text: 'second' }))).toEqual(['rev-1']);
     expect(ids(await store.exploreUnits({ project, agent: 'reviser' }))).toEqual([]);
   });
+
+  it('finds a page past many superseded revisions that matched the filters', async () => {
+    const stale = Array.from({ length: 25 }, (_, i) => makeUnit({ unit_id: `crowd-${String(i).padStart(2, '0')}`, project, agent_name: 'crowd', end_time_ms: T0 + 100 + i }));
+    await store.writeUnits(stale);
+    await store.writeUnits(stale.map((u) => ({ ...u, agent_name: 'moved', assembled_at_ms: u.assembled_at_ms + 1 })));
+    await store.writeUnits([makeUnit({ unit_id: 'crowd-real', project, agent_name: 'crowd', end_time_ms: T0 - 1 })]);
+    expect(ids(await store.exploreUnits({ project, agent: 'crowd', limit: 1 }))).toEqual(['crowd-real']);
+    expect(ids(await store.exploreUnits({ project, agent: 'moved', limit: 2 }))).toEqual(['crowd-24', 'crowd-23']);
+  });
 });
 
 describe('the search text of units stored before it', () => {

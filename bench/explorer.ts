@@ -39,9 +39,9 @@ const CASES: Case[] = [
   { name: 'common word ("refund")', kind: 'search', query: { text: 'refund', limit: 50 } },
   { name: 'rare: one order ("order 777777")', kind: 'search', query: { text: `order ${Math.floor(UNITS * 0.777)}`, limit: 50 } },
   { name: 'no match ("zanzibar")', kind: 'search', query: { text: 'zanzibar', limit: 50 } },
-  { name: 'two words + agent ("refund approved")', kind: 'search', query: { text: 'refund approved', agent: 'support-agent', limit: 50 } },
+  { name: 'two words + environment ("refund delivered")', kind: 'search', query: { text: 'refund delivered', environment: 'prod', limit: 50 } },
 ];
-const HTTP_CASES = ['/api/v1/units?limit=50', '/api/v1/units?q=refund&limit=50', '/api/v1/sessions?agent=returns-agent&limit=50'];
+const HTTP_CASES = ['/api/v1/units?limit=50', '/api/v1/units?q=refund&limit=50', '/api/v1/sessions?agent=billing-agent&limit=50'];
 
 const pct = (xs: number[], p: number): number => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil(p * xs.length) - 1)];
 const ms = (x: number): string => `${x.toFixed(x < 10 ? 1 : 0)} ms`;

@@ -45,13 +45,16 @@ function afterSql(nq: NormalizedExplore, after: Position | null): SqlFragment[] 
   return [sql`(${beyond} OR (${key} = ${after.key} AND unit_id > ${after.unit_id}))`];
 }
 
-/** The filters; `final` reads scores merged (each key's latest row), else any row of them. */
-function filtersSql(db: SqlFragment, nq: NormalizedExplore, after: Position | null, final: boolean): SqlFragment {
+/**
+ * The filters. With `ids` (the candidates) the check's scores are read merged (FINAL: each key's
+ * latest row), and only those of the candidates; without, any row of them (a superset).
+ */
+function filtersSql(db: SqlFragment, nq: NormalizedExplore, after: Position | null, ids: SqlFragment | null): SqlFragment {
   const parts: SqlFragment[] = [...contentConditions(nq), ...afterSql(nq, after)];
   if (nq.check !== null) {
-    parts.push(
-      sql`unit_id IN (SELECT unit_id FROM ${db}.scores${final ? sql` FINAL` : sql``} PREWHERE project = ${nq.project} AND \`check\` = ${nq.check.name} WHERE ${VERDICTS[nq.check.verdict ?? 'any']})`,
-    );
+    const scores = ids === null ? sql`${db}.scores` : sql`${db}.scores FINAL`;
+    const only = ids === null ? sql`` : sql` AND unit_id IN (${ids})`;
+    parts.push(sql`unit_id IN (SELECT unit_id FROM ${scores} PREWHERE project = ${nq.project} AND \`check\` = ${nq.check.name}${only} WHERE ${VERDICTS[nq.check.verdict ?? 'any']})`);
   }
   const extra = parts.length > 0 ? sql` AND ${joinSql(parts, ' AND ')}` : sql``;
   return sql`${where(nq.conditions)}${extra}`;
@@ -65,7 +68,7 @@ const orderSql = (nq: NormalizedExplore): SqlFragment => sql`ORDER BY sort_key $
  * the whole table (one merge stream on 18.16) took seconds at a million units.
  */
 export function candidatesSql(db: SqlFragment, nq: NormalizedExplore, after: Position | null, k: number): SqlFragment {
-  return sql`SELECT unit_id, ${SORT_KEYS[nq.sort]} AS sort_key FROM ${db}.units${filtersSql(db, nq, after, false)} ${orderSql(nq)} LIMIT ${k}`;
+  return sql`SELECT unit_id, ${SORT_KEYS[nq.sort]} AS sort_key FROM ${db}.units${filtersSql(db, nq, after, null)} ${orderSql(nq)} LIMIT ${k}`;
 }
 
 /** The latest revision of the candidates, filtered again: what the page may show of them. */
@@ -74,7 +77,7 @@ export function exploreSql(db: SqlFragment, nq: NormalizedExplore, ids: readonly
     ids.map((id) => sql`${id}`),
     ', ',
   );
-  return sql`SELECT ${ROW_SELECT}, ${SORT_KEYS[nq.sort]} AS sort_key FROM ${db}.units FINAL PREWHERE unit_id IN (${list})${filtersSql(db, nq, after, true)} ${orderSql(nq)} LIMIT ${nq.limit}`;
+  return sql`SELECT ${ROW_SELECT}, ${SORT_KEYS[nq.sort]} AS sort_key FROM ${db}.units FINAL PREWHERE unit_id IN (${list})${filtersSql(db, nq, after, list)} ${orderSql(nq)} LIMIT ${nq.limit}`;
 }
 
 const num = (v: unknown): number => Number(v);

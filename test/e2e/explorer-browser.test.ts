@@ -62,7 +62,7 @@ describe.each(MODES)('the explorer in a browser: $key', (mode) => {
     await mode.drop();
   });
 
-  const rows = () => browser.page.locator('tr[data-unit]').evaluateAll((els) => els.map((e) => e.getAttribute('data-unit')));
+  const rows = () => browser.page.locator('tr[data-unit]').evaluateAll((els) => els.map((e) => (e as unknown as { getAttribute(name: string): string | null }).getAttribute('data-unit')));
 
   it('lists, searches, filters by a verdict and sorts, each kept in the URL', async () => {
     const { page } = browser;

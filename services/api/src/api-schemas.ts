@@ -55,7 +55,6 @@ export const UnitSummaryOutSchema = z.object({
   start_time: z.string(),
   end_time: z.string(),
 });
-export const UnitsPageSchema = z.object({ units: z.array(UnitSummaryOutSchema), count: z.number().int(), next_cursor: z.string().nullable() });
 
 const Interval = z.tuple([z.number().nullable(), z.number().nullable()]);
 

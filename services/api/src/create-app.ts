@@ -10,6 +10,7 @@ import { alertRoutes } from './alert-routes.ts';
 import { keyAuth, type ApiAccess } from './key-auth.ts';
 import { keyRoutes } from './key-routes.ts';
 import { listingRoutes } from './listing-routes.ts';
+import { explorerRoutes } from './explorer-routes.ts';
 import { metricsRoute } from './metrics-route.ts';
 import { monitoringRoutes } from './monitoring-routes.ts';
 import { metricRoutes } from './metric-routes.ts';
@@ -111,6 +112,7 @@ export function createApp(deps: ApiDeps): Hono<ApiEnv> {
   const checkNames = createCheckNames({ store: deps.store, log, createRegistry });
   const plans = createPlanSource({ store: deps.store, log, catalog: deps.checks ?? null });
   listingRoutes(app, routes, deps.store);
+  explorerRoutes(app, routes, deps.store);
   monitoringRoutes(app, routes, deps.store, now, checkNames);
   metricRoutes(app, routes, deps.store, now);
   stepMetricRoutes(app, routes, deps.store, now);

@@ -34,7 +34,6 @@ const TimeMs = z.number().min(-MAX_TIME_MS).max(MAX_TIME_MS);
 const Text = z.string().max(500);
 
 export const ScoreCursorSchema = z.object({ created_at_ms: TimeMs, unit_id: Text, check: Text, check_version: Text }).strict();
-export const UnitCursorSchema = z.object({ end_time_ms: TimeMs, unit_id: Text }).strict();
 
 /** The cursor of the page after `rows` (a full page), else null. */
 export function nextScoreCursor(rows: readonly { created_at_ms: number; unit_id: string; check: string; check_version: string }[], limit: number): string | null {

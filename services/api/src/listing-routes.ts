@@ -1,11 +1,11 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import type { Score } from '../../../shared/contracts/schemas/index.ts';
-import type { Store, UnitRevision, UnitSummary } from '../../../shared/adapters/store/index.ts';
+import type { Store, UnitRevision } from '../../../shared/adapters/store/index.ts';
 import type { RouteSpec } from './api-spec.ts';
 import { ErrorSchema } from './api-spec.ts';
-import { ScoresPageSchema, UnitRevisionsSchema, UnitWithScoresSchema, UnitsPageSchema } from './api-schemas.ts';
-import { ScoreCursorSchema, UnitCursorSchema, cursorParam, encodeCursor, nextScoreCursor } from './cursor.ts';
+import { ScoresPageSchema, UnitRevisionsSchema, UnitWithScoresSchema } from './api-schemas.ts';
+import { ScoreCursorSchema, cursorParam, nextScoreCursor } from './cursor.ts';
 import { BooleanParam, TimeRangeParams, UnitFilterParams, toScoreFilters } from './query-params.ts';
 import { addRoute, type ApiEnv } from './route.ts';
 import { diagnoseUnit } from '../../../shared/engines/diagnose/index.ts';
@@ -30,8 +30,6 @@ export function presentScore(s: Score) {
   return { ...s, project: s.project ?? 'default', unit_revision: s.unit_revision ?? 1, created_at: iso(s.created_at_ms), unit_end_time: iso(s.unit_end_time_ms) };
 }
 
-const presentUnitSummary = (u: UnitSummary) => ({ ...u, start_time: iso(u.start_time_ms), end_time: iso(u.end_time_ms) });
-
 const ScoresQuerySchema = z
   .object({
     check: z.string().min(1).max(200).optional(),
@@ -45,16 +43,7 @@ const ScoresQuerySchema = z
   })
   .strict();
 
-const UnitsQuerySchema = z
-  .object({
-    ...UnitFilterParams,
-    kind: z.enum(['trace', 'session']).optional().describe('alias of unit_kind'),
-    conversation_id: z.string().max(500).optional(),
-    ...TimeRangeParams,
-    limit: PageLimitParam,
-    cursor: cursorParam(UnitCursorSchema).optional().describe('next_cursor of the previous page'),
-  })
-  .strict();
+// GET /api/v1/units (the listing) is the explorer's: explorer-routes.ts.
 
 const UnitIdParams = z.object({ unitId: z.string().min(1).max(500) });
 const UnitQuerySchema = z.object({ revision: z.coerce.number().int().min(1).max(1_000_000).optional().describe('a revision of the unit (default: the latest)') }).strict();
@@ -101,40 +90,6 @@ export function listingRoutes(app: Hono<ApiEnv>, routes: RouteSpec[], store: Sto
       });
       const next = nextScoreCursor(scores, q.limit);
       return { status: 200, body: { scores: scores.map(presentScore), count: scores.length, next_cursor: next } };
-    },
-  );
-
-  addRoute(
-    app,
-    routes,
-    {
-      method: 'get',
-      path: '/api/v1/units',
-      tag: 'units',
-      role: 'read',
-      summary: 'Units without their dialog, newest first by end time, filtered and paged. `from`/`to` bound the end time.',
-      query: UnitsQuerySchema,
-      responses: { 200: { description: 'a page of units', schema: UnitsPageSchema } },
-    },
-    async (c, { query: q }) => {
-      const f = toScoreFilters(q);
-      const kind = q.unit_kind ?? q.kind;
-      const units = await store.listUnits({
-        project: c.get('project'),
-        limit: q.limit,
-        ...(f.agent !== undefined ? { agent: f.agent } : {}),
-        ...(f.agentVersion !== undefined ? { agentVersion: f.agentVersion } : {}),
-        ...(f.environment !== undefined ? { environment: f.environment } : {}),
-        ...(f.service !== undefined ? { service: f.service } : {}),
-        ...(kind !== undefined ? { unitKind: kind } : {}),
-        ...(q.conversation_id !== undefined ? { conversationId: q.conversation_id } : {}),
-        ...(q.from !== undefined ? { fromMs: q.from } : {}),
-        ...(q.to !== undefined ? { toMs: q.to } : {}),
-        ...(q.cursor !== undefined ? { after: q.cursor } : {}),
-      });
-      const last = units.at(-1);
-      const next = last && units.length === q.limit ? encodeCursor({ end_time_ms: last.end_time_ms, unit_id: last.unit_id }) : null;
-      return { status: 200, body: { units: units.map(presentUnitSummary), count: units.length, next_cursor: next } };
     },
   );
 

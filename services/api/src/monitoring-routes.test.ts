@@ -188,6 +188,7 @@ describe('projects and the document', () => {
       '/api/v1/scores',
       '/api/v1/scoring-plan',
       '/api/v1/series',
+      '/api/v1/sessions',
       '/api/v1/simulations/{id}',
       '/api/v1/units',
       '/api/v1/units/{unitId}',

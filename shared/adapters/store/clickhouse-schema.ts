@@ -174,6 +174,8 @@ export const ADDED_COLUMNS: readonly { table: 'scores' | 'units'; column: string
   ...UNIT_METRIC_COLUMNS.map((column) => ({ table: 'units' as const, column, type: column === 'errored' ? 'Nullable(UInt8)' : 'Nullable(Float64)' })),
   // The steps as text (stepFigures in unit-metric-columns.ts); empty for units stored before them.
   { table: 'units', column: 'step_figures', type: "String DEFAULT ''" },
+  // The explorer's search text (issue 34); units stored before it are searched in their lower-cased JSON.
+  { table: 'units', column: 'search_text', type: 'String DEFAULT lowerUTF8(unit_json)' },
 ];
 
 export function addColumnSql(opts: SchemaOptions, added: (typeof ADDED_COLUMNS)[number]): string {

@@ -17,6 +17,8 @@ import { idChunks } from './id-chunks.ts';
 import { joinSql, sql, sqlIdentifier, type SqlFragment } from './sql-quote.ts';
 import { removeOlderThanClickHouse, tableBytesClickHouse } from './clickhouse-retention.ts';
 import type { RetentionCut } from './retention.ts';
+import { normalizeExplore, type ExploreQuery } from './explore.ts';
+import { exploreClickHouse } from './explore-clickhouse.ts';
 
 export interface ClickHouseStoreOptions {
   /** One HTTP URL, or the replicas of a cluster separated by commas (used in turn: failover). */
@@ -235,6 +237,13 @@ FROM ${db}.scores FINAL${scoreFilters(nq.conditions)} GROUP BY check_name, t${sp
         sql`SELECT ${UNIT_SUMMARY_SELECT} FROM ${db}.units FINAL${where(nq.conditions)} ORDER BY end_time_ms DESC, unit_id LIMIT ${nq.limit}`,
       );
       return rows.map(rowToUnitSummary);
+    },
+
+    async exploreUnits(query: ExploreQuery) {
+      const nq = normalizeExplore(query);
+      if (nq.empty) return [];
+      await migrate();
+      return exploreClickHouse(connection, nq);
     },
 
     async putDoc(doc: StoredDoc) {

@@ -1,6 +1,7 @@
 import type { RetentionCut } from './retention.ts';
 import type { MetricValueCount, MetricValuesQuery, UnitMetricQuery, UnitMetricRow } from './unit-metrics.ts';
 import type { StepMetricQuery } from './step-metrics.ts';
+import type { ExploreQuery, ExploreRow } from './explore.ts';
 import type { Score, Unit } from '../../contracts/schemas/index.ts';
 import type { Component } from '../../runtime/lifecycle/index.ts';
 
@@ -78,6 +79,11 @@ export interface Store extends Component, QueryStore {
   metricValues(query: MetricValuesQuery): Promise<MetricValueCount[]>;
   /** A metric of steps (tool executions or model calls) across units, per bucket and tool or model name: `units` counts the steps. */
   stepMetrics(query: StepMetricQuery): Promise<UnitMetricRow[]>;
+  /**
+   * The explorer (issue 34): a project's units filtered, searched and sorted (then by unit id), a
+   * page after `after`, each with its latest scores as badges. See explore.ts for every filter.
+   */
+  exploreUnits(query: ExploreQuery): Promise<ExploreRow[]>;
   /** Bytes the store's engine holds in this process's memory (DuckDB's buffer pool); absent for a server. */
   memoryBytes?(): Promise<number>;
   /** Removes what `cut` names (retention, see retention.ts); returns once the removal is started (ClickHouse) or done (DuckDB). */

@@ -64,6 +64,7 @@ export const UNIT_COLUMN_TYPES: readonly Column[] = [
   // Step figures (issue 26); null for units stored before them.
   ...UNIT_METRIC_COLUMNS.map((name) => c(name, name === 'errored' ? 'INTEGER' : 'DOUBLE', true)),
   c('step_figures', 'VARCHAR', true),
+  c('search_text', 'VARCHAR', true),
 ];
 
 if (SCORE_COLUMNS.map((x) => x.name).join() !== SCORE_FIELDS.join() || UNIT_COLUMN_TYPES.map((x) => x.name).join() !== UNIT_COLUMNS.join()) {
@@ -124,7 +125,13 @@ const ADD_PROJECT_COLUMNS = [
   // Files written before step figures (issue 26): their units have none.
   ...UNIT_METRIC_COLUMNS.map((name) => `ALTER TABLE units ADD COLUMN IF NOT EXISTS ${name} ${name === 'errored' ? 'INTEGER' : 'DOUBLE'}`),
   `ALTER TABLE units ADD COLUMN IF NOT EXISTS step_figures VARCHAR`,
+  // The explorer's search text (issue 34); filled for earlier units by SEARCH_TEXT_BACKFILL.
+  `ALTER TABLE units ADD COLUMN IF NOT EXISTS search_text VARCHAR`,
 ];
+
+// Units stored before the search text are searched in their lower-cased JSON (dialog and all).
+const SEARCH_TEXT_BACKFILL = `UPDATE units SET search_text = lower(CASE WHEN r.unit_json <> '' THEN r.unit_json ELSE units.unit_json END)
+FROM unit_revisions r WHERE units.search_text IS NULL AND r.unit_id = units.unit_id AND r.revision = units.revision`;
 
 // Run once, when the history tables are created in a file that already holds units and scores:
 // they become revision 1 (their hashes are computed from the JSON when first needed).
@@ -174,6 +181,7 @@ export async function migrateDuckDb(c: DuckDBConnection, log: Logger): Promise<v
     await c.run(SCORE_REVISIONS_DDL);
     if (copyLegacy) for (const statement of COPY_LEGACY) await c.run(statement);
   });
+  await c.run(SEARCH_TEXT_BACKFILL);
   await dropPrimaryKeys(c, log, { units: UNITS_DDL, scores: SCORES_DDL, unit_revisions: UNIT_REVISIONS_DDL, score_revisions: SCORE_REVISIONS_DDL });
   // Staging tables of earlier versions (temporary, so only within this connection) are rebuilt.
   await c.run(`DROP TABLE IF EXISTS temp.${UNITS_STAGING}`);

@@ -21,6 +21,8 @@ import { writeScoredUnitsWith } from './scored-unit-write.ts';
 import { removeOlderThanDuckDb, tableBytesDuckDb } from './duckdb-retention.ts';
 import { createStoredUnitIds, readIfStored, type StoredUnitIds } from './stored-unit-ids.ts';
 import type { RetentionCut } from './retention.ts';
+import { exploreFields, normalizeExplore, rowToBadge, type ExploreQuery, type ScoreBadge } from './explore.ts';
+import { exploreDuckDbSql, exploreScoresDuckDbSql } from './explore-duckdb.ts';
 
 export interface DuckDbStoreOptions {
   /** A file path (its directory is created if missing) or `:memory:`. */
@@ -324,6 +326,20 @@ FROM scores${w.sql} GROUP BY 1, 2${split ? ', 3, 4' : ''} ORDER BY 1, 2${split ?
       await ensureMigrated();
       const rows = await serialized('listUnits', async (c) => (await c.runAndReadAll(sqlText, w.values)).getRowObjectsJS());
       return rows.map(rowToUnitSummary);
+    },
+
+    async exploreUnits(query: ExploreQuery) {
+      const nq = normalizeExplore(query);
+      if (nq.empty) return [];
+      const page = exploreDuckDbSql(nq);
+      await ensureMigrated();
+      const rows = await serialized('exploreUnits', async (c) => (await c.runAndReadAll(page.sql, page.values)).getRowObjectsJS());
+      if (rows.length === 0) return [];
+      const scores = exploreScoresDuckDbSql(nq.project, rows.map((r) => (r.unit_id as string)));
+      const scoreRows = await serialized('exploreScores', async (c) => (await c.runAndReadAll(scores.sql, scores.values)).getRowObjectsJS());
+      const badges = new Map<string, ScoreBadge[]>();
+      for (const r of scoreRows) badges.set((r.unit_id as string), [...(badges.get((r.unit_id as string)) ?? []), rowToBadge(r)]);
+      return rows.map((r) => ({ ...rowToUnitSummary(r), ...exploreFields(r), scores: badges.get((r.unit_id as string)) ?? [] }));
     },
 
     async putDoc(doc: StoredDoc) {

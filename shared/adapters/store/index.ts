@@ -19,6 +19,8 @@ export type {
 } from './contract.ts';
 export { DEFAULT_PROJECT } from './conditions.ts';
 export { MAX_UNIT_IDS_PER_QUERY } from './rows.ts';
+export { EXPLORE_SORTS, EXPLORE_VERDICTS, MAX_SEARCH_WORDS } from './explore.ts';
+export type { ExploreCursor, ExploreQuery, ExploreRow, ExploreSort, ExploreVerdict, ScoreBadge } from './explore.ts';
 export { MAX_DOC_BYTES } from './monitoring-rows.ts';
 export { createClickHouseStore } from './clickhouse-store.ts';
 export type { ClickHouseStoreOptions } from './clickhouse-store.ts';

@@ -7,8 +7,8 @@ import { toWellFormed } from './sql-quote.ts';
 // Row conversions of the monitoring queries, shared by both stores: drivers hand back bigints
 // (DuckDB) or numbers and 0/1 (ClickHouse); both come out as the contract's plain types.
 
-/** The units table's columns but the dialog and the assembly time: what a listing shows. */
-export const UNIT_SUMMARY_COLUMNS = UNIT_COLUMNS.filter((c) => c !== 'unit_json' && c !== 'assembled_at_ms');
+/** The units table's columns but the dialog, its search text and the assembly time: what a listing shows. */
+export const UNIT_SUMMARY_COLUMNS = UNIT_COLUMNS.filter((c) => c !== 'unit_json' && c !== 'search_text' && c !== 'assembled_at_ms');
 
 const DEFAULT_DOC_LIMIT = 1000;
 /** A document body is configuration or history: anything larger is a mistake or an attack. */

@@ -4,6 +4,7 @@ import { ScoreSchema, UnitSchema, isCheckedUnit, type Score, type Unit } from '.
 import type { ScoreQuery } from './contract.ts';
 import { DEFAULT_PROJECT, listLimit, scoreCursorCondition, scoreFilterConditions, timeBounds, timeConditions, type Condition } from './conditions.ts';
 import { toWellFormed } from './sql-quote.ts';
+import { searchText } from './explore.ts';
 import { stepFigures, UNIT_METRIC_COLUMNS, unitMetricValues } from './unit-metric-columns.ts';
 
 // Row shapes shared by the ClickHouse and DuckDB stores: both keep the same columns, so the
@@ -32,6 +33,8 @@ export const UNIT_COLUMNS = [
   ...UNIT_METRIC_COLUMNS,
   // The steps as text both stores split (stepFigures); empty for units stored before them.
   'step_figures',
+  // What the explorer's free-text search reads (searchText in explore.ts).
+  'search_text',
 ] as const;
 
 export type ScoreRow = Record<keyof Score, string | number | boolean | null>;
@@ -154,6 +157,7 @@ export function unitToRow(input: Unit): UnitRow {
     project,
     ...unitMetricValues(u),
     step_figures: stepFigures(u),
+    search_text: searchText(u),
   };
 }
 

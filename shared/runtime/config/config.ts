@@ -248,10 +248,7 @@ export interface Config {
   simulationWaitMs: number;
   /** JSON Lines of user check definitions (as `tracecheck checks upload --out` writes them). */
   checkDefinitionsFile: string | null;
-  /**
-   * Users' code checks: processes per language (TypeScript/JavaScript, Python), each running one
-   * evaluation at a time, and the OS data limit of each TypeScript/JavaScript one.
-   */
+  /** Users' code checks: processes per language and project, in all, and each JS one's OS data limit. */
   sandbox: { processes: number; totalProcesses: number; memoryMb: number };
   /** Units one scorer scores at once. */
   scorerConcurrency: number;

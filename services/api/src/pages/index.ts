@@ -12,6 +12,7 @@ import { overviewPage } from './overview-page.ts';
 import type { PageDeps } from './page-deps.ts';
 import { unitPage } from './unit-page.ts';
 import { receivePage } from './receive-page.ts';
+import { sessionsPage, unitsPage } from './explorer-page.ts';
 import { reviewPage, reviewQueuesPage } from './review-page.ts';
 import { REVIEW_SCRIPT } from './review-script.ts';
 import { REFRESH_SCRIPT } from './refresh-script.ts';
@@ -19,7 +20,7 @@ import { MONITOR_SCRIPT } from './monitor-script.ts';
 
 export type { CheckCatalog, PageDeps } from './page-deps.ts';
 
-const PAGE_PATHS = ['/', '/checks', '/checks/:name', '/units/:id', '/compare', '/alerts', '/review-queues', '/review/:id', '/agents', '/agents/:name', '/receive'] as const;
+const PAGE_PATHS = ['/', '/units', '/sessions', '/checks', '/checks/:name', '/units/:id', '/compare', '/alerts', '/review-queues', '/review/:id', '/agents', '/agents/:name', '/receive'] as const;
 
 /** The dashboard: server-rendered pages over the same query functions as the JSON API. */
 export function dashboardRoutes(app: Hono<ApiEnv>, deps: PageDeps, access: ApiAccess | undefined): void {
@@ -48,6 +49,8 @@ export function dashboardRoutes(app: Hono<ApiEnv>, deps: PageDeps, access: ApiAc
   app.get('/', (c) => overviewPage(c, deps));
   app.get('/checks', (c) => checksPage(c, deps));
   app.get('/checks/:name', (c) => checkPage(c, deps));
+  app.get('/units', (c) => unitsPage(c, deps));
+  app.get('/sessions', (c) => sessionsPage(c, deps));
   app.get('/units/:id', (c) => unitPage(c, deps));
   app.get('/compare', (c) => comparePage(c, deps));
   app.get('/alerts', (c) => alertsPage(c, deps));

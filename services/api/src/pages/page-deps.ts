@@ -38,6 +38,9 @@ export interface PageDeps {
 
 const NAV = [
   ['overview', '/', 'Overview'],
+  // The explorer (issue 34).
+  ['units', '/units', 'Units'],
+  ['sessions', '/sessions', 'Sessions'],
   ['agents', '/agents', 'Agents'],
   ['checks', '/checks', 'Checks'],
   ['compare', '/compare', 'Compare'],

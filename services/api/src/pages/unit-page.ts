@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import type { ChatMessage, Score, Unit } from '../../../../shared/contracts/schemas/index.ts';
 import type { ApiEnv } from '../route.ts';
-import { checkHref, num, unitCostText, unitHref, utc } from './format.ts';
+import { checkHref, num, unitCostText, unitHref, utc, withQuery } from './format.ts';
 import { h, type Html } from './html.ts';
 import { layout, problemPage, sendPage, type PageDeps } from './page-deps.ts';
 import { agentGraph, timeline } from './unit-timeline.ts';
@@ -61,6 +61,15 @@ ${s.explanation ? h`<div class="expl" data-explanation>${s.explanation}</div>` :
 ${s.error ? h`<div class="expl"><strong>${s.status === 'not_run' ? 'Not run' : 'Error'}:</strong> ${s.error}</div>` : null}</div>`;
 }
 
+/** Back into the explorer (issue 34): this unit's neighbours by agent, version and conversation. */
+function explorerLinks(u: Unit): Html {
+  const links: Html[] = [];
+  if (u.agent_name !== null) links.push(h`<a href="${withQuery('/units', { agent: u.agent_name })}" data-explorer-link="agent">runs of ${u.agent_name}</a>`);
+  if (u.agent_name !== null && u.agent_version !== null) links.push(h`<a href="${withQuery('/units', { agent: u.agent_name, agent_version: u.agent_version })}" data-explorer-link="version">of version ${u.agent_version}</a>`);
+  if (u.conversation_id !== null) links.push(h`<a href="${withQuery('/units', { conversation_id: u.conversation_id })}" data-explorer-link="conversation">the conversation's units</a>`);
+  return links.length === 0 ? h`` : h`<p class="muted" data-explorer-links>In the explorer: ${links.map((l, i) => h`${i > 0 ? ' · ' : ''}${l}`)}</p>`;
+}
+
 export async function unitPage(c: Context<ApiEnv>, deps: PageDeps): Promise<Response> {
   const raw = c.req.param('id') ?? '';
   const id = /^[0-9A-F]{32}$/.test(raw) ? raw.toLowerCase() : raw;
@@ -87,7 +96,7 @@ export async function unitPage(c: Context<ApiEnv>, deps: PageDeps): Promise<Resp
     ['revision', String(shown.revision)],
   ];
   const failed = scores.filter((s) => s.status === 'ok' && s.passed === false).length;
-  const body = h`<p class="muted"><a href="/">Overview</a> › unit</p>
+  const body = h`<p class="muted"><a href="/">Overview</a> › <a href="${unit.kind === 'session' ? '/sessions' : '/units'}" data-explorer-back>${unit.kind === 'session' ? 'Sessions' : 'Units'}</a> › unit</p>
 <h1>${unit.kind === 'session' ? 'Session' : 'Trace'} <code>${unit.unit_id}</code></h1>
 <p class="sub">${unit.agent_name ?? 'unknown agent'} ${unit.agent_version ?? ''} · ${scores.length} scores, ${failed} failing${unit.truncated ? h` · <span class="badge error">truncated</span>` : null}</p>
 ${diagnosticsCard(diagnoseUnit(unit))}
@@ -101,6 +110,7 @@ ${unit.steps && unit.steps.length > 0 ? h`<h2>Timeline</h2><div class="card">${t
 <div class="card"><dl class="kv">${meta.map(([k, v]) => h`<dt>${k}</dt><dd>${v ?? '–'}</dd>`)}</dl></div>
 <div class="card" data-scores><strong>Scores</strong>${scores.length === 0 ? await noScoresNote(deps.plans, await deps.registryFor(project), unit, project) : scores.map(scoreCard)}</div>
 </aside></div>
+${explorerLinks(unit)}
 <p class="muted">As JSON: <a href="/api/v1/units/${encodeURIComponent(unit.unit_id)}">/api/v1/units/${unit.unit_id}</a></p>`;
   return sendPage(c, layout(c, { title: `Unit ${unit.unit_id}`, section: 'unit', body }));
 }

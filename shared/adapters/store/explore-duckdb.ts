@@ -1,0 +1,55 @@
+import type { DuckDBValue } from '@duckdb/node-api';
+import { q } from './duckdb-schema.ts';
+import { whereClause } from './duckdb-sql.ts';
+import { EXPLORE_ROW_COLUMNS, type ExploreSort, type ExploreVerdict, type NormalizedExplore } from './explore.ts';
+import { UNIT_SUMMARY_COLUMNS } from './monitoring-rows.ts';
+
+// The explorer's listing on DuckDB: values are bound ($1, …); the SQL text is constants. `units`
+// holds each unit's latest revision only, so no merge is needed. The free-text search is a
+// substring test on `search_text` (lower-cased dialog): DuckDB's fts extension is downloaded on
+// first use, which an offline `tracecheck up` cannot do (measured in docs/benchmarks.md).
+
+const SORT_KEYS: Record<ExploreSort, string> = {
+  time: 'end_time_ms',
+  cost: 'coalesce(cost_usd, -1)',
+  duration: 'coalesce(duration_ms, -1)',
+  tokens: 'coalesce(input_tokens + output_tokens, -1)',
+};
+
+const VERDICTS: Record<ExploreVerdict | 'any', string> = {
+  any: 'true',
+  pass: `status = 'ok' AND passed`,
+  fail: `status = 'ok' AND NOT passed`,
+  error: `status = 'error'`,
+  not_run: `status = 'not_run'`,
+};
+
+const ROW_SELECT = [...UNIT_SUMMARY_COLUMNS, ...EXPLORE_ROW_COLUMNS].map(q).join(', ');
+
+export function exploreDuckDbSql(nq: NormalizedExplore): { sql: string; values: DuckDBValue[] } {
+  const w = whereClause(nq.conditions);
+  const key = SORT_KEYS[nq.sort];
+  const desc = nq.order === 'desc';
+  const parts: string[] = nq.words.map((word) => `contains(search_text, ${w.bind(word)})`);
+  if (nq.toolLine !== null) parts.push(`contains(chr(10) || coalesce(step_figures, ''), ${w.bind(nq.toolLine)})`);
+  if (nq.model !== null) parts.push(`(model = ${w.bind(nq.model.name)} OR contains(chr(10) || coalesce(step_figures, ''), ${w.bind(nq.model.line)}))`);
+  if (nq.check !== null) {
+    parts.push(`unit_id IN (SELECT unit_id FROM scores WHERE project = ${w.bind(nq.project)} AND "check" = ${w.bind(nq.check.name)} AND ${VERDICTS[nq.check.verdict ?? 'any']})`);
+  }
+  if (nq.after !== null) {
+    const k = w.bind(nq.after.key);
+    parts.push(`(${key} ${desc ? '<' : '>'} ${k} OR (${key} = ${k} AND unit_id > ${w.bind(nq.after.unit_id)}))`);
+  }
+  const extra = parts.map((p) => ` AND ${p}`).join('');
+  const sqlText = `SELECT ${ROW_SELECT}, ${key} AS sort_key FROM units${w.sql}${extra} ORDER BY sort_key ${desc ? 'DESC' : 'ASC'}, unit_id LIMIT ${w.bind(nq.limit)}`;
+  return { sql: sqlText, values: w.values };
+}
+
+export function exploreScoresDuckDbSql(project: string, unitIds: readonly string[]): { sql: string; values: DuckDBValue[] } {
+  const values: DuckDBValue[] = [project, ...unitIds];
+  const list = unitIds.map((_, i) => `$${i + 2}`).join(', ');
+  return {
+    sql: `SELECT unit_id, "check", check_version, status, passed, value FROM scores WHERE project = $1 AND unit_id IN (${list}) ORDER BY unit_id, "check", check_version`,
+    values,
+  };
+}

@@ -20,7 +20,8 @@ interface Param {
 function documentedLimits(markdown: string): { op: string; min: number; max: number; default: number | null }[] {
   return markdown
     .split('\n')
-    .filter((line) => line.startsWith('| `') && /`limit`/.test(line))
+    // Endpoint rows only: a parameter table's own `limit` row belongs to the endpoint above it.
+    .filter((line) => /^\| `(GET|POST) /.test(line) && /`limit`/.test(line))
     .map((line) => {
       const op = /`(GET|POST) (\/api\/[^\s?`]+)/.exec(line);
       const range = /(\d[\d,]*)–(\d[\d,]*)(?:, default (\d[\d,]*))?/.exec(line.slice(line.indexOf('`limit`')));

@@ -192,13 +192,13 @@ for (const mode of MODES) {
       await shot('alerts');
     });
 
-    it('lists the checks with kind, method and whether they run live', async () => {
+    it('lists the checks with kind, method and where the scoring plan runs them', async () => {
       const { page } = browser;
       await page.goto(`${h.pipeline.apiUrl()}/checks`);
       await page.waitForSelector('table[data-checks]');
       const cells = async (name: string) => (await page.locator(`tr[data-check-row="${name}"] td`).allInnerTexts()).slice(1, 5);
-      expect(await cells('loop_guard')).toEqual(['builtin', 'deterministic', 'pass_fail', 'live']);
-      expect(await cells('task_completed')).toEqual(['model', 'model', 'pass_fail', 'live']);
+      expect(await cells('loop_guard')).toEqual(['builtin', 'deterministic', 'pass_fail', 'every trace unit']);
+      expect(await cells('task_completed')).toEqual(['model', 'model', 'pass_fail', 'every trace unit']);
       expect((await cells('toxicity'))[3]).toBe('no');
       await shot('checks');
     });

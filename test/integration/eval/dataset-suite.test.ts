@@ -99,6 +99,8 @@ describe.each(modes)('datasets into eval, and checks try (%s)', (_mode, storeEnv
 
     const suite = join(dir, 'suite');
     expect((await run(datasetsCommand, ['export', 'answered-wrong', '--project', 'calc', '--format', 'llmeval', '--out', suite], env)).code).toBe(0);
+    // The export's own prompt is replaced by this test's, which asks a model that gets one answer wrong.
+    rmSync(join(suite, 'prompts'), { recursive: true, force: true });
     mkdirSync(join(suite, 'prompts'));
     writeFileSync(join(suite, 'prompts', 'calc.yaml'), 'name: calc\nmodel: mock-accurate\nprompt:\n  content: "{question}"\ndefaults: ../tests/answered-wrong.yaml\nmetrics:\n  - exact_match\n');
     writeFileSync(join(suite, 'llmeval.yaml'), 'prompts: prompts/*.yaml\ncache: false\noutput: runs\n');

@@ -7,7 +7,7 @@ import type { Component } from '../../runtime/lifecycle/index.ts';
 
 export interface ScoreQuery extends ScoreFilters {
   unitId?: string;
-  /** Any of these units (at most MAX_UNIT_IDS_PER_QUERY); an empty list selects nothing. */
+  /** Any of these units (at most MAX_IDS_PER_QUERY: send them in `idChunks`); an empty list selects nothing. */
   unitIds?: readonly string[];
   /** The scores of this revision of the unit (from the history of revisions); unset: the latest scores. */
   unitRevision?: number;

@@ -1,7 +1,7 @@
 import { PermanentError } from '../../runtime/errors/index.ts';
 
 /** Ids per query, at most: a DuckDB statement's parameters, a ClickHouse query's text (max_query_size, 256 KiB). */
-const MAX_IDS = 500;
+export const MAX_IDS_PER_QUERY = 500;
 const MAX_CHARS = 64 * 1024;
 
 /**
@@ -16,7 +16,7 @@ export function idChunks(unitIds: readonly string[]): string[][] {
     if (typeof id !== 'string') throw new PermanentError('unit ids must be strings');
     // Quoted, a character may take a few (an escape, a UTF-8 sequence in ClickHouse's text).
     const cost = 4 * id.length + 4;
-    if (chunk.length > 0 && (chunk.length >= MAX_IDS || chars + cost > MAX_CHARS)) {
+    if (chunk.length > 0 && (chunk.length >= MAX_IDS_PER_QUERY || chars + cost > MAX_CHARS)) {
       chunks.push(chunk);
       chunk = [];
       chars = 0;

@@ -18,7 +18,6 @@ export type {
   ValueCount,
 } from './contract.ts';
 export { DEFAULT_PROJECT } from './conditions.ts';
-export { MAX_UNIT_IDS_PER_QUERY } from './rows.ts';
 export { EXPLORE_SORTS, EXPLORE_VERDICTS, MAX_SEARCH_WORDS } from './explore.ts';
 export type { ExploreCursor, ExploreQuery, ExploreRow, ExploreSort, ExploreVerdict, ScoreBadge } from './explore.ts';
 export { MAX_DOC_BYTES } from './monitoring-rows.ts';

@@ -4,6 +4,7 @@ import { ScoreSchema, UnitSchema, isCheckedUnit, type Score, type Unit } from '.
 import type { ScoreQuery } from './contract.ts';
 import { DEFAULT_PROJECT, listLimit, scoreCursorCondition, scoreFilterConditions, timeBounds, timeConditions, type Condition } from './conditions.ts';
 import { toWellFormed } from './sql-quote.ts';
+import { MAX_IDS_PER_QUERY } from './id-chunks.ts';
 import { searchText } from './explore.ts';
 import { stepFigures, UNIT_METRIC_COLUMNS, unitMetricValues } from './unit-metric-columns.ts';
 
@@ -75,13 +76,10 @@ export function normalizeScoreQuery(q: ScoreQuery): NormalizedScoreQuery {
   return { conditions, empty: none || bounds.empty || endBounds.empty, limit, history: q.unitRevision !== undefined };
 }
 
-/** Unit ids one score query may name: one statement's parameters, and a bounded query text. */
-export const MAX_UNIT_IDS_PER_QUERY = 500;
-
 function unitIdList(ids: readonly unknown[]): string[] {
   if (!Array.isArray(ids)) throw new PermanentError('unitIds must be an array of strings');
   const distinct = [...new Set(ids)];
-  if (distinct.length > MAX_UNIT_IDS_PER_QUERY) throw new PermanentError(`unitIds names ${distinct.length} units; at most ${MAX_UNIT_IDS_PER_QUERY} in one query`);
+  if (distinct.length > MAX_IDS_PER_QUERY) throw new PermanentError(`unitIds names ${distinct.length} units; at most ${MAX_IDS_PER_QUERY} in one query`);
   return distinct.map((id) => {
     if (typeof id !== 'string' || id.length > 1_000) throw new PermanentError('unitIds must be strings of at most 1,000 characters');
     return toWellFormed(id);

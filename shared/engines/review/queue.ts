@@ -1,6 +1,6 @@
 import type { Score } from '../../contracts/schemas/index.ts';
 import type { ScoreQuery, Store } from '../../adapters/store/contract.ts';
-import { MAX_UNIT_IDS_PER_QUERY } from '../../adapters/store/rows.ts';
+import { idChunks } from '../../adapters/store/id-chunks.ts';
 import { isSampled } from '../monitors/monitor.ts';
 import type { ReviewQueue } from './schemas.ts';
 
@@ -34,10 +34,10 @@ export async function queueItems(store: QueueStore, queue: ReviewQueue): Promise
   if (f.attributes && Object.keys(f.attributes).length > 0) matched = await withAttributes(store, queue.project, matched, f.attributes);
   const byUnit = new Map<string, Score>();
   for (const s of matched) if (!byUnit.has(s.unit_id)) byUnit.set(s.unit_id, s);
-  // Units added by id: one query (a queue made before the cap may hold more ids: one per 500).
-  const added = queue.unit_ids.filter((id) => !byUnit.has(id));
-  for (let i = 0; i < added.length; i += MAX_UNIT_IDS_PER_QUERY) {
-    const found = await store.queryScores({ project: queue.project, unitIds: added.slice(i, i + MAX_UNIT_IDS_PER_QUERY), check: f.check, limit: MAX_MATCHED });
+  // Units added by id: one query, in the store's id chunks (a queue made before the cap may hold more
+  // ids, and long ids fill a query's text sooner).
+  for (const ids of idChunks(queue.unit_ids.filter((id) => !byUnit.has(id)))) {
+    const found = await store.queryScores({ project: queue.project, unitIds: ids, check: f.check, limit: MAX_MATCHED });
     // Newest first: the first score of a unit is the one it is reviewed against.
     for (const s of found) if (!byUnit.has(s.unit_id)) byUnit.set(s.unit_id, s);
   }

@@ -9,7 +9,7 @@ import { layout, problemPage, sendPage, type PageDeps } from './page-deps.ts';
 import { duration } from './pipeline-card.ts';
 import { readPipeline } from '../pipeline-status.ts';
 
-// The explorer (issue 34): /units and /sessions list a project's runs newest first, filtered,
+// The explorer: /units and /sessions list a project's runs newest first, filtered,
 // searched and sorted, a page at a time. Every filter lives in the URL (a GET form) under the
 // API's own names, so a page URL and a GET /api/v1/units URL say the same. Everything shown came
 // from a trace, so it goes through `h`.

@@ -27,6 +27,7 @@ import { ALERT_DOC_KINDS } from '../shared/engines/alerts/index.ts';
 import { CHECK_TRY_DOC_KIND, DATASET_DOC_KIND, REVIEW_DOC_KINDS } from '../shared/engines/review/index.ts';
 import { createConsumerLagReporter, createMetrics, createMetricsServer, withJudgeMetrics, type Metrics } from '../shared/kit/metrics/index.ts';
 import { pipelineStatusReporter } from './pipeline-status.ts';
+import { prepareBackfill, type BackfillRequest } from './backfill-job.ts';
 
 export type ServiceName = 'collector' | 'assembler' | 'scorer' | 'api' | 'alerter';
 
@@ -208,6 +209,8 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
       },
       metrics,
       retention: { days: config.retention.days, allowLonger: config.retention.allowLonger },
+      // `tracecheck backfill` runs here while this process holds the embedded store.
+      ...(apiCodeRunner ? { prepareBackfill: (req: BackfillRequest) => prepareBackfill({ store: store!, config, log, judge: scorerJudge, codeRunner: apiCodeRunner }, req) } : {}),
       security: {
         alertTargets: { allow: createAddressMatcher(config.alerter.allowPrivateTargets) },
         trustedProxies: createAddressMatcher(config.trustedProxies),

@@ -1,4 +1,4 @@
-import type { DecodedLogRecord, DecodedResource, DecodedSpan } from '../otlp/types.ts';
+import type { DecodedLogRecord, DecodedResource, DecodedScope, DecodedSpan } from '../otlp/types.ts';
 import { BUILTIN_DETECTORS } from './detectors.ts';
 import { createPseudonyms, createTraceNumberings, type Numbering } from './numbering.ts';
 import { triggersOf } from './prefilter.ts';
@@ -21,6 +21,8 @@ export interface Redactor {
   span(span: DecodedSpan, project: string | undefined): void;
   logRecord(record: DecodedLogRecord, project: string | undefined): void;
   resource(resource: DecodedResource, project: string | undefined): void;
+  /** The instrumentation scope's name and version: free text the sender chooses, stored with every span. */
+  scope(scope: DecodedScope, project: string | undefined): void;
   /** Text outside any trace (rejection reasons answered to the client). */
   text(text: string): string;
 }
@@ -165,6 +167,11 @@ export function createRedactor(options: RedactorOptions): Redactor {
     },
     resource(resource, project) {
       attributes(resource.attributes, scopeOf(undefined, project));
+    },
+    scope(s, project) {
+      const scope = scopeOf(undefined, project);
+      s.name = text(s.name, scope);
+      s.version = text(s.version, scope);
     },
     text(t) {
       return text(t, scopeOf(undefined, undefined));

@@ -102,7 +102,7 @@ export function createRedactor(options: RedactorOptions): Redactor {
         options.onFound(d.kind);
         if (detect) return m;
         rewritten = true;
-        return numbering.placeholder(d.kind, m);
+        return numbering.placeholder(d.kind, d.canonical ? d.canonical(m) : m);
       });
     }
     return out;

@@ -25,6 +25,13 @@ export interface Redactor {
   scope(scope: DecodedScope, project: string | undefined): void;
   /** Text outside any trace (rejection reasons answered to the client). */
   text(text: string): string;
+  /**
+   * A document a request stores beside units (a simulation's dialog), rewritten in place like
+   * unit content: every string at any depth, numbered per `key` (one numbering per document).
+   */
+  document<T>(doc: T, project: string | undefined, key: string): T;
+  /** A simulation id as the collector writes it in a span's `tracecheck.simulation.id`, so that the two still meet. */
+  identifier(id: string, project: string | undefined): string;
 }
 
 /** Attributes that identify a session, conversation or user: their values are hashed, not numbered (see createPseudonyms). */
@@ -39,6 +46,8 @@ const IDENTIFIER_KEYS: ReadonlySet<string> = new Set([
   'langfuse.user.id',
   'traceloop.association.properties.session_id',
 ]);
+
+const SIMULATION_ID = 'tracecheck.simulation.id';
 
 /** Strings shorter than this hold nothing a detector finds ("::1" is the shortest). */
 const MIN_LENGTH = 3;
@@ -175,6 +184,16 @@ export function createRedactor(options: RedactorOptions): Redactor {
     },
     text(t) {
       return text(t, scopeOf(undefined, undefined));
+    },
+    document(doc, project, key) {
+      const scope = scopeOf(`\u0002${key}`, project);
+      return value(doc, scope, scope.numbering) as typeof doc;
+    },
+    identifier(id, project) {
+      const rules = rulesOf(project);
+      const rule = rules.attributes.get(SIMULATION_ID);
+      if (rule !== undefined) return whole(id, rule, pseudonyms) as string;
+      return replaceText(id, pseudonyms, rules.patterns);
     },
   };
 }

@@ -6,9 +6,9 @@ import type { Component } from '../shared/runtime/lifecycle/index.ts';
 import type { Logger } from '../shared/runtime/logging/index.ts';
 import type { Store } from '../shared/adapters/store/index.ts';
 import { createCodeSandbox } from '../shared/engines/code-sandbox/index.ts';
-import { createApiServer, scorerBacklog } from '../services/api/src/index.ts';
+import { createApiServer, scorerBacklog, type DocumentRedaction } from '../services/api/src/index.ts';
 import { createAssembler } from '../services/assembler/src/index.ts';
-import { createCollector } from '../services/collector/src/index.ts';
+import { createCollector, createRedaction } from '../services/collector/src/index.ts';
 import { createCheckSelector, createScorer } from '../services/scorer/src/index.ts';
 import { createBus, createStore, resolveChecks } from './compose.ts';
 import { topicsOf } from './topology.ts';
@@ -211,6 +211,8 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
       retention: { days: config.retention.days, allowLonger: config.retention.allowLonger },
       // `tracecheck backfill` runs here while this process holds the embedded store.
       ...(apiCodeRunner ? { prepareBackfill: (req: BackfillRequest) => prepareBackfill({ store: store!, config, log, judge: scorerJudge, codeRunner: apiCodeRunner }, req) } : {}),
+      // Dialogs posted to the API are unit content that never passed the collector.
+      ...withRedaction(createRedaction(config.redaction, metrics)),
       security: {
         alertTargets: { allow: createAddressMatcher(config.alerter.allowPrivateTargets) },
         trustedProxies: createAddressMatcher(config.trustedProxies),
@@ -291,4 +293,8 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
     components.push(server);
   }
   return { components, bus, store, keyring, alerter, retention, checkNames, judge: scorerJudge, checkSelector, metrics, metricsUrl: () => metricsUrl(), collectorUrl: () => collectorUrl(), collectorGrpcAddress: () => collectorGrpcAddress(), apiUrl: () => apiUrl() };
+}
+
+function withRedaction(redaction: DocumentRedaction | undefined): { redaction?: DocumentRedaction } {
+  return redaction ? { redaction } : {};
 }

@@ -7,6 +7,7 @@ import type { Store } from '../../../shared/adapters/store/index.ts';
 import type { Keyring } from '../../../shared/kit/access/index.ts';
 import { createApp, type ApiSecurity } from './create-app.ts';
 import type { PrepareBackfill } from './backfill-routes.ts';
+import type { DocumentRedaction } from './simulation-routes.ts';
 import type { CheckRegistry, CodeRunner, JudgeClient } from '../../../shared/engines/checks/index.ts';
 import type { CheckCatalog } from './pages/index.ts';
 import type { Metrics } from '../../../shared/kit/metrics/index.ts';
@@ -26,6 +27,7 @@ export interface ApiServerOptions {
   codeRunner?: CodeRunner;
   retention?: { days: number | null; allowLonger: boolean };
   prepareBackfill?: PrepareBackfill;
+  redaction?: DocumentRedaction;
 }
 
 export function createApiServer(options: ApiServerOptions): Component & { url(): string } {
@@ -46,6 +48,7 @@ export function createApiServer(options: ApiServerOptions): Component & { url():
           ...(options.codeRunner ? { codeRunner: options.codeRunner } : {}),
           ...(options.retention ? { retention: options.retention } : {}),
           ...(options.prepareBackfill ? { prepareBackfill: options.prepareBackfill } : {}),
+          ...(options.redaction ? { redaction: options.redaction } : {}),
         });
         server = serve({ fetch: app.fetch, hostname: options.host, port: options.port }, (info: AddressInfo) => {
           url = `http://${options.host}:${info.port}`;

@@ -20,7 +20,7 @@ import { checkGenerateRoute } from './check-generate-route.ts';
 import { checkScoreRoute } from './check-score-route.ts';
 import { checkRoutes } from './check-routes.ts';
 import { monitorRoutes } from './monitor-routes.ts';
-import { simulationRoutes } from './simulation-routes.ts';
+import { simulationRoutes, type DocumentRedaction } from './simulation-routes.ts';
 import { retentionRoutes } from './retention-routes.ts';
 import { reviewRoutes } from './review-routes.ts';
 import { datasetRoutes } from './dataset-routes.ts';
@@ -68,6 +68,8 @@ export interface ApiDeps {
   judge?: JudgeClient | null;
   /** Runs users' code checks for POST /api/v1/checks/score; absent: they answer not_run. */
   codeRunner?: CodeRunner;
+  /** Redaction of what requests store beside units (simulation dialogs); absent: off. */
+  redaction?: DocumentRedaction;
   /** The deployment's retention, which a project's own may only shorten unless allowed; default none. */
   retention?: { days: number | null; allowLonger: boolean };
   /** Makes backfills ready to run in this process (POST /api/v1/backfills); absent: 503 (only a process that scores runs them). */
@@ -125,7 +127,7 @@ export function createApp(deps: ApiDeps): Hono<ApiEnv> {
   checkScoreRoute(app, routes, { store: deps.store, log, createRegistry, judge: deps.judge ?? null, ...(deps.codeRunner ? { codeRunner: deps.codeRunner } : {}) });
   monitorRoutes(app, routes, { store: deps.store, log: deps.log, now, createRegistry, checkNames, plans });
   scoringPlanRoutes(app, routes, { store: deps.store, plans, now });
-  simulationRoutes(app, routes, { store: deps.store, log: deps.log, now });
+  simulationRoutes(app, routes, { store: deps.store, log: deps.log, now, ...(deps.redaction ? { redaction: deps.redaction } : {}) });
   retentionRoutes(app, routes, { store: deps.store, log: deps.log, now, deployment: deps.retention ?? { days: null, allowLonger: false } });
   reviewRoutes(app, routes, { store: deps.store, log: deps.log, now, checkNames });
   datasetRoutes(app, routes, { store: deps.store, log: deps.log, now, checkNames });

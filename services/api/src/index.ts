@@ -6,3 +6,4 @@ export type { CheckCatalog } from './pages/index.ts';
 export { compareMetrics } from './compare-metrics.ts';
 export type { MetricComparison } from './compare-metrics.ts';
 export { scorerBacklog } from './scoring-plan-source.ts';
+export type { DocumentRedaction } from './simulation-routes.ts';

@@ -9,3 +9,5 @@ export { traceRequestToMessages, logsRequestToMessages } from './pipeline.ts';
 export type { Conversion } from './pipeline.ts';
 export type { DecodedTraceRequest, DecodedLogsRequest, DecodedSpan, DecodedLogRecord } from './otlp/types.ts';
 export type { Authorize } from './ingest.ts';
+export { createRedaction } from './redact/create-redaction.ts';
+export type { Redactor } from './redact/redactor.ts';

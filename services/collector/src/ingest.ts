@@ -164,7 +164,7 @@ export function createIngest(options: IngestOptions): Ingest {
       if (outcome.kind === 'failed') throw new Error(outcome.message);
       if (outcome.kind === 'too_many_items') return { kind: 'refused', result: { kind: 'too_many_items', message: outcome.message } };
       if (options.onRedactions) options.onRedactions(outcome.redactions);
-      const conversion = conversionOf(outcome, options.parsedRecords ?? true);
+      const conversion = await conversionOf(outcome, options.parsedRecords ?? true);
       return { kind: 'converted', conversion, produced: startProduce(conversion) };
     });
   }

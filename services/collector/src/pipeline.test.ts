@@ -132,6 +132,15 @@ describe('redaction in the pipeline (both encodings)', () => {
       expect(c.errorMessage).not.toContain('ann@x.io');
     }
   });
+  it("rewrites the instrumentation scope's name and version, stored with every span", () => {
+    const json = jsonTraceRequest([{ spanId: GOOD }], { 'service.name': 'agent' }, { name: 'lib for ann@x.io', version: '1.0 card 4111 1111 1111 1111' });
+    for (const req of [decodeTraceRequestJson(JSON.stringify(json)), decodeTraceRequestProtobuf(encodeTraceRequest(json))]) {
+      const c = traceRequestToMessages(req, redacting);
+      expect(c.messages.length).toBe(1);
+      expect((JSON.parse(c.messages[0].value) as { scope: unknown }).scope).toEqual({ name: 'lib for <email:1>', version: '1.0 card <card:1>' });
+      expect(JSON.stringify(c.messages[0].parsed)).not.toContain('ann@x.io');
+    }
+  });
 });
 
 describe('the parse handed to the in-process bus', () => {

@@ -157,6 +157,7 @@ function* traceConversionSteps(req: LazyTraceRequest, options: ConversionOptions
   for (const rs of req.resourceSpans) {
     redactor?.resource(rs.resource, options.project);
     for (const ss of rs.scopeSpans) {
+      redactor?.scope(ss.scope, options.project);
       for (let i = 0; i < ss.count; i++) {
         yield;
         const span = ss.span(i);

@@ -1,5 +1,5 @@
 // A conversion worker (worker_threads): receives { id, job } with the body transferred, answers
-// { id, outcome }. Started by convert-pool.ts with the redaction settings as workerData.
+// { id, outcome } with the records' text transferred. Started by convert-pool.ts with the redaction settings as workerData.
 import { parentPort, workerData } from 'node:worker_threads';
 import { createRedactor } from '../redact/redactor.ts';
 import { compileRules } from '../redact/rules.ts';
@@ -26,7 +26,7 @@ const take = (): Record<string, number> => {
 
 parentPort?.on('message', (message: { id: number; job: ConvertJob }) => {
   const outcome = convertExport(message.job, redactor ? { redactor } : {}, take);
-  parentPort?.postMessage({ id: message.id, outcome });
+  parentPort?.postMessage({ id: message.id, outcome }, outcome.kind === 'converted' ? [outcome.text.buffer as ArrayBuffer, outcome.ends.buffer as ArrayBuffer] : []);
 });
 // Modules loaded: the pool may count on this worker (ConvertPool.start).
 parentPort?.postMessage({ ready: true });

@@ -17,6 +17,17 @@ const POSITIVES: Array<[string, string, string]> = [
   ['card spaced (Luhn)', 'card 4111 1111 1111 1111 exp 12/29', 'card <card:1> exp 12/29'],
   ['card plain (Luhn)', 'pan=5500005555555559;', 'pan=<card:1>;'],
   ['card Amex dashes', '3782-822463-10005', '<card:1>'],
+  ['card with dots', 'card 4111.1111.1111.1111 exp', 'card <card:1> exp'],
+  ['card with no-break spaces', 'card 4111\u00A01111\u00A01111\u00A01111 and 4111\u202F1111\u202F1111\u202F1111', 'card <card:1> and <card:2>'],
+  ['card with zero-width separators', '4111\u200B1111\u200C1111\u200D1111 4111\u20601111\uFEFF1111\u200B\u200B1111', '<card:1> <card:1>'],
+  ['card with a zero-width character inside a group and beside a space', '41\u200B11 \u200B1111 1111\u00AD 1111', '<card:1>'],
+  ['Amex with dots', '3782.822463.10005', '<card:1>'],
+  ['email with soft hyphens', 'write to ja\u00ADne@exam\u00ADple.com now', 'write to <email:1> now'],
+  ['email with zero-width characters', '\u200Bjane\u200B@\u200Bexample.co\u200Bm and jane@example.com', '<email:1> and <email:1>'],
+  ['email with a zero-width character after it', 'jane@example.com\u200B.', '<email:1>\u200B.'],
+  ['SSN with dashes', 'SSN 078-05-1120.', 'SSN <ssn:1>.'],
+  ['SSN spaced and dotted', '219 09 9999 or 219.09.9999 or 219\u00A009\u00A09999', '<ssn:1> or <ssn:2> or <ssn:3>'],
+  ['SSN with zero-width characters', '\u200B078-\u200B05-1120', '\u200B<ssn:1>'],
   ['IBAN grouped', 'IBAN DE89 3704 0044 0532 0130 00 please', 'IBAN <iban:1> please'],
   ['IBAN compact', 'GB82WEST12345698765432', '<iban:1>'],
   ['IPv4', 'from 10.0.12.254:8080', 'from <ip:1>:8080'],
@@ -44,6 +55,12 @@ const NEGATIVES: Array<[string, string]> = [
   ['bare ten digits (an id)', 'order 4155552671'],
   ['UUIDs whose groups are digits', 'sim-e9813af9-1234-4567-8901-4014edda565b and 0e9813af-1234-4567-8901-401412345678'],
   ['dotted version of digit groups', 'release 2026.1125.0412.7781.3'],
+  ['dotted digit groups not grouped as cards are (a build number passing Luhn)', 'build 4111.11.111111.1111'],
+  ['dates', '2026-11-29 and 29.11.2026 and 11/29/2026 and 2026-11-29T10:30:00'],
+  ['SSN shapes never issued', '000-12-3456 666-12-3456 912-34-5678 123-00-4567 123-45-0000'],
+  ['SSN shape with two separators', '123-45.6789'],
+  ['SSN shape inside longer digit groups', '123-45-67890 and v123.45.6789 and A123-45-6789'],
+  ['ISBN', 'ISBN 978-3-16-148410-0'],
   ['short sk- word', 'sk-learn and sk-123'],
   ['AKIA too short', 'AKIAIOSFODNN7'],
   ['eyJ without three parts', 'eyJhbGciOiJIUzI1NiJ9 alone'],
@@ -57,6 +74,10 @@ describe('built-in detectors', () => {
 
   it.each(NEGATIVES)('keeps %s', (_name, input) => {
     expect(redact(input)).toBe(input);
+  });
+
+  it('reads phone numbers and longer digit groups as phones, not SSNs', () => {
+    expect(redact('order 415-555-2671 and 415 555 2671 and 1 123 45 6789 and 123-45-6789-1 and 9123-45-6789')).toBe('order <phone:1> and <phone:2> and <phone:3> and <phone:4> and <phone:5>');
   });
 
   it('numbers each kind on its own, the same value the same', () => {
@@ -83,6 +104,13 @@ describe('built-in detectors', () => {
     ['key prefixes', 'sk-'.repeat(N / 3)],
     ['IBAN-like', `DE89${'A'.repeat(N)}`],
     ['upper case and digits', 'AB12 '.repeat(N / 5)],
+    ['digits between zero-width characters', '4\u200B\u200B\u200B'.repeat(N / 4)],
+    ['digits between runs of invisible characters', '4\u200B\u00AD\uFEFF\u2060 '.repeat(N / 6)],
+    ['digits and no-break spaces', '4\u00A0'.repeat(N / 2)],
+    ['SSN-like groups', '123-45-'.repeat(N / 7)],
+    ['email local part with soft hyphens', `${'a\u00AD'.repeat(N / 2)}@`],
+    ['domain with invisible characters', `a@${'b\u200B-'.repeat(N / 3)}`],
+    ['top-level domain with invisible characters', `a@b.${'c\u200B'.repeat(N / 2)}1`],
   ];
   it.each(ADVERSARIAL)('runs in linear time on %s', (_name, input) => {
     const out = redact(input);

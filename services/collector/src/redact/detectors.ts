@@ -23,9 +23,44 @@ export interface Detector {
   /** The same test on its own, for text already rewritten by an earlier detector. */
   mayContain(text: string): boolean;
   accept?(match: string): boolean;
+  /** The value numbered (the same value spelt with invisible characters gets the same placeholder); default the match. */
+  canonical?(match: string): string;
 }
 
 const hasDigit = (text: string): boolean => /\d/.test(text);
+
+/**
+ * Characters that show as nothing (soft hyphen; zero-width space, non-joiner and joiner; word
+ * joiner; zero-width no-break space): put inside a card number or an address, they leave it as
+ * readable as without, so the patterns of cards, SSNs and emails allow them anywhere inside.
+ */
+export const INVISIBLE = '\\u00AD\\u200B-\\u200D\\u2060\\uFEFF';
+/** One visible character between digit groups: space, dot, dash, no-break space, narrow no-break space. */
+export const GAP = ' .\\u00A0\\u202F-';
+const INVISIBLES = new RegExp(`[${INVISIBLE}]`, 'g');
+const withoutInvisibles = (match: string): string => match.replace(INVISIBLES, '');
+const CARD_START = new RegExp(`[2-6](?:[${INVISIBLE}]{0,3}\\d){3}`);
+
+/**
+ * Luhn; and digit groups written with dots (rarer for cards than for versions and build numbers)
+ * must be grouped as cards are: fours with a shorter last group, or 4-6-5 / 4-6-4.
+ */
+function acceptCard(match: string): boolean {
+  if (!passesLuhn(digitsOf(match))) return false;
+  if (!match.includes('.')) return true;
+  const groups = withoutInvisibles(match).split(/[^\d]/).map((g) => g.length);
+  const last = groups[groups.length - 1];
+  if (groups.length >= 4 && last >= 1 && last <= 4 && groups.slice(0, -1).every((n) => n === 4)) return true;
+  return groups.length === 3 && groups[0] === 4 && groups[1] === 6 && (last === 4 || last === 5);
+}
+
+/** The same separator twice; never issued: area 000, 666 or 900-999, group 00, serial 0000. */
+function acceptSsn(match: string): boolean {
+  const m = withoutInvisibles(match);
+  if (m[3] !== m[6]) return false;
+  const area = Number(m.slice(0, 3));
+  return area !== 0 && area !== 666 && area < 900 && m.slice(4, 6) !== '00' && m.slice(7) !== '0000';
+}
 const digitsOf = (text: string): string => text.replace(/\D/g, '');
 
 function acceptPhone(match: string): boolean {
@@ -99,8 +134,10 @@ export const BUILTIN_DETECTORS: readonly Detector[] = [
   {
     kind: 'email',
     trigger: TRIGGER.email,
-    pattern: /(?<![\w.%+-])[\w.%+-]{1,64}@(?:[A-Za-z0-9-]{1,63}\.){1,8}[A-Za-z]{2,24}(?![\w-])/g,
+    // Invisible characters inside (a soft hyphen, a zero-width space) leave the address as readable as without.
+    pattern: new RegExp(`(?<![\\w.%+${INVISIBLE}-])[\\w.%+${INVISIBLE}-]{1,64}@(?:[A-Za-z0-9${INVISIBLE}-]{1,63}\\.){1,8}[A-Za-z](?:[${INVISIBLE}]{0,3}[A-Za-z]){1,23}(?![\\w-])`, 'g'),
     mayContain: (t) => t.includes('@'),
+    canonical: withoutInvisibles,
   },
   {
     kind: 'iban',
@@ -114,9 +151,10 @@ export const BUILTIN_DETECTORS: readonly Detector[] = [
     // Maestro): spares the nanosecond timestamps (1…) of the same length that pass Luhn one time in ten.
     kind: 'card',
     trigger: TRIGGER.digits,
-    pattern: /(?<![\w-])[2-6]\d{3}(?:[ -]?\d){9,15}(?!\w)/g,
-    mayContain: (t) => /[2-6]\d{3}/.test(t),
-    accept: (m) => passesLuhn(digitsOf(m)),
+    pattern: new RegExp(`(?<![\\w-])[2-6](?:[${INVISIBLE}]{0,3}\\d){3}(?:[${INVISIBLE}]{0,3}(?:[${GAP}][${INVISIBLE}]{0,3})?\\d){9,15}(?!\\w)`, 'g'),
+    mayContain: (t) => CARD_START.test(t),
+    accept: acceptCard,
+    canonical: withoutInvisibles,
   },
   {
     kind: 'ip',
@@ -131,6 +169,16 @@ export const BUILTIN_DETECTORS: readonly Detector[] = [
     pattern: /(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4}(?![\w:])/g,
     mayContain: (t) => /[0-9A-Fa-f]?:[0-9A-Fa-f]{0,4}:/.test(t) && hasDigit(t),
     accept: acceptIpv6,
+  },
+  {
+    // A separator on both sides (the same one): a bare run of nine digits is more often an id. Not
+    // a part of a longer run of digit groups (a phone number, a grouped id).
+    kind: 'ssn',
+    trigger: TRIGGER.digits,
+    pattern: new RegExp(`(?<![\\w+.-]|\\d[${GAP}])\\d{3}[${INVISIBLE}]{0,3}[${GAP}][${INVISIBLE}]{0,3}\\d{2}[${INVISIBLE}]{0,3}[${GAP}][${INVISIBLE}]{0,3}\\d{4}(?!\\w|[${GAP}]\\d)`, 'g'),
+    mayContain: (t) => /\d{3}\D{1,7}\d{2}\D{1,7}\d{4}/.test(t),
+    accept: acceptSsn,
+    canonical: withoutInvisibles,
   },
   {
     kind: 'phone',

@@ -21,6 +21,7 @@ const PIECES = [
   'jane.doe+x', '@', 'mail.example', '.co.uk', 'DE89', ' 3704 0044 0532 0130 00', 'GB82WEST12345698765432', 'GB91WEST1A2B3C4D5E6F', '4111', ' 1111',
   '-1111', '5500005555555559', '378282246310005', '10.0.12.254', '127.0.0.1', '2001:db8::8a2e:370:7334', '::', ':', 'fe80:',
   '+14155552671', '+44 20 7946 0958', '(415) 555-2671', '415.555.2671', '+1 2 3 4 5 6 7 8', '1-2-3-4-5-6-7-8', '1', '42', '2024',
+  '078-05-1120', '219 09 9999', '219.09.9999', '-05-', '4111.1111.1111.1111', '\u00A0', '\u202F', '\u200B', '\u00AD', '\uFEFF', 'ja\u00ADne@x\u200B.io',
   ' ', '"', '{"to":"', '"}', 'the', 'weather', 'A', 'J', 'k', '_', '-', 'x', 'gh', 'ey', 'std::string',
 ];
 const NOISE = 'abcdefxyzAJKSIBCZ0123456789 ().-_:@"';
@@ -66,6 +67,9 @@ describe('triggersOf', () => {
     ['eyJ as the whole text', 'eyJ', TRIGGER.jwt],
     ['card split by spaces', '4111 1111 1111 1111', TRIGGER.digits],
     ['card split by dashes', '3782-822463-10005', TRIGGER.digits],
+    ['card split by zero-width spaces', '4\u200B1\u200B1\u200B1\u200B1\u200B1\u200B1\u200B1\u200B1\u200B1\u200B1\u200B1\u200B1\u200B1\u200B1\u200B1', TRIGGER.digits],
+    ['card split by no-break spaces', '4111\u00A01111\u202F1111\u00A01111', TRIGGER.digits],
+    ['SSN', '078-05-1120', TRIGGER.digits],
     ['IPv4 of single digits', '1.2.3.4', TRIGGER.digits],
     ['phone with no two digits in a row', '+1 2 3 4 5 6 7 8', TRIGGER.digits],
     ['IPv6 whose digits come after its colons', 'fe::ab and 7', TRIGGER.ipv6],

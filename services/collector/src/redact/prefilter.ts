@@ -39,11 +39,12 @@ export const TRIGGER = {
 } as const;
 
 /**
- * What every match of a digit detector contains: cards (13 digits or more, single spaces or dashes
- * between), IPv4 addresses (seven characters or more of digits and dots) and phones all hold a
- * digit and six more of `[\d ().-]`; an IBAN holds `[A-Z]{2}\d\d` (its letters looked at behind its digits).
+ * What every match of a digit detector contains: cards (13 digits or more, separators between),
+ * SSNs (nine digits, two separators), IPv4 addresses (seven characters or more of digits and dots)
+ * and phones all hold a digit and six more of digits, `[ ().-]`, no-break spaces and invisible
+ * characters (detectors.ts); an IBAN holds `[A-Z]{2}\d\d` (its letters looked at behind its digits).
  */
-const DIGIT_TRIGGERS = /\d(?:[\d ().-]{6}|\d(?<=[A-Z]{2}\d\d))/;
+const DIGIT_TRIGGERS = /\d(?:[\d ().\u00A0\u202F\u00AD\u200B-\u200D\u2060\uFEFF-]{6}|\d(?<=[A-Z]{2}\d\d))/;
 const DIGIT = /\d/;
 
 const code = (s: string): number => s.charCodeAt(0);

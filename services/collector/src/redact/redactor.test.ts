@@ -142,3 +142,30 @@ describe('user rules', () => {
     expect(() => compileRules([{ name: 'empty', pattern: 'a*' }])).toThrow('redaction rule "empty": the pattern matches the empty string');
   });
 });
+
+describe('documents stored beside units (simulation dialogs)', () => {
+  it('rewrites every string at any depth, numbered per document', () => {
+    const { r } = redactor();
+    const dialog = [
+      { role: 'user', content: 'I am ann@x.io, SSN 078-05-1120' },
+      { role: 'assistant', content: 'ok ann@x.io', tool_calls: [{ function: { name: 'save', arguments: '{"to":"bob@x.io"}' } }] },
+    ];
+    expect(r.document(dialog, 'shop', 'sim-1')).toEqual([
+      { role: 'user', content: 'I am <email:1>, SSN <ssn:1>' },
+      { role: 'assistant', content: 'ok <email:1>', tool_calls: [{ function: { name: 'save', arguments: '{"to":"<email:2>"}' } }] },
+    ]);
+    expect(r.document([{ content: 'bob@x.io' }], 'shop', 'sim-2')).toEqual([{ content: '<email:1>' }]);
+  });
+
+  it("hashes a simulation id as spans' tracecheck.simulation.id is, so the record and its units meet", () => {
+    const { r } = redactor();
+    const s = span(TRACE_A, { 'tracecheck.simulation.id': 'run-7 for ann@x.io' });
+    r.span(s, 'shop');
+    expect(r.identifier('run-7 for ann@x.io', 'shop')).toBe(s.attributes['tracecheck.simulation.id']);
+    expect(r.identifier('run-7 for ann@x.io', 'shop')).toMatch(/^run-7 for <email:[0-9a-f]{16}>$/);
+    const byRule = redactor({ rules: compileRules([{ name: 'sim', attributes: ['tracecheck.simulation.id'] }]) }).r;
+    const t = span(TRACE_B, { 'tracecheck.simulation.id': 'run-8' });
+    byRule.span(t, 'shop');
+    expect(byRule.identifier('run-8', 'shop')).toBe(t.attributes['tracecheck.simulation.id']);
+  });
+});

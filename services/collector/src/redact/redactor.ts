@@ -1,4 +1,4 @@
-import type { DecodedLogRecord, DecodedResource, DecodedSpan } from '../otlp/types.ts';
+import type { DecodedLogRecord, DecodedResource, DecodedScope, DecodedSpan } from '../otlp/types.ts';
 import { BUILTIN_DETECTORS } from './detectors.ts';
 import { createPseudonyms, createTraceNumberings, type Numbering } from './numbering.ts';
 import { triggersOf } from './prefilter.ts';
@@ -21,8 +21,17 @@ export interface Redactor {
   span(span: DecodedSpan, project: string | undefined): void;
   logRecord(record: DecodedLogRecord, project: string | undefined): void;
   resource(resource: DecodedResource, project: string | undefined): void;
+  /** The instrumentation scope's name and version: free text the sender chooses, stored with every span. */
+  scope(scope: DecodedScope, project: string | undefined): void;
   /** Text outside any trace (rejection reasons answered to the client). */
   text(text: string): string;
+  /**
+   * A document a request stores beside units (a simulation's dialog), rewritten in place like
+   * unit content: every string at any depth, numbered per `key` (one numbering per document).
+   */
+  document<T>(doc: T, project: string | undefined, key: string): T;
+  /** A simulation id as the collector writes it in a span's `tracecheck.simulation.id`, so that the two still meet. */
+  identifier(id: string, project: string | undefined): string;
 }
 
 /** Attributes that identify a session, conversation or user: their values are hashed, not numbered (see createPseudonyms). */
@@ -37,6 +46,8 @@ const IDENTIFIER_KEYS: ReadonlySet<string> = new Set([
   'langfuse.user.id',
   'traceloop.association.properties.session_id',
 ]);
+
+const SIMULATION_ID = 'tracecheck.simulation.id';
 
 /** Strings shorter than this hold nothing a detector finds ("::1" is the shortest). */
 const MIN_LENGTH = 3;
@@ -100,7 +111,7 @@ export function createRedactor(options: RedactorOptions): Redactor {
         options.onFound(d.kind);
         if (detect) return m;
         rewritten = true;
-        return numbering.placeholder(d.kind, m);
+        return numbering.placeholder(d.kind, d.canonical ? d.canonical(m) : m);
       });
     }
     return out;
@@ -166,8 +177,23 @@ export function createRedactor(options: RedactorOptions): Redactor {
     resource(resource, project) {
       attributes(resource.attributes, scopeOf(undefined, project));
     },
+    scope(s, project) {
+      const scope = scopeOf(undefined, project);
+      s.name = text(s.name, scope);
+      s.version = text(s.version, scope);
+    },
     text(t) {
       return text(t, scopeOf(undefined, undefined));
+    },
+    document(doc, project, key) {
+      const scope = scopeOf(`\u0002${key}`, project);
+      return value(doc, scope, scope.numbering) as typeof doc;
+    },
+    identifier(id, project) {
+      const rules = rulesOf(project);
+      const rule = rules.attributes.get(SIMULATION_ID);
+      if (rule !== undefined) return whole(id, rule, pseudonyms) as string;
+      return replaceText(id, pseudonyms, rules.patterns);
     },
   };
 }

@@ -15,5 +15,5 @@ export function conversionOf(outcome: Extract<ConvertOutcome, { kind: 'converted
     const value = outcome.values[i];
     messages[i] = withParsed && outcome.whole[i] ? { key: outcome.keys[i], value, parsed: JSON.parse(value) as unknown } : { key: outcome.keys[i], value };
   }
-  return { messages, accepted: n, rejected: outcome.rejected, errorMessage: outcome.errorMessage };
+  return { messages, ...(outcome.ends ? { ends: outcome.ends } : {}), accepted: n, rejected: outcome.rejected, errorMessage: outcome.errorMessage };
 }

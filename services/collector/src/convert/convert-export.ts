@@ -24,7 +24,7 @@ export type ConvertOutcome =
   | { kind: 'decode_error'; message: string; received: 0 }
   | { kind: 'failed'; message: string; received: number }
   | { kind: 'too_many_items'; message: string; received: number }
-  | { kind: 'converted'; received: number; keys: string[]; values: string[]; whole: boolean[]; rejected: number; errorMessage: string; redactions: Record<string, number> };
+  | { kind: 'converted'; received: number; keys: string[]; values: string[]; whole: boolean[]; ends?: boolean[]; rejected: number; errorMessage: string; redactions: Record<string, number> };
 
 /**
  * Decodes, redacts, normalizes, checks and serializes one export in one synchronous pass (the
@@ -57,7 +57,7 @@ export function convertExport(job: ConvertJob, conversion: Pick<ConversionOption
       values[i] = m.value;
       whole[i] = m.parsed !== undefined;
     }
-    return { kind: 'converted', received, keys, values, whole, rejected: result.rejected, errorMessage: result.errorMessage, redactions: takeRedactions() };
+    return { kind: 'converted', received, keys, values, whole, ...(result.ends ? { ends: result.ends } : {}), rejected: result.rejected, errorMessage: result.errorMessage, redactions: takeRedactions() };
   } catch (err) {
     takeRedactions();
     if (err instanceof DecodeError) return { kind: 'decode_error', message: err.message, received: 0 };

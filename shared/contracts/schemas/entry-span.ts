@@ -1,4 +1,4 @@
-import type { SpanRecord } from '../../../shared/contracts/schemas/index.ts';
+import type { SpanRecord } from './span-envelope.v1.ts';
 
 const SERVER = 2;
 const CONSUMER = 5;

@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
+import { Client, Metadata, credentials, status, type ServiceError } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testClickHouseUrl, testKafkaBrokers, uniqueName, waitFor } from '../../helpers/infra.ts';
 import { genAiRunsExport } from '../../helpers/genai-run-export.ts';
 import { startPipeline, type Harness } from '../../helpers/pipeline-harness.ts';
 import { report } from '../../helpers/score-counts.ts';
+import { encodeTraceRequest } from '../../../services/collector/src/testing/otlp-builders.ts';
 
 // Issue 35, item 2: the assembler stopped reading everyone's spans while it held
 // TRACECHECK_ASSEMBLER_HOLD_OPEN_TRACES open traces, and one project's export of root-less spans
@@ -34,6 +36,23 @@ function rootlessExport(n: number): string {
     status: {},
   }));
   return JSON.stringify({ resourceSpans: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 'flood' } }] }, scopeSpans: [{ scope: { name: 'flood' }, spans }] }] });
+}
+
+/** The same export over OTLP/gRPC: the error it was answered with, or null. */
+function exportGrpc(address: string, key: string, body: string): Promise<ServiceError | null> {
+  const client = new Client(address, credentials.createInsecure());
+  const metadata = new Metadata();
+  metadata.set('authorization', `Bearer ${key}`);
+  return new Promise<ServiceError | null>((resolve) => {
+    client.makeUnaryRequest(
+      '/opentelemetry.proto.collector.trace.v1.TraceService/Export',
+      (b: Uint8Array) => Buffer.from(b),
+      (b: Buffer) => b,
+      encodeTraceRequest(JSON.parse(body) as Record<string, unknown>),
+      metadata,
+      (err) => resolve(err ?? null),
+    );
+  }).finally(() => client.close());
 }
 
 async function post(collector: string, key: string, body: string): Promise<Response> {
@@ -90,6 +109,8 @@ describe.each(deployments)("one project's root-less flood never holds another pr
     // The attack: more root-less traces in one export than the assembler holds before it stops reading.
     const flood = await post(collector, keyA, rootlessExport(HOLD_OPEN + 500));
     expect(flood.status).toBe(429);
+    const overGrpc = await exportGrpc(h.pipeline.collectorGrpcAddress(), keyA, rootlessExport(HOLD_OPEN + 500));
+    expect([overGrpc?.code, overGrpc?.details]).toEqual([status.RESOURCE_EXHAUSTED, expect.stringContaining(`this export would make ${SHARE - 50 + HOLD_OPEN + 500} (share ${SHARE}`)]);
 
     const afterFloodMs = await scoredMsOfB(10_000);
     report(`project shares (${name})`, { baselineMs, afterFloodMs });

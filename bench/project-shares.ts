@@ -2,8 +2,10 @@
 // attack (10,000 root-less spans, each of its own trace, one OTLP/JSON export of ~2.9 MB), at the
 // default settings. The whole pipeline in this process (embedded: in-process bus + DuckDB; with
 // `--kafka`: the running Kafka + ClickHouse, like the tests). B's probes are sent one after another,
-// each waited for (at most --wait-ms, default 20 s) until its score is in the store.
-// `node bin/run-ts.mjs bench/project-shares.ts [-- --kafka] [--probes 5]`; prints one JSON line.
+// each waited for (at most --wait-ms, default 20 s) until its score is in the store. `--direct`:
+// A's spans are produced straight to the spans topic, past the collector's share (as a second
+// collector, or one just restarted, would let them through): the assembler's own share acts alone.
+// `node bin/run-ts.mjs bench/project-shares.ts [-- --kafka] [--direct] [--probes 5]`; prints one JSON line.
 import { randomBytes } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
 import { genAiRunsExport } from '../test/helpers/genai-run-export.ts';
@@ -15,6 +17,7 @@ const arg = (name: string, fallback: number): number => {
   return at >= 0 ? Number(process.argv[at + 1]) : fallback;
 };
 const kafka = process.argv.includes('--kafka');
+const direct = process.argv.includes('--direct');
 const probes = arg('--probes', 5);
 const waitMs = arg('--wait-ms', 20_000);
 const FLOOD_SPANS = 10_000;
@@ -43,6 +46,19 @@ const keyA = (await h.pipeline.keyring!.create('flooder', 'ingest')).key;
 const keyB = (await h.pipeline.keyring!.create('bystander', 'ingest')).key;
 const post = (key: string, body: string) => fetch(`${collector}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body });
 
+/** A's spans as the collector would have written them, each of project "flooder", straight to the spans topic. */
+async function produceDirect(body: string): Promise<void> {
+  const { resourceSpans } = JSON.parse(body) as { resourceSpans: Array<{ scopeSpans: Array<{ spans: Array<{ traceId: string; spanId: string; parentSpanId: string; startTimeUnixNano: string; endTimeUnixNano: string }> }> }> };
+  const messages = resourceSpans[0].scopeSpans[0].spans.map((s) => {
+    const envelope = { schema_version: 1, kind: 'span', project: 'flooder', trace_id: s.traceId, span_id: s.spanId, parent_span_id: s.parentSpanId, name: 'chat flood', span_kind: 3, start_time_unix_nano: s.startTimeUnixNano, end_time_unix_nano: s.endTimeUnixNano, status: { code: 0 }, service_name: 'flood', scope: { name: 'flood' }, attributes: {}, resource_attributes: {}, events: [], dropped_attributes_count: 0, genai: { operation: 'chat' }, received_at_ms: Date.now() };
+    return { key: s.traceId, value: JSON.stringify(envelope) };
+  });
+  const producer = h.pipeline.bus.createProducer();
+  await producer.start();
+  await producer.send(h.topics.spans, messages);
+  await producer.shutdown();
+}
+
 /** ms from B's export to its score, or null past waitMs. */
 async function probe(): Promise<number | null> {
   const run = genAiRunsExport(1);
@@ -61,13 +77,17 @@ try {
   const before: Array<number | null> = [];
   for (let i = 0; i < probes; i++) before.push(await probe());
   const body = rootlessExport(FLOOD_SPANS);
-  const flood = await post(keyA, body);
-  const floodAnswer = `${flood.status} ${flood.headers.get('retry-after') ?? ''}`.trim();
-  await flood.text();
+  let floodAnswer = 'produced to the bus';
+  if (direct) await produceDirect(body);
+  else {
+    const flood = await post(keyA, body);
+    floodAnswer = `${flood.status} ${flood.headers.get('retry-after') ?? ''}`.trim();
+    await flood.text();
+  }
   const after: Array<number | null> = [];
   for (let i = 0; i < probes; i++) after.push(await probe());
   process.stdout.write(
-    `${JSON.stringify({ mode: kafka ? 'kafka+clickhouse' : 'embedded', floodSpans: FLOOD_SPANS, floodBytes: body.length, floodAnswer, beforeMs: before, afterMs: after, waitMs, load1m: loadavg()[0].toFixed(1), cores: cpus().length })}\n`,
+    `${JSON.stringify({ mode: kafka ? 'kafka+clickhouse' : 'embedded', direct, floodSpans: FLOOD_SPANS, floodBytes: body.length, floodAnswer, beforeMs: before, afterMs: after, waitMs, load1m: loadavg()[0].toFixed(1), cores: cpus().length })}\n`,
   );
 } finally {
   await h.stop();

@@ -40,6 +40,9 @@ describe("the collector's count of each project's traces waiting for a root", ()
     expect(shares.held('a')).toEqual({ traces: 2, bytes: 22 });
     // Log records (no `ends`) open traces too.
     expect(shares.admit('a', { messages: [{ key: id(7), value: '{}' }] })).not.toBeNull();
+    // But not those of a trace whose root passed: the assembler re-opens it with its root.
+    expect(shares.admit('a', { messages: [{ key: id(5), value: '{}' }, { key: id(0), value: '{}' }] })).toBeNull();
+    expect(shares.held('a')).toEqual({ traces: 2, bytes: 22 });
   });
 
   it('a trace leaves the count once the assembler has closed it for want of a root (max open time)', () => {
@@ -54,6 +57,13 @@ describe("the collector's count of each project's traces waiting for a root", ()
     expect(shares.admit('a', orphans(2, 1))).toBeNull();
     now = 2_000 + 300_000 + 300_000;
     expect(shares.held('a')).toEqual({ traces: 0, bytes: 0 });
+    // A root remembered as long as the assembler keeps its closed trace, then forgotten.
+    expect(shares.admit('a', exportOf([[9, true, 10]]))).toBeNull();
+    expect(shares.admit('a', orphans(9, 1))).toBeNull();
+    expect(shares.held('a')).toEqual({ traces: 0, bytes: 0 });
+    now += 300_000;
+    expect(shares.admit('a', orphans(9, 1))).toBeNull();
+    expect(shares.held('a')).toEqual({ traces: 1, bytes: 10 });
   });
 
   it('bytes: an export that would take the bytes of root-less traces past the share is refused', () => {

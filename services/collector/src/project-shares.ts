@@ -19,7 +19,16 @@ interface ProjectHeld {
   /** In the order they were first sent: the oldest first. */
   traces: Map<string, Rootless>;
   bytes: number;
+  /**
+   * Traces whose root (or entry span) passed, when it did, the oldest first: a record of one that
+   * comes later (log records exported after the spans) re-opens it in the assembler with its root,
+   * so it is not counted. Kept `maxOpenMs`, as the assembler keeps closed traces, and at most
+   * ENDED_PER_SHARE × the share (past it the oldest are forgotten, and a late record of one counts).
+   */
+  ended: Map<string, number>;
 }
+
+const ENDED_PER_SHARE = 10;
 
 export interface ProjectShares {
   /**
@@ -36,8 +45,8 @@ export interface ProjectShares {
  * Each project's traces still waiting for a root span, as the records this collector sends make
  * them in the assembler: the collector's own count, so that it needs no signal from the assembler,
  * which may run in another process (Kafka mode). A trace leaves it when a record that can end it
- * passes (a root or an entry span, as the assembler tells them), or `maxOpenMs` after its first
- * record, by when the assembler has closed it. An export that would add to a project past its
+ * passes (a root or an entry span, as the assembler tells them; later records of it do not count
+ * it again), or `maxOpenMs` after its first record, by when the assembler has closed it. An export that would add to a project past its
  * share is refused whole (429 + Retry-After): its records never reach the bus, so they cannot
  * hold the assembler, or another project's traces behind it. Exports that add nothing to it (the
  * roots, more spans of traces counted already) always pass.
@@ -51,12 +60,16 @@ export function createProjectShares(limits: ProjectShareLimits, now: () => numbe
       held.traces.delete(traceId);
       held.bytes -= t.bytes;
     }
+    for (const [traceId, endedMs] of held.ended) {
+      if (nowMs - endedMs < limits.maxOpenMs && held.ended.size <= ENDED_PER_SHARE * limits.maxRootlessTraces) break;
+      held.ended.delete(traceId);
+    }
   }
 
   return {
     admit(project, conversion) {
       const nowMs = now();
-      const held: ProjectHeld = projects.get(project) ?? { traces: new Map<string, Rootless>(), bytes: 0 };
+      const held: ProjectHeld = projects.get(project) ?? { traces: new Map<string, Rootless>(), bytes: 0, ended: new Map<string, number>() };
       expire(held, nowMs);
       // Per trace of the export: whether a record of it can end it, and the bytes of its records.
       const inExport = new Map<string, { ends: boolean; bytes: number }>();
@@ -77,6 +90,7 @@ export function createProjectShares(limits: ProjectShareLimits, now: () => numbe
           if (before) [traces, bytes] = [traces - 1, bytes - before.bytes];
           continue;
         }
+        if (held.ended.has(traceId)) continue;
         if (!before) [traces, added] = [traces + 1, added + 1];
         [bytes, addedBytes] = [bytes + t.bytes, addedBytes + t.bytes];
       }
@@ -89,12 +103,16 @@ export function createProjectShares(limits: ProjectShareLimits, now: () => numbe
       for (const [traceId, t] of inExport) {
         const before = held.traces.get(traceId);
         if (t.ends) {
-          if (before) held.traces.delete(traceId);
-        } else if (before) before.bytes += t.bytes;
+          held.traces.delete(traceId);
+          held.ended.delete(traceId);
+          held.ended.set(traceId, nowMs);
+        } else if (held.ended.has(traceId)) continue;
+        else if (before) before.bytes += t.bytes;
         else held.traces.set(traceId, { firstMs: nowMs, bytes: t.bytes });
       }
       held.bytes = bytes;
-      if (held.traces.size === 0) projects.delete(project);
+      expire(held, nowMs);
+      if (held.traces.size === 0 && held.ended.size === 0) projects.delete(project);
       else projects.set(project, held);
       return null;
     },

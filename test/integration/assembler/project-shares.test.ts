@@ -93,11 +93,18 @@ describe.each(deployments)("one project's root-less flood never holds another pr
     return Date.now() - t0;
   }
 
+  /** The median of three runs' times, one after another: a shared machine's noise is not A's doing. */
+  async function medianScoredMsOfB(): Promise<number> {
+    const ms: number[] = [];
+    for (let i = 0; i < 3; i++) ms.push(await scoredMsOfB(10_000));
+    return ms.sort((a, b) => a - b)[1];
+  }
+
   it("answers A 429 past its share, and B's run is scored less than a second later than without A's flood", { timeout: 120_000 }, async () => {
     const collector = h.pipeline.collectorUrl();
     // Warm: the first run pays for the store's first writes.
     await scoredMsOfB(30_000);
-    const baselineMs = await scoredMsOfB(10_000);
+    const baselineMs = await medianScoredMsOfB();
 
     // Within its share: taken.
     expect((await post(collector, keyA, rootlessExport(SHARE - 50))).status).toBe(200);
@@ -112,7 +119,7 @@ describe.each(deployments)("one project's root-less flood never holds another pr
     const overGrpc = await exportGrpc(h.pipeline.collectorGrpcAddress(), keyA, rootlessExport(HOLD_OPEN + 500));
     expect([overGrpc?.code, overGrpc?.details]).toEqual([status.RESOURCE_EXHAUSTED, expect.stringContaining(`this export would make ${SHARE - 50 + HOLD_OPEN + 500} (share ${SHARE}`)]);
 
-    const afterFloodMs = await scoredMsOfB(10_000);
+    const afterFloodMs = await medianScoredMsOfB();
     report(`project shares (${name})`, { baselineMs, afterFloodMs });
     expect(afterFloodMs).toBeLessThan(baselineMs + DELAY_AT_MOST_MS);
     // B's own share is whole: as many root-less traces as A was allowed are taken.

@@ -1,4 +1,4 @@
-// Issue 35, item 2: project B's export → scored latency, before and after project A exports the
+// Project B's export → scored latency, before and after project A exports the
 // attack (10,000 root-less spans, each of its own trace, one OTLP/JSON export of ~2.9 MB), at the
 // default settings. The whole pipeline in this process (embedded: in-process bus + DuckDB; with
 // `--kafka`: the running Kafka + ClickHouse, like the tests). B's probes are sent one after another,

@@ -1,4 +1,4 @@
-// The explorer (issue 34) at scale: `--units` synthetic units (default 1,000,000; 3 scores each)
+// The explorer at scale: `--units` synthetic units (default 1,000,000; 3 scores each)
 // loaded by bulk INSERT … SELECT into DuckDB (a file) and into ClickHouse 18.16 (a database of
 // its own, dropped after), then p50/p95 of list and free-text search queries through the store's
 // exploreUnits, and a few through the HTTP API. `npm run bench:explorer [-- --units 50000 --rounds 20]`.
@@ -168,7 +168,7 @@ try {
 loads.push(loadavg()[0]);
 
 const file = join(import.meta.dirname, 'results', 'explorer.md');
-if (!existsSync(file)) appendFileSync(file, '# Explorer benchmark\n\nList and free-text search over synthetic units (issue 34): `npm run bench:explorer`.\n');
+if (!existsSync(file)) appendFileSync(file, '# Explorer benchmark\n\nList and free-text search over synthetic units: `npm run bench:explorer`.\n');
 const cpu = cpus()[0]?.model.trim() ?? 'unknown CPU';
 const lines = [
   '',

@@ -1,4 +1,4 @@
-// Metric queries over 1,000,000 units (issue 26): GET /api/v1/metrics/series (p95 duration per
+// Metric queries over 1,000,000 units: GET /api/v1/metrics/series (p95 duration per
 // hour over a week; p95 per 5 minutes of one agent over a day), /api/v1/metrics/summary per agent
 // version, and compare's latency/cost section, through the real API app, on DuckDB (a file) and
 // ClickHouse (TRACECHECK_TEST_CLICKHOUSE_URL, default http://127.0.0.1:18123; skipped when
@@ -162,7 +162,7 @@ const resultsDir = join(import.meta.dirname, 'results');
 if (!existsSync(resultsDir)) mkdirSync(resultsDir);
 const file = join(resultsDir, 'metrics.md');
 if (!existsSync(file)) {
-  appendFileSync(file, `# bench:metrics\n\nMetric queries through the API app, median of ${QUERIES} after a warm-up, ms. Targets (issue 26): p95 series < 200 ms on DuckDB, < 500 ms on ClickHouse.\n`);
+  appendFileSync(file, `# bench:metrics\n\nMetric queries through the API app, median of ${QUERIES} after a warm-up, ms. Targets: p95 series < 200 ms on DuckDB, < 500 ms on ClickHouse.\n`);
 }
 const names = Object.keys(QUERIES_TIMED) as Array<keyof typeof QUERIES_TIMED>;
 appendFileSync(

@@ -22,6 +22,8 @@ export interface StatusWiring {
   busHoldings: (() => TopicHoldings[]) | null;
   judge: JudgeClient | null;
   metrics: Metrics;
+  /** Conversations the process's session aggregator holds open; null without one. */
+  openSessions: (() => number) | null;
 }
 
 const hasStats = (j: JudgeClient | null): j is ResilientJudge => j !== null && typeof (j as Partial<ResilientJudge>).stats === 'function';
@@ -62,6 +64,7 @@ export function pipelineStatusReporter(w: StatusWiring): PipelineStatusReporter 
         const s = judge.stats();
         return { rate_per_minute: w.config.judgeOps.ratePerMinute, concurrency: w.config.judgeOps.concurrency, in_flight: s.inFlight, waiting: Math.max(0, s.pending - s.inFlight) };
       },
+      openSessions: () => (w.openSessions ? { count: w.openSessions(), idle_ms: w.config.sessionIdleMs } : null),
       unitsScored: async () => (scores ? ((await w.metrics.unitsScored.get()).values[0]?.value ?? 0) : null),
     },
   });

@@ -1,6 +1,7 @@
 import { topicsFor, type Bus, type ConsumerLag, type TopicNames } from '../shared/adapters/bus/index.ts';
 import type { CodeRunner, JudgeClient } from '../shared/engines/checks/contract.ts';
 import { metricsPortFor, type Config } from '../shared/runtime/config/index.ts';
+import type { WindowStage } from '../shared/kit/stage/index.ts';
 import type { Component } from '../shared/runtime/lifecycle/index.ts';
 import type { Logger } from '../shared/runtime/logging/index.ts';
 import type { Store } from '../shared/adapters/store/index.ts';
@@ -26,6 +27,7 @@ import { ALERT_DOC_KINDS } from '../shared/engines/alerts/index.ts';
 import { CHECK_TRY_DOC_KIND, DATASET_DOC_KIND, REVIEW_DOC_KINDS } from '../shared/engines/review/index.ts';
 import { createConsumerLagReporter, createMetrics, createMetricsServer, withJudgeMetrics, type Metrics } from '../shared/kit/metrics/index.ts';
 import { pipelineStatusReporter } from './pipeline-status.ts';
+import { prepareBackfill, type BackfillRequest } from './backfill-job.ts';
 
 export type ServiceName = 'collector' | 'assembler' | 'scorer' | 'api' | 'alerter';
 
@@ -105,6 +107,7 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
   let scorerJudge: JudgeClient | null = null;
   let checkSelector: CheckSelector | null = null;
   let apiUrl = (): string => '';
+  let sessionAggregator: WindowStage | null = null;
   let retention: RetentionJob | null = null;
   let collectorUrl = (): string => '';
   let collectorGrpcAddress = (): string => '';
@@ -155,6 +158,10 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
     );
   }
   if (services.has('assembler')) {
+    sessionAggregator = createSessionAggregator(
+      { sessionsTopic: topics.sessions, unitsTopic: topics.units, groupId: groupOf('sessions'), idleMs: config.sessionIdleMs, spill: config.spill },
+      { bus, log, onLag, ...(store && assemblerReadsSessions ? { loadSessions: (ids: readonly string[], project: string) => store.getUnits(ids, project) } : {}) },
+    );
     components.push(
       createAssembler(
         {
@@ -174,10 +181,7 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
         },
         { bus, log, metrics, onLag },
       ),
-      createSessionAggregator(
-        { sessionsTopic: topics.sessions, unitsTopic: topics.units, groupId: groupOf('sessions'), idleMs: config.sessionIdleMs, spill: config.spill },
-        { bus, log, onLag, ...(store && assemblerReadsSessions ? { loadSessions: (ids: readonly string[], project: string) => store.getUnits(ids, project) } : {}) },
-      ),
+      sessionAggregator,
       // After the aggregator, so stopped before it: nothing is routed to an aggregator that stopped.
       createSessionRouter({ unitsTopic: topics.units, sessionsTopic: topics.sessions, groupId: `${groupOf('sessions')}-route` }, { bus, log, onLag }),
     );
@@ -205,6 +209,8 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
       },
       metrics,
       retention: { days: config.retention.days, allowLonger: config.retention.allowLonger },
+      // `tracecheck backfill` runs here while this process holds the embedded store.
+      ...(apiCodeRunner ? { prepareBackfill: (req: BackfillRequest) => prepareBackfill({ store: store!, config, log, judge: scorerJudge, codeRunner: apiCodeRunner }, req) } : {}),
       security: {
         alertTargets: { allow: createAddressMatcher(config.alerter.allowPrivateTargets) },
         trustedProxies: createAddressMatcher(config.trustedProxies),
@@ -278,7 +284,7 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
     );
   }
   // Every process with a store says what it has waiting, for the API's GET /api/v1/pipeline.
-  if (store) components.push(pipelineStatusReporter({ config, store, log, services, topics, groupOf, lag, busHoldings, judge: scorerJudge, metrics }));
+  if (store) components.push(pipelineStatusReporter({ config, store, log, services, topics, groupOf, lag, busHoldings, judge: scorerJudge, metrics, openSessions: sessionAggregator ? () => sessionAggregator.openCount() : null }));
   let metricsUrl = (): string => '';
   if (!services.has('api') && !services.has('collector')) {
     const server = createMetricsServer({ host: config.host, port: metricsPortFor(config.ports.metrics, services), metrics, log, health: () => lag.health() });

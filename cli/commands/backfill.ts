@@ -1,20 +1,23 @@
 import { parseArgs } from 'node:util';
 import { createCommandLogger } from '../command-logger.ts';
-import { DEFAULT_PRICES, costUsd } from '../../shared/engines/judge/index.ts';
-import { DOC_KINDS, MonitorSchema, listUserChecks, loadMonitorsFile, type Monitor } from '../../shared/engines/monitors/index.ts';
-import type { CheckDefinition } from '../../shared/engines/checks/index.ts';
-import { runBackfill, type BackfillProgress } from '../../services/scorer/src/index.ts';
+import type { BackfillProgress } from '../../services/scorer/src/index.ts';
 import { createCodeSandbox } from '../../shared/engines/code-sandbox/index.ts';
 import type { CliCommand, CliIo } from '../command.ts';
-import { createJudge, loadRegistry } from '../check-runtime.ts';
+import { BackfillRequestError, prepareBackfill, type BackfillRequest } from '../backfill-job.ts';
+import { createJudge } from '../check-runtime.ts';
 import { createStore } from '../compose.ts';
 import { loadConfigOrReport } from '../load-config-or-exit.ts';
-import { findRunningServer } from '../running-server.ts';
+import { ServerApiError, findRunningServer, serverApi, type ServerApi } from '../running-server.ts';
 
-const USAGE = `usage: tracecheck backfill --check NAME [--from T] [--to T] [--monitor M] [--project P] [--restart]
+/** How often the command asks the running server how its backfill goes. */
+const POLL_MS = 1_000;
 
-Re-scores stored units with the current version of one check (e.g. after a new version), newest
-first, with the same idempotent writes as the scorer: one score per unit, check and version. The
+const USAGE = `usage: tracecheck backfill --check NAME [--from T] [--to T] [--monitor M] [--project P] [--key KEY] [--restart]
+
+Re-scores project P's stored units (default "default") with the current version of one check (e.g.
+after a new version), newest first, with the same idempotent writes as the scorer: one score per
+unit, check and version. While tracecheck up runs, it runs there, through its API (an admin key of
+P with --key or TRACECHECK_API_KEY once it has keys), and this command shows its progress. The
 position is saved in the store after every page, so an interrupted run (Ctrl-C) resumes when run
 again with the same arguments; --restart starts over. T is epoch ms or ISO 8601 (the units' end
 time; --to defaults to when the first run started). --monitor applies that monitor's filters and
@@ -45,7 +48,7 @@ export const backfillCommand: CliCommand = {
 export async function backfill(argv: string[], io: CliIo, signal?: AbortSignal): Promise<number> {
   let values;
   try {
-    values = parseArgs({ args: argv, options: { check: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, monitor: { type: 'string' }, project: { type: 'string' }, restart: { type: 'boolean' }, help: { type: 'boolean' } } }).values;
+    values = parseArgs({ args: argv, options: { check: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, monitor: { type: 'string' }, project: { type: 'string' }, key: { type: 'string' }, restart: { type: 'boolean' }, help: { type: 'boolean' } } }).values;
   } catch (err) {
     io.stderr.write(`tracecheck backfill: ${err instanceof Error ? err.message : String(err)}\n${USAGE}`);
     return 2;
@@ -62,14 +65,18 @@ export async function backfill(argv: string[], io: CliIo, signal?: AbortSignal):
   }
   const config = loadConfigOrReport(io);
   if (!config) return 2;
-  const running = findRunningServer(config);
-  if (running) {
-    // A backfill runs for minutes with a judge of its own; the server's API has no route for it yet.
-    io.stderr.write(`tracecheck backfill: tracecheck up (pid ${running.pid}, ${running.apiUrl}) holds the DuckDB file: stop it (Ctrl-C), run the backfill, then start it again\n`);
-    return 1;
-  }
-  const log = createCommandLogger(config, 'warn');
   const project = values.project ?? 'default';
+  const request: BackfillRequest = {
+    project,
+    check: values.check,
+    restart: values.restart === true,
+    ...(values.monitor !== undefined ? { monitor: values.monitor } : {}),
+    ...(fromMs !== undefined ? { fromMs } : {}),
+    ...(toMs !== undefined ? { toMs } : {}),
+  };
+  const running = findRunningServer(config);
+  if (running) return backfillThroughServer(serverApi(running, values.key ?? io.env.TRACECHECK_API_KEY, values.project), request, io, signal);
+  const log = createCommandLogger(config, 'warn');
   const store = createStore(config, log);
   await store.start();
   const sandbox = createCodeSandbox({ ...config.sandbox, log: log.child({ component: 'code-sandbox' }) });
@@ -78,48 +85,82 @@ export async function backfill(argv: string[], io: CliIo, signal?: AbortSignal):
   process.once('SIGINT', onSigint);
   signal?.addEventListener('abort', onSigint, { once: true });
   try {
-    const registry = loadRegistry(config.checkDefinitionsFile ?? undefined);
-    for (const { check } of await listUserChecks(store, () => undefined, project)) {
-      for (const v of check.versions) registry.createOrUpdateCheck(v.definition as unknown as CheckDefinition);
-    }
-    const check = registry.get(values.check);
-    if (!check) {
-      io.stderr.write(`tracecheck backfill: unknown check "${values.check}" in project ${project}\n`);
+    let ready;
+    try {
+      ready = await prepareBackfill({ store, config, log, judge: createJudge(config, log.child({ component: 'judge' })), codeRunner: sandbox }, request);
+    } catch (err) {
+      if (!(err instanceof BackfillRequestError)) throw err;
+      io.stderr.write(`tracecheck backfill: ${err.message}\n`);
       return 2;
     }
-    let monitor: Monitor | undefined;
-    if (values.monitor) {
-      const doc = await store.getDoc(DOC_KINDS.monitor, project, values.monitor);
-      const stored = doc ? MonitorSchema.safeParse(doc.body) : null;
-      monitor = stored?.success ? stored.data : (config.monitorsFile ? loadMonitorsFile(config.monitorsFile) : []).find((m) => m.name === values.monitor);
-      if (!monitor) {
-        io.stderr.write(`tracecheck backfill: no monitor "${values.monitor}" in project ${project}\n`);
-        return 2;
-      }
-    }
-    const judge = createJudge(config, log.child({ component: 'judge' }));
-    const prices = { ...DEFAULT_PRICES, ...config.judgePrices };
-    const result = await runBackfill({
-      store,
-      check,
-      ...(monitor ? { monitor } : {}),
-      ...(fromMs !== undefined ? { fromMs } : {}),
-      ...(toMs !== undefined ? { toMs } : {}),
-      judge,
-      judgeUnavailableReason: judge ? null : config.judgeUnavailableReason,
-      codeRunner: sandbox,
-      costUsd: (model, i, o) => costUsd(prices, model, i, o),
-      nowMs: Date.now,
-      signal: stop.signal,
-      restart: values.restart === true,
-      onProgress: (p) => io.stderr.write(`${bar(p)}\n`),
-    });
-    io.stdout.write(`${JSON.stringify({ backfill: result.id, check: check.name, version: check.version, ...result })}\n`);
-    if (!result.finished) io.stderr.write('backfill stopped; run the same command again to resume\n');
-    return result.finished ? 0 : 130;
+    const result = await ready.run(stop.signal, (p) => io.stderr.write(`${bar(p)}\n`));
+    return finish(io, { backfill: result.id, check: ready.check, version: ready.version, ...result });
   } finally {
     process.off('SIGINT', onSigint);
     await sandbox.close();
     await store.shutdown();
+  }
+}
+
+interface Outcome extends BackfillProgress {
+  backfill: string;
+  check: string;
+  version: string;
+  id: string;
+  finished: boolean;
+}
+
+function finish(io: CliIo, outcome: Outcome): number {
+  io.stdout.write(`${JSON.stringify(outcome)}\n`);
+  if (!outcome.finished) io.stderr.write('backfill stopped; run the same command again to resume\n');
+  return outcome.finished ? 0 : 130;
+}
+
+interface ServerJob extends BackfillProgress {
+  id: string;
+  check: string;
+  version: string;
+  state: 'running' | 'finished' | 'stopped' | 'failed';
+  error: string | null;
+}
+
+/** The running `tracecheck up` holds the store: it runs the backfill, this command watches it (Ctrl-C stops it there too). */
+async function backfillThroughServer(api: ServerApi, req: BackfillRequest, io: CliIo, signal?: AbortSignal): Promise<number> {
+  const body = { check: req.check, restart: req.restart, ...(req.monitor !== undefined ? { monitor: req.monitor } : {}), ...(req.fromMs !== undefined ? { from_ms: req.fromMs } : {}), ...(req.toMs !== undefined ? { to_ms: req.toMs } : {}) };
+  let stopping = false;
+  const onSigint = (): void => {
+    stopping = true;
+  };
+  process.once('SIGINT', onSigint);
+  signal?.addEventListener('abort', onSigint, { once: true });
+  try {
+    let job = await api.call<ServerJob>('POST', '/api/v1/backfills', body);
+    const path = `/api/v1/backfills/${encodeURIComponent(job.id)}`;
+    let shown = '';
+    let asked = false;
+    for (;;) {
+      const line = bar(job);
+      if (line !== shown) io.stderr.write(`${line}\n`);
+      shown = line;
+      if (job.state !== 'running') break;
+      if (stopping && !asked) {
+        asked = true;
+        job = await api.call<ServerJob>('DELETE', path);
+        continue;
+      }
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+      job = await api.call<ServerJob>('GET', path);
+    }
+    if (job.state === 'failed') {
+      io.stderr.write(`tracecheck backfill: failed in the running tracecheck up: ${job.error ?? 'unknown error'}\n`);
+      return 1;
+    }
+    return finish(io, { backfill: job.id, check: job.check, version: job.version, id: job.id, finished: job.state === 'finished', done: job.done, total: job.total, scored: job.scored, skipped: job.skipped });
+  } catch (err) {
+    if (!(err instanceof ServerApiError)) throw err;
+    io.stderr.write(`tracecheck backfill: ${err.message}\n`);
+    return err.status === 400 ? 2 : 1;
+  } finally {
+    process.off('SIGINT', onSigint);
   }
 }

@@ -137,15 +137,22 @@ describe("the README's review chain, while tracecheck up runs", () => {
     expect(tried.slice(4, 6)).toEqual(['differ on 1 of 1 units', '  u-readme-chain-1  people: pass  current: fail  new: pass  No tool errors and no repeated turns in the data; the task looks completed.']);
   }, 300_000);
 
-  it('writes the same suite and key list from the store once the server is stopped; says what a key-less call and a backfill need', async () => {
+  it('writes the same suite and key list from the store once the server is stopped; a backfill runs in the server with an admin key, and a key-less call says it needs one', async () => {
     const viaServer = await runCommand(process.execPath, [BIN, 'datasets', 'export', 'v2-wrong', '--project', 'shop', '--format', 'llmeval', '--out', 'one/'], { cwd: work, env: { ...env, TRACECHECK_API_KEY: '' }, timeoutMs: 60_000 });
     expect(viaServer).toEqual({
       code: 1,
       stdout: '',
       stderr: `tracecheck datasets: tracecheck up runs (${up.apiUrl}) and its API has keys: give an admin key of the project with --key KEY or TRACECHECK_API_KEY\n`,
     });
-    const backfill = await runCommand(process.execPath, [BIN, 'backfill', '--check', 'task_completed'], { cwd: work, env, timeoutMs: 60_000 });
-    expect(backfill).toEqual({ code: 1, stdout: '', stderr: `tracecheck backfill: tracecheck up (pid ${up.pid()}, ${up.apiUrl}) holds the DuckDB file: stop it (Ctrl-C), run the backfill, then start it again\n` });
+    const keyless = await runCommand(process.execPath, [BIN, 'backfill', '--check', 'task_completed'], { cwd: work, env, timeoutMs: 60_000 });
+    expect(keyless).toEqual({ code: 1, stdout: '', stderr: `tracecheck backfill: tracecheck up runs (${up.apiUrl}) and its API has keys: give an admin key of the project with --key KEY or TRACECHECK_API_KEY\n` });
+    // Through the running server, with the key: shop's one unit re-scored by the server's judge.
+    const backfill = await runCommand(process.execPath, [BIN, 'backfill', '--check', 'task_completed', '--project', 'shop', '--key', key], { cwd: work, env, timeoutMs: 60_000 });
+    expect(backfill.code, backfill.stderr).toBe(0);
+    expect(JSON.parse(backfill.stdout)).toMatchObject({ check: 'task_completed', finished: true, done: 1, total: 1, scored: 1, skipped: 0 });
+    expect(backfill.stderr.trim().split('\n').at(-1)).toBe('backfill [##############################] 1/1 units (1 scored, 0 not matched)');
+    const rescored = (await (await fetch(`${up.apiUrl}/api/v1/units/${unit.unit_id}`, { headers: { authorization: `Bearer ${key}` } })).json()) as { scores: Array<{ check: string; check_version: string; passed: boolean | null }> };
+    expect(rescored.scores.filter((sc) => sc.check === 'task_completed' && sc.check_version !== 'j1').map((sc) => sc.passed)).toEqual([true]);
     const keysVia = await runCommand(process.execPath, [BIN, 'keys', 'list'], { env: { ...env, TRACECHECK_API_KEY: key }, timeoutMs: 60_000 });
     await up.stop();
     expect(existsSync(join(dataDir, 'server.json'))).toBe(false);

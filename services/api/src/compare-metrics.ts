@@ -2,7 +2,7 @@ import type { MetricValueCount, Store } from '../../../shared/adapters/store/ind
 import { hodgesLehmannShift, mannWhitneyFromCounts } from '../../../shared/engines/stats/index.ts';
 import { toScoreFilters, type UnitFilterValues } from './query-params.ts';
 
-// Compare on latency and cost (issue 26): B against A on a unit metric with a rank test and an
+// Compare on latency and cost: B against A on a unit metric with a rank test and an
 // interval for the shift. Neither needs a distribution (latencies and costs are skewed, heavy-tailed)
 // and both work from counts per distinct value, which the store groups in SQL: the API never reads
 // single units, so a window of a million units costs one GROUP BY per side.

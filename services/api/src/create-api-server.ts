@@ -6,6 +6,7 @@ import type { Logger } from '../../../shared/runtime/logging/index.ts';
 import type { Store } from '../../../shared/adapters/store/index.ts';
 import type { Keyring } from '../../../shared/kit/access/index.ts';
 import { createApp, type ApiSecurity } from './create-app.ts';
+import type { PrepareBackfill } from './backfill-routes.ts';
 import type { CheckRegistry, CodeRunner, JudgeClient } from '../../../shared/engines/checks/index.ts';
 import type { CheckCatalog } from './pages/index.ts';
 import type { Metrics } from '../../../shared/kit/metrics/index.ts';
@@ -24,6 +25,7 @@ export interface ApiServerOptions {
   judge?: JudgeClient | null;
   codeRunner?: CodeRunner;
   retention?: { days: number | null; allowLonger: boolean };
+  prepareBackfill?: PrepareBackfill;
 }
 
 export function createApiServer(options: ApiServerOptions): Component & { url(): string } {
@@ -43,6 +45,7 @@ export function createApiServer(options: ApiServerOptions): Component & { url():
           ...(options.judge ? { judge: options.judge } : {}),
           ...(options.codeRunner ? { codeRunner: options.codeRunner } : {}),
           ...(options.retention ? { retention: options.retention } : {}),
+          ...(options.prepareBackfill ? { prepareBackfill: options.prepareBackfill } : {}),
         });
         server = serve({ fetch: app.fetch, hostname: options.host, port: options.port }, (info: AddressInfo) => {
           url = `http://${options.host}:${info.port}`;

@@ -27,6 +27,7 @@ import { datasetRoutes } from './dataset-routes.ts';
 import { receiveRoutes } from './receive-routes.ts';
 import { pipelineRoute } from './pipeline-status.ts';
 import { checkTryRoute } from './check-try-route.ts';
+import { backfillRoutes, type PrepareBackfill } from './backfill-routes.ts';
 import { createCheckNames } from './check-names.ts';
 import { createPlanSource } from './scoring-plan-source.ts';
 import { scoringPlanRoutes } from './scoring-plan-routes.ts';
@@ -69,6 +70,8 @@ export interface ApiDeps {
   codeRunner?: CodeRunner;
   /** The deployment's retention, which a project's own may only shorten unless allowed; default none. */
   retention?: { days: number | null; allowLonger: boolean };
+  /** Makes backfills ready to run in this process (POST /api/v1/backfills); absent: 503 (only a process that scores runs them). */
+  prepareBackfill?: PrepareBackfill;
 }
 
 const openProject: MiddlewareHandler<ApiEnv> = async (c, next) => {
@@ -129,6 +132,7 @@ export function createApp(deps: ApiDeps): Hono<ApiEnv> {
   receiveRoutes(app, routes, deps.store);
   pipelineRoute(app, routes, { store: deps.store, now });
   checkTryRoute(app, routes, { store: deps.store, log: deps.log, now, createRegistry, judge: deps.judge ?? null, ...(deps.codeRunner ? { codeRunner: deps.codeRunner } : {}) });
+  backfillRoutes(app, routes, { prepare: deps.prepareBackfill ?? null, log });
   if (deps.keyring) keyRoutes(app, routes, { keyring: deps.keyring, log: deps.log });
   const alerts = createAlertRepository(deps.store, (doc, problems) => log.warn({ kind: doc.kind, id: doc.id, problems }, 'stored alert document does not parse; skipped'));
   const checks = deps.checks ?? null;

@@ -5,7 +5,7 @@ import { MAX_PAGE_LIMIT } from './listing-routes.ts';
 import { TimeRangeParams, UnitFilterParams } from './query-params.ts';
 import { MAX_TIME_MS } from './time-param.ts';
 
-// The explorer's query string (issue 34), shared by GET /api/v1/units, /api/v1/sessions and the
+// The explorer's query string, shared by GET /api/v1/units, /api/v1/sessions and the
 // /units and /sessions pages: one schema decides every filter's name, bounds and message.
 
 const Amount = (what: string) =>

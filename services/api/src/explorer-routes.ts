@@ -6,7 +6,7 @@ import { UnitSummaryOutSchema } from './api-schemas.ts';
 import { ExploreQuerySchema, SessionsQuerySchema, nextExploreCursor, toExploreQuery } from './explorer-query.ts';
 import { addRoute, type ApiEnv } from './route.ts';
 
-// GET /api/v1/units and /api/v1/sessions (issue 34): the explorer's listing through the API.
+// GET /api/v1/units and /api/v1/sessions: the explorer's listing through the API.
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 

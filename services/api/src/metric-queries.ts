@@ -1,7 +1,7 @@
 import type { MetricGroup, ScoreFilters, Store, UnitMetric, UnitMetricRow } from '../../../shared/adapters/store/index.ts';
 import { DAY_MS, seriesWindow, type Answer, type Bucket } from './monitoring-queries.ts';
 
-// The metrics answers (issue 26) as functions over the store: the JSON routes and the dashboard
+// The metrics answers as functions over the store: the JSON routes and the dashboard
 // pages call these, so a page shows exactly the numbers the API answers. Every figure is computed
 // in the store (unitMetrics); this only picks the asked statistic and lays out empty buckets.
 

@@ -7,7 +7,7 @@ import type { Answer as QueryAnswer } from './monitoring-queries.ts';
 import { TimeRangeParams, UnitFilterParams, toScoreFilters, type UnitFilterValues } from './query-params.ts';
 import { addRoute, type Answer, type ApiEnv } from './route.ts';
 
-// GET /api/v1/metrics/series and /summary (issue 26): duration, cost, tokens, calls, errors and
+// GET /api/v1/metrics/series and /summary: duration, cost, tokens, calls, errors and
 // volume of units, percentiles computed in the store.
 
 const MetricFilterParams = {

@@ -9,7 +9,7 @@ describe('combineStatus', () => {
   it('sums the stages of the fresh processes, ignores stale ones, and estimates when the units waiting are scored', () => {
     const answer = combineStatus(
       [
-        doc({ instance: 'asm', services: ['assembler'], stages: [{ stage: 'assemble', topic: 'spans', group: 'x', waiting: 12, error: null }, { stage: 'sessions', topic: 's', group: 'y', waiting: 0, error: null }] }),
+        doc({ instance: 'asm', services: ['assembler'], open_sessions: { count: 3, idle_ms: 900_000 }, stages: [{ stage: 'assemble', topic: 'spans', group: 'x', waiting: 12, error: null }, { stage: 'sessions', topic: 's', group: 'y', waiting: 0, error: null }] }),
         doc({ instance: 's1', stages: [{ stage: 'score', topic: 'units', group: 'g', waiting: 900, error: null }], judge: { rate_per_minute: 300, concurrency: 4, in_flight: 4, waiting: 30 }, scored_per_minute: 300 }),
         doc({ instance: 's2', stages: [{ stage: 'score', topic: 'units', group: 'g', waiting: 600, error: 'broker down' }], judge: { rate_per_minute: 300, concurrency: 4, in_flight: 2, waiting: 0 }, scored_per_minute: 300 }),
         doc({ instance: 'dead', written_at_ms: NOW - 31_000, stages: [{ stage: 'score', topic: 'units', group: 'g', waiting: 5_000, error: null }], scored_per_minute: 1 }),
@@ -21,6 +21,7 @@ describe('combineStatus', () => {
     expect(answer.judge).toEqual({ rate_per_minute: 600, concurrency: 8, in_flight: 6, waiting: 30 });
     expect(answer.scored_per_minute).toBe(600);
     expect(answer.eta_ms).toBe(150_000);
+    expect(answer.open_sessions).toEqual({ count: 3, idle_ms: 900_000 });
     expect(answer.problems).toEqual([]);
   });
 
@@ -29,6 +30,7 @@ describe('combineStatus', () => {
     const stalled = combineStatus([doc({ stages: [{ stage: 'score', topic: 'u', group: null, waiting: 10, error: null }], scored_per_minute: 0 })], NOW);
     expect(stalled.eta_ms).toBeNull();
     expect(stalled.problems).toEqual(['No process reports the assemble stage.', 'No process reports the sessions stage.']);
+    expect(stalled.open_sessions).toBeNull();
     const none = combineStatus([], NOW);
     expect(none.stages.every((s) => s.waiting === null)).toBe(true);
     expect(none.problems).toHaveLength(1);

@@ -18,7 +18,7 @@ export const STAGE_LABELS: Record<Stage, string> = {
   assemble: 'spans not yet assembled into units',
   score: 'units waiting to be scored',
   route: 'units waiting for the session router',
-  sessions: 'trace units not yet in a closed session',
+  sessions: 'trace units waiting for the session aggregator',
 };
 
 /** A process is heard from when its last doc is at most this many of its intervals old. */
@@ -40,6 +40,10 @@ export const PipelineAnswerSchema = z.object({
     .nullable()
     .meta({ description: 'The scorers\' judge: calls in flight, calls waiting for the rate limit or a slot, the limit (calls started per minute).' }),
   scored_per_minute: z.number().nullable().meta({ description: 'Units scored per minute over the last 5 minutes, all scorers; null: no scorer reported.' }),
+  open_sessions: z
+    .object({ count: z.number().int(), idle_ms: z.number() })
+    .nullable()
+    .meta({ description: 'Conversations held open by the session aggregators: each becomes a session unit idle_ms after its last trace (TRACECHECK_SESSION_IDLE_MS), or at once on a trace carrying tracecheck.session.end; null: no aggregator reported.' }),
   eta_ms: z.number().nullable().meta({ description: 'How long until the units waiting are scored at that rate; 0: caught up; null: unknown (no scorer heard from, or none scored lately).' }),
   problems: z.array(z.string()).meta({ description: 'What could not be measured, in words.' }),
 });
@@ -67,6 +71,8 @@ export function combineStatus(docs: readonly PipelineStatus[], nowMs: number): P
     for (const s of stages) if (s.waiting === null && s.stage !== 'route') problems.push(`No process reports the ${s.stage} stage.`);
     if (scored === null) problems.push('No scorer has reported: no scoring rate, no estimate.');
   }
+  const held = fresh.flatMap((d) => (d.open_sessions ? [d.open_sessions] : []));
+  const openSessions = held.length === 0 ? null : { count: held.reduce((n, o) => n + o.count, 0), idle_ms: Math.max(...held.map((o) => o.idle_ms)) };
   const waiting = stages.find((s) => s.stage === 'score')!.waiting;
   const eta = waiting === null ? null : waiting === 0 ? 0 : scored !== null && scored > 0 ? Math.round((waiting / scored) * 60_000) : null;
   return {
@@ -75,6 +81,7 @@ export function combineStatus(docs: readonly PipelineStatus[], nowMs: number): P
     stages,
     judge,
     scored_per_minute: scored === null ? null : Math.round(scored * 10) / 10,
+    open_sessions: openSessions,
     eta_ms: eta,
     problems,
   };

@@ -7,7 +7,7 @@ import { DAY_MS, seriesWindow } from './monitoring-queries.ts';
 import { TimeRangeParams, UnitFilterParams, toScoreFilters } from './query-params.ts';
 import { addRoute, type ApiEnv } from './route.ts';
 
-// GET /api/v1/metrics/steps/series and /summary (issue 26): figures per tool and per model across
+// GET /api/v1/metrics/steps/series and /summary: figures per tool and per model across
 // all the calls of all units (p95 latency of the tool `search`, cost per model), computed in the
 // store from the units' steps.
 

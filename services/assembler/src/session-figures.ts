@@ -4,7 +4,7 @@ import { MAX_MODELS } from './unit-steps.ts';
 /**
  * A session's step figures from its units' (the previous session unit carries the sums of its
  * traces so far): calls, errors, tokens per model and cost summed; steps themselves stay on the
- * trace units. Empty when no unit has figures (units from before issue 26).
+ * trace units. Empty when no unit has figures (units stored before step figures existed).
  */
 export function sessionFigures(all: readonly Unit[], toolCallCount: number, startMs: number, endMs: number): Partial<Unit> {
   const withFigures = all.filter((u) => u.llm_calls !== undefined);

@@ -3,7 +3,7 @@ import { callCostUsd, type PricedTable } from '../../../shared/engines/pricing/i
 import { createAgentResolver } from './model-calls.ts';
 import { ancestorsOf, STATUS_ERROR } from './span-tree.ts';
 
-// The steps of a run (issue 26): its model calls, tool executions and hand-offs between agents, and
+// The steps of a run: its model calls, tool executions and hand-offs between agents, and
 // the unit's figures derived from them. One linear pass over the spans; everything copied from a
 // span is cut to a bound, and the list itself is capped (the counts and totals still cover all).
 

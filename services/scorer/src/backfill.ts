@@ -10,6 +10,8 @@ import { scoreUnit, type ScoreUnitDeps } from './score-unit.ts';
 export interface BackfillOptions extends Omit<ScoreUnitDeps, 'checks' | 'selectChecks'> {
   store: Store;
   check: RunnableCheck;
+  /** Only this project's units (a project's own checks never score another's units). */
+  project?: string;
   /** Only units this monitor applies to (filters and sample). */
   monitor?: Monitor;
   /** Bounds on the units' end time: inclusive, exclusive. `toMs` defaults to the start of the first run. */
@@ -48,8 +50,8 @@ const POSITION_KIND = 'backfill';
 const POSITION_PROJECT = 'default';
 
 /** The position's id: the check version, the range asked for and the monitor. */
-export function backfillId(o: Pick<BackfillOptions, 'check' | 'monitor' | 'fromMs' | 'toMs'>): string {
-  const parts = [o.check.name, o.check.version, String(o.fromMs ?? ''), String(o.toMs ?? ''), o.monitor ? `${o.monitor.project}/${o.monitor.name}` : ''];
+export function backfillId(o: Pick<BackfillOptions, 'check' | 'monitor' | 'fromMs' | 'toMs' | 'project'>): string {
+  const parts = [o.check.name, o.check.version, String(o.fromMs ?? ''), String(o.toMs ?? ''), o.monitor ? `${o.monitor.project}/${o.monitor.name}` : '', ...(o.project !== undefined ? [o.project] : [])];
   return `${o.check.name}@${o.check.version}:${createHash('sha256').update(parts.join('\u0000')).digest('hex').slice(0, 12)}`;
 }
 
@@ -66,6 +68,7 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillPro
   const stored = options.restart ? null : await store.getDoc(POSITION_KIND, POSITION_PROJECT, id);
   const parsed = stored ? PositionSchema.safeParse(stored.body) : null;
   const unitQuery = {
+    ...(options.project !== undefined ? { project: options.project } : {}),
     ...(options.fromMs !== undefined ? { fromMs: options.fromMs } : {}),
     ...(options.monitor?.filters.agent !== undefined ? { agent: options.monitor.filters.agent } : {}),
     ...(options.monitor?.filters.agent_version !== undefined ? { agentVersion: options.monitor.filters.agent_version } : {}),
@@ -94,7 +97,7 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillPro
     const page = await store.listUnits({ ...unitQuery, toMs: pos.to_ms, limit: pageSize, ...(pos.after ? { after: pos.after } : {}) });
     const scores: Score[] = [];
     await forEachLimited(page, options.concurrency ?? 8, async (summary) => {
-      const unit = await store.getUnit(summary.unit_id);
+      const unit = await store.getUnit(summary.unit_id, options.project);
       if (!unit || (options.monitor && !monitorApplies(options.monitor, unit))) {
         pos.skipped += 1;
         return;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PermanentError } from '../../runtime/errors/index.ts';
 import type { BusMessage, OutgoingMessage } from './contract.ts';
-import { deadLetterRecord, writeDeadLetters } from './dead-letter.ts';
+import { deadLetterRecord, deadLettersWritten, writeDeadLetters } from './dead-letter.ts';
 
 const message = (topic: string, offset: string, value: string): BusMessage => ({ topic, partition: 1, offset, key: 'k', value, headers: { h: 'v' }, timestampMs: 0 });
 
@@ -29,5 +29,13 @@ describe('dead letters', () => {
       ['units.dlq', [deadLetterRecord(messages[1], err)]],
     ]);
     await expect(writeDeadLetters(() => Promise.reject(new Error('topic full')), messages, err)).rejects.toThrow('topic full');
+  });
+
+  it('counts what landed per origin topic for /metrics, and nothing of a send that failed', async () => {
+    const before = (topic: string): number => deadLettersWritten().get(topic) ?? 0;
+    const [spans, units] = [before('count-spans'), before('count-units')];
+    await writeDeadLetters(() => Promise.resolve(), [message('count-spans', '1', 'a'), message('count-spans', '2', 'b'), message('count-units', '3', 'c')], new Error('bad'));
+    await expect(writeDeadLetters(() => Promise.reject(new Error('broker down')), [message('count-units', '4', 'd')], new Error('bad'))).rejects.toThrow('broker down');
+    expect([before('count-spans') - spans, before('count-units') - units]).toEqual([2, 1]);
   });
 });

@@ -45,6 +45,21 @@ export function oversizedDeadLetterRecord(topic: string, message: OutgoingMessag
   };
 }
 
+// Records dead-lettered by this process, per origin topic: the process's /metrics reads it
+// (tracecheck_dead_letters_total). Process-wide like the metrics registry, so that every writer
+// (the bus's consumers, the window stages, the oversized-record path) counts without wiring.
+const written = new Map<string, number>();
+
+/** Counts records that landed on `<topic>.dlq`; called once their send succeeded. */
+export function countDeadLetters(originTopic: string, records: number): void {
+  written.set(originTopic, (written.get(originTopic) ?? 0) + records);
+}
+
+/** Records this process has dead-lettered since it started, per origin topic. */
+export function deadLettersWritten(): ReadonlyMap<string, number> {
+  return written;
+}
+
 /** How a dead-letter writer puts records on a topic: the bus's own append, or a producer's send. */
 export type SendRecords = (topic: string, records: readonly OutgoingMessage[]) => Promise<void>;
 
@@ -60,5 +75,8 @@ export async function writeDeadLetters(send: SendRecords, messages: readonly Bus
     if (records) records.push(deadLetterRecord(m, err));
     else byTopic.set(m.topic, [deadLetterRecord(m, err)]);
   }
-  for (const [topic, records] of byTopic) await send(deadLetterTopic(topic), records);
+  for (const [topic, records] of byTopic) {
+    await send(deadLetterTopic(topic), records);
+    countDeadLetters(topic, records.length);
+  }
 }

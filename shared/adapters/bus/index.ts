@@ -4,7 +4,7 @@ export { createInMemoryBus } from './in-memory-bus.ts';
 export type { InMemoryBusOptions } from './in-memory-bus.ts';
 export { BusFullError } from './memory-topics.ts';
 export type { TopicHoldings } from './memory-topics.ts';
-export { deadLetterRecord, deadLetterTopic, writeDeadLetters } from './dead-letter.ts';
+export { deadLetterRecord, deadLettersWritten, deadLetterTopic, writeDeadLetters } from './dead-letter.ts';
 export { committableBelow, nextCommitOffset } from './commit-offset.ts';
 export type { BackoffPolicy } from './backoff.ts';
 export { backoffDelayMs, sleepUnlessAborted, DEFAULT_BACKOFF } from './backoff.ts';

@@ -6,7 +6,7 @@ import { DEFAULT_BACKOFF, type BackoffPolicy } from './backoff.ts';
 import type { Bus, Consumer, ConsumerOptions, OutgoingMessage, Producer, ProducerOptions, SendOptions } from './contract.ts';
 import { createBacklogGate } from './kafka-backlog-gate.ts';
 import { DEFAULT_LAG_INTERVAL_MS } from '../../runtime/config/index.ts';
-import { deadLetterTopic, oversizedDeadLetterRecord } from './dead-letter.ts';
+import { countDeadLetters, deadLetterTopic, oversizedDeadLetterRecord } from './dead-letter.ts';
 import { createKafkaConsumer } from './kafka-consumer.ts';
 import { isRecordRefused, isTooLarge, toBusError, toSendError } from './kafka-errors.ts';
 import { createKafkaLimits, KAFKA_DEFAULT_MAX_BYTES } from './kafka-limits.ts';
@@ -112,6 +112,7 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
         log.error({ topic, key: m.key.slice(0, 200), bytes: Buffer.byteLength(m.value), limit }, `${reason}; it goes to ${dlq}`);
         const room = requestBudget(Math.min(limit, await limits.limitFor(dlq))) - DEAD_LETTER_HEADER_ROOM;
         await produce(producer, dlq, [oversizedDeadLetterRecord(topic, m, reason, room, errorName)]);
+        countDeadLetters(topic, 1);
       };
       await sendSized(messages, {
         send: async (batch) => void (await produce(producer, topic, batch)),

@@ -170,11 +170,11 @@ export const ADDED_COLUMNS: readonly { table: 'scores' | 'units'; column: string
   // What a table from before revisions holds is revision 1.
   { table: 'scores', column: 'unit_revision', type: 'UInt32 DEFAULT 1' },
   { table: 'units', column: 'revision', type: 'UInt32 DEFAULT 1' },
-  // Step figures (issue 26); null for units stored before them.
+  // Step figures; null for units stored before them.
   ...UNIT_METRIC_COLUMNS.map((column) => ({ table: 'units' as const, column, type: column === 'errored' ? 'Nullable(UInt8)' : 'Nullable(Float64)' })),
   // The steps as text (stepFigures in unit-metric-columns.ts); empty for units stored before them.
   { table: 'units', column: 'step_figures', type: "String DEFAULT ''" },
-  // The explorer's search text (issue 34); units stored before it are searched in their lower-cased JSON.
+  // The explorer's search text; units stored before it are searched in their lower-cased JSON.
   { table: 'units', column: 'search_text', type: 'String DEFAULT lowerUTF8(unit_json)' },
 ];
 

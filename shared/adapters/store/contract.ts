@@ -80,7 +80,7 @@ export interface Store extends Component, QueryStore {
   /** A metric of steps (tool executions or model calls) across units, per bucket and tool or model name: `units` counts the steps. */
   stepMetrics(query: StepMetricQuery): Promise<UnitMetricRow[]>;
   /**
-   * The explorer (issue 34): a project's units filtered, searched and sorted (then by unit id), a
+   * The explorer: a project's units filtered, searched and sorted (then by unit id), a
    * page after `after`, each with its latest scores as badges. See explore.ts for every filter.
    */
   exploreUnits(query: ExploreQuery): Promise<ExploreRow[]>;

@@ -61,7 +61,7 @@ export const UNIT_COLUMN_TYPES: readonly Column[] = [
   c('assembled_at_ms', 'BIGINT'),
   c('unit_json', 'VARCHAR'),
   c('project', 'VARCHAR'),
-  // Step figures (issue 26); null for units stored before them.
+  // Step figures; null for units stored before them.
   ...UNIT_METRIC_COLUMNS.map((name) => c(name, name === 'errored' ? 'INTEGER' : 'DOUBLE', true)),
   c('step_figures', 'VARCHAR', true),
   c('search_text', 'VARCHAR', true),
@@ -122,10 +122,10 @@ const ADD_PROJECT_COLUMNS = [
   // Files written before revisions: what they hold is revision 1.
   `ALTER TABLE scores ADD COLUMN IF NOT EXISTS unit_revision INTEGER DEFAULT 1`,
   `ALTER TABLE units ADD COLUMN IF NOT EXISTS revision INTEGER DEFAULT 1`,
-  // Files written before step figures (issue 26): their units have none.
+  // Files written before step figures: their units have none.
   ...UNIT_METRIC_COLUMNS.map((name) => `ALTER TABLE units ADD COLUMN IF NOT EXISTS ${name} ${name === 'errored' ? 'INTEGER' : 'DOUBLE'}`),
   `ALTER TABLE units ADD COLUMN IF NOT EXISTS step_figures VARCHAR`,
-  // The explorer's search text (issue 34); filled for earlier units by SEARCH_TEXT_BACKFILL.
+  // The explorer's search text; filled for earlier units by SEARCH_TEXT_BACKFILL.
   `ALTER TABLE units ADD COLUMN IF NOT EXISTS search_text VARCHAR`,
 ];
 

@@ -4,7 +4,7 @@ import type { UnitSummary } from './contract.ts';
 import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, timeBounds, timeConditions, type Condition } from './conditions.ts';
 import { toWellFormed } from './sql-quote.ts';
 
-// The explorer's listing (issue 34): units of a project, filtered, searched and sorted, a page at
+// The explorer's listing: units of a project, filtered, searched and sorted, a page at
 // a time. The meaning of every filter is decided here once; each store renders the result
 // (explore-duckdb.ts binds values, explore-clickhouse.ts quotes them).
 

@@ -30,7 +30,7 @@ export const UNIT_COLUMNS = [
   'assembled_at_ms',
   'unit_json',
   'project',
-  // Step figures (issue 26): null for units stored before them (see unitMetricValues).
+  // Step figures: null for units stored before them (see unitMetricValues).
   ...UNIT_METRIC_COLUMNS,
   // The steps as text both stores split (stepFigures); empty for units stored before them.
   'step_figures',

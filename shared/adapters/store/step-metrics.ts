@@ -1,7 +1,7 @@
 import { PermanentError } from '../../runtime/errors/index.ts';
 import { normalizeMetricQuery, type NormalizedMetricQuery, type UnitMetricQuery } from './unit-metrics.ts';
 
-// Metrics of steps across units (issue 26): p95 latency of the tool `search` over all its calls,
+// Metrics of steps across units: p95 latency of the tool `search` over all its calls,
 // cost and tokens per model. The steps are the units' `step_figures` text (unit-metric-columns.ts),
 // split into rows in SQL (ClickHouse: ARRAY JOIN; DuckDB: unnest), filtered by the unit filters.
 

@@ -29,7 +29,7 @@ export function unitMetricValues(u: Unit): Record<(typeof UNIT_METRIC_COLUMNS)[n
 }
 
 /**
- * The unit's model calls and tool executions as text both stores' SQL can split (issue 26: figures
+ * The unit's model calls and tool executions as text both stores' SQL can split (for figures
  * per tool and per model across calls): one line per step, `kind \t name \t latency_ms \t cost_usd
  * \t error \t tokens` (kind `llm` or `tool`; name the model or tool; cost and tokens empty where
  * none; error 1 or 0). ClickHouse 18.16 has no JSON arrays to unnest, so the steps are not read

@@ -2,7 +2,7 @@ import { PermanentError } from '../../runtime/errors/index.ts';
 import { normalizeUnitQuery, type Condition } from './conditions.ts';
 import type { UnitQuery } from './contract.ts';
 
-// Metrics of units (issue 26), computed in the store: one query shape that both stores render, so
+// Metrics of units, computed in the store: one query shape that both stores render, so
 // the API's series and summaries and an alert rule's check ("p95 of duration_ms over the last 15
 // minutes for agent X") ask the same question the same way.
 
@@ -130,7 +130,7 @@ export function normalizeMetricQuery(q: UnitMetricQuery): NormalizedMetricQuery 
 
 /**
  * The per-unit value of a metric as SQL over the units table (the same text in both stores; column
- * names are constants). Null where the unit has no figure (units stored before issue 26).
+ * names are constants). Null where the unit has no figure (units stored before step figures existed).
  */
 export function metricExpression(metric: UnitMetric): string {
   switch (metric) {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { GenAiFamilySchema } from './span-envelope.v1.ts';
 
-// What a unit was built from, per instrumentation scope (issue 34): enough to say, when the dialog
+// What a unit was built from, per instrumentation scope: enough to say, when the dialog
 // is empty or a part is missing, which library sent the spans and which of its settings fixes it.
 // Written by the assembler; optional on the unit (units stored before it have none). Every string
 // was cut to a bound by the assembler (the values come from hostile traces).

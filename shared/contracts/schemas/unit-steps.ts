@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { TokenUsageSchema } from './span-envelope.v1.ts';
 
-// What a unit keeps of each step of its run (issue 26): model calls, tool executions and hand-offs
+// What a unit keeps of each step of its run: model calls, tool executions and hand-offs
 // between agents, in start order. Times are ms since the unit's start; every string was cut to a
 // bound by the assembler (the values come from hostile traces).
 
@@ -63,7 +63,7 @@ export const ModelTotalsSchema = TokenUsageSchema.extend({
 });
 export type ModelTotals = z.infer<typeof ModelTotalsSchema>;
 
-/** The unit's step-derived figures; optional on the unit (units from before issue 26 have none). */
+/** The unit's step-derived figures; optional on the unit (units stored before step figures existed have none). */
 export const UnitStepFields = {
   steps: z.array(UnitStepSchema).optional(),
   /** Steps left out past the per-unit cap (the counts below still include them). */

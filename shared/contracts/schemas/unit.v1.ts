@@ -69,9 +69,9 @@ export const UnitSchema = z.object({
   simulation_record: z.boolean().optional(),
   /** The project (API key scope) whose ingest key sent the spans; absent means `default`. */
   project: z.string().min(1).max(200).optional(),
-  /** What the unit was built from, per instrumentation scope (issue 34); absent on units stored before it. */
+  /** What the unit was built from, per instrumentation scope; absent on units stored before it. */
   received: UnitReceivedSchema.optional(),
-  // Steps, duration, calls, tokens per model and cost (issue 26), all optional.
+  // Steps, duration, calls, tokens per model and cost, all optional.
   ...UnitStepFields,
 });
 export type Unit = z.infer<typeof UnitSchema>;

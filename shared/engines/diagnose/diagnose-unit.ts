@@ -1,7 +1,7 @@
 import type { ReceivedScope, Unit } from '../../contracts/schemas/index.ts';
 import { familyFix, instrumentationOf } from './instrumentations.ts';
 
-// What a unit is missing and which setting fixes it (issue 34), worked out at read time from the
+// What a unit is missing and which setting fixes it, worked out at read time from the
 // stored unit: its dialog, its tool calls and what it was built from (`received`, per
 // instrumentation scope). Computed, never stored, so a better message reaches old units too. Pure.
 

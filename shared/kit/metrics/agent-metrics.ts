@@ -1,7 +1,7 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
 import type { Unit } from '../../contracts/schemas/index.ts';
 
-// Per-agent request, latency and cost counters (issue 26) with bounded cardinality: agent and model
+// Per-agent request, latency and cost counters with bounded cardinality: agent and model
 // names come from traces (hostile, unbounded), so each label takes at most a fixed number of
 // distinct values, the first seen by this process; every later one is counted as `other`.
 

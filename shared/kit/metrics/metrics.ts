@@ -1,5 +1,5 @@
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
-import type { TopicHoldings } from '../../adapters/bus/index.ts';
+import { deadLettersWritten, type TopicHoldings } from '../../adapters/bus/index.ts';
 import { createAgentMetrics, type AgentMetrics } from './agent-metrics.ts';
 
 // One registry per process, handed down like the logger: every service records into the metrics
@@ -22,6 +22,7 @@ export interface Metrics {
   judgeCalls: Counter<'outcome'>;
   judgeRetries: Counter;
   alertDeliveries: Counter<'type' | 'outcome'>;
+  deadLetters: Counter<'topic'>;
   consumerLagRecords: Gauge<'group' | 'topic' | 'partition'>;
   busRecordsInMemory: Gauge<'topic'>;
   busRecordsUnread: Gauge<'topic'>;
@@ -68,6 +69,16 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     judgeCalls: new Counter({ name: 'tracecheck_judge_calls_total', help: 'Judge calls, by outcome (ok, failed)', labelNames: ['outcome'], registers }),
     judgeRetries: new Counter({ name: 'tracecheck_judge_retries_total', help: 'Judge calls retried after a retriable failure (429, 5xx, timeout)', registers }),
     alertDeliveries: new Counter({ name: 'tracecheck_alert_deliveries_total', help: 'Alert notifications, by target type and outcome', labelNames: ['type', 'outcome'], registers }),
+    deadLetters: new Counter({
+      name: 'tracecheck_dead_letters_total',
+      help: 'Records this process put on a dead-letter topic (<topic>.dlq), by the topic they came from',
+      labelNames: ['topic'],
+      registers,
+      collect() {
+        this.reset();
+        for (const [topic, n] of deadLettersWritten()) this.inc({ topic }, n);
+      },
+    }),
     consumerLagRecords: new Gauge({ name: 'tracecheck_consumer_lag_records', help: "Records of a partition not yet committed by the consumer group (high watermark - committed offset), per partition assigned to this process", labelNames: ['group', 'topic', 'partition'], registers }),
     busRecordsInMemory: busGauge('tracecheck_bus_records_in_memory', 'Records the in-process bus holds in memory, per topic (on disk: those a running consumer has not read yet)', (h) => h.inMemory),
     busRecordsUnread: busGauge('tracecheck_bus_records_unread', 'Records of a topic some consumer group has not read yet (the in-process bus refuses sends past 100,000)', (h) => h.unread),

@@ -31,6 +31,7 @@ describe('pipeline status reporter', () => {
         stages: () => [{ stage: 'score', topic: 'units', group: 'g', waiting: 1_500, error: null }],
         judge: () => ({ rate_per_minute: 600, concurrency: 8, in_flight: 8, waiting: 40 }),
         unitsScored: () => Promise.resolve(scored),
+        openSessions: () => ({ count: 4, idle_ms: 900_000 }),
       },
     });
     await reporter.start();
@@ -40,6 +41,7 @@ describe('pipeline status reporter', () => {
       stages: [{ stage: 'score', topic: 'units', group: 'g', waiting: 1_500, error: null }],
       judge: { rate_per_minute: 600, concurrency: 8, in_flight: 8, waiting: 40 },
       scored_per_minute: 0,
+      open_sessions: { count: 4, idle_ms: 900_000 },
     });
     now += 30_000;
     scored = 300;

@@ -38,6 +38,13 @@ export const JudgeQueueSchema = z.object({
 });
 export type JudgeQueue = z.infer<typeof JudgeQueueSchema>;
 
+/** Conversations the session aggregator holds open: each becomes a session unit `idle_ms` after its last trace. */
+export const OpenSessionsSchema = z.object({
+  count: z.number().int().nonnegative(),
+  idle_ms: z.number().nonnegative(),
+});
+export type OpenSessions = z.infer<typeof OpenSessionsSchema>;
+
 export const PipelineStatusSchema = z.object({
   instance: z.string(),
   services: z.array(z.string()),
@@ -47,6 +54,8 @@ export const PipelineStatusSchema = z.object({
   judge: JudgeQueueSchema.nullable(),
   /** Units scored per minute over the last RATE_WINDOW_MS (null: this process does not score). */
   scored_per_minute: z.number().nonnegative().nullable(),
+  /** Absent in docs of processes that do not aggregate sessions. */
+  open_sessions: OpenSessionsSchema.nullable().optional(),
 });
 export type PipelineStatus = z.infer<typeof PipelineStatusSchema>;
 
@@ -55,6 +64,8 @@ export interface PipelineStatusSources {
   judge(): JudgeQueue | null;
   /** Units this process has scored since it started; null when it does not score. */
   unitsScored(): Promise<number | null>;
+  /** The conversations this process holds open; null when it runs no session aggregator. */
+  openSessions?(): OpenSessions | null;
 }
 
 export interface PipelineStatusReporterOptions {
@@ -99,6 +110,7 @@ export function createPipelineStatusReporter(o: PipelineStatusReporterOptions) {
       stages: [...o.sources.stages()],
       judge: o.sources.judge(),
       scored_per_minute: total === null ? null : (rate ?? 0),
+      open_sessions: o.sources.openSessions?.() ?? null,
     };
     await o.store.putDoc({ kind: PIPELINE_STATUS_KIND, project: PIPELINE_STATUS_PROJECT, id: o.instance, body, updated_at_ms: at });
   }

@@ -4,7 +4,7 @@ import { DEFAULT_PROJECT_SHARES } from './defaults.ts';
 const positiveInt = z.coerce.number().int().positive();
 
 /**
- * Each project's share of the traces the assembler holds open (docs/guarantees.md, Fair shares between projects): past one, the
+ * Each project's share of the traces the assembler holds open (docs/guarantees.md, "Fair shares between projects"): past one, the
  * collector answers that project's exports that would add to it 429, and the assembler closes its
  * oldest root-less traces first. Spread into ConfigSchema.
  */

@@ -7,7 +7,7 @@ import { h, type Html } from './html.ts';
 import { operationsCard } from './operations-card.ts';
 import { layout, problemPage, sendPage, type PageDeps } from './page-deps.ts';
 
-// Agents (issue 26): every agent's volume, error rate, latency and cost over the last 24 h; one
+// Agents: every agent's volume, error rate, latency and cost over the last 24 h; one
 // agent's page adds its series per day, its versions, and its most expensive and slowest models.
 // The same answers as GET /api/v1/metrics/summary; every name came from a trace, so it goes through `h`.
 

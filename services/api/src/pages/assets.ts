@@ -95,7 +95,7 @@ pre.code { background: #f7f8fa; border: 1px solid var(--line); border-radius: 6p
 .msg { padding: 8px 12px; border-radius: 6px; margin: 8px 0; }
 .msg.ok { background: var(--good-bg); color: var(--good); } .msg.err { background: var(--bad-bg); color: var(--bad); }
 .pager { display: flex; gap: 12px; margin-top: 8px; }
-/* The explorer (issue 34). */
+/* The explorer. */
 .explorer .grow input { min-width: 320px; }
 a.button.secondary { background: #eef0f4; color: var(--fg); border: 1px solid var(--line); }
 td.badges .badge { margin: 1px 0; }

@@ -3,11 +3,13 @@ import { z } from 'zod';
 import { EXPLORE_SORTS, EXPLORE_VERDICTS, type ExploreRow, type ScoreBadge } from '../../../../shared/adapters/store/index.ts';
 import { ExploreParams, crossChecks, nextExploreCursor, toExploreQuery } from '../explorer-query.ts';
 import type { ApiEnv } from '../route.ts';
-import { num, unitHref, utc, withQuery } from './format.ts';
+import { count, num, unitHref, utc, withQuery } from './format.ts';
 import { h, type Html } from './html.ts';
 import { layout, problemPage, sendPage, type PageDeps } from './page-deps.ts';
+import { duration } from './pipeline-card.ts';
+import { readPipeline } from '../pipeline-status.ts';
 
-// The explorer (issue 34): /units and /sessions list a project's runs newest first, filtered,
+// The explorer: /units and /sessions list a project's runs newest first, filtered,
 // searched and sorted, a page at a time. Every filter lives in the URL (a GET form) under the
 // API's own names, so a page URL and a GET /api/v1/units URL say the same. Everything shown came
 // from a trace, so it goes through `h`.
@@ -56,6 +58,12 @@ ${q.conversation_id !== undefined ? h`<input type="hidden" name="conversation_id
 <button type="submit">Apply</button> <a class="button secondary" href="${action}">Clear</a></form>`;
 }
 
+/** Why a conversation just sent is not listed yet: its session unit is written once it goes idle. */
+function openSessionsNote(open: { count: number; idle_ms: number }): Html {
+  const n = open.count === 1 ? 'One conversation is' : `${count(open.count)} conversations are`;
+  return h`<p class="sub" data-open-sessions>${n} open. A conversation becomes a session unit here ${duration(open.idle_ms)} after its last trace (<code>TRACECHECK_SESSION_IDLE_MS</code>), or at once when a trace carries <code>tracecheck.session.end</code>; its traces are already under <a href="/units">units</a>.</p>`;
+}
+
 async function explorerPage(c: Context<ApiEnv>, deps: PageDeps, kind: 'units' | 'sessions'): Promise<Response> {
   const path = `/${kind}`;
   const raw = given(c.req.query());
@@ -67,7 +75,7 @@ async function explorerPage(c: Context<ApiEnv>, deps: PageDeps, kind: 'units' | 
   const v: PageQuery = parsed.data;
   const from = v.from ?? (v.window !== undefined ? deps.now() - WINDOWS[v.window] : undefined);
   const query = toExploreQuery({ ...v, ...(from !== undefined ? { from } : {}) }, c.get('project'), kind === 'sessions' ? 'session' : undefined);
-  const rows = await deps.store.exploreUnits(query);
+  const [rows, pipeline] = await Promise.all([deps.store.exploreUnits(query), kind === 'sessions' ? readPipeline(deps.store, deps.now()) : null]);
   const next = nextExploreCursor(rows, { ...query, limit: v.limit });
   // The view's parameters without the cursor: every link keeps the filters.
   const keep: Record<string, string> = Object.fromEntries(FIELDS.filter((f) => raw[f] !== undefined).map((f) => [f, raw[f]]));
@@ -80,6 +88,7 @@ async function explorerPage(c: Context<ApiEnv>, deps: PageDeps, kind: 'units' | 
   };
   const body = h`<h1>${title}</h1>
 <p class="sub">${kind === 'sessions' ? "Every conversation's traces as one unit" : 'Every scored run, traces and sessions'}, newest first; filters stay in the URL (<a href="${api}" data-api-link>as JSON</a>).${kind === 'units' ? h` See also <a href="/sessions">sessions</a>.` : h` See also <a href="/units">all units</a>.`}</p>
+${pipeline?.open_sessions ? openSessionsNote(pipeline.open_sessions) : null}
 ${form(path, keep)}
 ${rows.length === 0
     ? h`<p class="muted" data-empty>No ${kind} match these filters.</p>`

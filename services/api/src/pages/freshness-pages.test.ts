@@ -61,6 +61,7 @@ describe('pages over a store: backlog, unpriced, clamp, range', () => {
       ],
       judge: { rate_per_minute: 600, concurrency: 8, in_flight: 8, waiting: 120 },
       scored_per_minute: 600,
+      open_sessions: { count: 2, idle_ms: 900_000 },
     });
     await store.putDoc({ kind: PIPELINE_STATUS_KIND, project: PIPELINE_STATUS_PROJECT, id: 'h:1', body, updated_at_ms: NOW - 4_000 });
   });
@@ -80,6 +81,13 @@ describe('pages over a store: backlog, unpriced, clamp, range', () => {
     const json = (await (await app.request('/api/v1/pipeline')).json()) as { eta_ms: number; stages: Array<{ stage: string; waiting: number | null }> };
     expect(json.eta_ms).toBe(150_000);
     expect(json.stages.map((s) => [s.stage, s.waiting])).toEqual([['assemble', 40], ['score', 1_500], ['route', null], ['sessions', 0]]);
+  });
+
+  it('says how many conversations are held open and when each becomes a session unit', async () => {
+    expect((await page('/')).html).toContain('<div class="tile" data-open-sessions><div class="muted">conversations open</div><div class="big" data-waiting>2</div><div class="muted">each a session unit 15 min after its last trace</div></div>');
+    const sessions = await page('/sessions');
+    expect(sessions.html).toContain('<p class="sub" data-open-sessions>2 conversations are open. A conversation becomes a session unit here 15 min after its last trace (<code>TRACECHECK_SESSION_IDLE_MS</code>), or at once when a trace carries <code>tracecheck.session.end</code>; its traces are already under <a href="/units">units</a>.</p>');
+    expect((await page('/units')).html).not.toContain('data-open-sessions');
   });
 
   it('says unpriced where no model call had a price, not $0.0000', async () => {

@@ -4,7 +4,7 @@ import { sparkline } from './charts.ts';
 import { num, pct, withQuery } from './format.ts';
 import { h, type Html } from './html.ts';
 
-// The overview's operations figures (issue 26): volume, error rate, p95 latency and cost per day
+// The overview's operations figures: volume, error rate, p95 latency and cost per day
 // over the last two weeks, from the same queries as GET /api/v1/metrics/series.
 
 const DAYS = 14;

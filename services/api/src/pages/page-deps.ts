@@ -38,7 +38,7 @@ export interface PageDeps {
 
 const NAV = [
   ['overview', '/', 'Overview'],
-  // The explorer (issue 34).
+  // The explorer.
   ['units', '/units', 'Units'],
   ['sessions', '/sessions', 'Sessions'],
   ['agents', '/agents', 'Agents'],

@@ -29,6 +29,7 @@ export function pipelineCard(p: PipelineAnswer): Html {
   const stages = p.stages.filter((s) => s.waiting !== null || s.stage !== 'route');
   return h`<div class="card pipeline ${backlog ? 'behind' : ''}" data-pipeline><strong>Pipeline</strong> ${eta(p)}
 <div class="grid4">${stages.map((s) => h`<div class="tile" data-stage="${s.stage}"><div class="muted">${s.label}</div><div class="big" data-waiting>${s.waiting === null ? '–' : count(s.waiting)}</div>${s.error ? h`<div class="muted" title="${s.error}">last known (measuring failed)</div>` : null}</div>`)}
+${p.open_sessions ? h`<div class="tile" data-open-sessions><div class="muted">conversations open</div><div class="big" data-waiting>${count(p.open_sessions.count)}</div><div class="muted">each a session unit ${duration(p.open_sessions.idle_ms)} after its last trace</div></div>` : null}
 <div class="tile" data-stage="judge"><div class="muted">judge calls waiting</div>${p.judge ? h`<div class="big" data-waiting>${count(p.judge.waiting)}</div><div class="muted" data-judge-limit>${count(p.judge.in_flight)} in flight of ${count(p.judge.concurrency)}; limit ${count(p.judge.rate_per_minute)} a minute</div>` : h`<div class="big">–</div><div class="muted">no judge reported</div>`}</div></div>
 ${p.problems.length > 0 ? h`<div class="muted" data-pipeline-problems>${p.problems.join(' ')}</div>` : null}
 <div class="muted"><a href="/api/v1/pipeline">As JSON</a></div></div>`;

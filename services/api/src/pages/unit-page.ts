@@ -61,7 +61,7 @@ ${s.explanation ? h`<div class="expl" data-explanation>${s.explanation}</div>` :
 ${s.error ? h`<div class="expl"><strong>${s.status === 'not_run' ? 'Not run' : 'Error'}:</strong> ${s.error}</div>` : null}</div>`;
 }
 
-/** Back into the explorer (issue 34): this unit's neighbours by agent, version and conversation. */
+/** Back into the explorer: this unit's neighbours by agent, version and conversation. */
 function explorerLinks(u: Unit): Html {
   const links: Html[] = [];
   if (u.agent_name !== null) links.push(h`<a href="${withQuery('/units', { agent: u.agent_name })}" data-explorer-link="agent">runs of ${u.agent_name}</a>`);

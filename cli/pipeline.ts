@@ -174,7 +174,7 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
           maxOpenMs: config.assembler.traceMaxOpenMs,
           maxSpansPerTrace: config.assembler.maxSpansPerTrace,
           replayRecords: config.assembler.replayRecords,
-          caps: config.assembler.caps,
+          caps: { ...config.assembler.caps, projectShares: config.projectShares },
           holdOpenTraces: config.assembler.holdOpenTraces,
           spill: config.spill,
           prices: loadPriceTable(config.pricesFile),
@@ -271,6 +271,7 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
         // Only the in-process bus carries parsed records to its consumers.
         parsedRecords: !config.kafka,
         trustedProxies: createAddressMatcher(config.trustedProxies),
+        projectShares: { maxRootlessTraces: config.projectShares.maxRootlessTraces, maxRootlessBytes: config.projectShares.maxOpenBytes, maxOpenMs: config.assembler.traceMaxOpenMs },
       },
       producer,
       ...(keyring ? { authorize: (header: string | undefined) => keyring.authenticate(header, ['ingest']).then(openAsDefault), metricsAccess: createMetricsAccess(keyring, config.metricsToken) } : {}),

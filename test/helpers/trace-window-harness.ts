@@ -29,6 +29,8 @@ export function createTraceWindowHarness(options: TraceWindowOptions) {
     closedCount: (): number => window.closedCount(),
     openBytes: (): number => window.openBytes(),
     rootlessCount: (): number => window.rootlessCount(),
+    /** What one project's open traces hold: their number, those without a root, their bytes. */
+    projectHeld: (project: string) => ({ open: window.projectOpenCount(project), rootless: window.rootlessCount(project), bytes: window.openBytes(project) }),
     originOf: (record: object) => {
       const at = window.positionOf(record);
       return at && { partition: at.partition, offset: String(at.offset) };

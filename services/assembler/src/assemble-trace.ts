@@ -1,5 +1,4 @@
-import type { ChatMessage, LogRecordEnvelope, SpanRecord, ToolDefinition, Unit } from '../../../shared/contracts/schemas/index.ts';
-import { isEntrySpan } from './entry-span.ts';
+import { isEntrySpan, type ChatMessage, type LogRecordEnvelope, type SpanRecord, type ToolDefinition, type Unit } from '../../../shared/contracts/schemas/index.ts';
 import { createDialog, linkToolResultsByPosition, restoreCallTurns, unifyItemIds } from './merge-history.ts';
 import { agentsOf, modelCalls } from './model-calls.ts';
 import { byStart, byStartThenEnd, firstDefined, nanosToMs } from './span-tree.ts';

@@ -71,7 +71,8 @@ describe('caps on open traces: the oldest close first', () => {
   });
 
   it(`the attack, scaled: 20,000 root-less traces leave at most ${DEFAULT_OPEN_CAPS.maxRootlessTraces} open after a tick`, () => {
-    const buf = createTraceWindowHarness(long);
+    // One project's share would act first (project-caps.test.ts): here the cap on all.
+    const buf = createTraceWindowHarness({ ...long, projectShares: { maxRootlessTraces: 20_000, maxOpenTraces: 20_000 } });
     for (let i = 0; i < 20_000; i++) buf.add(orphan(i), 0, BigInt(i), 0);
     const taken = buf.takeReadyInSteps(1);
     expect(taken.length).toBe(20_000 - DEFAULT_OPEN_CAPS.maxRootlessTraces);

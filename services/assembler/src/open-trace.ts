@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
-import { canonicalJson, type LogRecordEnvelope, type SpanRecord } from '../../../shared/contracts/schemas/index.ts';
+import { canonicalJson, isEntrySpan, type LogRecordEnvelope, type SpanRecord } from '../../../shared/contracts/schemas/index.ts';
 import type { RecordPosition } from '../../../shared/kit/stage/index.ts';
-import { isEntrySpan } from './entry-span.ts';
 import type { HeldRecords } from './held-records.ts';
 
 /** Log records (legacy message events, one per message) per span kept, on average, at most. */

@@ -23,9 +23,11 @@ export interface TraceWindowOptions extends ClosingOptions, ClosedTracesOptions,
 
 export type TraceWindow = Window<SpanEnvelope, TraceParts, Unit> & {
   closedCount(): number;
-  /** Packed bytes held by open traces, and how many of them have no root yet (see open-caps.ts). */
-  openBytes(): number;
-  rootlessCount(): number;
+  /** Packed bytes held by open traces, and how many of them have no root yet, in all or of one project (see open-caps.ts). */
+  openBytes(project?: string): number;
+  rootlessCount(project?: string): number;
+  /** Open traces of one project. */
+  projectOpenCount(project: string): number;
   /** Where a record of a trace's parts was read; undefined for one kept from before a re-open. */
   positionOf(record: object): RecordPosition | undefined;
 };
@@ -263,6 +265,7 @@ export function createTraceWindow(options: TraceWindowOptions): TraceWindow {
     closedCount: () => closed.size(),
     openBytes: caps.openBytes,
     rootlessCount: caps.rootlessCount,
+    projectOpenCount: caps.openCount,
     positionOf: (record) => positions.get(record),
     carriedInto(key) {
       const from = carried.get(key) ?? [];

@@ -9,6 +9,7 @@ import { createGrpcReceiver } from './grpc/grpc-server.ts';
 import { createHttpReceiver } from './http/http-server.ts';
 import { throttleFailedAuth } from './auth-throttle.ts';
 import { createIngest, type Authorize } from './ingest.ts';
+import { createProjectShares, type ProjectShareLimits } from './project-shares.ts';
 import { withIngestMetrics } from './ingest-metrics.ts';
 import { createConvertPool } from './convert/convert-pool.ts';
 import { createRedaction, redactionCounter, type RedactionConfig } from './redact/create-redaction.ts';
@@ -62,6 +63,12 @@ export interface CollectorConfig {
   parsedRecords?: boolean;
   /** Proxies whose X-Forwarded-For names the client, for throttling failed keys (TRACECHECK_TRUSTED_PROXIES). */
   trustedProxies?: AddressMatcher;
+  /**
+   * Each project's share of the traces waiting for a root span: an export that would take its
+   * project past it is answered 429 (see project-shares.ts). Applies once keys are in use (with
+   * none, every export is the one sender's). Absent: no share.
+   */
+  projectShares?: ProjectShareLimits;
 }
 
 export interface CollectorOptions {
@@ -126,6 +133,7 @@ export function createCollector(options: CollectorOptions): Collector {
     log,
     ...redactorOption(config.redaction, options.metrics),
     ...(pool ? { pool } : {}),
+    ...(config.projectShares && options.authorize ? { shares: createProjectShares(config.projectShares) } : {}),
     ...(config.parsedRecords !== undefined ? { parsedRecords: config.parsedRecords } : {}),
     ...(counter ? { onRedactions: (found: Record<string, number>) => {
       for (const [rule, n] of Object.entries(found)) counter.inc({ rule, mode }, n);

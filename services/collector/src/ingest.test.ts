@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createSilentLogger } from '../../../shared/runtime/logging/index.ts';
 import { createIngest } from './ingest.ts';
+import { createProjectShares } from './project-shares.ts';
 import { decodeLogsRequestJson, decodeLogsRequestJsonLazy, decodeTraceRequestJson, decodeTraceRequestJsonLazy } from './otlp/decode-json.ts';
 import { decodeLogsRequestProtobuf, decodeLogsRequestProtobufLazy, decodeTraceRequestProtobuf, decodeTraceRequestProtobufLazy } from './otlp/decode-protobuf.ts';
 import { DecodeError } from './otlp/types.ts';
@@ -108,5 +109,28 @@ describe('ingest: exports take turns', () => {
     const small = createIngest({ producer, topic: 'spans', maxAttributeBytes: 4096, maxSpansPerRequest: 2, produceTimeoutMs: 5_000, retryAfterSeconds: 5, log: createSilentLogger() });
     expect(await small.exportTraces(() => decodeTraceRequestJsonLazy(JSON.stringify(largeRequest(3))))).toEqual({ kind: 'too_many_items', message: '3 spans exceed the limit of 2 per request' });
     expect(producer.sent).toEqual([]);
+  });
+});
+
+describe("ingest: a project's share of traces waiting for a root", () => {
+  it('answers busy (429) to the export that would pass it, produces none of it, and takes the other projects\' and the roots', async () => {
+    const producer = createRecordingProducer();
+    const shares = createProjectShares({ maxRootlessTraces: 2, maxRootlessBytes: 1_000_000, maxOpenMs: 300_000 }, () => 0);
+    const ingest = createIngest({ producer, topic: 'spans', maxAttributeBytes: 4096, maxSpansPerRequest: 100, produceTimeoutMs: 5_000, retryAfterSeconds: 7, log: createSilentLogger(), shares });
+    const exportOf = (specs: SpanSpec[]) => JSON.stringify({ resourceSpans: [{ resource: {}, scopeSpans: [{ scope: {}, spans: specs.map(jsonSpan) }] }] });
+    const child = (trace: number): SpanSpec => ({ traceId: hex(trace, 32), spanId: hex(2, 16), parentSpanId: hex(1, 16) });
+    const root = (trace: number): SpanSpec => ({ traceId: hex(trace, 32), spanId: hex(1, 16), parentSpanId: '' });
+    const send = (project: string | undefined, specs: SpanSpec[]) => ingest.exportTraces(() => decodeTraceRequestJsonLazy(exportOf(specs)), project);
+    expect(await send('a', [child(1), child(2)])).toEqual({ kind: 'ok' });
+    const refused = await send('a', [child(3)]);
+    expect(refused).toMatchObject({ kind: 'busy', retryAfterSeconds: 7 });
+    expect(refused.kind === 'busy' && refused.message).toContain('would make 3 (share 2, TRACECHECK_PROJECT_MAX_ROOTLESS_TRACES)');
+    expect(producer.sent).toHaveLength(2);
+    expect(await send('b', [child(3), child(4)])).toEqual({ kind: 'ok' });
+    // No project (no keys): no share.
+    expect(await send(undefined, [child(5), child(6), child(7)])).toEqual({ kind: 'ok' });
+    // Trace 1's root makes room for trace 3.
+    expect(await send('a', [root(1), child(3)])).toEqual({ kind: 'ok' });
+    expect(producer.sent).toHaveLength(9);
   });
 });

@@ -6,6 +6,7 @@ import type { ConvertPool } from './convert/convert-pool.ts';
 import { conversionOf } from './convert/conversion-of.ts';
 import type { PartialSuccess } from './otlp/encode-response.ts';
 import { DecodeError, type LazyLogsRequest, type LazyTraceRequest, type OtlpEncoding } from './otlp/types.ts';
+import type { ProjectShares } from './project-shares.ts';
 import type { Redactor } from './redact/redactor.ts';
 import { countLogRecords, countSpans, logsRequestToMessagesInSlices, traceRequestToMessagesInSlices, type Conversion } from './pipeline.ts';
 
@@ -14,7 +15,7 @@ export type IngestResult =
   | { kind: 'ok'; partial?: PartialSuccess }
   | { kind: 'too_many_items'; message: string }
   | { kind: 'unavailable'; message: string; retryAfterSeconds: number }
-  /** The pipeline is behind (the in-process bus is full): 429 / RESOURCE_EXHAUSTED + retry later. */
+  /** The pipeline is behind (the in-process bus is full), or the project is over its share: 429 / RESOURCE_EXHAUSTED + retry later. */
   | { kind: 'busy'; message: string; retryAfterSeconds: number };
 
 /**
@@ -46,6 +47,8 @@ export interface IngestOptions {
    */
   pool?: ConvertPool;
   onRedactions?: (found: Record<string, number>) => void;
+  /** Each project's share of the traces waiting for a root (see project-shares.ts); absent: none (no keys, one sender). */
+  shares?: ProjectShares;
   /** The producer hands `parsed` to its consumers (the in-process bus): the pool's records are parsed for it. Default true. */
   parsedRecords?: boolean;
 }
@@ -137,6 +140,14 @@ export function createIngest(options: IngestOptions): Ingest {
 
   type Turn = { kind: 'refused'; result: IngestResult } | { kind: 'converted'; conversion: Conversion; produced: Promise<unknown> };
 
+  /** A converted export is produced, unless it would take its project past its share (429, nothing produced). */
+  function produceOrRefuse(conversion: Conversion, project: string | undefined): Turn {
+    const refusal = project !== undefined && options.shares ? options.shares.admit(project, conversion) : null;
+    if (refusal === null) return { kind: 'converted', conversion, produced: startProduce(conversion) };
+    log.debug({ project }, 'project over its share of traces waiting for a root: answering 429');
+    return { kind: 'refused', result: { kind: 'busy', message: refusal, retryAfterSeconds: options.retryAfterSeconds } };
+  }
+
   async function run(work: () => Promise<Turn>): Promise<IngestResult> {
     const done = await turns.run(work);
     return done.kind === 'refused' ? done.result : answer(done.conversion, done.produced);
@@ -164,8 +175,7 @@ export function createIngest(options: IngestOptions): Ingest {
       if (outcome.kind === 'failed') throw new Error(outcome.message);
       if (outcome.kind === 'too_many_items') return { kind: 'refused', result: { kind: 'too_many_items', message: outcome.message } };
       if (options.onRedactions) options.onRedactions(outcome.redactions);
-      const conversion = await conversionOf(outcome, options.parsedRecords ?? true);
-      return { kind: 'converted', conversion, produced: startProduce(conversion) };
+      return produceOrRefuse(await conversionOf(outcome, options.parsedRecords ?? true), project);
     });
   }
 
@@ -179,8 +189,7 @@ export function createIngest(options: IngestOptions): Ingest {
         if (n > options.maxSpansPerRequest) {
           return { kind: 'refused', result: { kind: 'too_many_items', message: `${n} spans exceed the limit of ${options.maxSpansPerRequest} per request` } };
         }
-        const conversion = await traceRequestToMessagesInSlices(req, normalize);
-        return { kind: 'converted', conversion, produced: startProduce(conversion) };
+        return produceOrRefuse(await traceRequestToMessagesInSlices(req, normalize), project);
       });
     },
     exportLogs(decode, project, body) {
@@ -192,8 +201,7 @@ export function createIngest(options: IngestOptions): Ingest {
         if (n > options.maxSpansPerRequest) {
           return { kind: 'refused', result: { kind: 'too_many_items', message: `${n} log records exceed the limit of ${options.maxSpansPerRequest} per request` } };
         }
-        const conversion = await logsRequestToMessagesInSlices(req, normalize);
-        return { kind: 'converted', conversion, produced: startProduce(conversion) };
+        return produceOrRefuse(await logsRequestToMessagesInSlices(req, normalize), project);
       });
     },
   };

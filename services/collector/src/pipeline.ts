@@ -2,7 +2,7 @@ import type { OutgoingMessage } from '../../../shared/adapters/bus/index.ts';
 import { DEFAULT_MAX_RECORD_BYTES } from '../../../shared/runtime/config/index.ts';
 import { errorMessage } from '../../../shared/runtime/errors/index.ts';
 import { runAtOnce, runInSlices } from '../../../shared/runtime/flow/index.ts';
-import { SpanEnvelopeSchema, type SpanEnvelope, type SpanGenAi } from '../../../shared/contracts/schemas/index.ts';
+import { SpanEnvelopeSchema, isEntrySpan, type SpanEnvelope, type SpanGenAi } from '../../../shared/contracts/schemas/index.ts';
 import type { DecodedLogsRequest, DecodedSpan, DecodedTraceRequest, LazyLogsRequest, LazyTraceRequest } from './otlp/types.ts';
 import { lazyLogsRequest, lazyTraceRequest } from './otlp/lazy-request.ts';
 import { normalizeLogRecord } from './normalize/normalize-log.ts';
@@ -16,6 +16,11 @@ export type ConversionOptions = NormalizeOptions & { redactor?: Redactor };
 
 export interface Conversion {
   messages: OutgoingMessage[];
+  /**
+   * Per message: its span can end its trace's wait for a root (a root, or an entry span; see
+   * isEntrySpan). Absent: none can (log records).
+   */
+  ends?: boolean[];
   accepted: number;
   rejected: number;
   /** Why items were rejected (first few reasons), for partialSuccess.errorMessage. */
@@ -150,6 +155,7 @@ export function traceRequestToMessagesInSlices(req: LazyTraceRequest, options: C
 /** One step per span. */
 function* traceConversionSteps(req: LazyTraceRequest, options: ConversionOptions): Generator<void, Conversion> {
   const messages: OutgoingMessage[] = [];
+  const ends: boolean[] = [];
   const reasons: string[] = [];
   let rejected = 0;
   const latest = latestNanos(options);
@@ -187,6 +193,7 @@ function* traceConversionSteps(req: LazyTraceRequest, options: ConversionOptions
             continue;
           }
           messages.push(messageOf(span.traceId, fit, checked));
+          ends.push(isEntrySpan(envelope));
         } catch (err) {
           // A normalizer bug on one hostile span must not cost the others.
           rejected++;
@@ -195,7 +202,7 @@ function* traceConversionSteps(req: LazyTraceRequest, options: ConversionOptions
       }
     }
   }
-  return { messages, accepted: messages.length, rejected, errorMessage: reasonsText(summarize(reasons, rejected), redactor) };
+  return { messages, ends, accepted: messages.length, rejected, errorMessage: reasonsText(summarize(reasons, rejected), redactor) };
 }
 
 /**

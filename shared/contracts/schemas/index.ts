@@ -18,3 +18,4 @@ export { UnitStepSchema, ModelTotalsSchema } from './unit-steps.ts';
 export type { ModelStep, ModelTotals, ToolStep, UnitStep } from './unit-steps.ts';
 export { UnitReceivedSchema, ReceivedScopeSchema } from './unit-received.ts';
 export type { ReceivedScope, UnitReceived } from './unit-received.ts';
+export { isEntrySpan } from './entry-span.ts';

@@ -12,7 +12,7 @@ export interface Metrics {
   spansAccepted: Counter;
   spansRejected: Counter<'reason'>;
   unitsAssembled: Counter;
-  /** Traces the assembler closed early because open traces passed a cap (open, bytes, rootless). */
+  /** Traces the assembler closed early because open traces passed a cap (open, bytes, rootless) or a project its share (project-*). */
   tracesClosedByCap: Counter<'cap'>;
   scoresWritten: Counter<'check' | 'status'>;
   /** Units the scorer stored with their scores (the scoring rate of GET /api/v1/pipeline). */
@@ -61,7 +61,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     spansAccepted: new Counter({ name: 'tracecheck_spans_accepted_total', help: 'Spans acknowledged by the bus', registers }),
     spansRejected: new Counter({ name: 'tracecheck_spans_rejected_total', help: 'Spans refused, by reason (invalid, too_many, unavailable)', labelNames: ['reason'], registers }),
     unitsAssembled: new Counter({ name: 'tracecheck_units_assembled_total', help: 'Units published by the assembler', registers }),
-    tracesClosedByCap: new Counter({ name: 'tracecheck_traces_closed_by_cap_total', help: 'Traces closed before their time because open traces passed a cap (open: their number, bytes: their records, rootless: traces without a root)', labelNames: ['cap'], registers }),
+    tracesClosedByCap: new Counter({ name: 'tracecheck_traces_closed_by_cap_total', help: 'Traces closed before their time because open traces passed a cap (open: their number, bytes: their records, rootless: traces without a root), or one project passed its share of them (project-open, project-bytes, project-rootless)', labelNames: ['cap'], registers }),
     scoresWritten: new Counter({ name: 'tracecheck_scores_written_total', help: 'Scores written to the store, by check and status', labelNames: ['check', 'status'], registers }),
     unitsScored: new Counter({ name: 'tracecheck_units_scored_total', help: 'Units stored with their scores by the scorer', registers }),
     scoringLagSeconds: new Gauge({ name: 'tracecheck_scoring_lag_seconds', help: "How far the scorer trails the agents: from the last scored unit's end to its scores being written", registers }),

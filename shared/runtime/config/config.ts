@@ -1,17 +1,9 @@
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
-import {
-  DEFAULT_KAFKA_SESSION_TIMEOUT_MS,
-  DEFAULT_LAG_INTERVAL_MS,
-  DEFAULT_MAX_RECORD_BYTES,
-  DEFAULT_MAX_SPANS_PER_TRACE,
-  DEFAULT_OPEN_CAPS,
-  DEFAULT_SCORER_CONCURRENCY,
-  DEFAULT_SEGMENT_BYTES,
-  DEFAULT_TRACE_COMPLETE_GRACE_MS,
-  DEFAULT_TRACE_ENTRY_GRACE_MS,
-} from './defaults.ts';
+import { DEFAULT_KAFKA_SESSION_TIMEOUT_MS, DEFAULT_LAG_INTERVAL_MS, DEFAULT_MAX_RECORD_BYTES, DEFAULT_MAX_SPANS_PER_TRACE, DEFAULT_OPEN_CAPS } from './defaults.ts';
+import { DEFAULT_SCORER_CONCURRENCY, DEFAULT_SEGMENT_BYTES, DEFAULT_TRACE_COMPLETE_GRACE_MS, DEFAULT_TRACE_ENTRY_GRACE_MS } from './defaults.ts';
+import { PROJECT_SHARES_ENV, projectSharesOf, type ProjectShares } from './project-shares.ts';
 import { parseAddressList, type AddressList } from '../http/index.ts';
 import { domainList } from './domain-list.ts';
 import { REDACTION_MODES, redactionRulesFromJson, type RedactionMode, type RedactionRule } from './redaction.ts';
@@ -135,6 +127,7 @@ export const ConfigSchema = z
     TRACECHECK_MAX_OPEN_TRACES: positiveInt.default(DEFAULT_OPEN_CAPS.maxOpenTraces),
     TRACECHECK_MAX_OPEN_TRACE_BYTES: positiveInt.default(DEFAULT_OPEN_CAPS.maxOpenBytes),
     TRACECHECK_MAX_ROOTLESS_TRACES: positiveInt.default(DEFAULT_OPEN_CAPS.maxRootlessTraces),
+    ...PROJECT_SHARES_ENV,
     TRACECHECK_CHECKS: z.string().default('function_result_present,task_completed'),
     TRACECHECK_CHECK_DEFINITIONS: z.preprocess(emptyAsUndefined, z.string().optional()),
     TRACECHECK_SANDBOX_PROCESSES: z.coerce.number().int().min(1).max(64).default(2),
@@ -226,6 +219,8 @@ export interface Config {
     /** Open traces (ready ones not yet published included) past which the assembler stops reading. */
     holdOpenTraces: number;
   };
+  /** Each project's share of the open traces: the collector's 429 and the assembler's caps (project-shares.ts). */
+  projectShares: ProjectShares;
   /** Records of a topic its readers have not read past which sends to it are refused (429): both modes. */
   backlogMaxRecords: number;
   /** Worker threads converting the collector's exports; 0: on the main thread. */
@@ -343,6 +338,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       holdOpenTraces: c.TRACECHECK_ASSEMBLER_HOLD_OPEN_TRACES,
       caps: { maxOpenTraces: c.TRACECHECK_MAX_OPEN_TRACES, maxOpenBytes: c.TRACECHECK_MAX_OPEN_TRACE_BYTES, maxRootlessTraces: c.TRACECHECK_MAX_ROOTLESS_TRACES },
     },
+    projectShares: projectSharesOf(c),
     backlogMaxRecords: c.TRACECHECK_BACKLOG_MAX_RECORDS,
     collectorWorkers: c.TRACECHECK_COLLECTOR_WORKERS ?? defaultCollectorWorkers(),
     shutdownTimeoutMs: c.TRACECHECK_SHUTDOWN_TIMEOUT_MS,

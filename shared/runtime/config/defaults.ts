@@ -22,3 +22,9 @@ export const DEFAULT_OPEN_CAPS = { maxOpenTraces: 50_000, maxOpenBytes: 256 * 10
  * replacement's join waits for it), so it bounds the recovery after a crash. Heartbeats every tenth.
  */
 export const DEFAULT_KAFKA_SESSION_TIMEOUT_MS = 10_000;
+/**
+ * Each project's share of the assembler's open traces (TRACECHECK_PROJECT_*): in number, without a
+ * root, and in packed record bytes. Half the default hold on reading (10,000): one project alone
+ * never makes the assembler stop reading everyone's spans.
+ */
+export const DEFAULT_PROJECT_SHARES = { maxOpenTraces: 5_000, maxRootlessTraces: 2_500, maxOpenBytes: 128 * 1024 * 1024 } as const;

@@ -1,5 +1,6 @@
 export { loadConfig, ConfigSchema, ConfigError, DEFAULT_METRICS_PORTS, metricsPortFor } from './config.ts';
 export type { Config, LogLevel } from './config.ts';
+export type { ProjectShares } from './project-shares.ts';
 export {
   DEFAULT_LAG_INTERVAL_MS,
   DEFAULT_MAX_RECORD_BYTES,

@@ -30,5 +30,5 @@ function* messageSteps(outcome: Extract<ConvertOutcome, { kind: 'converted' }>, 
     const value = text.toString('utf8', i === 0 ? 0 : outcome.ends[i - 1], outcome.ends[i]);
     messages[i] = withParsed && outcome.whole[i] ? { key: outcome.keys[i], value, parsed: JSON.parse(value) as unknown } : { key: outcome.keys[i], value };
   }
-  return { messages, accepted: n, rejected: outcome.rejected, errorMessage: outcome.errorMessage };
+  return { messages, ...(outcome.entries ? { ends: outcome.entries } : {}), accepted: n, rejected: outcome.rejected, errorMessage: outcome.errorMessage };
 }

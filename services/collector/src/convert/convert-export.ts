@@ -26,7 +26,7 @@ export type ConvertOutcome =
   | { kind: 'decode_error'; message: string; received: 0 }
   | { kind: 'failed'; message: string; received: number }
   | { kind: 'too_many_items'; message: string; received: number }
-  | { kind: 'converted'; received: number; keys: string[]; text: Uint8Array; ends: Uint32Array; whole: boolean[]; rejected: number; errorMessage: string; redactions: Record<string, number> };
+  | { kind: 'converted'; received: number; keys: string[]; text: Uint8Array; ends: Uint32Array; whole: boolean[]; entries?: boolean[]; rejected: number; errorMessage: string; redactions: Record<string, number> };
 
 /**
  * Decodes, redacts, normalizes, checks and serializes one export in one synchronous pass (the
@@ -64,7 +64,7 @@ export function convertExport(job: ConvertJob, conversion: Pick<ConversionOption
     // Memory of its own (not Node's shared pool), so that it can be transferred.
     const text = Buffer.allocUnsafeSlow(bytes);
     for (let i = 0; i < n; i++) text.write(result.messages[i].value, i === 0 ? 0 : ends[i - 1], 'utf8');
-    return { kind: 'converted', received, keys, text, ends, whole, rejected: result.rejected, errorMessage: result.errorMessage, redactions: takeRedactions() };
+    return { kind: 'converted', received, keys, text, ends, whole, ...(result.ends ? { entries: result.ends } : {}), rejected: result.rejected, errorMessage: result.errorMessage, redactions: takeRedactions() };
   } catch (err) {
     takeRedactions();
     if (err instanceof DecodeError) return { kind: 'decode_error', message: err.message, received: 0 };

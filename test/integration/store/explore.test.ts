@@ -180,6 +180,45 @@ describe.each(stores)('explorer listing: %s', (_label, create) => {
   });
 });
 
+describe.each(stores)('explorer pages through time windows: %s', (_label, create) => {
+  // Thirty units ten minutes apart and one a month older: a page after a cursor reads the hour
+  // and the day before it first, and the whole table when they do not fill it.
+  const spread = `${project}-spread`;
+  const units = [...Array.from({ length: 30 }, (_, i) => makeUnit({ unit_id: `w${String(i).padStart(2, '0')}`, project: spread, end_time_ms: T0 - i * 600_000 })), makeUnit({ unit_id: 'w-old', project: spread, end_time_ms: T0 - 30 * 86_400_000 })];
+  let store: Store;
+  beforeAll(async () => {
+    store = create();
+    await store.start();
+    await store.writeUnits(units);
+    // A superseded revision inside the first window that no longer matches the agent filter.
+    await store.writeUnits([{ ...units[1], agent_name: 'moved', assembled_at_ms: units[1].assembled_at_ms + 1 }]);
+  });
+  afterAll(async () => {
+    await store.shutdown();
+  });
+
+  const pages = async (q: Omit<ExploreQuery, 'project' | 'limit' | 'after'>, limit: number): Promise<string[]> => {
+    const out: string[] = [];
+    let after: ExploreQuery['after'];
+    for (let i = 0; i < 40; i++) {
+      const page = await store.exploreUnits({ ...q, project: spread, limit, ...(after ? { after } : {}) });
+      out.push(...ids(page));
+      const last = page.at(-1);
+      if (!last || page.length < limit) return out;
+      after = { key: last.sort_key, unit_id: last.unit_id };
+    }
+    throw new Error('more than 40 pages');
+  };
+
+  it('lists every unit once, newest first, with small and large pages', async () => {
+    const all = units.map((u) => u.unit_id);
+    expect(await pages({}, 2)).toEqual(all);
+    expect(await pages({}, 7)).toEqual(all);
+    expect(await pages({ agent: units[0].agent_name ?? '' }, 3)).toEqual(all.filter((id) => id !== 'w01'));
+    expect(await pages({ agent: 'moved' }, 3)).toEqual(['w01']);
+  });
+});
+
 describe('the search text of units stored before it', () => {
   it('duckdb: an older file is searched after its migration', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'tracecheck-explore-'));

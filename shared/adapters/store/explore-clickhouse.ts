@@ -36,9 +36,16 @@ const VERDICTS: Record<ExploreVerdict | 'any', SqlFragment> = {
  */
 export const TIME_WINDOWS_MS: readonly number[] = [3_600_000, 24 * 3_600_000];
 
-/** Text, tool and model conditions (all substring tests on columns every revision row carries). */
+/** `%word%` for LIKE: the word's own `\\`, `%` and `_` match themselves. */
+export const likeContaining = (word: string): string => `%${word.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/**
+ * Text, tool and model conditions (all substring tests on columns every revision row carries).
+ * A word is a LIKE '%word%': the same test as position(), and the one a server's ngram skip index
+ * on search_text answers (clickhouse-schema.ts), skipping granules without the word's ngrams.
+ */
 function contentConditions(nq: NormalizedExplore): SqlFragment[] {
-  const out: SqlFragment[] = nq.words.map((w) => sql`position(search_text, ${w}) > 0`);
+  const out: SqlFragment[] = nq.words.map((w) => sql`search_text LIKE ${likeContaining(w)}`);
   if (nq.toolLine !== null) out.push(sql`position(concat('\n', step_figures), ${nq.toolLine}) > 0`);
   if (nq.model !== null) out.push(sql`(model = ${nq.model.name} OR position(concat('\n', step_figures), ${nq.model.line}) > 0)`);
   return out;

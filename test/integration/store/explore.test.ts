@@ -9,12 +9,15 @@ import { createClickHouseStore, createDuckDbStore, type ExploreQuery, type Explo
 import type { Unit, UnitStep } from '../../../shared/contracts/schemas/index.ts';
 import { CLICKHOUSE_URL, REQUEST_TIMEOUT_MS, createAdminClient, randomDatabaseName } from './clickhouse-test-server.ts';
 import { T0, makeScore, makeUnit } from './store-fixtures.ts';
+import { useChdbServer } from '../../helpers/chdb-server/use-chdb-server.ts';
 
 // The explorer's listing (issue 34) on both stores: every filter, the free-text search, the sorts
 // and their cursors (ties, concurrent inserts), the project scope and latest-revision reads.
 
 const database = randomDatabaseName('tc_explore');
 const admin = createAdminClient();
+// The current engine (26.7) takes the ngram search index and its LIKE path.
+const chdb = useChdbServer();
 const project = `explore-${randomUUID().slice(0, 8)}`;
 const other = `${project}-other`;
 
@@ -66,6 +69,7 @@ async function allPages(store: Store, q: Omit<ExploreQuery, 'project' | 'limit' 
 const stores: Array<[string, () => Store]> = [
   ['duckdb', () => createDuckDbStore({ path: ':memory:', log: createSilentLogger() })],
   ['clickhouse 18.16', () => createClickHouseStore({ url: CLICKHOUSE_URL, database, log: createSilentLogger(), requestTimeoutMs: REQUEST_TIMEOUT_MS })],
+  ['clickhouse 26.7 (chdb)', () => createClickHouseStore({ url: chdb.url(), database, log: createSilentLogger(), requestTimeoutMs: REQUEST_TIMEOUT_MS })],
 ];
 
 afterAll(async () => {
@@ -216,6 +220,15 @@ describe.each(stores)('explorer pages through time windows: %s', (_label, create
     expect(await pages({}, 7)).toEqual(all);
     expect(await pages({ agent: units[0].agent_name ?? '' }, 3)).toEqual(all.filter((id) => id !== 'w01'));
     expect(await pages({ agent: 'moved' }, 3)).toEqual(['w01']);
+  });
+});
+
+describe('the search index on the current engine', () => {
+  it('units carry an ngram skip index on search_text; 18.16 has none', async () => {
+    const query = `SELECT name, type_full FROM system.data_skipping_indices WHERE database = '${database}' AND table = 'units'`;
+    expect(await (await chdb.admin().query({ query, format: 'JSONEachRow' })).json()).toEqual([{ name: 'search_text_ngrams', type_full: 'ngrambf_v1(3, 32768, 2, 0)' }]);
+    const old = await (await admin.query({ query: `SELECT count() AS n FROM system.tables WHERE database = '${database}' AND name = 'units'`, format: 'JSONEachRow' })).json<{ n: string }>();
+    expect(old).toEqual([{ n: '1' }]);
   });
 });
 

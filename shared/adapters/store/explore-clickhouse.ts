@@ -8,7 +8,7 @@ import { joinSql, sql, sqlIdentifier, type SqlFragment } from './sql-quote.ts';
 // `units` is a ReplacingMergeTree(assembled_at_ms) keyed by unit_id: a unit's latest revision is
 // its row with the highest assembled_at_ms (then write_seq, the later insert), what FINAL keeps.
 // FINAL itself is not used: it merges whole granules of every part a key may be in, and took most
-// of a page's time at a million units (docs/explorer.md#performance); `LIMIT 1 BY` over the few
+// of a page's time at a million units (docs/benchmarks.md#explorer); `LIMIT 1 BY` over the few
 // rows of the page's units picks the same row.
 
 const SORT_KEYS: Record<ExploreSort, SqlFragment> = {

@@ -29,12 +29,14 @@ const VERDICTS: Record<ExploreVerdict | 'any', SqlFragment> = {
 };
 
 /**
- * Lower bounds on the end time, below the newest, for a newest-first page: a round reads only the
- * rows that ended after its bound (PREWHERE on end_time_ms), the next widens it, and the last has
- * none. A page of recent units reads the last hour; a rare word costs the whole table once more
- * than the windows it missed, so they stay few and small.
+ * A newest-first list reads the hour before its cursor (or now) first, in PREWHERE on
+ * end_time_ms, and the whole table only when that hour does not fill the page. The hour's rows sit
+ * in few granules while recent units are in parts of their own (or their ids cluster), and then it
+ * reads a fraction of the filter columns. A search reads the whole table at once: an hour of units
+ * touched a quarter of the search text's granules at a million units and a day nearly all of them,
+ * so a rare word paid for the window and then the table (docs/benchmarks.md#explorer).
  */
-export const TIME_WINDOWS_MS: readonly number[] = [3_600_000, 24 * 3_600_000];
+export const TIME_WINDOWS_MS: readonly number[] = [3_600_000];
 
 /** `%word%` for LIKE: the word's own `\\`, `%` and `_` match themselves. */
 export const likeContaining = (word: string): string => `%${word.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
@@ -112,7 +114,7 @@ const identity = (r: Record<string, unknown>): string => `${String(r.unit_id)}\n
  */
 async function candidates(connection: ClickHouseConnection, nq: NormalizedExplore, after: Position | null, k: number, nowMs: number): Promise<Record<string, unknown>[]> {
   // A check filter's scores subquery would run again in every round: one round reads it once.
-  const windowed = nq.sort === 'time' && nq.order === 'desc' && nq.check === null;
+  const windowed = nq.sort === 'time' && nq.order === 'desc' && nq.check === null && nq.words.length === 0;
   const anchor = after?.key ?? nowMs;
   const lows: Array<number | null> = windowed ? [...TIME_WINDOWS_MS.map((w) => anchor - w), null] : [null];
   let rows: Record<string, unknown>[] = [];
@@ -138,7 +140,8 @@ function compare(nq: NormalizedExplore, a: Position, b: Position): number {
  * round starts after the last candidate.
  */
 async function explorePage(connection: ClickHouseConnection, nq: NormalizedExplore, nowMs: number): Promise<Record<string, unknown>[]> {
-  const k = nq.limit * 2 + 20;
+  // Room for a few superseded revisions among the candidates; more cost another round.
+  const k = nq.limit + 20;
   const out: Record<string, unknown>[] = [];
   let after: Position | null = nq.after;
   for (;;) {

@@ -1,7 +1,9 @@
 // The explorer at scale: `--units` synthetic units (default 1,000,000; 3 scores each)
 // loaded by bulk INSERT … SELECT into DuckDB (a file) and into ClickHouse 18.16 (a database of
 // its own, dropped after), then p50/p95 of list and free-text search queries through the store's
-// exploreUnits, and a few through the HTTP API. `npm run bench:explorer [-- --units 50000 --rounds 20]`.
+// exploreUnits, and a few through the HTTP API; then the same on the current engine (chdb 26.7
+// behind its HTTP front, test/helpers/chdb-server) unless `--no-chdb`.
+// `npm run bench:explorer [-- --units 50000 --rounds 20 --no-chdb]`.
 // Results are appended to bench/results/explorer.md. Targets: list p95 < 200 ms (ClickHouse) and
 // < 500 ms (DuckDB); search p95 < 1 s and < 2 s.
 import { appendFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
@@ -13,6 +15,7 @@ import { createClickHouseStore, createDuckDbStore, type ExploreQuery, type Store
 import { createSilentLogger } from '../shared/runtime/logging/index.ts';
 import { createApiServer } from '../services/api/src/index.ts';
 import { scoresInsertSql, unitsInsertSql } from './explorer-data.ts';
+import { startChdbServer } from '../test/helpers/chdb-server/start-chdb-server.ts';
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -118,9 +121,9 @@ async function loadDuckDb(path: string): Promise<number> {
   return (performance.now() - t) / 1000;
 }
 
-async function loadClickHouse(database: string, store: Store): Promise<number> {
+async function loadClickHouse(url: string, database: string, store: Store): Promise<number> {
   await store.start();
-  const admin = createClient({ url: CH_URL, request_timeout: 600_000 });
+  const admin = createClient({ url, request_timeout: 600_000 });
   const t = performance.now();
   try {
     for (let from = 0; from < UNITS; from += CHUNK) {
@@ -151,21 +154,34 @@ try {
 }
 loads.push(loadavg()[0]);
 
-const database = `bench_explorer_${process.pid}`;
-const admin = createClient({ url: CH_URL });
-try {
-  const store = createClickHouseStore({ url: CH_URL, database, log, requestTimeoutMs: 120_000 });
-  const loadS = await loadClickHouse(database, store);
-  console.log(`clickhouse: ${UNITS} units loaded in ${loadS.toFixed(1)} s`);
-  const version = (await (await admin.query({ query: 'SELECT version() AS v', format: 'JSONEachRow' })).json<{ v: string }>())[0]?.v ?? '?';
-  const parts = (await (await admin.query({ query: `SELECT count() AS n FROM system.parts WHERE database = '${database}' AND table = 'units' AND active`, format: 'JSONEachRow' })).json<{ n: string }>())[0]?.n ?? '?';
-  out.push(await measure(`ClickHouse ${version} (${parts} parts)`, store, loadS));
-  await store.shutdown();
-} finally {
-  await admin.command({ query: `DROP DATABASE IF EXISTS ${database}` });
-  await admin.close();
+/** Loads and measures one ClickHouse server (18.16, or chdb's front), in a database of its own dropped after. */
+async function benchClickHouse(url: string): Promise<void> {
+  const database = `bench_explorer_${process.pid}`;
+  const admin = createClient({ url });
+  try {
+    const store = createClickHouseStore({ url, database, log, requestTimeoutMs: 120_000 });
+    const loadS = await loadClickHouse(url, database, store);
+    console.log(`clickhouse ${url}: ${UNITS} units loaded in ${loadS.toFixed(1)} s`);
+    const version = (await (await admin.query({ query: 'SELECT version() AS v', format: 'JSONEachRow' })).json<{ v: string }>())[0]?.v ?? '?';
+    const parts = (await (await admin.query({ query: `SELECT count() AS n FROM system.parts WHERE database = '${database}' AND table = 'units' AND active`, format: 'JSONEachRow' })).json<{ n: string }>())[0]?.n ?? '?';
+    out.push(await measure(`ClickHouse ${version} (${parts} parts)`, store, loadS));
+    await store.shutdown();
+  } finally {
+    await admin.command({ query: `DROP DATABASE IF EXISTS ${database}` });
+    await admin.close();
+  }
+  loads.push(loadavg()[0]);
 }
-loads.push(loadavg()[0]);
+
+await benchClickHouse(CH_URL);
+if (!process.argv.includes('--no-chdb')) {
+  const chdb = await startChdbServer();
+  try {
+    await benchClickHouse(chdb.url);
+  } finally {
+    await chdb.stop();
+  }
+}
 
 const file = join(import.meta.dirname, 'results', 'explorer.md');
 if (!existsSync(file)) appendFileSync(file, '# Explorer benchmark\n\nList and free-text search over synthetic units: `npm run bench:explorer`.\n');

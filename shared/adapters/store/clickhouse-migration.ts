@@ -3,7 +3,10 @@ import type { Logger } from '../../runtime/logging/index.ts';
 import type { ClickHouseConnection } from './clickhouse-connection.ts';
 import {
   ADDED_COLUMNS,
+  SEARCH_INDEX,
   addColumnSql,
+  hasSkipIndexes,
+  searchIndexSql,
   createDatabaseSql,
   parseClickHouseVersion,
   docsTableSql,
@@ -113,6 +116,12 @@ export function createClickHouseMigration(options: ClickHouseMigrationOptions): 
     for (const added of ADDED_COLUMNS) {
       const cols = await select('columns', sql`SELECT name FROM system.columns WHERE database = ${options.database} AND table = ${added.table} AND name = ${added.column}`);
       if (cols.length === 0) await addColumn(`add ${added.column} to ${added.table}`, statement(addColumnSql(schema, added)));
+    }
+    // The explorer's search index, on a single server that has skip indexes (not on 18.16; a
+    // cluster's tables are left as they are).
+    if (cluster === undefined && hasSkipIndexes(f)) {
+      const indexes = await select('skip indexes', sql`SELECT name FROM system.data_skipping_indices WHERE database = ${options.database} AND table = 'units' AND name = ${SEARCH_INDEX}`);
+      if (indexes.length === 0) for (const text of searchIndexSql(schema)) await command('add search index to units', text);
     }
     const history = await select('tables', sql`SELECT name FROM system.tables WHERE database = ${options.database} AND name = 'unit_revisions'`);
     // A replicated database is new since revisions: nothing to copy (and no RENAME across the cluster).

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PermanentError } from '../../runtime/errors/index.ts';
-import { parseClickHouseVersion, scoresTableSql, unitsTableSql } from './clickhouse-schema.ts';
+import { hasSkipIndexes, parseClickHouseVersion, scoresTableSql, searchIndexSql, unitsTableSql } from './clickhouse-schema.ts';
 
 describe('parseClickHouseVersion', () => {
   it.each([
@@ -12,6 +12,24 @@ describe('parseClickHouseVersion', () => {
     ['garbage', false],
   ])('%s → modern %s', (version, modern) => {
     expect(parseClickHouseVersion(version)).toEqual({ version, modern });
+  });
+});
+
+describe('the explorer search index', () => {
+  it.each([
+    ['18.16.1', false],
+    ['21.12.4', false],
+    ['22.1.3', true],
+    ['26.7.2.1', true],
+  ])('%s → skip indexes %s', (version, has) => {
+    expect(hasSkipIndexes(parseClickHouseVersion(version))).toBe(has);
+  });
+
+  it('adds the ngram index to units, then builds it for the parts already written', () => {
+    expect(searchIndexSql({ database: 'tc' })).toEqual([
+      'ALTER TABLE tc.units ADD INDEX IF NOT EXISTS search_text_ngrams search_text TYPE ngrambf_v1(3, 32768, 2, 0) GRANULARITY 1',
+      'ALTER TABLE tc.units MATERIALIZE INDEX search_text_ngrams',
+    ]);
   });
 });
 

@@ -178,6 +178,29 @@ export const ADDED_COLUMNS: readonly { table: 'scores' | 'units'; column: string
   { table: 'units', column: 'search_text', type: 'String DEFAULT lowerUTF8(unit_json)' },
 ];
 
+// Data skipping indexes with `ADD INDEX IF NOT EXISTS` and system.data_skipping_indices, out of
+// their experimental flag: 22.1 is a line above all of them (18.16 has none).
+const SKIP_INDEXES_FROM: readonly [number, number] = [22, 1];
+
+/** Whether the server takes the explorer's search index (searchIndexSql). */
+export function hasSkipIndexes(features: ClickHouseFeatures): boolean {
+  const m = /^(\d+)\.(\d+)/.exec(features.version);
+  const [major, minor] = m ? [Number(m[1]), Number(m[2])] : [0, 0];
+  return major > SKIP_INDEXES_FROM[0] || (major === SKIP_INDEXES_FROM[0] && minor >= SKIP_INDEXES_FROM[1]);
+}
+
+export const SEARCH_INDEX = 'search_text_ngrams';
+
+/**
+ * The explorer's search index: a bloom filter of the 3-grams of each granule's search_text, which
+ * `search_text LIKE '%word%'` consults to skip granules that cannot hold the word (32 KB per 8,192
+ * rows). Added to a table, then built for the parts already written (a background mutation).
+ */
+export function searchIndexSql(opts: SchemaOptions): string[] {
+  const units = `${quoteIdentifier(opts.database)}.units`;
+  return [`ALTER TABLE ${units} ADD INDEX IF NOT EXISTS ${SEARCH_INDEX} search_text TYPE ngrambf_v1(3, 32768, 2, 0) GRANULARITY 1`, `ALTER TABLE ${units} MATERIALIZE INDEX ${SEARCH_INDEX}`];
+}
+
 export function addColumnSql(opts: SchemaOptions, added: (typeof ADDED_COLUMNS)[number]): string {
   return `ALTER TABLE ${quoteIdentifier(opts.database)}.${added.table} ADD COLUMN ${quoteIdentifier(added.column)} ${added.type}`;
 }

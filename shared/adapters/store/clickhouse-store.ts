@@ -243,7 +243,7 @@ FROM ${db}.scores FINAL${scoreFilters(nq.conditions)} GROUP BY check_name, t${sp
       const nq = normalizeExplore(query);
       if (nq.empty) return [];
       await migrate();
-      return exploreClickHouse(connection, nq);
+      return exploreClickHouse(connection, nq, Date.now());
     },
 
     async putDoc(doc: StoredDoc) {

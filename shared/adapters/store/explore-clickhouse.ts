@@ -5,7 +5,11 @@ import { UNIT_SUMMARY_COLUMNS, rowToUnitSummary } from './monitoring-rows.ts';
 import { joinSql, sql, sqlIdentifier, type SqlFragment } from './sql-quote.ts';
 
 // The explorer's listing on ClickHouse (any version from 18.16). Values are quoted (sql-quote.ts).
-// `units` is a ReplacingMergeTree: FINAL makes every filter see a unit's latest revision only.
+// `units` is a ReplacingMergeTree(assembled_at_ms) keyed by unit_id: a unit's latest revision is
+// its row with the highest assembled_at_ms (then write_seq, the later insert), what FINAL keeps.
+// FINAL itself is not used: it merges whole granules of every part a key may be in, and took most
+// of a page's time at a million units (docs/benchmarks.md#explorer); `LIMIT 1 BY` over the few
+// rows of the page's units picks the same row.
 
 const SORT_KEYS: Record<ExploreSort, SqlFragment> = {
   time: sql`toFloat64(end_time_ms)`,
@@ -24,9 +28,26 @@ const VERDICTS: Record<ExploreVerdict | 'any', SqlFragment> = {
   not_run: sql`status = 'not_run'`,
 };
 
-/** Text, tool and model conditions (all substring tests on columns every revision row carries). */
+/**
+ * A newest-first list reads the hour before its cursor (or now) first, in PREWHERE on
+ * end_time_ms, and the whole table only when that hour does not fill the page. The hour's rows sit
+ * in few granules while recent units are in parts of their own (or their ids cluster), and then it
+ * reads a fraction of the filter columns. A search reads the whole table at once: an hour of units
+ * touched a quarter of the search text's granules at a million units and a day nearly all of them,
+ * so a rare word paid for the window and then the table (docs/benchmarks.md#explorer).
+ */
+export const TIME_WINDOWS_MS: readonly number[] = [3_600_000];
+
+/** `%word%` for LIKE: the word's own `\\`, `%` and `_` match themselves. */
+export const likeContaining = (word: string): string => `%${word.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/**
+ * Text, tool and model conditions (all substring tests on columns every revision row carries).
+ * A word is a LIKE '%word%': the same test as position(), and the one a server's ngram skip index
+ * on search_text answers (clickhouse-schema.ts), skipping granules without the word's ngrams.
+ */
 function contentConditions(nq: NormalizedExplore): SqlFragment[] {
-  const out: SqlFragment[] = nq.words.map((w) => sql`position(search_text, ${w}) > 0`);
+  const out: SqlFragment[] = nq.words.map((w) => sql`search_text LIKE ${likeContaining(w)}`);
   if (nq.toolLine !== null) out.push(sql`position(concat('\n', step_figures), ${nq.toolLine}) > 0`);
   if (nq.model !== null) out.push(sql`(model = ${nq.model.name} OR position(concat('\n', step_figures), ${nq.model.line}) > 0)`);
   return out;
@@ -45,84 +66,117 @@ function afterSql(nq: NormalizedExplore, after: Position | null): SqlFragment[] 
   return [sql`(${beyond} OR (${key} = ${after.key} AND unit_id > ${after.unit_id}))`];
 }
 
+const idList = (ids: readonly string[]): SqlFragment =>
+  joinSql(
+    ids.map((id) => sql`${id}`),
+    ', ',
+  );
+
 /**
- * The filters. With `ids` (the candidates) the check's scores are read merged (FINAL: each key's
- * latest row), and only those of the candidates; without, any row of them (a superset).
+ * Units with a score of the check (with the verdict, if set). Over every stored row of the scores
+ * (a superset: a re-score may have changed the verdict) unless `ids` is given: then over the
+ * latest row of each (check, unit, check version) of those units, what FINAL would keep.
  */
-function filtersSql(db: SqlFragment, nq: NormalizedExplore, after: Position | null, ids: SqlFragment | null): SqlFragment {
-  const parts: SqlFragment[] = [...contentConditions(nq), ...afterSql(nq, after)];
-  if (nq.check !== null) {
-    const scores = ids === null ? sql`${db}.scores` : sql`${db}.scores FINAL`;
-    const only = ids === null ? sql`` : sql` AND unit_id IN (${ids})`;
-    parts.push(sql`unit_id IN (SELECT unit_id FROM ${scores} PREWHERE project = ${nq.project} AND \`check\` = ${nq.check.name}${only} WHERE ${VERDICTS[nq.check.verdict ?? 'any']})`);
-  }
-  const extra = parts.length > 0 ? sql` AND ${joinSql(parts, ' AND ')}` : sql``;
-  return sql`${where(nq.conditions)}${extra}`;
+function checkSql(db: SqlFragment, nq: NormalizedExplore & { check: NonNullable<NormalizedExplore['check']> }, ids: readonly string[] | null): SqlFragment {
+  const verdict = VERDICTS[nq.check.verdict ?? 'any'];
+  const pre = sql`PREWHERE project = ${nq.project} AND \`check\` = ${nq.check.name}`;
+  if (ids === null) return sql`SELECT unit_id FROM ${db}.scores ${pre} WHERE ${verdict}`;
+  return sql`SELECT unit_id FROM (SELECT unit_id, status, passed FROM ${db}.scores ${pre} AND unit_id IN (${idList(ids)}) ORDER BY unit_id, check_version, write_seq DESC LIMIT 1 BY unit_id, check_version) WHERE ${verdict}`;
 }
 
 const orderSql = (nq: NormalizedExplore): SqlFragment => sql`ORDER BY sort_key ${nq.order === 'desc' ? sql`DESC` : sql`ASC`}, unit_id`;
 
 /**
  * Candidates: the first `k` rows in page order among every stored row (any revision) that
- * matches. A scan without FINAL runs on every core and reads only the filter columns; FINAL over
- * the whole table (one merge stream on 18.16) took seconds at a million units.
+ * matches, with the row's identity (assembled_at_ms, write_seq). A scan without FINAL reads only
+ * the filter columns; `fromMs` bounds end_time_ms in PREWHERE (a time window).
  */
-export function candidatesSql(db: SqlFragment, nq: NormalizedExplore, after: Position | null, k: number): SqlFragment {
-  return sql`SELECT unit_id, ${SORT_KEYS[nq.sort]} AS sort_key FROM ${db}.units${filtersSql(db, nq, after, null)} ${orderSql(nq)} LIMIT ${k}`;
+export function candidatesSql(db: SqlFragment, nq: NormalizedExplore, after: Position | null, k: number, fromMs: number | null): SqlFragment {
+  const parts: SqlFragment[] = [...contentConditions(nq), ...afterSql(nq, after)];
+  if (nq.check !== null) parts.push(sql`unit_id IN (${checkSql(db, { ...nq, check: nq.check }, null)})`);
+  const extra = parts.length > 0 ? sql` AND ${joinSql(parts, ' AND ')}` : sql``;
+  const window = fromMs === null ? sql`` : sql` PREWHERE end_time_ms >= ${Math.floor(fromMs)}`;
+  return sql`SELECT unit_id, ${SORT_KEYS[nq.sort]} AS sort_key, assembled_at_ms, write_seq FROM ${db}.units${window}${where(nq.conditions)}${extra} ${orderSql(nq)} LIMIT ${k}`;
 }
 
-/** The latest revision of the candidates, filtered again: what the page may show of them. */
-export function exploreSql(db: SqlFragment, nq: NormalizedExplore, ids: readonly string[], after: Position | null): SqlFragment {
-  const list = joinSql(
-    ids.map((id) => sql`${id}`),
-    ', ',
-  );
-  return sql`SELECT ${ROW_SELECT}, ${SORT_KEYS[nq.sort]} AS sort_key FROM ${db}.units FINAL PREWHERE unit_id IN (${list})${filtersSql(db, nq, after, list)} ${orderSql(nq)} LIMIT ${nq.limit}`;
+/** The latest row of each unit (no filter: the caller compares it with the candidate rows). */
+export function latestRowsSql(db: SqlFragment, nq: NormalizedExplore, ids: readonly string[]): SqlFragment {
+  return sql`SELECT ${ROW_SELECT}, ${SORT_KEYS[nq.sort]} AS sort_key, assembled_at_ms, write_seq FROM ${db}.units PREWHERE unit_id IN (${idList(ids)}) ORDER BY unit_id, assembled_at_ms DESC, write_seq DESC LIMIT 1 BY unit_id`;
 }
 
 const num = (v: unknown): number => Number(v);
-/** `a` sorts at or before `b` in the page order. */
-function atOrBefore(nq: NormalizedExplore, a: Position, b: Position): boolean {
-  if (a.key !== b.key) return nq.order === 'desc' ? a.key > b.key : a.key < b.key;
-  return a.unit_id <= b.unit_id;
+const identity = (r: Record<string, unknown>): string => `${String(r.unit_id)}\n${String(r.assembled_at_ms)}\n${String(r.write_seq)}`;
+
+/**
+ * The first `k` matching rows (any revision) after `after`. Newest first, a time window is read
+ * before the whole table: when it holds `k` rows they are the first `k` of the table too (every
+ * row outside it ended earlier).
+ */
+async function candidates(connection: ClickHouseConnection, nq: NormalizedExplore, after: Position | null, k: number, nowMs: number): Promise<Record<string, unknown>[]> {
+  // A check filter's scores subquery would run again in every round: one round reads it once.
+  const windowed = nq.sort === 'time' && nq.order === 'desc' && nq.check === null && nq.words.length === 0;
+  const anchor = after?.key ?? nowMs;
+  const lows: Array<number | null> = windowed ? [...TIME_WINDOWS_MS.map((w) => anchor - w), null] : [null];
+  let rows: Record<string, unknown>[] = [];
+  for (const low of lows) {
+    rows = await connection.select('exploreCandidates', candidatesSql(connection.db, nq, after, k, low));
+    if (rows.length >= k) return rows;
+  }
+  return rows;
+}
+
+/** Negative when `a` sorts before `b` in the page order. */
+function compare(nq: NormalizedExplore, a: Position, b: Position): number {
+  if (a.key !== b.key) return (a.key < b.key) === (nq.order === 'asc') ? -1 : 1;
+  return a.unit_id < b.unit_id ? -1 : a.unit_id > b.unit_id ? 1 : 0;
 }
 
 /**
- * A page in two steps: candidates from the rows of any revision, then the latest revision of
- * those, re-filtered. Every unit whose latest revision belongs on the page before the last
- * candidate is a candidate, so the rows up to it are exact; when superseded revisions crowded
- * the candidates out of a full page, the next round starts after the last candidate.
+ * A page in rounds: candidates from the rows of any revision, then the latest row of each of
+ * their units. A unit is on the page when its latest row is one of the candidate rows (so it
+ * matched every unit filter) and, with a check filter, its latest scores pass it. Every unit
+ * whose latest row belongs on the page before the last candidate is among them, so the rows up
+ * to it are exact; when superseded revisions crowded the candidates out of a full page, the next
+ * round starts after the last candidate.
  */
-async function explorePage(connection: ClickHouseConnection, nq: NormalizedExplore): Promise<Record<string, unknown>[]> {
-  const k = nq.limit * 2 + 20;
+async function explorePage(connection: ClickHouseConnection, nq: NormalizedExplore, nowMs: number): Promise<Record<string, unknown>[]> {
+  // Room for a few superseded revisions among the candidates; more cost another round.
+  const k = nq.limit + 20;
   const out: Record<string, unknown>[] = [];
   let after: Position | null = nq.after;
   for (;;) {
-    const candidates = await connection.select('exploreCandidates', candidatesSql(connection.db, nq, after, k));
-    if (candidates.length === 0) return out;
-    const last = candidates[candidates.length - 1];
+    const found = await candidates(connection, nq, after, k, nowMs);
+    if (found.length === 0) return out;
+    const last = found[found.length - 1];
     const boundary: Position = { key: num(last.sort_key), unit_id: String(last.unit_id) };
-    const ids = [...new Set(candidates.map((c) => String(c.unit_id)))];
-    const rows = await connection.select('exploreUnits', exploreSql(connection.db, { ...nq, limit: nq.limit - out.length }, ids, after));
-    const complete = candidates.length < k;
-    for (const r of rows) if (complete || atOrBefore(nq, { key: num(r.sort_key), unit_id: String(r.unit_id) }, boundary)) out.push(r);
+    const complete = found.length < k;
+    const ids = [...new Set(found.map((c) => String(c.unit_id)))];
+    const matched = new Set(found.map(identity));
+    let rows = (await connection.select('exploreUnits', latestRowsSql(connection.db, nq, ids))).filter((r) => matched.has(identity(r)));
+    if (nq.check !== null && rows.length > 0) {
+      const passing = new Set((await connection.select('exploreCheck', checkSql(connection.db, { ...nq, check: nq.check }, rows.map((r) => String(r.unit_id))))).map((r) => String(r.unit_id)));
+      rows = rows.filter((r) => passing.has(String(r.unit_id)));
+    }
+    const position = (r: Record<string, unknown>): Position => ({ key: num(r.sort_key), unit_id: String(r.unit_id) });
+    rows.sort((a, b) => compare(nq, position(a), position(b)));
+    for (const r of rows) if (complete || compare(nq, position(r), boundary) <= 0) out.push(r);
     if (complete || out.length >= nq.limit) return out.slice(0, nq.limit);
     after = boundary;
   }
 }
 
-/** The rows of a page with their latest scores as badges. */
-export async function exploreClickHouse(connection: ClickHouseConnection, nq: NormalizedExplore): Promise<ExploreRow[]> {
+/**
+ * The rows of a page with their latest scores as badges. `nowMs` anchors the time windows of a
+ * first newest-first page (a later page's anchor is its cursor).
+ */
+export async function exploreClickHouse(connection: ClickHouseConnection, nq: NormalizedExplore, nowMs: number): Promise<ExploreRow[]> {
   const db = connection.db;
-  const rows = await explorePage(connection, nq);
+  const rows = await explorePage(connection, nq, nowMs);
   if (rows.length === 0) return [];
-  const ids = joinSql(
-    rows.map((r) => sql`${String(r.unit_id)}`),
-    ', ',
-  );
+  // The latest row of each (check, unit, check version), as FINAL would merge them.
   const scoreRows = await connection.select(
     'exploreScores',
-    sql`SELECT unit_id, \`check\`, check_version, status, passed, value FROM ${db}.scores FINAL PREWHERE project = ${nq.project} AND unit_id IN (${ids}) ORDER BY unit_id, \`check\`, check_version`,
+    sql`SELECT unit_id, \`check\`, check_version, status, passed, value FROM ${db}.scores PREWHERE project = ${nq.project} AND unit_id IN (${idList(rows.map((r) => String(r.unit_id)))}) ORDER BY unit_id, \`check\`, check_version, write_seq DESC LIMIT 1 BY unit_id, \`check\`, check_version`,
   );
   const badges = new Map<string, ReturnType<typeof rowToBadge>[]>();
   for (const s of scoreRows) {

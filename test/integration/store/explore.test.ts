@@ -9,12 +9,15 @@ import { createClickHouseStore, createDuckDbStore, type ExploreQuery, type Explo
 import type { Unit, UnitStep } from '../../../shared/contracts/schemas/index.ts';
 import { CLICKHOUSE_URL, REQUEST_TIMEOUT_MS, createAdminClient, randomDatabaseName } from './clickhouse-test-server.ts';
 import { T0, makeScore, makeUnit } from './store-fixtures.ts';
+import { useChdbServer } from '../../helpers/chdb-server/use-chdb-server.ts';
 
 // The explorer's listing (issue 34) on both stores: every filter, the free-text search, the sorts
 // and their cursors (ties, concurrent inserts), the project scope and latest-revision reads.
 
 const database = randomDatabaseName('tc_explore');
 const admin = createAdminClient();
+// The current engine (26.7) takes the ngram search index and its LIKE path.
+const chdb = useChdbServer();
 const project = `explore-${randomUUID().slice(0, 8)}`;
 const other = `${project}-other`;
 
@@ -66,6 +69,7 @@ async function allPages(store: Store, q: Omit<ExploreQuery, 'project' | 'limit' 
 const stores: Array<[string, () => Store]> = [
   ['duckdb', () => createDuckDbStore({ path: ':memory:', log: createSilentLogger() })],
   ['clickhouse 18.16', () => createClickHouseStore({ url: CLICKHOUSE_URL, database, log: createSilentLogger(), requestTimeoutMs: REQUEST_TIMEOUT_MS })],
+  ['clickhouse 26.7 (chdb)', () => createClickHouseStore({ url: chdb.url(), database, log: createSilentLogger(), requestTimeoutMs: REQUEST_TIMEOUT_MS })],
 ];
 
 afterAll(async () => {
@@ -177,6 +181,54 @@ describe.each(stores)('explorer listing: %s', (_label, create) => {
     await store.writeUnits([makeUnit({ unit_id: 'crowd-real', project, agent_name: 'crowd', end_time_ms: T0 - 1 })]);
     expect(ids(await store.exploreUnits({ project, agent: 'crowd', limit: 1 }))).toEqual(['crowd-real']);
     expect(ids(await store.exploreUnits({ project, agent: 'moved', limit: 2 }))).toEqual(['crowd-24', 'crowd-23']);
+  });
+});
+
+describe.each(stores)('explorer pages through time windows: %s', (_label, create) => {
+  // Thirty units ten minutes apart and one a month older: a page after a cursor reads the hour
+  // and the day before it first, and the whole table when they do not fill it.
+  const spread = `${project}-spread`;
+  const units = [...Array.from({ length: 30 }, (_, i) => makeUnit({ unit_id: `w${String(i).padStart(2, '0')}`, project: spread, end_time_ms: T0 - i * 600_000 })), makeUnit({ unit_id: 'w-old', project: spread, end_time_ms: T0 - 30 * 86_400_000 })];
+  let store: Store;
+  beforeAll(async () => {
+    store = create();
+    await store.start();
+    await store.writeUnits(units);
+    // A superseded revision inside the first window that no longer matches the agent filter.
+    await store.writeUnits([{ ...units[1], agent_name: 'moved', assembled_at_ms: units[1].assembled_at_ms + 1 }]);
+  });
+  afterAll(async () => {
+    await store.shutdown();
+  });
+
+  const pages = async (q: Omit<ExploreQuery, 'project' | 'limit' | 'after'>, limit: number): Promise<string[]> => {
+    const out: string[] = [];
+    let after: ExploreQuery['after'];
+    for (let i = 0; i < 40; i++) {
+      const page = await store.exploreUnits({ ...q, project: spread, limit, ...(after ? { after } : {}) });
+      out.push(...ids(page));
+      const last = page.at(-1);
+      if (!last || page.length < limit) return out;
+      after = { key: last.sort_key, unit_id: last.unit_id };
+    }
+    throw new Error('more than 40 pages');
+  };
+
+  it('lists every unit once, newest first, with small and large pages', async () => {
+    const all = units.map((u) => u.unit_id);
+    expect(await pages({}, 2)).toEqual(all);
+    expect(await pages({}, 7)).toEqual(all);
+    expect(await pages({ agent: units[0].agent_name ?? '' }, 3)).toEqual(all.filter((id) => id !== 'w01'));
+    expect(await pages({ agent: 'moved' }, 3)).toEqual(['w01']);
+  });
+});
+
+describe('the search index on the current engine', () => {
+  it('units carry an ngram skip index on search_text; 18.16 has none', async () => {
+    const query = `SELECT name, type_full FROM system.data_skipping_indices WHERE database = '${database}' AND table = 'units'`;
+    expect(await (await chdb.admin().query({ query, format: 'JSONEachRow' })).json()).toEqual([{ name: 'search_text_ngrams', type_full: 'ngrambf_v1(3, 32768, 2, 0)' }]);
+    const old = await (await admin.query({ query: `SELECT count() AS n FROM system.tables WHERE database = '${database}' AND name = 'units'`, format: 'JSONEachRow' })).json<{ n: string }>();
+    expect(old).toEqual([{ n: '1' }]);
   });
 });
 

@@ -25,7 +25,7 @@ const withNote = (explanation: string, note: string): string => (explanation ? `
 
 /**
  * Asks the judge with a rubric, returns its `[[value]]`. Refuses (throws CheckDefinitionError) a
- * template with no template variable or an unknown `{name}`.
+ * template with no template variable; an unknown `{name}` stays in the rubric as written.
  */
 export function createModelCheck(def: ModelCheckDefinition, options: ModelCheckOptions = {}): RunnableCheck {
   const problems = modelCheckProblems(def);

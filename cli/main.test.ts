@@ -36,11 +36,12 @@ describe('tracecheck', () => {
     expect(lines[2].error).toMatch(/^not_run: no judge configured/);
   });
 
-  it('checks list --json prints the whole catalog: the 39 documented checks and our extensions code_blocks_compile and conciseness_for_request', async () => {
+  it('checks list --json prints the whole catalog: the 39 documented checks and our five extensions', async () => {
     const { code, stdout } = await run(['checks', 'list', '--json']);
     expect(code).toBe(0);
     const catalog = JSON.parse(stdout) as Array<{ name: string }>;
-    expect(catalog).toHaveLength(41);
+    expect(catalog).toHaveLength(44);
+    expect(catalog.slice(39).map((c) => c.name)).toEqual(['code_blocks_compile', 'conciseness_for_request', 'answer_relevance', 'instruction_adherence', 'tool_result_consistency']);
     expect(catalog.map((c) => c.name)).toContain('simulation_trace_consistency');
   });
 });

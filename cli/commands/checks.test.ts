@@ -63,4 +63,13 @@ describe('tracecheck checks: the SDK\'s shapes need no extra flags', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(lastDefinition()).toMatchObject({ kind: 'model', outputType: 'score', range: [-Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER] });
   });
+
+  it('create: a template naming {audience}, no template variable, is saved with it left as-is and a warning', async () => {
+    const prompt = join(dir, 'audience.txt');
+    writeFileSync(prompt, 'Is {generation} written for {audience}?');
+    const r = await run(['checks', 'create', '--name', 'for_audience', '--prompt-file', prompt, '--type', 'pass_fail', '--out', defs]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr.split('\n')[1]).toMatch(/^warning: \{audience\} is no template variable and is left as-is in the prompt \(the variables: /);
+    expect(lastDefinition()).toMatchObject({ kind: 'model', name: 'for_audience', promptTemplate: 'Is {generation} written for {audience}?' });
+  });
 });

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { CheckStoreError, openUserChecks } from '../check-store/index.ts';
 import type { CheckDefinition, CodeCheckDefinition, ModelCheckDefinition, OutputType } from '../../shared/engines/checks/index.ts';
-import { catalogEntries, CheckDefinitionError, codeCheckArgs, codeCheckFromSdk, definitionVersion, generateCheckSource, generateCodeCheck, outputTypeOfCheckType, outputTypeOfDataType, outputTypeOfValue, parseTemplate, SAMPLE_INPUTS, UNBOUNDED, verifyCodeCheck } from '../../shared/engines/checks/index.ts';
+import { catalogEntries, CheckDefinitionError, codeCheckArgs, codeCheckFromSdk, definitionVersion, generateCheckSource, generateCodeCheck, outputTypeOfCheckType, outputTypeOfDataType, outputTypeOfValue, parseTemplate, SAMPLE_INPUTS, templateWarnings, UNBOUNDED, verifyCodeCheck } from '../../shared/engines/checks/index.ts';
 import { createCodeSandbox } from '../../shared/engines/code-sandbox/index.ts';
 import { loadConfig } from '../../shared/runtime/config/index.ts';
 import type { CliCommand, CliIo } from '../command.ts';
@@ -97,6 +97,7 @@ function save(def: CheckDefinition, flags: Map<string, string | true>, io: CliIo
   io.stdout.write(`${JSON.stringify(def)}\n`);
   const where = file ? ` in ${file}` : ' (not saved: give --out FILE or set TRACECHECK_CHECK_DEFINITIONS)';
   io.stderr.write(`${created ? 'registered' : 'unchanged:'} ${def.name} version ${version}${versions > 1 ? ` (version ${versions} of this name)` : ''}${where}\n`);
+  if (def.kind === 'model') for (const w of templateWarnings(def.promptTemplate)) io.stderr.write(`warning: ${w}\n`);
 }
 
 function failed(what: string, err: unknown, io: CliIo): number {

@@ -11,6 +11,7 @@ import {
   alignOutputs,
   createEvalGenerator,
   createProgress,
+  createUserPython,
   EvalConfigError,
   generatePairs,
   readOutputsFile,
@@ -35,6 +36,7 @@ the first position won.
                         aligned by id when every line has one, else by line
   --prompts A.yaml B.yaml
                         run two prompt files over the first one's references, then compare
+                        (llmeval prompt code: runs in LLMEVAL_PYTHON, else python3)
   --preferences FILE    only the statistics, from lines {"preferred": "a" | "b" | null}
   --seed N              replay the positions of an earlier comparison
   --judge-model M       judge model (default TRACECHECK_JUDGE_MODEL)
@@ -120,7 +122,9 @@ export const compareCommand: CliCommand = {
       const [fileA, fileB] = args.files as [string, string];
       let pairs: AlignedPair[];
       if (args.prompts) {
-        const generator = createEvalGenerator({ baseUrl: config.judge.baseUrl, apiKey: config.judge.apiKey, cacheDir: null });
+        // llmeval's prompt code: runs in the user's Python, as under `tracecheck eval`.
+        const snippets = createUserPython({ python: config.evalPython ?? 'python3', timeoutMs: config.judgeOps.timeoutMs });
+        const generator = createEvalGenerator({ baseUrl: config.judge.baseUrl, apiKey: config.judge.apiKey, cacheDir: null, snippets });
         try {
           pairs = await generatePairs(fileA, fileB, generator, config.judgeOps.timeoutMs);
         } finally {

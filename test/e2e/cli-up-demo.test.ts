@@ -27,7 +27,7 @@ describe('tracecheck up --demo', () => {
     const { code, stdout, stderr } = await runCli(['up', '--demo', '--exit-after-demo'], env, 90_000);
     expect(code, stderr).toBe(0);
     const catalog = createCheckRegistry().list().map((c) => c.name).sort();
-    expect(catalog).toHaveLength(41);
+    expect(catalog).toHaveLength(44);
     const rows = demoScoreRows(stdout);
     for (const scenario of ['healthy', 'toolFails', 'loops']) {
       expect(rows.filter((r) => r[0] === scenario).map((r) => r[1]).sort()).toEqual(catalog);

@@ -47,3 +47,17 @@ describe('POST /api/v1/checks: a code check definition out of bounds is a 400 na
     expect(res.body).toMatchObject({ name: 'hang', changed: true });
   });
 });
+
+describe('POST /api/v1/checks: an unknown {name} in a template is left as-is, with a warning', () => {
+  it('stores the SDK\'s check whose template names {audience}, and warns of it', async () => {
+    const res = await post({ name: 'tone_for_audience', description: 'tone', prompt_template: 'Is {generation} written for {audience}? Answer [[True]] or [[False]].', check_type: 'PASS_FAIL' });
+    expect(res.status).toBe(201);
+    expect(res.body.warnings).toEqual([expect.stringMatching(/^\{audience\} is no template variable and is left as-is in the prompt \(the variables: \{generation\}, \{output\}, /)]);
+  });
+
+  it('gives no warnings field to a template of known variables', async () => {
+    const res = await post({ name: 'tone_plain', description: 'tone', prompt_template: 'Is {generation} polite?', check_type: 'PASS_FAIL' });
+    expect(res.status).toBe(201);
+    expect(res.body).not.toHaveProperty('warnings');
+  });
+});

@@ -1,6 +1,6 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
-import { CheckDefinitionError, codeCheckFromSdk, definitionVersion, outputTypeOfCheckType, outputTypeOfDataType, UNBOUNDED, type CheckDefinition, type CheckRegistry } from '../../../shared/engines/checks/index.ts';
+import { CheckDefinitionError, codeCheckFromSdk, definitionVersion, outputTypeOfCheckType, outputTypeOfDataType, templateWarnings, UNBOUNDED, type CheckDefinition, type CheckRegistry } from '../../../shared/engines/checks/index.ts';
 import type { Logger } from '../../../shared/runtime/logging/index.ts';
 import { DOC_KINDS, UserCheckDocSchema, listUserChecks, type UserCheckDoc } from '../../../shared/engines/monitors/index.ts';
 import { MAX_DOC_BYTES, type QueryStore } from '../../../shared/adapters/store/index.ts';
@@ -59,7 +59,14 @@ const CheckInfoSchema = z.object({
   version: z.string(),
   versions: z.array(VersionSchema),
 });
-const SavedCheckSchema = z.object({ name: z.string(), version: z.string(), changed: z.boolean(), versions: z.array(VersionSchema) });
+const SavedCheckSchema = z.object({
+  name: z.string(),
+  version: z.string(),
+  changed: z.boolean(),
+  versions: z.array(VersionSchema),
+  /** `{name}`s in a model check's template that are no template variable: left as-is in the prompt. */
+  warnings: z.array(z.string()).optional(),
+});
 
 export function toDefinition(body: z.output<typeof CheckBodySchema>): CheckDefinition {
   const fields = ModelCheckFieldsSchema.safeParse(body);
@@ -135,11 +142,13 @@ export function checkRoutes(app: Hono<ApiEnv>, routes: RouteSpec[], deps: { stor
         throw err;
       }
       const version = definitionVersion(definition);
+      const warnings = definition.kind === 'model' ? templateWarnings(definition.promptTemplate) : [];
+      const warned = warnings.length > 0 ? { warnings } : {};
       const stored = await deps.store.getDoc(DOC_KINDS.check, project, definition.name);
       const parsed = stored ? UserCheckDocSchema.safeParse(stored.body) : null;
       const doc: UserCheckDoc = parsed?.success ? parsed.data : { name: definition.name, versions: [] };
       const versionsOut = (d: UserCheckDoc) => d.versions.map((v) => ({ version: v.version, created_at_ms: v.created_at_ms }));
-      if (doc.versions.at(-1)?.version === version) return { status: 200, body: { name: doc.name, version, changed: false, versions: versionsOut(doc) } };
+      if (doc.versions.at(-1)?.version === version) return { status: 200, body: { name: doc.name, version, changed: false, versions: versionsOut(doc), ...warned } };
       if (doc.versions.length > 0 && refusesUpdate(body)) return { status: 409, body: { error: `check "${definition.name}" exists with another definition; upload it with update=True to add a new version` } };
       const t = Math.max(deps.now(), (stored?.updated_at_ms ?? 0) + 1);
       const next: UserCheckDoc = { name: definition.name, versions: [...doc.versions, { version, created_at_ms: t, definition: definition as unknown as Record<string, unknown> }] };
@@ -147,7 +156,7 @@ export function checkRoutes(app: Hono<ApiEnv>, routes: RouteSpec[], deps: { stor
       if (JSON.stringify(next).length > MAX_DOC_BYTES) return { status: 413, body: { error: `check "${definition.name}" with its ${next.versions.length} versions would exceed the ${MAX_DOC_BYTES} bytes the store keeps per check; save it under a new name` } };
       await deps.store.putDoc({ kind: DOC_KINDS.check, project, id: definition.name, body: next, updated_at_ms: t });
       log.info({ check: definition.name, version, project }, 'user check saved');
-      return { status: 201, body: { name: next.name, version, changed: true, versions: versionsOut(next) } };
+      return { status: 201, body: { name: next.name, version, changed: true, versions: versionsOut(next), ...warned } };
     },
   );
 

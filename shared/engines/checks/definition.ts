@@ -21,6 +21,12 @@ export interface ModelCheckDefinition extends DefinitionCommon {
   requires?: readonly string[];
   /** Judge model override. */
   model?: string;
+  /**
+   * `g_eval`, our extension (opt-in): a score is the scores the judge could have written, weighted by
+   * their token probabilities (G-Eval), a float; the explanation keeps the whole number the judge
+   * wrote. Without it a score is the number the judge wrote.
+   */
+  scoring?: 'g_eval';
 }
 
 export interface CodeCheckDefinition extends DefinitionCommon {

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { JudgeClient, JudgeRequest, JudgeToken } from './contract.ts';
 import { weightedScore } from './g-eval.ts';
 import { createCheckRegistry } from './registry.ts';
-import { assistant, ctxWith, inputFrom, ok, user } from './test-support.ts';
+import type { ModelCheckDefinition } from './definition.ts';
+import { assistant, ctxWith, inputFrom, ok, scriptedJudge, user } from './test-support.ts';
 
 const alt = (token: string, p: number) => ({ token, logprob: Math.log(p) });
 const tok = (token: string, ...top: { token: string; logprob: number }[]): JudgeToken => ({ token, top: top.length > 0 ? top : [{ token, logprob: 0 }] });
@@ -39,27 +40,55 @@ describe('weightedScore (G-Eval)', () => {
   });
 });
 
-describe('the G-Eval checks (*_summary) score as Okareo documents them: a float weighted by token probabilities', () => {
-  it.each(['coherence_summary', 'consistency_summary', 'fluency_summary', 'relevance_summary'])('%s answers 4.5 where the judge wrote 4 with 5 as likely', async (name) => {
+const SUMMARIES = ['coherence_summary', 'consistency_summary', 'fluency_summary', 'relevance_summary'];
+const withGEval = (name: string) => createCheckRegistry().createOrUpdateCheck({ kind: 'model', name, scoring: 'g_eval' } as ModelCheckDefinition);
+
+describe('the *_summary checks score as defined: "an integer score ranging from 1 to 5"', () => {
+  it.each(SUMMARIES)('%s answers the whole number the judge wrote, 4, and asks for no token probabilities', async (name) => {
     const judge = judgeWithProbabilities([alt('4', 0.5), alt('5', 0.5)]);
-    const check = createCheckRegistry().get(name)!;
+    const out = ok(await createCheckRegistry().get(name)!.run(summaryInput, ctxWith({ judge })));
+    expect(judge.requests[0]?.tokenProbabilities).toBeUndefined();
+    expect(out).toMatchObject({ value: 4, passed: true, explanation: 'mostly connected' });
+    expect(judge.requests[0]?.system).toContain('Reply with a whole number from 1 to 5 in double square brackets');
+  });
+
+  it('refuses a fraction from the judge as an error naming the integer scale, never rounding it', async () => {
+    const judge = scriptedJudge('[[4.5]] ((between))');
+    const out = await createCheckRegistry().get('fluency_summary')!.run(summaryInput, ctxWith({ judge }));
+    expect(out).toMatchObject({ status: 'error', error: 'the score is a whole number from 1 to 5; the judge answered 4.5', explanation: 'between' });
+  });
+});
+
+describe('G-Eval weighting, our extension: scoring "g_eval" on a *_summary check', () => {
+  it.each(SUMMARIES)('%s with scoring g_eval answers 4.5 where the judge wrote 4 with 5 as likely', async (name) => {
+    const judge = judgeWithProbabilities([alt('4', 0.5), alt('5', 0.5)]);
+    const check = withGEval(name);
     const out = ok(await check.run(summaryInput, ctxWith({ judge })));
     expect(judge.requests[0]?.tokenProbabilities).toBe(true);
     expect(out.value).toBe(4.5);
     expect(out.passed).toBe(true);
-    expect(out.explanation).toBe('mostly connected [G-Eval: 4 (p 0.5), 5 (p 0.5) → 4.5]');
+    expect(out.explanation).toBe('mostly connected [G-Eval: 4 (p 0.5), 5 (p 0.5) → 4.5; written 4]');
+  });
+
+  it('is a version of its own, keeping the rest of the catalog definition (a short line names only the setting)', () => {
+    const reg = createCheckRegistry();
+    const plain = reg.get('coherence_summary')!;
+    const weighted = reg.createOrUpdateCheck({ kind: 'model', name: 'coherence_summary', scoring: 'g_eval' } as ModelCheckDefinition);
+    expect(weighted.version).not.toBe(plain.version);
+    const def = reg.definition('coherence_summary');
+    expect(def).toMatchObject({ kind: 'model', scoring: 'g_eval', range: [1, 5], threshold: 3 });
+    expect(def?.kind === 'model' ? def.promptTemplate : '').toContain('Rate the coherence');
+  });
+
+  it('is refused on a pass/fail check or under another name', () => {
+    const reg = createCheckRegistry();
+    expect(() => reg.createOrUpdateCheck({ kind: 'model', name: 'coherence_summary', scoring: 'geval' } as unknown as ModelCheckDefinition)).toThrow('scoring must be "g_eval", on a score check');
+    expect(() => reg.createOrUpdateCheck({ kind: 'model', name: 'context_consistency', scoring: 'g_eval' } as ModelCheckDefinition)).toThrow('scoring must be "g_eval", on a score check');
   });
 
   it('keeps the written number, and says so, when the judge gives no token probabilities', async () => {
     const judge: JudgeClient = { complete: () => Promise.resolve({ text: '[[2]] ((jumps around))', model: 'test-judge', inputTokens: 1, outputTokens: 1 }) };
-    const out = ok(await createCheckRegistry().get('coherence_summary')!.run(summaryInput, ctxWith({ judge })));
+    const out = ok(await withGEval('coherence_summary').run(summaryInput, ctxWith({ judge })));
     expect(out).toMatchObject({ value: 2, passed: false, explanation: 'jumps around [the judge gave no token probabilities for its score: its written 2]' });
-  });
-
-  it('does not ask the other score checks for token probabilities (coherence reads the written number)', async () => {
-    const judge = judgeWithProbabilities([alt('4', 0.5), alt('5', 0.5)]);
-    const out = ok(await createCheckRegistry().get('coherence')!.run(summaryInput, ctxWith({ judge })));
-    expect(judge.requests[0]?.tokenProbabilities).toBeUndefined();
-    expect(out.value).toBe(4);
   });
 });

@@ -11,15 +11,13 @@ import { isMissing, TEMPLATE_VARIABLES, templateFields, templateProblems } from 
 export function modelCheckProblems(def: ModelCheckDefinition): string[] {
   const problems = [...validateCommon(def), ...templateProblems(def.promptTemplate)];
   for (const r of def.requires ?? []) if (!(r in TEMPLATE_VARIABLES)) problems.push(`requires names an unknown variable "${r}"`);
+  if (def.scoring !== undefined && (def.scoring !== 'g_eval' || def.outputType !== 'score')) problems.push('scoring must be "g_eval", on a score check');
   return problems;
 }
 
 export interface ModelCheckOptions {
-  /**
-   * `g_eval`: a score is the judge's possible scores weighted by their probabilities (G-Eval), as
-   * Okareo's `*_summary` checks answer; without token probabilities from the judge, its written number.
-   */
-  scoring?: 'g_eval';
+  /** The definition's score is a whole number: a judge's fraction is an error, never rounded. */
+  integer?: boolean;
 }
 
 const fmt = (n: number): string => String(Math.round(n * 1000) / 1000);
@@ -27,7 +25,7 @@ const withNote = (explanation: string, note: string): string => (explanation ? `
 
 /**
  * Asks the judge with a rubric, returns its `[[value]]`. Refuses (throws CheckDefinitionError) a
- * template with no template variable or an unknown `{name}`.
+ * template with no template variable; an unknown `{name}` stays in the rubric as written.
  */
 export function createModelCheck(def: ModelCheckDefinition, options: ModelCheckOptions = {}): RunnableCheck {
   const problems = modelCheckProblems(def);
@@ -35,7 +33,7 @@ export function createModelCheck(def: ModelCheckDefinition, options: ModelCheckO
   const fields = templateFields(def.promptTemplate);
   const required = (def.requires ?? []).map((r) => TEMPLATE_VARIABLES[r]);
   const range = effectiveRange(def);
-  const gEval = options.scoring === 'g_eval' && def.outputType === 'score';
+  const gEval = def.scoring === 'g_eval';
   return {
     name: def.name,
     version: definitionVersion(def),
@@ -71,13 +69,16 @@ export function createModelCheck(def: ModelCheckDefinition, options: ModelCheckO
       const parsed = parseJudgeAnswer(response.text, def.outputType, range);
       if (!parsed.ok) return { ...errorOutcome('model', parsed.error), ...usage };
       const answer = response.audioNotHeard ? { ...parsed, explanation: withNote(parsed.explanation, `[the audio was not heard: ${response.audioNotHeard}; judged on the text]`) } : parsed;
+      if (options.integer && !Number.isInteger(answer.value)) {
+        return { ...errorOutcome('model', `the score is a whole number from ${range[0]} to ${range[1]}; the judge answered ${answer.value}`, answer.explanation), ...usage };
+      }
       if (!gEval) return { ...valueOutcome(def, answer.value, 'model', answer.explanation), ...usage };
       const weighted = response.tokens && answer.at !== undefined ? weightedScore(response.text, answer.at, response.tokens, range) : null;
       if (!weighted) {
         return { ...valueOutcome(def, answer.value, 'model', withNote(answer.explanation, `[the judge gave no token probabilities for its score: its written ${answer.value}]`)), ...usage };
       }
       const how = weighted.weights.map((w) => `${w.score} (p ${fmt(w.p)})`).join(', ');
-      return { ...valueOutcome(def, weighted.value, 'model', withNote(answer.explanation, `[G-Eval: ${how} → ${fmt(weighted.value)}]`)), ...usage };
+      return { ...valueOutcome(def, weighted.value, 'model', withNote(answer.explanation, `[G-Eval: ${how} → ${fmt(weighted.value)}; written ${answer.value}]`)), ...usage };
     },
   };
 }

@@ -18,13 +18,14 @@ export interface JudgeRubric {
   /** One worked example: the data in short, then the answer line. */
   example: { data: string; answer: string };
   requires?: readonly string[];
-  /** How a score is read from the judge (model-check.ts). */
-  scoring?: 'g_eval';
+  /** The definition's score is a whole number ("an integer score ranging from 1 to 5"): a fraction is an error. */
+  integer?: boolean;
 }
 
 function outputFormat(r: JudgeRubric): string {
   if (r.outputType === 'pass_fail') return 'Reply with [[True]] if the criteria are met or [[False]] if they are not, then a one-sentence explanation in double parentheses, e.g. [[True]] ((why)).';
   const [lo, hi] = r.range ?? [0, 1];
+  if (r.integer) return `Reply with a whole number from ${lo} to ${hi} in double square brackets, then a one-sentence explanation in double parentheses, e.g. [[${hi}]] ((why)).`;
   return `Reply with a number from ${lo} to ${hi} in double square brackets, then a one-sentence explanation in double parentheses, e.g. [[${hi}]] ((why)).`;
 }
 
@@ -57,7 +58,7 @@ export function judgeEntry(r: JudgeRubric): CatalogEntry {
     method: 'model',
     build(def) {
       if (def.kind !== 'model') throw new CheckDefinitionError([`${r.name} is a model check; got kind ${def.kind}`]);
-      return createModelCheck(def, r.scoring ? { scoring: r.scoring } : {});
+      return createModelCheck(def, r.integer ? { integer: true } : {});
     },
   };
 }

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { ModelCheckDefinition } from './definition.ts';
-import { CheckDefinitionError } from './definition.ts';
 import { createCheckRegistry } from './registry.ts';
 import { runCheck } from './run-check.ts';
 import { unitToCheckInput } from './check-input.ts';
-import { ctxWith, inputFrom, user } from './test-support.ts';
+import { assistant, ctxWith, inputFrom, scriptedJudge, user } from './test-support.ts';
+import { TEMPLATE_VARIABLES, templateWarnings } from './template.ts';
 import type { RunnableCheck } from './contract.ts';
 
 const politeness: ModelCheckDefinition = {
@@ -35,20 +35,27 @@ describe('check registry', () => {
     expect(reg.history('politeness').map((h) => h.check.version)).toEqual([v1.version, v2.version]);
   });
 
-  it('refuses templates with no variable or with unknown variables, naming them', () => {
+  it('refuses a template with no variable', () => {
     const reg = createCheckRegistry();
     expect(() => reg.createOrUpdateCheck({ ...politeness, promptTemplate: 'Be nice. {{not_a_var}}' })).toThrow(
       'the template uses none of the template variables',
     );
-    let err: unknown;
-    try {
-      reg.createOrUpdateCheck({ ...politeness, promptTemplate: 'Check {generation} against {answer} and {context}.' });
-    } catch (e) {
-      err = e;
-    }
-    expect(err).toBeInstanceOf(CheckDefinitionError);
-    expect((err as CheckDefinitionError).problems[0]).toMatch(/^unknown template variables: \{answer\}, \{context\} \(allowed: /);
+    expect(() => reg.createOrUpdateCheck({ ...politeness, promptTemplate: 'Be nice to {customer}.' })).toThrow('the template uses none of the template variables');
     expect(reg.get('politeness')).toBeUndefined();
+  });
+
+  it('leaves an unknown {name} as-is in the prompt, as documented, and warns at creation', async () => {
+    const reg = createCheckRegistry();
+    const template = 'Check {generation} against {answer} and {context}.';
+    const check = reg.createOrUpdateCheck({ ...politeness, promptTemplate: template });
+    expect(templateWarnings(template)).toEqual([
+      `{answer}, {context} are no template variables and are left as-is in the prompt (the variables: ${Object.keys(TEMPLATE_VARIABLES).map((n) => `{${n}}`).join(', ')})`,
+    ]);
+    expect(templateWarnings('Rate {output} for {audience}.')[0]).toMatch(/^\{audience\} is no template variable and is left as-is in the prompt \(the variables: \{generation\}, /);
+    expect(templateWarnings('Rate {output}.')).toEqual([]);
+    const judge = scriptedJudge('[[True]]');
+    await check.run(inputFrom([user('hi'), assistant('Hello!')]), ctxWith({ judge }));
+    expect(judge.requests[0]?.system.startsWith('Check [the data block "generation" in the user message] against {answer} and {context}.')).toBe(true);
   });
 
   it('refuses a builtin definition whose name has no implementation', () => {

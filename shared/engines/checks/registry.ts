@@ -1,7 +1,7 @@
 import type { CatalogEntry } from './builtin-check.ts';
 import { createCodeCheck } from './code-check.ts';
 import type { RunnableCheck } from './contract.ts';
-import type { CheckDefinition } from './definition.ts';
+import type { CheckDefinition, ModelCheckDefinition } from './definition.ts';
 import { CheckDefinitionError, definitionVersion } from './definition.ts';
 import { catalogEntries } from './catalog/index.ts';
 import { createModelCheck } from './model-check.ts';
@@ -31,12 +31,18 @@ export interface CheckRegistryOptions {
   catalog?: boolean;
 }
 
+function withoutScoring(def: ModelCheckDefinition): ModelCheckDefinition {
+  const rest = { ...def };
+  delete rest.scoring;
+  return rest;
+}
+
 export function buildCheck(def: CheckDefinition, entry: CatalogEntry | undefined): RunnableCheck {
   switch (def.kind) {
     case 'model':
-      // The catalog's own judge definition keeps how the catalog reads its score (G-Eval); the
-      // same name redefined by a user is the user's plain model check.
-      return entry?.definition.kind === 'model' && definitionVersion(entry.definition) === definitionVersion(def) ? entry.build(def) : createModelCheck(def);
+      // The catalog's own judge definition (with or without the G-Eval setting) keeps how the catalog
+      // reads its score (a whole number); the same name redefined by a user is the user's plain model check.
+      return entry?.definition.kind === 'model' && definitionVersion(entry.definition) === definitionVersion(withoutScoring(def)) ? entry.build(def) : createModelCheck(def);
     case 'code':
       return createCodeCheck(def);
     case 'builtin':
@@ -52,9 +58,11 @@ export function createCheckRegistry(options: CheckRegistryOptions = {}): CheckRe
   const catalog = new Map(catalogEntries.map((e) => [e.definition.name, e]));
   const register = (given: CheckDefinition): RunnableCheck => {
     // A predefined check reconfigured by a short line ({"kind": "builtin", "name": "loop_guard",
-    // "mode": "judge"}) keeps the rest of its catalog definition.
+    // "mode": "judge"}, or {"kind": "model", "name": "fluency_summary", "scoring": "g_eval"} with no
+    // template) keeps the rest of its catalog definition.
     const base = catalog.get(given.name)?.definition;
-    const def = given.kind === 'builtin' && base?.kind === 'builtin' ? ({ ...base, ...given } as CheckDefinition) : given;
+    const short = base?.kind === given.kind && (given.kind === 'builtin' || (given.kind === 'model' && given.promptTemplate === undefined));
+    const def = short ? ({ ...base, ...given } as CheckDefinition) : given;
     const check = buildCheck(def, catalog.get(def.name));
     const list = versions.get(def.name) ?? [];
     const current = list.at(-1);

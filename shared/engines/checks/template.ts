@@ -26,7 +26,9 @@ export type TemplatePart = { text: string } | { variable: string; field: keyof C
 
 /**
  * Splits a template into literal text and `{name}` variables. `{{` and `}}` are literal braces;
- * a `{` not followed by `identifier}` is literal too (JSON in an example stays as written).
+ * a `{` not followed by `identifier}` is literal too (JSON in an example stays as written). A
+ * `{name}` that is no template variable "will be left as-is in the prompt" (Okareo's checks
+ * documentation): literal text, listed in `unknown` for a warning.
  */
 export function parseTemplate(template: string): { parts: TemplatePart[]; unknown: string[] } {
   const parts: TemplatePart[] = [];
@@ -45,8 +47,10 @@ export function parseTemplate(template: string): { parts: TemplatePart[]; unknow
       if (m) {
         const name = m[1];
         const field = TEMPLATE_VARIABLES[name];
-        if (field === undefined) unknown.push(name);
-        else {
+        if (field === undefined) {
+          unknown.push(name);
+          text += m[0];
+        } else {
           if (text) parts.push({ text });
           text = '';
           parts.push({ variable: name, field });
@@ -62,13 +66,18 @@ export function parseTemplate(template: string): { parts: TemplatePart[]; unknow
   return { parts, unknown: [...new Set(unknown)] };
 }
 
-/** Problems with a model check's template: no variable at all, or unknown `{name}`s. */
+/** Problems with a model check's template: it uses no template variable at all. */
 export function templateProblems(template: string): string[] {
-  const { parts, unknown } = parseTemplate(template);
-  const problems: string[] = [];
-  if (unknown.length > 0) problems.push(`unknown template variables: ${unknown.map((n) => `{${n}}`).join(', ')} (allowed: ${Object.keys(TEMPLATE_VARIABLES).map((n) => `{${n}}`).join(', ')})`);
-  if (!parts.some((p) => 'variable' in p)) problems.push('the template uses none of the template variables');
-  return problems;
+  const { parts } = parseTemplate(template);
+  return parts.some((p) => 'variable' in p) ? [] : ['the template uses none of the template variables'];
+}
+
+/** Warnings at creation: `{name}`s that are no template variable, left as-is in the prompt. */
+export function templateWarnings(template: string): string[] {
+  const { unknown } = parseTemplate(template);
+  if (unknown.length === 0) return [];
+  const names = unknown.map((n) => `{${n}}`).join(', ');
+  return [`${names} ${unknown.length === 1 ? 'is no template variable and is' : 'are no template variables and are'} left as-is in the prompt (the variables: ${Object.keys(TEMPLATE_VARIABLES).map((n) => `{${n}}`).join(', ')})`];
 }
 
 /** The CheckInput fields a template reads, in first-use order. */

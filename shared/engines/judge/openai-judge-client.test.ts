@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createCheckRegistry } from '../checks/registry.ts';
+import type { ModelCheckDefinition } from '../checks/definition.ts';
 import { assistant, ctxWith, inputFrom, ok, user } from '../checks/test-support.ts';
 import { createOpenAiJudgeClient } from './openai-judge-client.ts';
 
@@ -54,11 +55,12 @@ describe('the OpenAI judge client and token probabilities (G-Eval)', () => {
     expect(api.sent.map((b) => b.logprobs ?? false)).toEqual([true, false, false]);
   });
 
-  it('gives coherence_summary its G-Eval score end to end: [[4]] at p 0.75 and 5 at p 0.25 score 4.25', async () => {
+  it('gives coherence_summary with scoring g_eval its G-Eval score end to end: [[4]] at p 0.75 and 5 at p 0.25 score 4.25', async () => {
     const judge = createOpenAiJudgeClient({ baseUrl: 'http://judge.test/v1', apiKey: 'k', model: 'm', timeoutMs: 5_000, fetch: endpoint(false).fetch });
     const input = inputFrom([user('Summarize.'), assistant('The merger closed.')], { scenario_input: 'The merger closed on Monday.' });
-    const out = ok(await createCheckRegistry().get('coherence_summary')!.run(input, ctxWith({ judge })));
-    expect(out).toMatchObject({ value: 4.25, passed: true, explanation: '[G-Eval: 4 (p 0.75), 5 (p 0.25) → 4.25]' });
+    const check = createCheckRegistry().createOrUpdateCheck({ kind: 'model', name: 'coherence_summary', scoring: 'g_eval' } as ModelCheckDefinition);
+    const out = ok(await check.run(input, ctxWith({ judge })));
+    expect(out).toMatchObject({ value: 4.25, passed: true, explanation: '[G-Eval: 4 (p 0.75), 5 (p 0.25) → 4.25; written 4]' });
   });
 });
 

@@ -15,13 +15,16 @@ export interface PreferenceStats extends PreferenceCounts {
   shareA: number;
   shareB: number;
   shareTie: number;
-  /** Wilson interval for a / (a + b). */
+  /** Wilson interval for a / (a + b); (0, 0) when a + b is 0. */
   intervalA: ProportionInterval;
   /** Wilson interval for b / (a + b). */
   intervalB: ProportionInterval;
   /** Exact two-sided binomial test of a out of a + b against 1/2. */
   pValue: number;
 }
+
+/** With no decided verdict the interval is (0, 0), as the pairwise reference's `wilson_score_interval` returns. */
+const NO_INTERVAL: ProportionInterval = { successes: 0, total: 0, proportion: Number.NaN, lower: 0, upper: 0 };
 
 export function preferenceStats(counts: PreferenceCounts, z: number = Z_95): PreferenceStats {
   const { a, b, ties } = counts;
@@ -36,8 +39,8 @@ export function preferenceStats(counts: PreferenceCounts, z: number = Z_95): Pre
     shareA: share(a),
     shareB: share(b),
     shareTie: share(ties),
-    intervalA: wilsonInterval(a, decided, z),
-    intervalB: wilsonInterval(b, decided, z),
+    intervalA: decided === 0 ? NO_INTERVAL : wilsonInterval(a, decided, z),
+    intervalB: decided === 0 ? NO_INTERVAL : wilsonInterval(b, decided, z),
     pValue: binomialTestTwoSided(a, decided, 0.5),
   };
 }

@@ -28,11 +28,17 @@ describe('preference statistics: the issue seeds', () => {
     expect(`${(s.pValue * 100).toFixed(5)}%`).toBe('0.00038%');
   });
 
-  it('no verdicts: nothing known', () => {
+  it('no verdicts: the interval is (0, 0), as the pairwise reference gives', () => {
     const s = preferenceStats({ a: 0, b: 0, ties: 0 });
-    expect(s.intervalA).toMatchObject({ lower: 0, upper: 1 });
+    expect(s.intervalA).toMatchObject({ lower: 0, upper: 0 });
+    expect(s.intervalB).toMatchObject({ lower: 0, upper: 0 });
     expect(s.pValue).toBe(1);
     expect(Number.isNaN(s.shareA)).toBe(true);
+  });
+
+  it('only ties: no decided verdict, the interval (0, 0), each tie a share of 100%', () => {
+    const s = preferenceStats({ a: 0, b: 0, ties: 3 });
+    expect(s).toMatchObject({ shareA: 0, shareB: 0, shareTie: 1, intervalA: { lower: 0, upper: 0 }, intervalB: { lower: 0, upper: 0 }, pValue: 1 });
   });
 });
 

@@ -30,7 +30,7 @@ describe('tracecheck compare', () => {
     expect(res.code).toBe(0);
     expect(res.stdout).toContain('a preferred     19   95.00%   95% Wilson interval (ties excluded): 83.18% – 100.00%');
     expect(res.stdout).toContain('b preferred      0    0.00%   95% Wilson interval (ties excluded): 0.00% – 16.82%');
-    expect(res.stdout).toContain('tie              1    5.00%');
+    expect(res.stdout).toContain('tie (None)       1    5.00%');
     expect(res.stdout).toContain('exact two-sided binomial test, ties excluded: p = 3.8e-6 (0.00038%)');
   });
 
@@ -68,6 +68,32 @@ describe('tracecheck compare', () => {
       ['even', null],
     ]);
     expect(result.stats).toMatchObject({ a: 2, b: 0, ties: 1 });
+  });
+
+  it('--prompts runs llmeval prompt code: (before: a stack trace), each prompt\'s code setting output', async () => {
+    const refs = 'references:\n  - {id: one, input: {a: 2, b: 3}, expected: 5}\n  - {id: two, input: {a: 4, b: 3}, expected: 7}\n';
+    const dir = writeSuite({
+      'a.yaml': `name: coded\nmodel: mock-accurate\ncode: |\n  output = "The answer is " + str(int({a}) + int({b})) + ", since adding " + str({a}) + " and " + str({b}) + " gives it."\n${refs}`,
+      'b.yaml': `name: terse\nmodel: mock-accurate\ncode: |\n  output = "?"\n${refs}`,
+    });
+    const json = join(dir, 'result.json');
+    const res = await runCli(compareCommand, ['--prompts', join(dir, 'a.yaml'), join(dir, 'b.yaml'), '--seed', '3', '--json', json], env);
+    expect(res.stderr).not.toMatch(/\n\s+at /);
+    expect(res.code, res.stderr).toBe(0);
+    const result = JSON.parse(readFileSync(json, 'utf8')) as ComparisonResult;
+    expect(result.items.map((i) => i.id)).toEqual(['one', 'two']);
+    expect(result.errors).toBe(0);
+    expect(result.stats.total).toBe(2);
+  });
+
+  it('--prompts whose code raises: one line naming the prompt file and reference, exit 2', async () => {
+    const dir = writeSuite({
+      'a.yaml': 'name: broken\nmodel: mock-accurate\ncode: |\n  output = str(1 / 0)\nreferences:\n  - {id: one, input: {a: 2}, expected: 2}\n',
+      'b.yaml': 'name: fine\nmodel: mock-accurate\ncode: |\n  output = "2"\nreferences:\n  - {id: one, input: {a: 2}, expected: 2}\n',
+    });
+    const res = await runCli(compareCommand, ['--prompts', join(dir, 'a.yaml'), join(dir, 'b.yaml'), '--seed', '3'], env);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toBe(`tracecheck compare: ${join(dir, 'a.yaml')}:1: reference one: prompt code failed: ZeroDivisionError: division by zero (line 1)\n`);
   });
 
   it('bad input: file and line, exit 2', async () => {

@@ -8,6 +8,7 @@ export { runEval } from './run-eval.ts';
 export { runToScores } from './run-to-scores.ts';
 export type { EvalRun, RunEvalOptions } from './run-eval.ts';
 export { createEvalGenerator } from './create-generator.ts';
+export { createUserPython } from './user-python/create-user-python.ts';
 export type { Generation, GenerationRequest, Generator } from './generation.ts';
 export { createProgress, silentProgress } from './progress.ts';
 export type { Progress } from './progress.ts';

@@ -2,20 +2,20 @@ import { judgeEntry } from '../model-entry.ts';
 
 export const behaviorAdherence = judgeEntry({
   name: 'behavior_adherence',
-  description: 'Did the agent behave as expected? The expected behaviour is the scenario result (scenario_result); the instructions in the model input count too.',
+  description: 'Does the output follow the instructions outlined in the scenario result? Adherence only, not factual accuracy. Instructions from the system prompt or model input are our extension `instruction_adherence`.',
   outputType: 'pass_fail',
-  task: 'Decide whether the AI agent followed the behavioural instructions it was given.',
+  task: 'Decide whether the AI output follows the instructions outlined in the scenario result.',
   criteria: [
-    'The expected behaviour is given in the scenario result; further instructions come from the system prompt / model input.',
-    'Any clear violation (forbidden action, skipped required step, wrong persona or tone) fails.',
-    'Instructions the situation never triggered do not count.',
+    'The instructions are the ones in the scenario result, and only those.',
+    'Any clear violation of them (a forbidden action, a skipped required step, the wrong persona or tone) fails.',
+    'Judge adherence, not factual accuracy: a wrong fact delivered as instructed still adheres.',
   ],
   steps: [
-    'List the instructions that apply to this conversation.',
-    'Check the agent\'s turns and tool calls against each.',
+    'List the instructions in the scenario result.',
+    'Check the output against each.',
     'Answer True only if none is violated.',
   ],
-  inputs: ['Expected behaviour (scenario result): {scenario_result}', 'Instructions and context: {model_input}', 'Final output: {model_output}'],
-  example: { data: 'Expected behaviour: "Always confirm before cancelling." Dialog: the agent cancels without asking.', answer: '[[False]] ((it cancelled without the required confirmation))' },
-  requires: ['scenario_result'],
+  inputs: ['Instructions (scenario result): {scenario_result}', 'Output: {model_output}'],
+  example: { data: 'Instructions: "Always confirm before cancelling." Output: "Done, I have cancelled your booking."', answer: '[[False]] ((it cancelled without the required confirmation))' },
+  requires: ['scenario_result', 'model_output'],
 });

@@ -10,11 +10,11 @@ const NAMES = [
   'response_loop', 'simulation_trace_consistency', 'function_call_consistency', 'function_call_validator', 'function_parameter_accuracy',
   'function_result_present', 'context_relevance', 'context_consistency', 'reference_similarity', 'faithfulness', 'toxicity', 'fairness',
   'empathy_score', 'is_code_functional', 'is_best_option', 'reverse_qa_quality', 'rephrase_quality', 'code_blocks_compile',
-  'conciseness_for_request',
+  'conciseness_for_request', 'answer_relevance', 'instruction_adherence', 'tool_result_consistency',
 ];
 
 describe('the predefined catalog', () => {
-  it('lists the 39 documented names, then our extensions code_blocks_compile and conciseness_for_request, once each', () => {
+  it('lists the 39 documented names, then our five extensions, once each', () => {
     expect(catalogEntries.map((e) => e.definition.name)).toEqual(NAMES);
     expect(createCheckRegistry().list().map((c) => c.name)).toEqual(NAMES);
   });
@@ -45,8 +45,8 @@ describe('the predefined catalog', () => {
     const entry = (name: string) => catalogEntries.find((e) => e.definition.name === name)!;
     for (const name of ['toxicity', 'fairness']) expect(entry(name).definition).toMatchObject({ outputType: 'score', range: [1, 5], threshold: 4 });
     expect(entry('uniqueness')).toMatchObject({ method: 'model', definition: { outputType: 'score', range: [1, 5], threshold: 3 } });
-    expect(entry('behavior_adherence').inputs).toEqual(['scenario_result', 'model_input', 'model_output']);
-    expect(entry('faithfulness').inputs).toEqual(['scenario_result', 'tool_calls', 'model_output']);
+    expect(entry('behavior_adherence').inputs).toEqual(['scenario_result', 'model_output']);
+    expect(entry('faithfulness').inputs).toEqual(['scenario_result', 'model_output']);
     expect(entry('task_completed').inputs).toEqual(['message_history', 'model_output']);
     expect(entry('is_code_functional').inputs).toEqual(['model_input', 'model_output']);
     expect(entry('function_call_validator')).toMatchObject({ method: 'hybrid', inputs: ['message_history', 'tools', 'tool_calls'] });

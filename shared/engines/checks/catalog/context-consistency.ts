@@ -2,20 +2,20 @@ import { judgeEntry } from '../model-entry.ts';
 
 export const contextConsistency = judgeEntry({
   name: 'context_consistency',
-  description: 'Is the output consistent with the context the model was given (no contradiction of it)?',
+  description: 'Does the output align with, and is it supported by, the input it was given? External facts are ignored: a claim the input does not support fails, even if true.',
   outputType: 'pass_fail',
-  task: 'Decide whether the AI output is consistent with the context it was given.',
+  task: 'Decide whether the AI output aligns with and is supported by the input it was given.',
   criteria: [
-    'The output must not contradict the context or tool results.',
-    'Claims absent from the context are allowed only if general knowledge, not specifics.',
-    'A single contradiction fails.',
+    'Every claim in the output must be supported by the given input.',
+    'Ignore external facts: a claim the input does not support fails even when it is true or general knowledge.',
+    'A contradiction of the input fails.',
   ],
   steps: [
-    'Read the context given to the model.',
-    'Check each claim in the output against it.',
-    'Answer True if nothing contradicts the context.',
+    'Read the input given to the model.',
+    'Find support in it for each claim in the output.',
+    'Answer True only if every claim is supported and nothing contradicts it.',
   ],
-  inputs: ['Context given to the model: {model_input}', 'Output: {model_output}'],
-  example: { data: 'Context: "Refunds take 5–7 business days." Output: "Your refund will arrive within 24 hours."', answer: '[[False]] ((contradicts the stated refund time))' },
+  inputs: ['Input given to the model: {model_input}', 'Output: {model_output}'],
+  example: { data: 'Input: "Refunds take 5–7 business days." Output: "Your refund takes 5–7 business days; Paris is the capital of France."', answer: '[[False]] ((the claim about Paris is not supported by the input))' },
   requires: ['model_output', 'model_input'],
 });

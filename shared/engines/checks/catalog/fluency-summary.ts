@@ -2,8 +2,8 @@ import { judgeEntry } from '../model-entry.ts';
 
 export const fluencySummary = judgeEntry({
   name: 'fluency_summary',
-  description: 'Fluency of a summary: grammatical, natural sentences that read as a text of their own. Score 1–5 as G-Eval reads it: the scores the judge could write, weighted by their probabilities (a float, e.g. 4.3; the written number when the judge gives no token probabilities); passes at 3.',
-  scoring: 'g_eval',
+  description: 'Fluency of a summary: grammatical, natural sentences that read as a text of their own. An integer score from 1 to 5, as defined; passes at 3. `scoring: "g_eval"` (our extension) weights the scores the judge could write by their probabilities instead (a float).',
+  integer: true,
   outputType: 'score',
   range: [1, 5],
   threshold: 3,

@@ -1,4 +1,5 @@
 import type { CatalogEntry } from '../builtin-check.ts';
+import { answerRelevance } from './answer-relevance.ts';
 import { automatedResolution } from './automated-resolution.ts';
 import { behaviorAdherence } from './behavior-adherence.ts';
 import { coherence } from './coherence.ts';
@@ -22,6 +23,7 @@ import { functionCallConsistency } from './function-call-consistency.ts';
 import { functionCallValidator } from './function-call-validator.ts';
 import { functionParameterAccuracy } from './function-parameter-accuracy.ts';
 import { functionResultPresent } from './function-result-present.ts';
+import { instructionAdherence } from './instruction-adherence.ts';
 import { isBestOption } from './is-best-option.ts';
 import { isCodeFunctional } from './is-code-functional.ts';
 import { levenshteinDistance } from './levenshtein-distance.ts';
@@ -38,6 +40,7 @@ import { resultCompleted } from './result-completed.ts';
 import { reverseQaQuality } from './reverse-qa-quality.ts';
 import { simulationTraceConsistency } from './simulation-trace-consistency.ts';
 import { taskCompleted } from './task-completed.ts';
+import { toolResultConsistency } from './tool-result-consistency.ts';
 import { toxicity } from './toxicity.ts';
 import { uniqueness } from './uniqueness.ts';
 
@@ -85,4 +88,7 @@ export const catalogEntries: readonly CatalogEntry[] = [
   // Extensions under their own names, where the documented name keeps the documented behaviour.
   codeBlocksCompile,
   concisenessForRequest,
+  answerRelevance,
+  instructionAdherence,
+  toolResultConsistency,
 ];

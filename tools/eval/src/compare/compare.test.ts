@@ -21,13 +21,17 @@ describe('parsePairwiseVerdict', () => {
     expect(parsePairwiseVerdict('[[TIE]]')).toBe('tie');
     expect(parsePairwiseVerdict('[[A]]((unlike [[B]], A is right))')).toBe('A');
     expect(parsePairwiseVerdict('[[A]] [[A]]')).toBe('A');
+    // The pairwise reference's third answer: its None, a tie in the shares.
+    expect(parsePairwiseVerdict('[[C]] ((both are equally good))')).toBe('tie');
+    expect(parsePairwiseVerdict('[[c]]')).toBe('tie');
+    expect(parsePairwiseVerdict('[[A]] [[C]]')).toBeNull();
   });
 
   it('anything else is no verdict', () => {
     expect(parsePairwiseVerdict('A')).toBeNull();
     expect(parsePairwiseVerdict('Output A is better')).toBeNull();
     expect(parsePairwiseVerdict('[[A]] or [[B]]')).toBeNull();
-    expect(parsePairwiseVerdict('[[C]]')).toBeNull();
+    expect(parsePairwiseVerdict('[[D]]')).toBeNull();
     expect(parsePairwiseVerdict('')).toBeNull();
   });
 });
@@ -77,9 +81,18 @@ describe('preference report', () => {
     const text = renderComparisonText(result);
     expect(text).toContain('a preferred     19   95.00%   95% Wilson interval (ties excluded): 83.18% – 100.00%');
     expect(text).toContain('b preferred      0    0.00%   95% Wilson interval (ties excluded): 0.00% – 16.82%');
-    expect(text).toContain('tie              1    5.00%');
+    expect(text).toContain('tie (None)       1    5.00%');
     expect(text).toContain('p = 3.8e-6 (0.00038%)');
     expect(result.positionBias).toBeNull();
+  });
+
+  it('with no decided verdict gives the interval (0, 0), as the reference code does', () => {
+    const result = summarizeComparison({ labelA: 'a', labelB: 'b', seed: null, judgeModel: null, items: [{ id: '1', input: null, first: null, preferred: null }, { id: '2', input: null, first: null, preferred: null }] });
+    expect(result.stats.intervalA).toMatchObject({ lower: 0, upper: 0 });
+    const text = renderComparisonText(result);
+    expect(text).toContain('a preferred      0    0.00%   95% Wilson interval (ties excluded): 0.00% – 0.00%');
+    expect(text).toContain('b preferred      0    0.00%   95% Wilson interval (ties excluded): 0.00% – 0.00%');
+    expect(text).toContain('tie (None)       2  100.00%');
   });
 
   it('formats p-values', () => {
@@ -107,5 +120,16 @@ describe('runPairwise', () => {
     expect(r.stats.b).toBe(decided.filter((f) => f === 'b').length);
     expect(r.positionBias).toMatchObject({ decided: 11, firstWon: 11 });
     expect(r.seed).toBe(99);
+  });
+
+  it('counts a [[C]] answer as None in the shares, not as an unusable answer', async () => {
+    const answers = ['[[A]]', '[[C]]', '[[C]] ((neither is better))', '[[B]]'];
+    const judge: JudgeClient = { complete: (req) => Promise.resolve({ text: answers[Number(/q(\d)/.exec(req.user)![1])], model: 'm', inputTokens: 0, outputTokens: 0 }) };
+    const pairs = answers.map((_, i) => ({ id: String(i), input: `q${i}`, reference: null, a: 'same', b: 'same' }));
+    const r = await runPairwise({ pairs, judge, seed: 7, concurrency: 1, labelA: 'A', labelB: 'B', log: createSilentLogger() });
+    expect(r.errors).toBe(0);
+    expect(r.items.map((i) => i.preferred === null)).toEqual([false, true, true, false]);
+    expect(r.stats).toMatchObject({ ties: 2, total: 4, shareTie: 0.5 });
+    expect(r.stats.a + r.stats.b).toBe(2);
   });
 });

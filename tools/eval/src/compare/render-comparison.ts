@@ -17,7 +17,7 @@ export function renderComparisonText(r: ComparisonResult): string {
     `  ${r.items.length} inputs, ${s.total} verdicts, ${r.errors} unusable judge answers${r.seed === null ? '' : `, positions seeded with ${r.seed}`}${r.judgeModel ? `, judge ${r.judgeModel}` : ''}`,
     `  a preferred  ${String(s.a).padStart(5)}  ${formatPercent(s.shareA).padStart(7)}   95% Wilson interval (ties excluded): ${formatPercent(s.intervalA.lower)} – ${formatPercent(s.intervalA.upper)}`,
     `  b preferred  ${String(s.b).padStart(5)}  ${formatPercent(s.shareB).padStart(7)}   95% Wilson interval (ties excluded): ${formatPercent(s.intervalB.lower)} – ${formatPercent(s.intervalB.upper)}`,
-    `  tie          ${String(s.ties).padStart(5)}  ${formatPercent(s.shareTie).padStart(7)}`,
+    `  tie (None)   ${String(s.ties).padStart(5)}  ${formatPercent(s.shareTie).padStart(7)}`,
     `  exact two-sided binomial test, ties excluded: p = ${formatPValue(s.pValue)}`,
   ];
   if (r.positionBias) {
@@ -44,7 +44,7 @@ export function renderComparisonMarkdown(r: ComparisonResult): string {
     '| --- | --- | --- | --- |',
     `| a | ${s.a} | ${formatPercent(s.shareA)} | ${formatPercent(s.intervalA.lower)} – ${formatPercent(s.intervalA.upper)} |`,
     `| b | ${s.b} | ${formatPercent(s.shareB)} | ${formatPercent(s.intervalB.lower)} – ${formatPercent(s.intervalB.upper)} |`,
-    `| tie | ${s.ties} | ${formatPercent(s.shareTie)} | |`,
+    `| tie (None) | ${s.ties} | ${formatPercent(s.shareTie)} | |`,
     '',
     `Exact two-sided binomial test, ties excluded: p = ${formatPValue(s.pValue)}.`,
     ...(r.positionBias ? ['', `Position bias: the first position won ${r.positionBias.firstWon} of ${r.positionBias.decided} decided verdicts (${formatPercent(r.positionBias.interval.proportion)}).`] : []),

@@ -1,10 +1,11 @@
 export type PositionVerdict = 'A' | 'B' | 'tie';
 
-const VERDICT = /\[\[\s*(a|b|tie)\s*\]\]/gi;
+const VERDICT = /\[\[\s*(a|b|c|tie)\s*\]\]/gi;
 
 /**
  * The judge's `[[A]]`, `[[B]]` or `[[tie]]` (any case, inner spaces allowed), ignoring anything in
- * the `((explanation))`. No verdict, or two different ones, is null: an error, never a guess.
+ * the `((explanation))`. `[[C]]`, the pairwise reference's third answer, is its None: a tie in the
+ * shares, never dropped. No verdict, or two different ones, is null: an error, never a guess.
  */
 export function parsePairwiseVerdict(text: string): PositionVerdict | null {
   const withoutExplanation = text.replace(/\(\([\s\S]*?\)\)/g, ' ');

@@ -103,7 +103,7 @@ function rootDiagnostics(unit: Unit): Diagnostic[] {
 }
 
 const REF_FIX =
-  'The instrumentation uploads prompts and completions and records only their URIs (gen_ai.input.messages.ref / gen_ai.output.messages.ref). Either record the content on the spans (turn the upload hook off, e.g. unset OTEL_INSTRUMENTATION_GENAI_UPLOAD_HOOK in Python), or let tracecheck fetch it: TRACECHECK_CONTENT_REF_PREFIXES lists the URI prefixes it may read (docs/configuration.md).';
+  "The instrumentation uploads prompts and completions and records only their URIs (gen_ai.input.messages.ref / gen_ai.output.messages.ref); tracecheck does not fetch them. Record the content on the spans instead: turn the instrumentation's upload hook off (in Python's opentelemetry-util-genai, unset OTEL_INSTRUMENTATION_GENAI_UPLOAD_HOOK) and keep content capture on.";
 
 /**
  * Why checks that read the dialog cannot run on this unit, when its messages arrived by reference

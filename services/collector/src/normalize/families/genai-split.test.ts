@@ -91,3 +91,11 @@ describe('content by reference', () => {
     expect(Object.entries(attributes).filter(([k, v]) => v !== undefined && (k.includes('messages') || k.includes('instructions')))).toEqual([]);
   });
 });
+
+describe('the document modality (v0.1.0)', () => {
+  it('a document part is a placeholder in the message, like images and files', () => {
+    const input = [{ role: 'user', parts: [{ type: 'text', content: 'Summarise this.' }, { type: 'uri', modality: 'document', uri: 'https://files.example/report.pdf' }] }];
+    const { genai } = genaiOf({ attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.input.messages': JSON.stringify(input) } }, GENAI);
+    expect(genai.input_messages).toEqual([{ role: 'user', content: 'Summarise this.\n[document: https://files.example/report.pdf]' }]);
+  });
+});

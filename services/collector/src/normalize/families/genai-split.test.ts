@@ -99,3 +99,10 @@ describe('the document modality (v0.1.0)', () => {
     expect(genai.input_messages).toEqual([{ role: 'user', content: 'Summarise this.\n[document: https://files.example/report.pdf]' }]);
   });
 });
+
+describe('content by reference on the operation-details event', () => {
+  it('reads the references from the event when the span has none', () => {
+    const events = [{ name: 'gen_ai.client.inference.operation.details', attributes: { 'gen_ai.input.messages.ref': 'https://store/in.json', 'gen_ai.output.messages.ref': 'https://store/out.json' } }];
+    expect(genaiOf({ attributes: { 'gen_ai.operation.name': 'chat' }, events }, GENAI).genai.content_refs).toEqual({ input: 'https://store/in.json', output: 'https://store/out.json' });
+  });
+});

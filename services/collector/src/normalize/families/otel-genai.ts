@@ -120,8 +120,6 @@ export const extractOtelGenAi: FamilyExtractor = (input) => {
   const edition = editionOf(input.scope);
   const operation = takeString(attrs, 'gen_ai.operation.name');
   if (operation) out.operation = operation;
-  const refs = takeContentRefs(attrs);
-  if (refs) out.content_refs = refs;
   const mcp = takeMcp(attrs, input.span.kind);
   if (mcp) out.mcp = mcp;
   const memory = takeMemory(attrs, operation);
@@ -141,6 +139,9 @@ export const extractOtelGenAi: FamilyExtractor = (input) => {
     });
     input.events.splice(0, input.events.length, ...kept);
   }
+  // After the merge: an upload hook may put the references on the operation-details event too.
+  const refs = takeContentRefs(attrs);
+  if (refs) out.content_refs = refs;
   const toolSpan = attrs['gen_ai.tool.name'] !== undefined && (operation === 'execute_tool' || operation === undefined);
   if (toolSpan) toolMessagesAsCall(attrs);
 

@@ -76,6 +76,7 @@ export function assembleSession(previous: Unit | null, traces: readonly Unit[], 
   const last = all[all.length - 1];
   const project = lastDefined(all, (u) => u.project);
   const received = mergeReceived(all.map((u) => u.received));
+  const contentRefs = all.flatMap((u) => u.content_refs ?? []).slice(0, 20);
   return {
     schema_version: 1,
     unit_id: sessionUnitId(project ?? undefined, conversationId),
@@ -107,6 +108,7 @@ export function assembleSession(previous: Unit | null, traces: readonly Unit[], 
     ...(all.some((u) => u.session_end === true) ? { session_end: true } : {}),
     ...(project !== null ? { project } : {}),
     ...(received ? { received } : {}),
+    ...(contentRefs.length > 0 ? { content_refs: contentRefs } : {}),
     ...sessionFigures(all, toolCalls.size, startMs, endMs),
   };
 }

@@ -1,9 +1,10 @@
 import { isEntrySpan, type ChatMessage, type LogRecordEnvelope, type SpanRecord, type ToolDefinition, type Unit } from '../../../shared/contracts/schemas/index.ts';
+import { mcpPairs } from './mcp-spans.ts';
 import { createDialog, linkToolResultsByPosition, restoreCallTurns, unifyItemIds } from './merge-history.ts';
 import { agentsOf, modelCalls } from './model-calls.ts';
 import { byStart, byStartThenEnd, firstDefined, nanosToMs } from './span-tree.ts';
 import { linkToolSpans, toolCallsOf } from './tool-calls.ts';
-import { sumUsage, unitAttributes, unitErrors } from './unit-summary.ts';
+import { contentRefsOf, sumUsage, unitAttributes, unitErrors } from './unit-summary.ts';
 import { stepsOf } from './unit-steps.ts';
 import { receivedOf } from './unit-received.ts';
 import { builtinPriceTable, createPriceTable, type PricedTable } from '../../../shared/engines/pricing/index.ts';
@@ -74,7 +75,9 @@ export function* assembleTraceInSteps(parts: TraceParts, assembledAtMs: number, 
     dialog.append(unifyItemIds(restoreCallTurns(c.input, dialog.callTurn).concat(output)));
     if (i % CALLS_PER_STEP === CALLS_PER_STEP - 1) yield;
   }
-  const toolSpans = spans.filter((s) => s.genai.tool_execution);
+  // An MCP server's span of a request the client's span already shows is not a second call.
+  const folded = mcpPairs(spans);
+  const toolSpans = spans.filter((s) => s.genai.tool_execution && !folded.has(s));
   const history = linkToolSpans(linkToolResultsByPosition(dialog.messages()), toolSpans);
   yield;
 
@@ -91,7 +94,7 @@ export function* assembleTraceInSteps(parts: TraceParts, assembledAtMs: number, 
   for (const s of spans) addTools(s.genai);
   for (const l of parts.logs) addTools(l.genai);
 
-  const errors = unitErrors(spans, parts, root);
+  const errors = unitErrors(folded.size > 0 ? spans.filter((s) => !folded.has(s)) : spans, parts, root);
 
   yield;
   const toolCalls = toolCallsOf(history, toolSpans);
@@ -110,6 +113,7 @@ export function* assembleTraceInSteps(parts: TraceParts, assembledAtMs: number, 
   const figures = stepsOf({ spans, toolCalls, startMs: startTimeMs, endMs: endTimeMs, prices: options.prices ?? BUILTIN_PRICES });
   // The ingest key's project; a trace id is random, so spans of one trace come from one project.
   const project = firstDefined(ordered, (s) => s.project);
+  const contentRefs = contentRefsOf(spans);
 
   return {
     schema_version: 1,
@@ -143,6 +147,7 @@ export function* assembleTraceInSteps(parts: TraceParts, assembledAtMs: number, 
     ...(spans.some((s) => s.genai.session_end === true) ? { session_end: true } : {}),
     ...(spans.some((s) => s.genai.simulation_record === true) ? { simulation_record: true } : {}),
     ...(project !== null ? { project } : {}),
+    ...(contentRefs.length > 0 ? { content_refs: contentRefs } : {}),
     received: receivedOf(spans, parts.logs, root),
     ...figures,
   };

@@ -48,3 +48,32 @@ describe('stepsOf', () => {
     expect(f.steps.map((s) => (s.type === 'handoff' ? `${s.from}->${s.agent}` : `${s.type}:${s.agent}`))).toEqual(['llm:triage', 'triage->billing', 'llm:billing']);
   });
 });
+
+describe('stepsOf: MCP requests', () => {
+  const mcpSpan = (side: 'client' | 'server', startMs: number, extra: Partial<SpanRecord> & { requestId?: string; method?: string } = {}): SpanRecord => {
+    const { requestId, method = 'tools/call', ...rest } = extra;
+    return createTestSpan({
+      startMs,
+      endMs: startMs + 10,
+      span_kind: side === 'client' ? 3 : 2,
+      genai: { operation: 'execute_tool', tool_execution: { name: 'get_weather' }, mcp: { method, side, session_id: 's1', ...(requestId ? { request_id: requestId } : {}) } },
+      ...rest,
+    });
+  };
+
+  it('folds the server span of the same method and request into its parent client span: one step', () => {
+    const client = mcpSpan('client', T0);
+    const server = mcpSpan('server', T0 + 1, { parent_span_id: client.span_id, requestId: '4' });
+    const f = stepsOf({ spans: [client, server], toolCalls: [], startMs: T0, endMs: T0 + 20, prices });
+    expect(f.steps.map((s) => [s.type, s.span_id, s.type === 'tool' ? s.mcp : null])).toEqual([['tool', client.span_id, { method: 'tools/call', side: 'client', session_id: 's1', request_id: '4' }]]);
+  });
+
+  it('keeps both when the server span answers another request or method, or has no client parent in the trace', () => {
+    const client = mcpSpan('client', T0, { requestId: '1' });
+    const other = mcpSpan('server', T0 + 1, { parent_span_id: client.span_id, requestId: '2' });
+    const method = mcpSpan('server', T0 + 2, { parent_span_id: client.span_id, method: 'resources/read' });
+    const orphan = mcpSpan('server', T0 + 3, { parent_span_id: 'ffffffffffffffff' });
+    const f = stepsOf({ spans: [client, other, method, orphan], toolCalls: [], startMs: T0, endMs: T0 + 20, prices });
+    expect(f.steps.map((s) => s.span_id)).toEqual([client.span_id, other.span_id, method.span_id, orphan.span_id]);
+  });
+});

@@ -1,5 +1,6 @@
-import type { ModelStep, ModelTotals, SpanRecord, TokenUsage, ToolStep, Unit, UnitStep, UnitToolCall } from '../../../shared/contracts/schemas/index.ts';
+import type { McpFields, MemoryStep, ModelStep, ModelTotals, SpanRecord, TokenUsage, ToolStep, Unit, UnitStep, UnitToolCall } from '../../../shared/contracts/schemas/index.ts';
 import { callCostUsd, type PricedTable } from '../../../shared/engines/pricing/index.ts';
+import { mcpPairs } from './mcp-spans.ts';
 import { createAgentResolver } from './model-calls.ts';
 import { ancestorsOf, STATUS_ERROR } from './span-tree.ts';
 
@@ -14,6 +15,7 @@ export const MAX_MODELS = 32;
 const MAX_NAME_CHARS = 200;
 const MAX_ERROR_CHARS = 500;
 
+const MEMORY_OPERATIONS = new Set(['search_memory', 'create_memory', 'update_memory', 'upsert_memory', 'delete_memory', 'create_memory_store', 'delete_memory_store']);
 const MODEL_OPERATIONS = new Set(['chat', 'generate_content', 'text_completion', 'completion', 'embeddings', 'llm']);
 const cut = (s: string, max: number): string => (s.length > max ? s.slice(0, max) : s);
 const cutOrNull = (s: string | undefined | null, max: number): string | null => (s === undefined || s === null || s === '' ? null : cut(s, max));
@@ -37,13 +39,21 @@ function secondsAttr(s: SpanRecord, key: string, scale: number): number | undefi
 }
 
 /**
- * Time to first token where the instrumentation records it: the OTel `gen_ai.server.time_to_first_token`
+ * Time to first token where the instrumentation records it: the OTel `gen_ai.server.time_to_first_token`,
+ * `gen_ai.client.inference.time_to_first_chunk` (GenAI conventions v0.1.0), `gen_ai.response.time_to_first_chunk`
  * and `gen_ai.client.operation.time_to_first_chunk` (seconds), the AI SDK's `ai.response.msToFirstChunk`.
  * Strands writes the first in whole milliseconds: a value that cannot be seconds (longer than the
  * call itself) but fits as milliseconds is read as those.
  */
+const TTFT_SECONDS_KEYS = [
+  'gen_ai.server.time_to_first_token',
+  'gen_ai.client.inference.time_to_first_chunk',
+  'gen_ai.response.time_to_first_chunk',
+  'gen_ai.client.operation.time_to_first_chunk',
+];
+
 function ttftMs(s: SpanRecord, latencyMs: number): number | undefined {
-  const seconds = secondsAttr(s, 'gen_ai.server.time_to_first_token', 1000) ?? secondsAttr(s, 'gen_ai.client.operation.time_to_first_chunk', 1000);
+  const seconds = TTFT_SECONDS_KEYS.reduce<number | undefined>((found, key) => found ?? secondsAttr(s, key, 1000), undefined);
   if (seconds !== undefined) return seconds > latencyMs + 1 && seconds / 1000 <= latencyMs + 1 ? ms(seconds / 1000) : seconds;
   return secondsAttr(s, 'ai.response.msToFirstChunk', 1);
 }
@@ -86,18 +96,38 @@ export function stepsOf(input: StepInput): StepFigures {
   const totals = new Map<string, ModelTotals & { nano: number | null }>();
   let costNano = 0;
   let unpriced = 0;
+  const folded = mcpPairs(spans);
+  const serverOf = new Map([...folded].map(([server, client]) => [client, server]));
   for (const s of spans) {
+    if (folded.has(s)) continue;
     const begin = microsToMs(s.start_time_unix_nano);
     const start = ms(begin - startMs);
     const latency = ms(Math.max(0, microsToMs(s.end_time_unix_nano) - begin));
     const agent = cutOrNull(agentOf(s), MAX_NAME_CHARS);
     const failed = s.status.code === STATUS_ERROR;
-    if (s.genai.tool_execution) {
-      const exec = s.genai.tool_execution;
-      const error = exec.error ?? (failed ? (s.status.message ?? 'tool span ended with error status') : undefined);
-      const step: ToolStep = { type: 'tool', span_id: s.span_id, agent, start_ms: start, name: cut(exec.name, MAX_NAME_CHARS), call_id: cutOrNull(exec.call_id, MAX_NAME_CHARS), latency_ms: latency, status: error === undefined ? 'ok' : 'error' };
+    const server = serverOf.get(s);
+    const exec = s.genai.tool_execution ?? server?.genai.tool_execution;
+    if (exec || s.genai.mcp) {
+      const error = exec?.error ?? (failed ? (s.status.message ?? 'tool span ended with error status') : undefined);
+      const name = exec?.name ?? mcpTarget(s.genai.mcp!);
+      const step: ToolStep = { type: 'tool', span_id: s.span_id, agent, start_ms: start, name: cut(name, MAX_NAME_CHARS), call_id: cutOrNull(exec?.call_id, MAX_NAME_CHARS), latency_ms: latency, status: error === undefined ? 'ok' : 'error' };
       if (error !== undefined) step.error = cut(error, MAX_ERROR_CHARS);
+      if (s.genai.mcp) step.mcp = cutMcp({ ...server?.genai.mcp, ...s.genai.mcp });
       raw.push(step);
+      continue;
+    }
+    const op = s.genai.operation;
+    if (op === 'plan' || (op !== undefined && MEMORY_OPERATIONS.has(op))) {
+      const status = failed ? 'error' : 'ok';
+      const error = failed ? cut(s.status.message || `${op} ended with error status`, MAX_ERROR_CHARS) : undefined;
+      if (op === 'plan') {
+        raw.push({ type: 'plan', span_id: s.span_id, agent, start_ms: start, name: cut(s.name, MAX_NAME_CHARS), latency_ms: latency, status, ...(error ? { error } : {}) });
+      } else {
+        const m = s.genai.memory ?? {};
+        const step: MemoryStep = { type: 'memory', span_id: s.span_id, agent, start_ms: start, operation: op, store_id: cutOrNull(m.store_id, MAX_NAME_CHARS), record_count: m.record_count ?? null, latency_ms: latency, status };
+        if (error) step.error = error;
+        raw.push(step);
+      }
       continue;
     }
     if (!isModelCall(s) || wrappers.has(s.span_id)) continue;
@@ -124,6 +154,7 @@ export function stepsOf(input: StepInput): StepFigures {
     if (usage.cache_read_input_tokens !== undefined) step.cache_read_input_tokens = count(usage.cache_read_input_tokens);
     if (usage.cache_creation_input_tokens !== undefined) step.cache_creation_input_tokens = count(usage.cache_creation_input_tokens);
     if (usage.reasoning_tokens !== undefined) step.reasoning_tokens = count(usage.reasoning_tokens);
+    if (g.usage_by_modality) step.usage_by_modality = g.usage_by_modality;
     const ttft = ttftMs(s, latency);
     if (ttft !== undefined) step.ttft_ms = ttft;
     if (failed) step.error = cut(s.status.message || 'model call ended with error status', MAX_ERROR_CHARS);
@@ -162,6 +193,20 @@ function addToTotals(totals: Map<string, ModelTotals & { nano: number | null }>,
   // A model's cost counts its priced calls (the unit's `unpriced_llm_calls` says when some were not).
   if (stepNano !== null) t.nano = (t.nano ?? 0) + stepNano;
   totals.set(name, t);
+}
+
+/** What an MCP request without a tool name is about: its method and resource (`resources/read weather://paris`). */
+function mcpTarget(m: McpFields): string {
+  return m.resource_uri ? `${m.method} ${m.resource_uri}` : m.method;
+}
+
+function cutMcp(m: McpFields): McpFields {
+  const out: McpFields = { method: cut(m.method, MAX_NAME_CHARS), side: m.side };
+  if (m.session_id !== undefined) out.session_id = cut(m.session_id, MAX_NAME_CHARS);
+  if (m.resource_uri !== undefined) out.resource_uri = cut(m.resource_uri, MAX_ERROR_CHARS);
+  if (m.protocol_version !== undefined) out.protocol_version = cut(m.protocol_version, MAX_NAME_CHARS);
+  if (m.request_id !== undefined) out.request_id = cut(m.request_id, MAX_NAME_CHARS);
+  return out;
 }
 
 /** A hand-off wherever control passes from one named agent to another, between two steps in start order. */

@@ -82,3 +82,20 @@ export function unitErrors(spans: readonly SpanRecord[], parts: TraceParts, root
   }
   return errors;
 }
+
+/** Model calls listed by reference at most; a run of more names the first ones. */
+const MAX_CONTENT_REFS = 20;
+const MAX_URI_CHARS = 1_000;
+
+/** The spans whose messages were recorded by reference, with their URIs (cut to a bound). */
+export function contentRefsOf(spans: readonly SpanRecord[]): NonNullable<Unit['content_refs']> {
+  const out: NonNullable<Unit['content_refs']> = [];
+  for (const s of spans) {
+    const refs = s.genai.content_refs;
+    if (!refs || out.length >= MAX_CONTENT_REFS) continue;
+    const entry: NonNullable<Unit['content_refs']>[number] = { span_id: s.span_id };
+    for (const k of ['input', 'output', 'system'] as const) if (refs[k] !== undefined) entry[k] = refs[k].slice(0, MAX_URI_CHARS);
+    out.push(entry);
+  }
+  return out;
+}

@@ -44,3 +44,29 @@ describe('code checks run in the sandbox processes of the unit\'s project', () =
     expect(seen).toEqual(['acme', 'default']);
   });
 });
+
+describe('a unit whose messages arrived by reference', () => {
+  const byReference = { message_history: [], model_input: [], model_output: null, content_refs: [{ span_id: 'a1', input: 's3://bucket/in.json', output: 's3://bucket/out.json' }] };
+  const REASON = "the unit's messages were recorded by reference (1 model call, e.g. s3://bucket/in.json), not as text: there is no dialog to check";
+
+  it('answers not_run with the reason for every check, without asking the judge or running code', async () => {
+    const uniqueness = createCheckRegistry().get('uniqueness')!;
+    const code = createCodeCheck({ kind: 'code', name: 'long_enough', description: 'd', outputType: 'pass_fail', language: 'python', source: 'def evaluate(model_output):\n    return True\n' });
+    const judge = scriptedJudge(() => '[[5]]');
+    let ran = 0;
+    const codeRunner: CodeRunner = { evaluate: () => ((ran += 1), Promise.resolve({ ok: true, value: true })) };
+    const scores = await scoreUnit(createTestUnit(1, byReference), { checks: [uniqueness, code], judge, judgeUnavailableReason: null, nowMs: () => 1, codeRunner, recentOutputs: createRecentOutputs() });
+    expect(scores.map((s) => [s.check, s.status, s.error])).toEqual([
+      ['uniqueness', 'not_run', REASON],
+      ['long_enough', 'not_run', REASON],
+    ]);
+    expect([judge.requests.length, ran]).toEqual([0, 0]);
+  });
+
+  it('runs the checks as usual once text is there beside the references', async () => {
+    const code = createCodeCheck({ kind: 'code', name: 'long_enough', description: 'd', outputType: 'pass_fail', language: 'python', source: 'def evaluate(model_output):\n    return True\n' });
+    const codeRunner: CodeRunner = { evaluate: () => Promise.resolve({ ok: true, value: true }) };
+    const [score] = await scoreUnit(createTestUnit(1, { ...byReference, model_output: 'Sunny.' }), { checks: [code], judge: null, judgeUnavailableReason: null, nowMs: () => 1, codeRunner });
+    expect([score.status, score.value]).toEqual(['ok', 1]);
+  });
+});

@@ -1,6 +1,7 @@
 import type { CheckContext, CheckOutcome, CodeRunner, JudgeClient, RunnableCheck } from '../../../shared/engines/checks/contract.ts';
 import { recentOutputsKey, runCheck, unitToCheckInput, type RecentOutputs } from '../../../shared/engines/checks/index.ts';
 import type { ChatMessage, Score, Unit } from '../../../shared/contracts/schemas/index.ts';
+import { contentByReferenceReason } from '../../../shared/engines/diagnose/index.ts';
 import { outcomeToScore } from './outcome-to-score.ts';
 
 /** One check to run on a unit, with the judge it may use (a monitor's budget wraps the shared one). */
@@ -50,6 +51,8 @@ export async function scoreUnit(unit: Unit, deps: ScoreUnitDeps): Promise<Score[
     else simulationError = found.error;
   }
   const input = unitToCheckInput(withDialog);
+  // Messages uploaded elsewhere and not fetched: no check has a dialog to read, and each says why.
+  const byReference = contentByReferenceReason(withDialog);
   // Row-comparing checks see the window as it was before this unit, which then joins it.
   let batch: CheckContext['batch'];
   if (deps.recentOutputs && selected.some((s) => s.check.comparesRows === true)) {
@@ -69,9 +72,11 @@ export async function scoreUnit(unit: Unit, deps: ScoreUnitDeps): Promise<Score[
       };
       const started = performance.now();
       const outcome: CheckOutcome =
-        simulationError !== null && NEEDS_SIMULATION.has(check.name)
-          ? { status: 'error', method: 'deterministic', error: simulationError }
-          : await runCheck(check, input, ctx);
+        byReference !== null
+          ? { status: 'not_run', method: check.kind === 'model' ? 'model' : check.kind === 'code' ? 'code' : 'deterministic', error: byReference }
+          : simulationError !== null && NEEDS_SIMULATION.has(check.name)
+            ? { status: 'error', method: 'deterministic', error: simulationError }
+            : await runCheck(check, input, ctx);
       const cost = outcome.judgeModel && deps.costUsd ? deps.costUsd(outcome.judgeModel, outcome.inputTokens ?? 0, outcome.outputTokens ?? 0) : null;
       return outcomeToScore(unit, check, outcome, performance.now() - started, deps.nowMs(), cost ?? 0);
     }),

@@ -14,6 +14,34 @@ export const TokenUsageSchema = z.object({
 });
 export type TokenUsage = z.infer<typeof TokenUsageSchema>;
 
+const ModalityTokensSchema = z.object({
+  text: z.number().optional(),
+  image: z.number().optional(),
+  audio: z.number().optional(),
+  video: z.number().optional(),
+});
+export type ModalityTokens = z.infer<typeof ModalityTokensSchema>;
+
+export const McpSchema = z.object({
+  /** `tools/call`, `resources/read`, `initialize`, … (`mcp.method.name`). */
+  method: z.string(),
+  /** `client` (span kind CLIENT) or `server` (SERVER). */
+  side: z.enum(['client', 'server']),
+  session_id: z.string().optional(),
+  resource_uri: z.string().optional(),
+  protocol_version: z.string().optional(),
+  /** `jsonrpc.request.id`: the same on the client's and the server's span of one request. */
+  request_id: z.string().optional(),
+});
+export type McpFields = z.infer<typeof McpSchema>;
+
+export const ContentRefsSchema = z.object({
+  input: z.string().optional(),
+  output: z.string().optional(),
+  system: z.string().optional(),
+});
+export type ContentRefs = z.infer<typeof ContentRefsSchema>;
+
 /** Which convention family a span's content was read from. */
 export const GenAiFamilySchema = z.enum([
   'otel_genai',
@@ -54,7 +82,17 @@ export const SpanGenAiSchema = z.object({
   usage: TokenUsageSchema.optional(),
   agent_name: z.string().optional(),
   agent_version: z.string().optional(),
+  /** An `invoke_workflow` span's workflow (pre-split `gen_ai.workflow.name`, v0.1.0 `gen_ai.agent.name`). */
+  workflow_name: z.string().optional(),
   conversation_id: z.string().optional(),
+  /** Tokens per modality (`gen_ai.usage.{text,image,audio,video}.input_tokens`, `{text,audio}.output_tokens`). */
+  usage_by_modality: z.object({ input: ModalityTokensSchema.optional(), output: ModalityTokensSchema.optional() }).optional(),
+  /** A memory operation (`search_memory`, `create_memory`, …, `create_memory_store`): its store and record count. */
+  memory: z.object({ store_id: z.string().optional(), record_count: z.number().optional() }).optional(),
+  /** An MCP client or server span (`{mcp.method.name} {target}`). */
+  mcp: McpSchema.optional(),
+  /** Content recorded by reference (`gen_ai.input.messages.ref`, …): URIs of where the messages were uploaded. */
+  content_refs: ContentRefsSchema.optional(),
   scenario_input: z.string().optional(),
   scenario_result: z.string().optional(),
   simulation_id: z.string().optional(),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TokenUsageSchema } from './span-envelope.v1.ts';
+import { McpSchema, TokenUsageSchema } from './span-envelope.v1.ts';
 
 // What a unit keeps of each step of its run: model calls, tool executions and hand-offs
 // between agents, in start order. Times are ms since the unit's start; every string was cut to a
@@ -24,6 +24,10 @@ export const ModelStepSchema = z.object({
   cache_read_input_tokens: z.number().optional(),
   cache_creation_input_tokens: z.number().optional(),
   reasoning_tokens: z.number().optional(),
+  /** Tokens per modality where the instrumentation reports them (`gen_ai.usage.{text,image,audio,video}.input_tokens`, …). */
+  usage_by_modality: z
+    .object({ input: z.record(z.string(), z.number()).optional(), output: z.record(z.string(), z.number()).optional() })
+    .optional(),
   latency_ms: z.number(),
   /** Time to the first token (or chunk) of a streamed answer, where the instrumentation records it. */
   ttft_ms: z.number().optional(),
@@ -42,6 +46,31 @@ export const ToolStepSchema = z.object({
   latency_ms: z.number(),
   status: z.enum(['ok', 'error']),
   error: z.string().optional(),
+  /** Set when the step is an MCP request (the client's span; the server's span of the same request is folded into it). */
+  mcp: McpSchema.optional(),
+});
+
+/** An agent's planning or task decomposition (`gen_ai.operation.name = plan`). */
+export const PlanStepSchema = z.object({
+  type: z.literal('plan'),
+  ...StepBase,
+  name: z.string(),
+  latency_ms: z.number(),
+  status: z.enum(['ok', 'error']),
+  error: z.string().optional(),
+});
+
+/** A memory operation: `search_memory`, `create_memory`, `update_memory`, `upsert_memory`, `delete_memory`, `create_memory_store`, `delete_memory_store`. */
+export const MemoryStepSchema = z.object({
+  type: z.literal('memory'),
+  ...StepBase,
+  operation: z.string(),
+  store_id: z.string().nullable(),
+  /** Records returned (search) or written, updated or deleted, as the span reports them. */
+  record_count: z.number().nullable(),
+  latency_ms: z.number(),
+  status: z.enum(['ok', 'error']),
+  error: z.string().optional(),
 });
 
 export const HandoffStepSchema = z.object({
@@ -51,10 +80,12 @@ export const HandoffStepSchema = z.object({
   from: z.string(),
 });
 
-export const UnitStepSchema = z.discriminatedUnion('type', [ModelStepSchema, ToolStepSchema, HandoffStepSchema]);
+export const UnitStepSchema = z.discriminatedUnion('type', [ModelStepSchema, ToolStepSchema, HandoffStepSchema, PlanStepSchema, MemoryStepSchema]);
 export type UnitStep = z.infer<typeof UnitStepSchema>;
 export type ModelStep = z.infer<typeof ModelStepSchema>;
 export type ToolStep = z.infer<typeof ToolStepSchema>;
+export type PlanStep = z.infer<typeof PlanStepSchema>;
+export type MemoryStep = z.infer<typeof MemoryStepSchema>;
 
 /** Tokens, calls and cost of one model within a unit. */
 export const ModelTotalsSchema = TokenUsageSchema.extend({

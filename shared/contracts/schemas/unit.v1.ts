@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ChatMessageSchema, ToolDefinitionSchema } from './message.ts';
 import { parseRecord } from './parse-record.ts';
-import { TokenUsageSchema } from './span-envelope.v1.ts';
+import { ContentRefsSchema, TokenUsageSchema } from './span-envelope.v1.ts';
 import { UnitReceivedSchema } from './unit-received.ts';
 import { UnitStepFields } from './unit-steps.ts';
 
@@ -69,6 +69,11 @@ export const UnitSchema = z.object({
   simulation_record: z.boolean().optional(),
   /** The project (API key scope) whose ingest key sent the spans; absent means `default`. */
   project: z.string().min(1).max(200).optional(),
+  /**
+   * Model calls whose messages were recorded by reference (`gen_ai.input.messages.ref`, …): the
+   * span and the URIs (at most a bounded number). Absent when every call's content came inline.
+   */
+  content_refs: z.array(ContentRefsSchema.extend({ span_id: z.string() })).optional(),
   /** What the unit was built from, per instrumentation scope; absent on units stored before it. */
   received: UnitReceivedSchema.optional(),
   // Steps, duration, calls, tokens per model and cost, all optional.

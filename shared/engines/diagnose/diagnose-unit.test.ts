@@ -138,3 +138,18 @@ describe('diagnoseUnit: other missing parts', () => {
     expect(codes(createTestUnit(1, { kind: 'session', received: received('none') }))).toEqual([]);
   });
 });
+
+describe('diagnoseUnit: content by reference', () => {
+  const refs = (n: number): NonNullable<Unit['content_refs']> => Array.from({ length: n }, (_, i) => ({ span_id: `s${i}`, input: `s3://b/${i}/in.json` }));
+
+  it('says so instead of "not captured", listing three URIs and how many more', () => {
+    const u = silentUnit([scope('opentelemetry.util.genai.handler', '1.1b0', { model_calls: 4 })], { content_refs: refs(4) });
+    expect(diagnoseUnit(u).map((d) => [d.code, d.message])).toEqual([
+      ['content_by_reference', '4 model calls recorded the messages as references to uploaded content, so the checks that read the dialog cannot run: s3://b/0/in.json, s3://b/1/in.json, s3://b/2/in.json, and 1 more.'],
+    ]);
+  });
+
+  it('says nothing of references once text arrived beside them', () => {
+    expect(codes(createTestUnit(1, { content_refs: refs(1) }))).toEqual([]);
+  });
+});

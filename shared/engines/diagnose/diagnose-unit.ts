@@ -5,7 +5,7 @@ import { familyFix, instrumentationOf } from './instrumentations.ts';
 // stored unit: its dialog, its tool calls and what it was built from (`received`, per
 // instrumentation scope). Computed, never stored, so a better message reaches old units too. Pure.
 
-export const DIAGNOSTIC_CODES = ['content_not_captured', 'logs_not_received', 'tool_result_missing', 'root_missing', 'no_model_calls'] as const;
+export const DIAGNOSTIC_CODES = ['content_by_reference', 'content_not_captured', 'logs_not_received', 'tool_result_missing', 'root_missing', 'no_model_calls'] as const;
 export type DiagnosticCode = (typeof DIAGNOSTIC_CODES)[number];
 
 export interface Diagnostic {
@@ -102,9 +102,39 @@ function rootDiagnostics(unit: Unit): Diagnostic[] {
   ];
 }
 
+const REF_FIX =
+  "The instrumentation uploads prompts and completions and records only their URIs (gen_ai.input.messages.ref / gen_ai.output.messages.ref); tracecheck does not fetch them. Record the content on the spans instead: turn the instrumentation's upload hook off (in Python's opentelemetry-util-genai, unset OTEL_INSTRUMENTATION_GENAI_UPLOAD_HOOK) and keep content capture on.";
+
+/**
+ * Why checks that read the dialog cannot run on this unit, when its messages arrived by reference
+ * and no text did; null otherwise.
+ */
+export function contentByReferenceReason(unit: Unit): string | null {
+  const refs = unit.content_refs ?? [];
+  if (refs.length === 0 || hasMessageText(unit)) return null;
+  const first = refs[0].input ?? refs[0].output ?? refs[0].system ?? '';
+  return `the unit's messages were recorded by reference (${plural(refs.length, 'model call')}, e.g. ${first}), not as text: there is no dialog to check`;
+}
+
+function referenceDiagnostics(unit: Unit): Diagnostic[] {
+  const reason = contentByReferenceReason(unit);
+  if (reason === null) return [];
+  const uris = (unit.content_refs ?? []).flatMap((r) => [r.input, r.output, r.system]).filter((u): u is string => u !== undefined);
+  return [
+    {
+      code: 'content_by_reference',
+      message: `${plural(unit.content_refs!.length, 'model call')} recorded the messages as references to uploaded content, so the checks that read the dialog cannot run: ${uris.slice(0, MAX_LISTED_CALLS).join(', ')}${uris.length > MAX_LISTED_CALLS ? `, and ${uris.length - MAX_LISTED_CALLS} more` : ''}.`,
+      fix: REF_FIX,
+      scope: null,
+    },
+  ];
+}
+
 /** What the unit is missing, most important first; empty when nothing is. */
 export function diagnoseUnit(unit: Unit): Diagnostic[] {
+  // Content by reference is the cause of the missing text: said once, instead of "not captured".
+  const byReference = referenceDiagnostics(unit);
   // Without any text, a tool call's missing result is the same missing content: one cause, one message.
-  const content = hasMessageText(unit) ? [] : contentDiagnostics(unit);
+  const content = byReference.length > 0 ? byReference : hasMessageText(unit) ? [] : contentDiagnostics(unit);
   return [...content, ...(content.length > 0 ? [] : toolResultDiagnostics(unit)), ...rootDiagnostics(unit)];
 }

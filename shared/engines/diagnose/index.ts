@@ -1,2 +1,2 @@
-export { DIAGNOSTIC_CODES, diagnoseUnit, hasMessageText } from './diagnose-unit.ts';
+export { DIAGNOSTIC_CODES, contentByReferenceReason, diagnoseUnit, hasMessageText } from './diagnose-unit.ts';
 export type { Diagnostic, DiagnosticCode } from './diagnose-unit.ts';

@@ -19,6 +19,10 @@ const KNOWN_LOSSES: Record<string, string[]> = {
   'python/openai-agents-otel-v2|handoff': ['tool_result_missing', 'tool_result_missing'],
   'python/openlit|responses-stream': ['tool_result_missing'],
   'python/openlit|responses-two-turns': ['tool_result_missing', 'tool_result_missing'],
+  // Recorded with the messages uploaded and only their URIs on the span (test/integration/collector/genai-split-units.test.ts).
+  'genai-split|content-ref': ['content_by_reference'],
+  // An agent calling MCP tools with no model call instrumented.
+  'mcp|weather-tools': ['no_model_calls'],
 };
 
 /** A capture's units from its spans alone, as if its log records were never exported. */

@@ -32,7 +32,8 @@ function unitsOf(path: string): Unit[] {
 function brief(s: UnitStep): unknown[] {
   if (s.type === 'llm') return ['llm', s.agent, s.model, s.input_tokens, s.output_tokens, s.latency_ms, s.ttft_ms ?? null, s.status, s.cost_usd];
   if (s.type === 'tool') return ['tool', s.agent, s.name, s.call_id, s.latency_ms, s.status, s.error ?? null];
-  return ['handoff', s.from, s.agent];
+  if (s.type === 'handoff') return ['handoff', s.from, s.agent];
+  return [s.type, s.agent, s.latency_ms, s.status];
 }
 
 describe('steps of real captures', () => {

@@ -35,3 +35,29 @@ describe('unit timeline and agent graph', () => {
     expect(html).not.toMatch(/<script>/);
   });
 });
+
+describe('plan, memory and MCP steps on the timeline', () => {
+  const withNewSteps: Unit = {
+    ...base,
+    steps: [
+      { type: 'plan', span_id: 'p', agent: 'triage', start_ms: 0, name: 'plan <triage>', latency_ms: 2.5, status: 'ok' },
+      { type: 'memory', span_id: 'm', agent: 'triage', start_ms: 3, operation: 'search_memory', store_id: 'prefs', record_count: 2, latency_ms: 1.25, status: 'ok' },
+      { type: 'tool', span_id: 't', agent: 'triage', start_ms: 5, name: 'resources/read weather://paris', call_id: null, latency_ms: 10, status: 'ok', mcp: { method: 'resources/read', side: 'client', session_id: 's1', resource_uri: 'weather://paris' } },
+    ],
+  };
+
+  it('names each step by its kind, with the memory store and record count and the MCP method, as text', () => {
+    const html = timeline(withNewSteps).value;
+    expect(html).toContain('<tr data-step="plan"><td>triage</td><td data-step-name>plan: plan &lt;triage&gt;</td><td>0.0 ms</td><td data-latency>2.5 ms</td>');
+    expect(html).toContain('<td data-step-name>search_memory prefs (2 records)</td>');
+    expect(html).toContain('<td data-step-name>resources/read weather://paris (MCP resources/read)</td>');
+    expect(html).toContain('☰ plan: plan &lt;triage&gt;');
+    expect(html).toContain('▣ search_memory prefs (2 records</text>');
+  });
+
+  it('leaves plans and memory operations out of the agent graph, which lists models and tools', () => {
+    const html = agentGraph(withNewSteps).value;
+    expect(html).toContain('▸ resources/read weather:/ ×1');
+    expect(html).not.toContain('search_memory');
+  });
+});

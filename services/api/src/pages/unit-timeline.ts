@@ -12,12 +12,15 @@ const ROW = 18;
 const LABEL_W = 220;
 const BAR_W = 520;
 
+const STEP_MARK = { llm: '◆ ', tool: '▸ ', plan: '☰ ', memory: '▣ ' } as const;
 const usd = (v: number | null): string => (v === null ? 'unpriced' : `$${v.toFixed(6)}`);
 const msText = (v: number): string => `${v.toFixed(1)} ms`;
 
 function stepName(s: UnitStep): string {
   if (s.type === 'llm') return s.model ?? 'unknown model';
-  if (s.type === 'tool') return s.name;
+  if (s.type === 'tool') return s.mcp ? `${s.name} (MCP ${s.mcp.method})` : s.name;
+  if (s.type === 'plan') return `plan: ${s.name}`;
+  if (s.type === 'memory') return `${s.operation}${s.store_id ? ` ${s.store_id}` : ''}${s.record_count !== null ? ` (${s.record_count} records)` : ''}`;
   return `${s.from} → ${s.agent ?? ''}`;
 }
 
@@ -33,7 +36,7 @@ function byAgent(unit: Unit, steps: readonly UnitStep[]): Array<[string, UnitSte
 
 export function timeline(unit: Unit): Html {
   const steps = (unit.steps ?? []).filter((s) => s.type !== 'handoff').slice(0, MAX_DRAWN);
-  if (steps.length === 0) return h`<p class="muted">No model calls or tool executions recorded for this unit.</p>`;
+  if (steps.length === 0) return h`<p class="muted">No model calls, tool executions, plans or memory operations recorded for this unit.</p>`;
   const total = Math.max(unit.duration_ms ?? 0, ...steps.map((s) => s.start_ms + ('latency_ms' in s ? s.latency_ms : 0)), 1);
   const groups = byAgent(unit, steps);
   const rows: Html[] = [];
@@ -47,7 +50,7 @@ export function timeline(unit: Unit): Html {
       const w = Math.max(1, (s.latency_ms / total) * BAR_W);
       const color = s.status === 'error' ? '#D55E00' : s.type === 'llm' ? PALETTE[gi % 3 === 0 ? 0 : gi % 3 === 1 ? 2 : 3] : '#E69F00';
       const title = s.type === 'llm' ? `${stepName(s)}: ${msText(s.latency_ms)}, ${s.input_tokens} in / ${s.output_tokens} out tokens, ${usd(s.cost_usd)}` : `${stepName(s)}: ${msText(s.latency_ms)}${s.error ? `, error: ${s.error}` : ''}`;
-      rows.push(h`<text x="12" y="${y + 13}">${s.type === 'llm' ? '◆ ' : '▸ '}${stepName(s).slice(0, 30)}</text><rect x="${x.toFixed(1)}" y="${y + 3}" width="${w.toFixed(1)}" height="${ROW - 6}" fill="${color}"><title>${title}</title></rect>`);
+      rows.push(h`<text x="12" y="${y + 13}">${STEP_MARK[s.type]}${stepName(s).slice(0, 30)}</text><rect x="${x.toFixed(1)}" y="${y + 3}" width="${w.toFixed(1)}" height="${ROW - 6}" fill="${color}"><title>${title}</title></rect>`);
       y += ROW;
     }
   });
@@ -81,6 +84,7 @@ export function agentGraph(unit: Unit): Html {
     const n = node(agent);
     if (s.type === 'llm') n.models.set(stepName(s), (n.models.get(stepName(s)) ?? 0) + 1);
     else if (s.type === 'tool') n.tools.set(s.name, (n.tools.get(s.name) ?? 0) + 1);
+    else if (s.type === 'plan' || s.type === 'memory') continue;
     else {
       node(s.from);
       const key = JSON.stringify([s.from, agent]);

@@ -128,9 +128,11 @@ function resourceFromJson(v: unknown): { resource: DecodedResource; invalid?: st
   }
 }
 
-function scopeFromJson(v: unknown): DecodedScope {
+/** The scope, with the schema URL of its scopeSpans (else of its resourceSpans), which says which convention names to expect. */
+function scopeFromJson(v: unknown, ...schemaUrls: unknown[]): DecodedScope {
   const s = obj(v, 'scope');
-  return { name: str(s.name), version: str(s.version) };
+  const schemaUrl = schemaUrls.map(str).find((u) => u !== '');
+  return schemaUrl ? { name: str(s.name), version: str(s.version), schemaUrl } : { name: str(s.name), version: str(s.version) };
 }
 
 function spanFields(s: Json): DecodedSpan {
@@ -249,7 +251,7 @@ export function decodeTraceRequestJsonLazy(body: Uint8Array | string): LazyTrace
         scopeSpans: arr(rs.scopeSpans, 'scopeSpans').map((ssv) => {
           const ss = obj(ssv, 'scopeSpans[]');
           const spans = arr(ss.spans, 'spans');
-          return { scope: scopeFromJson(ss.scope), count: spans.length, span: (i: number) => spanFromJson(spans[i], invalid) };
+          return { scope: scopeFromJson(ss.scope, ss.schemaUrl, rs.schemaUrl), count: spans.length, span: (i: number) => spanFromJson(spans[i], invalid) };
         }),
       };
     }),
@@ -274,7 +276,7 @@ export function decodeLogsRequestJsonLazy(body: Uint8Array | string): LazyLogsRe
         scopeLogs: arr(rl.scopeLogs, 'scopeLogs').map((slv) => {
           const sl = obj(slv, 'scopeLogs[]');
           const records = arr(sl.logRecords, 'logRecords');
-          return { scope: scopeFromJson(sl.scope), count: records.length, logRecord: (i: number) => logRecordFromJson(records[i], invalid) };
+          return { scope: scopeFromJson(sl.scope, sl.schemaUrl, rl.schemaUrl), count: records.length, logRecord: (i: number) => logRecordFromJson(records[i], invalid) };
         }),
       };
     }),

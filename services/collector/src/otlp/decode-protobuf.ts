@@ -122,8 +122,10 @@ function resourceFromProto(r: opentelemetry.proto.resource.v1.IResource | null |
   }
 }
 
-function scopeFromProto(s: opentelemetry.proto.common.v1.IInstrumentationScope | null | undefined): DecodedScope {
-  return { name: s?.name ?? '', version: s?.version ?? '' };
+/** The scope, with the schema URL of its scopeSpans (else of its resourceSpans), which says which convention names to expect. */
+function scopeFromProto(s: opentelemetry.proto.common.v1.IInstrumentationScope | null | undefined, ...schemaUrls: Array<string | null | undefined>): DecodedScope {
+  const schemaUrl = schemaUrls.find((u) => typeof u === 'string' && u !== '');
+  return schemaUrl ? { name: s?.name ?? '', version: s?.version ?? '', schemaUrl } : { name: s?.name ?? '', version: s?.version ?? '' };
 }
 
 /** As countSpanValues, for a span protobufjs has decoded already. */
@@ -290,7 +292,7 @@ export function decodeTraceRequestProtobufLazy(body: Uint8Array): LazyTraceReque
             charge(budget, values);
             return spanFromProto(isPlace(s) ? decodeItem(what, buffer, s, decodeSpan) : s, invalid, budget);
           };
-          return { scope: scopeFromProto(ss.scope), count: spans.length, span };
+          return { scope: scopeFromProto(ss.scope, ss.schemaUrl, rs.schemaUrl), count: spans.length, span };
         }),
       };
     }),
@@ -328,7 +330,7 @@ export function decodeLogsRequestProtobufLazy(body: Uint8Array): LazyLogsRequest
             charge(budget, values);
             return logRecordFromProto(isPlace(r) ? decodeItem(what, buffer, r, decodeRecord) : r, invalid, budget);
           };
-          return { scope: scopeFromProto(sl.scope), count: records.length, logRecord };
+          return { scope: scopeFromProto(sl.scope, sl.schemaUrl, rl.schemaUrl), count: records.length, logRecord };
         }),
       };
     }),

@@ -90,7 +90,32 @@ describe('decoding ExportTraceServiceRequest', () => {
       events: [],
       status: { code: 2, message: '' },
     });
-    expect(req.resourceSpans[0].scopeSpans[0].scope).toEqual({ name: '', version: '' });
+    // The resource's schema URL stands for the scope's when the scope gives none.
+    expect(req.resourceSpans[0].scopeSpans[0].scope).toEqual({ name: '', version: '', schemaUrl: 'x' });
+  });
+
+  it("carries the scope's schema URL, else the resource's, in JSON and protobuf alike", () => {
+    const body = {
+      resourceSpans: [
+        {
+          schemaUrl: 'https://opentelemetry.io/schemas/1.41.0',
+          scopeSpans: [
+            { schemaUrl: 'https://opentelemetry.io/schemas/gen-ai/0.1.0', scope: { name: 'a' }, spans: [] },
+            { scope: { name: 'b' }, spans: [] },
+          ],
+        },
+        { scopeSpans: [{ scope: { name: 'c' }, spans: [] }] },
+      ],
+    };
+    const expected = [
+      [{ name: 'a', version: '', schemaUrl: 'https://opentelemetry.io/schemas/gen-ai/0.1.0' }, { name: 'b', version: '', schemaUrl: 'https://opentelemetry.io/schemas/1.41.0' }],
+      [{ name: 'c', version: '' }],
+    ];
+    const scopes = (r: { resourceSpans: Array<{ scopeSpans: Array<{ scope: unknown }> }> }) => r.resourceSpans.map((rs) => rs.scopeSpans.map((ss) => ss.scope));
+    expect(scopes(decodeTraceRequestJson(JSON.stringify(body)))).toEqual(expected);
+    const T = opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
+    const pbBody = T.encode(body).finish();
+    expect(scopes(decodeTraceRequestProtobuf(pbBody))).toEqual(expected);
   });
 
   it('treats an empty body as an empty request', () => {

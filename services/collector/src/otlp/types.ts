@@ -46,6 +46,8 @@ export function refusedSpan(ids: Pick<DecodedSpan, 'traceId' | 'spanId' | 'paren
 export interface DecodedScope {
   name: string;
   version: string;
+  /** The scopeSpans' (else the resourceSpans') `schema_url`, when given. */
+  schemaUrl?: string;
 }
 
 export interface DecodedResource {

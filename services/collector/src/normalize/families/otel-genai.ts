@@ -2,6 +2,7 @@ import type { ChatMessage, TokenUsage } from '../../../../../shared/contracts/sc
 import { fromOtelMessages, fromSystemInstructions, toolDefinitions } from '../messages.ts';
 import { canonicalArguments, contentText, isRecord, parseMaybeJson, take, takeNumber, takeParsed, takeString } from '../values.ts';
 import { AGENTS_SDK_SCOPE, readAgentsSdkReprs } from './agents-sdk-reprs.ts';
+import { editionOf, takeCacheWrite, takeContentRefs, takeMcp, takeMemory, takeUsageByModality, takeWorkflowName, type ConventionsEdition } from './genai-split.ts';
 import type { FamilyExtractor, FamilyFields } from './types.ts';
 import { spanErrorText } from './types.ts';
 
@@ -20,15 +21,14 @@ export function normalizeProvider(v: string | undefined): string | undefined {
   return PROVIDER_ALIASES[lower] ?? lower;
 }
 
-/** gen_ai.usage.* in current and renamed (older) spellings. */
-export function takeGenAiUsage(attrs: Record<string, unknown>): TokenUsage | undefined {
+/** gen_ai.usage.* in current and renamed (older) spellings; the edition says which cache-write name wins. */
+export function takeGenAiUsage(attrs: Record<string, unknown>, edition: ConventionsEdition = 'unknown'): TokenUsage | undefined {
   const u: TokenUsage = {};
   const input = takeNumber(attrs, 'gen_ai.usage.input_tokens') ?? takeNumber(attrs, 'gen_ai.usage.prompt_tokens');
   const output = takeNumber(attrs, 'gen_ai.usage.output_tokens') ?? takeNumber(attrs, 'gen_ai.usage.completion_tokens');
   const total = takeNumber(attrs, 'gen_ai.usage.total_tokens') ?? takeNumber(attrs, 'llm.usage.total_tokens');
   const cacheRead = takeNumber(attrs, 'gen_ai.usage.cache_read.input_tokens') ?? takeNumber(attrs, 'gen_ai.usage.cache_read_input_tokens');
-  const cacheCreation =
-    takeNumber(attrs, 'gen_ai.usage.cache_creation.input_tokens') ?? takeNumber(attrs, 'gen_ai.usage.cache_creation_input_tokens');
+  const cacheCreation = takeCacheWrite(attrs, edition);
   const reasoning = takeNumber(attrs, 'gen_ai.usage.reasoning.output_tokens') ?? takeNumber(attrs, 'llm.usage.reasoning_tokens');
   // Older OpenLLMetry/AI SDK keys that a span may carry beside the current ones.
   take(attrs, 'gen_ai.usage.prompt_tokens');
@@ -117,8 +117,17 @@ export const extractOtelGenAi: FamilyExtractor = (input) => {
   const { attrs } = input;
   const out: FamilyFields = {};
 
+  const edition = editionOf(input.scope);
   const operation = takeString(attrs, 'gen_ai.operation.name');
   if (operation) out.operation = operation;
+  const mcp = takeMcp(attrs, input.span.kind);
+  if (mcp) out.mcp = mcp;
+  const memory = takeMemory(attrs, operation);
+  if (memory) out.memory = memory;
+  if (operation === 'invoke_workflow') {
+    const workflow = takeWorkflowName(attrs, edition);
+    if (workflow) out.workflow_name = workflow;
+  }
 
   // Content may instead ride on `gen_ai.client.inference.operation.details` events (structured
   // attributes); some libraries (Strands Agents) send one event per attribute, so all are merged.
@@ -130,6 +139,9 @@ export const extractOtelGenAi: FamilyExtractor = (input) => {
     });
     input.events.splice(0, input.events.length, ...kept);
   }
+  // After the merge: an upload hook may put the references on the operation-details event too.
+  const refs = takeContentRefs(attrs);
+  if (refs) out.content_refs = refs;
   const toolSpan = attrs['gen_ai.tool.name'] !== undefined && (operation === 'execute_tool' || operation === undefined);
   if (toolSpan) toolMessagesAsCall(attrs);
 
@@ -168,8 +180,10 @@ export const extractOtelGenAi: FamilyExtractor = (input) => {
   if (provider) out.provider = provider;
   take(attrs, 'gen_ai.system');
 
-  const usage = takeGenAiUsage(attrs);
+  const usage = takeGenAiUsage(attrs, edition);
   if (usage) out.usage = usage;
+  const byModality = takeUsageByModality(attrs);
+  if (byModality) out.usage_by_modality = byModality;
 
   const agentName = takeString(attrs, 'gen_ai.agent.name');
   const agentVersion = takeString(attrs, 'gen_ai.agent.version');

@@ -64,20 +64,28 @@ export function viewParams(q: Record<string, unknown>): Record<string, string | 
 }
 
 /**
+ * Points a page's chart shows at most: about one per pixel of its 808-pixel plot. More cost the
+ * store query and the page's SVG in proportion and show nothing more: 1,440 one-minute buckets over
+ * a day made the check page 2 MB and took 183 ms alone, 841 ms five at once
+ * (bench/results/monitoring.md). The API's series keep their own, larger bound.
+ */
+export const MAX_CHART_POINTS = 800;
+
+/**
  * The series window of `bucket` over [from, to), or of the nearest larger bucket when that one
- * would make too many points (1m over 7 days): pages show the coarser series and say so, where the
- * API answers 400. `clampedFrom` is the bucket asked for when it was replaced.
+ * would make more than MAX_CHART_POINTS points (1m over a day): pages show the coarser series and
+ * say so. `clampedFrom` is the bucket asked for when it was replaced.
  */
 export function fitBucket(bucket: Bucket, nowMs: number, from: number, to: number | undefined): { bucket: Bucket; clampedFrom: Bucket | null; window: { from: number; to: number; bucketMs: number } } {
   const order = Object.keys(BUCKETS) as Bucket[];
   for (const b of order.slice(order.indexOf(bucket))) {
     const w = seriesWindow(b, nowMs, from - (from % BUCKETS[b]), to);
-    if (w.ok) return { bucket: b, clampedFrom: b === bucket ? null : bucket, window: w.value };
+    if (w.ok && (w.value.to - w.value.from) / w.value.bucketMs <= MAX_CHART_POINTS) return { bucket: b, clampedFrom: b === bucket ? null : bucket, window: w.value };
   }
-  // Even daily buckets are too many (decades): the last 10,000 days end at `to`.
+  // Even daily buckets are too many (years): the last MAX_CHART_POINTS days end at `to`.
   const last = order[order.length - 1];
   const end = to ?? Math.ceil((nowMs + 1) / BUCKETS[last]) * BUCKETS[last];
-  return { bucket: last, clampedFrom: bucket === last ? null : bucket, window: { from: end - 10_000 * BUCKETS[last], to: end, bucketMs: BUCKETS[last] } };
+  return { bucket: last, clampedFrom: bucket === last ? null : bucket, window: { from: end - MAX_CHART_POINTS * BUCKETS[last], to: end, bucketMs: BUCKETS[last] } };
 }
 
 /** The sentence a page shows when it changed the bucket. */

@@ -103,10 +103,20 @@ describe('pages over a store: backlog, unpriced, clamp, range', () => {
   it('clamps a bucket too fine for the window and says so, where the API answers 400', async () => {
     const r = await page('/checks/loop_guard?window=7d&bucket=1m');
     expect(r.status).toBe(200);
+    expect(r.html).toContain('<div class="msg" data-clamped>1m buckets over this window make too many points: showing 1h buckets.</div>');
+    expect(r.html).toContain('class="active">1h</a>');
+    expect((await page('/checks/loop_guard?window=1h&bucket=1m')).html).not.toContain('data-clamped');
+    expect((await app.request(`/api/v1/series?check=loop_guard&bucket=1m&from=${NOW - 7 * 24 * HOUR}&to=${NOW}`)).status).toBe(400);
+  });
+
+  it('draws at most one point per pixel of the chart: 1m buckets over a day are shown as 5m ones', async () => {
+    const r = await page('/checks/loop_guard?window=24h&bucket=1m');
+    expect(r.status).toBe(200);
     expect(r.html).toContain('<div class="msg" data-clamped>1m buckets over this window make too many points: showing 5m buckets.</div>');
     expect(r.html).toContain('class="active">5m</a>');
-    expect((await page('/checks/loop_guard?window=24h&bucket=1m')).html).not.toContain('data-clamped');
-    expect((await app.request(`/api/v1/series?check=loop_guard&bucket=1m&from=${NOW - 7 * 24 * HOUR}&to=${NOW}`)).status).toBe(400);
+    expect(r.html).toContain('bucket=5m');
+    // Over a month, hourly buckets (720) still fit.
+    expect((await page('/checks/loop_guard?window=30d&bucket=1h')).html).not.toContain('data-clamped');
   });
 
   it("shows an unbounded score check's range as unbounded", async () => {

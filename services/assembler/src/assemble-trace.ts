@@ -1,7 +1,7 @@
 import type { ChatMessage, LogRecordEnvelope, SpanRecord, ToolDefinition, Unit } from '../../../shared/contracts/schemas/index.ts';
-import { mcpPairs } from './mcp-spans.ts';
 import { isEntrySpan } from './entry-span.ts';
 import { createDialog, linkToolResultsByPosition, restoreCallTurns, unifyItemIds } from './merge-history.ts';
+import { mcpPairs } from './mcp-spans.ts';
 import { agentsOf, modelCalls } from './model-calls.ts';
 import { byStart, byStartThenEnd, firstDefined, nanosToMs } from './span-tree.ts';
 import { linkToolSpans, toolCallsOf } from './tool-calls.ts';

@@ -1,6 +1,6 @@
 import { isEntrySpan, type ChatMessage, type LogRecordEnvelope, type SpanRecord, type ToolDefinition, type Unit } from '../../../shared/contracts/schemas/index.ts';
-import { mcpPairs } from './mcp-spans.ts';
 import { createDialog, linkToolResultsByPosition, restoreCallTurns, unifyItemIds } from './merge-history.ts';
+import { mcpPairs } from './mcp-spans.ts';
 import { agentsOf, modelCalls } from './model-calls.ts';
 import { byStart, byStartThenEnd, firstDefined, nanosToMs } from './span-tree.ts';
 import { linkToolSpans, toolCallsOf } from './tool-calls.ts';

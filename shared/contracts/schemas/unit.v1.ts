@@ -57,6 +57,11 @@ export const UnitSchema = z.object({
   errors: z.array(UnitErrorSchema),
   /** True when some span dropped attributes, or spans past the per-trace cap were left out: the history may be incomplete. */
   truncated: z.boolean(),
+  /**
+   * Model calls whose messages were recorded by reference (`gen_ai.input.messages.ref`, …): the
+   * span and the URIs (at most a bounded number). Absent when every call's content came inline.
+   */
+  content_refs: z.array(ContentRefsSchema.extend({ span_id: z.string() })).optional(),
   span_count: z.number().int().nonnegative(),
   start_time_ms: z.number(),
   end_time_ms: z.number(),
@@ -69,11 +74,6 @@ export const UnitSchema = z.object({
   simulation_record: z.boolean().optional(),
   /** The project (API key scope) whose ingest key sent the spans; absent means `default`. */
   project: z.string().min(1).max(200).optional(),
-  /**
-   * Model calls whose messages were recorded by reference (`gen_ai.input.messages.ref`, …): the
-   * span and the URIs (at most a bounded number). Absent when every call's content came inline.
-   */
-  content_refs: z.array(ContentRefsSchema.extend({ span_id: z.string() })).optional(),
   /** What the unit was built from, per instrumentation scope; absent on units stored before it. */
   received: UnitReceivedSchema.optional(),
   // Steps, duration, calls, tokens per model and cost, all optional.

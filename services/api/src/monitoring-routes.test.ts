@@ -180,6 +180,7 @@ describe('projects and the document', () => {
       '/api/v1/monitors',
       '/api/v1/monitors/{name}',
       '/api/v1/pipeline',
+      '/api/v1/projects',
       '/api/v1/retention',
       '/api/v1/review-queues',
       '/api/v1/review-queues/{id}',

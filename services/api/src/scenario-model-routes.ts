@@ -47,6 +47,12 @@ export function scenarioModelRoutes(app: Hono<ApiEnv>, routes: RouteSpec[], deps
   addRoute(
     app,
     routes,
+    { method: 'get', path: '/api/v1/projects', tag, role: 'read', summary: "get_projects: the caller's project (its key's; `default` while the API is open), as the SDK lists projects.", responses: { 200: { description: 'the project', schema: z.object({ projects: z.array(z.object({ id: z.string(), name: z.string() })) }) } } },
+    (c) => Promise.resolve({ status: 200, body: { projects: [{ id: c.get('project'), name: c.get('project') }] } }),
+  );
+  addRoute(
+    app,
+    routes,
     { method: 'post', path: '/api/v1/scenario-sets', tag, role: 'admin', summary: `create_scenario_set: a named set of seed rows {input, result} (at most ${MAX_SCENARIO_ROWS}).`, body: ScenarioBodySchema, responses: { 201: { description: 'the scenario set', schema: ScenarioSetSchema } } },
     async (c, { body }) => {
       const project = c.get('project');

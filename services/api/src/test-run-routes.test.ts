@@ -71,5 +71,18 @@ describe('run_test over a scenario set, stored and compared', () => {
       expect.objectContaining({ check: 'levenshtein_distance', output_type: 'score', a: { scored: 3, passed: null, mean: 8 / 3 }, b: { scored: 3, passed: null, mean: 0 }, paired: { a: 2, b: 0, ties: 1, share_a: 2 / 3, share_b: 0, p_value: 0.5 } }),
     ]);
     expect((await request('/api/v1/test-runs/compare?a=nope&b=nope')).status).toBe(404);
+
+    // The dashboard lists them, shows a run's rows and the comparison; users' text is escaped.
+    const hostile = await request('/api/v1/test-runs', 'POST', { name: '<script>x</script>', mut_id: 'echo', scenario_id: sid, checks: [], model_results: { [ids[0]]: { actual: '<img>' }, [ids[1]]: { actual: 'b' }, [ids[2]]: { actual: 'c' } } });
+    const list = await (await app.request('/test-runs')).text();
+    expect(list).toContain('&lt;script&gt;x&lt;/script&gt;');
+    expect(list).not.toContain('<script>x');
+    expect(list).toContain(`<a href="/test-runs/${run.body.id}">run 1</a>`);
+    const one = await (await app.request(`/test-runs/${hostile.body.id}`)).text();
+    expect(one).toContain('&lt;img&gt;');
+    const side = await app.request(`/test-runs/compare?a=${run.body.id}&b=${given.body.id}`);
+    expect(side.status).toBe(200);
+    expect(await side.text()).toContain('<tr data-check="answer_correct">');
+    expect((await app.request('/test-runs/nope')).status).toBe(404);
   });
 });

@@ -34,11 +34,16 @@ export type {
   TestRunItem,
   UploadEvaluatorProps,
 } from './types.js';
-import type { SeedData as SeedDataShape } from './types.js';
+import type { CreateScenarioProps, SeedData as SeedDataShape } from './types.js';
 
 export type SeedData = SeedDataShape;
 
 /** The SDK's SeedData({input, result}): the row as given. */
 export function SeedData(props: SeedDataShape): SeedDataShape {
+  return props;
+}
+
+/** The SDK's ScenarioSetCreate({name, seed_data}): the request as given. */
+export function ScenarioSetCreate(props: CreateScenarioProps): CreateScenarioProps {
   return props;
 }

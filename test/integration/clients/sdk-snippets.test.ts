@@ -8,7 +8,7 @@ import { testClickHouseUrl, testKafkaBrokers, uniqueName } from '../../helpers/i
 import { startPipeline, type Harness } from '../../helpers/pipeline-harness.ts';
 import { pythonClientVenv, runPython } from '../../helpers/python-venv.ts';
 import type * as TypeScriptClient from '../../../clients/typescript/src/index.ts';
-import type { OpenAIModel, RunTestProps, UploadEvaluatorProps } from '../../../clients/typescript/src/index.ts';
+import type { CheckCreateUpdateProps, OpenAIModel, RunTestProps, UploadEvaluatorProps } from '../../../clients/typescript/src/index.ts';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 const exec = promisify(execFile);
@@ -160,7 +160,7 @@ for (const mode of MODES) describe(`Okareo's documented snippets against a runni
 
   it('TypeScript: generate → upload without a file, a display-named upload, a scenario set, register_model, run_test, and two runs compared', async () => {
     const client = (await import(join(ROOT, 'clients', 'typescript', 'dist', 'index.js'))) as typeof TypeScriptClient;
-    const { Tracecheck: Okareo, TestRunType, SeedData } = client;
+    const { Tracecheck: Okareo, TestRunType, SeedData, CheckOutputType } = client;
     const okareo = new Okareo({ base_url: h.pipeline.apiUrl() });
     const file_path = join(dir, 'example_check.py');
     writeFileSync(file_path, 'def evaluate(model_output: str, scenario_result: str) -> bool:\n    return model_output.strip() == scenario_result.strip()\n');
@@ -210,8 +210,15 @@ for (const mode of MODES) describe(`Okareo's documented snippets against a runni
       type: TestRunType.NL_GENERATION,
       checks: ['Example Uploaded Check', check.id],
     } as RunTestProps);
+    const prompt = 'Only output True if the output is at least 20 characters long, otherwise return False: {model_output}';
+    const check_config = { prompt_template: prompt, type: CheckOutputType.PASS_FAIL };
+    const check_info = { project_id, name: 'CI: Uploaded Model-based Check', description: prompt, check_config } as CheckCreateUpdateProps;
+    const model_check = await okareo.create_or_update_check(check_info);
     /* eslint-enable @typescript-eslint/no-unnecessary-type-assertion */
     // --- end of the snippets ---
+
+    expect([model_check.id, model_check.display_name, model_check.changed]).toEqual(['ci_uploaded_model_based_check', 'CI: Uploaded Model-based Check', true]);
+    expect((await okareo.get_check('CI: Uploaded Model-based Check')).output_type).toBe('pass_fail');
 
     expect([check.id, check.display_name, uploaded.id, uploaded.display_name]).toEqual(['demo_summaryunder256', 'demo.summaryUnder256', 'example_uploaded_check', 'Example Uploaded Check']);
     expect(eval_run.model_metrics.pass_rates).toEqual({ example_uploaded_check: 2 / 3, demo_summaryunder256: 1 });

@@ -1,10 +1,12 @@
-"""tracecheck's Python client: the Okareo SDK's check calls (create_or_update_check, get_all_checks,
-generate_check, upload_check) and score reading against a tracecheck server, stdlib only."""
+"""tracecheck's Python client: the Okareo SDK's calls (checks, scenario sets, register_model,
+run_test) and score reading against a tracecheck server, stdlib only."""
 from .checks import BaseCheck, CheckOutputType, CheckResponse, CodeBasedCheck, ModelBasedCheck
 from .client import Tracecheck, TracecheckError
-from .models import EvaluatorSpecRequest, Record
+from .model_under_test import CustomModel, GenerationModel, ModelInvocation, ModelUnderTest, OpenAIModel
+from .models import EvaluatorSpecRequest, Record, ScenarioSetCreate, SeedData, TestRunType
 
 __all__ = [
-    "BaseCheck", "CheckOutputType", "CheckResponse", "CodeBasedCheck", "ModelBasedCheck",
-    "EvaluatorSpecRequest", "Record", "Tracecheck", "TracecheckError",
+    "BaseCheck", "CheckOutputType", "CheckResponse", "CodeBasedCheck", "CustomModel", "EvaluatorSpecRequest",
+    "GenerationModel", "ModelBasedCheck", "ModelInvocation", "ModelUnderTest", "OpenAIModel", "Record",
+    "ScenarioSetCreate", "SeedData", "TestRunType", "Tracecheck", "TracecheckError",
 ]

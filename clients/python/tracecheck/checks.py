@@ -13,7 +13,11 @@ class BaseCheck:
 
 
 class CodeBasedCheck(BaseCheck):
-    """Subclass it in a file of its own, as class Check(CodeBasedCheck); the file is what is uploaded."""
+    """Subclass it in a file of its own, as class Check(CodeBasedCheck); the file is what is uploaded.
+    It runs on every row unless it sets requires_scenario_input / requires_scenario_result = True."""
+
+    requires_scenario_input = False
+    requires_scenario_result = False
 
 
 class ModelBasedCheck(BaseCheck):

@@ -1,12 +1,14 @@
 """The client: one HTTP call per SDK call, through urllib (no dependencies)."""
 import inspect
 import json
+import re
 import urllib.error
 import urllib.parse
 import urllib.request
 
 from .checks import CodeBasedCheck, ModelBasedCheck
-from .models import EvaluatorSpecRequest, Record
+from .model_under_test import BaseModel, ModelUnderTest
+from .models import EvaluatorSpecRequest, Record, ScenarioSetCreate, SeedData
 
 _DATA_TYPES = {bool: "bool", int: "int", float: "float", "bool": "bool", "int": "int", "float": "float"}
 
@@ -24,24 +26,36 @@ def _data_type(value):
     raise ValueError("output_data_type must be bool, int or float")
 
 
+def _data_type_of_annotation(returns):
+    """evaluate's return annotation: bool, int or float as written; a Union with a number in it
+    (Union[bool, int, float]) is a score, so a numeric return works; anything else is pass/fail."""
+    if returns in _DATA_TYPES:
+        return _DATA_TYPES[returns]
+    text = returns if isinstance(returns, str) else repr(returns)
+    names = set(re.findall(r"[A-Za-z_]+", text))
+    if "int" in names or "float" in names:
+        return "float"
+    return "bool"
+
+
 def _code_check_fields(check):
-    """What uploading a CodeBasedCheck sends: its file's source, and what evaluate's signature says."""
+    """What uploading a CodeBasedCheck sends: its file's source; what it needs comes from its
+    requires_scenario_input / requires_scenario_result (default False), never from evaluate's
+    parameters, so it runs on every row the SDK would run it on."""
     cls = check if isinstance(check, type) else type(check)
     path = inspect.getsourcefile(cls)
     if path is None:
         raise ValueError("a CodeBasedCheck is uploaded from its source file; define it in a .py file")
     with open(path, encoding="utf-8") as f:
         source = f.read()
-    signature = inspect.signature(cls.evaluate)
-    returns = signature.return_annotation
+    returns = inspect.signature(cls.evaluate).return_annotation
     if isinstance(returns, str):
         returns = returns.strip()
-    data_type = _DATA_TYPES.get(returns, "bool")
     return {
         "code": source,
-        "output_data_type": data_type,
-        "requires_scenario_input": "scenario_input" in signature.parameters,
-        "requires_scenario_result": "scenario_result" in signature.parameters,
+        "output_data_type": _data_type_of_annotation(returns),
+        "requires_scenario_input": bool(getattr(check, "requires_scenario_input", False)),
+        "requires_scenario_result": bool(getattr(check, "requires_scenario_result", False)),
     }
 
 
@@ -103,18 +117,27 @@ class Tracecheck:
             raise TypeError("check must be a ModelBasedCheck or a CodeBasedCheck instance")
         return Record(self._request("POST", "/api/v1/checks", body))
 
-    def upload_check(self, name, file_path, requires_scenario_input=False, requires_scenario_result=False, output_data_type="bool", description="No description provided", update=False):
-        with open(file_path, encoding="utf-8") as f:
-            source = f.read()
+    def upload_check(self, name, file_path=None, requires_scenario_input=False, requires_scenario_result=False, output_data_type="bool", description="No description provided", update=False, project_id=None, generated_code=None):
+        """The file's source, or generate_check's generated_code; a display name ("My Check") is stored under its slug (the answer's id)."""
+        if file_path is None and generated_code is None:
+            raise ValueError("upload_check needs file_path or generated_code")
+        if file_path is not None:
+            with open(file_path, encoding="utf-8") as f:
+                source = f.read()
+        else:
+            source = generated_code
         body = {
             "name": name, "description": description, "code": source, "output_data_type": _data_type(output_data_type),
             "requires_scenario_input": bool(requires_scenario_input), "requires_scenario_result": bool(requires_scenario_result), "update": bool(update),
         }
+        if project_id is not None:
+            body["project_id"] = str(project_id)
         return Record(self._request("POST", "/api/v1/checks", body))
 
     def generate_check(self, spec):
         """An EvaluatorSpecRequest; the answer's generated_code is a Python CodeBasedCheck (not saved)."""
         body = spec.to_dict() if isinstance(spec, EvaluatorSpecRequest) else dict(spec)
+        body = {k: (str(v) if k == "project_id" else v) for k, v in body.items() if v is not None}
         body["output_data_type"] = _data_type(body.get("output_data_type", "bool"))
         return Record(self._request("POST", "/api/v1/checks/generate", body))
 
@@ -122,8 +145,9 @@ class Tracecheck:
         return [Record(c) for c in self._request("GET", "/api/v1/checks")["checks"]]
 
     def get_check(self, name):
+        """A check by id, name or display name."""
         for check in self.get_all_checks():
-            if check.name == name:
+            if name in (check.id, check.name, getattr(check, "display_name", None)):
                 return check
         raise TracecheckError(404, f'no check named "{name}"')
 
@@ -136,3 +160,44 @@ class Tracecheck:
         """Runs checks (names) on rows ({model_output, scenario_input?, scenario_result?, messages?}): one result per row and check, not stored."""
         body = {"checks": list(checks), "rows": [r.to_dict() if hasattr(r, "to_dict") else dict(r) for r in rows]}
         return [Record(r) for r in self._request("POST", "/api/v1/checks/score", body)["results"]]
+
+    def get_projects(self):
+        """The caller's project (its key's; `default` on an open server), as the SDK lists projects."""
+        return [Record(p) for p in self._request("GET", "/api/v1/projects")["projects"]]
+
+    @staticmethod
+    def seed_data_from_list(data_list):
+        return [SeedData(input_=d["input"], result=d["result"]) for d in data_list]
+
+    def create_scenario_set(self, create_request):
+        """A ScenarioSetCreate(name=, seed_data=[SeedData(input_=, result=)]): answers its scenario_id."""
+        body = create_request.to_dict() if isinstance(create_request, ScenarioSetCreate) else dict(create_request)
+        if not body.get("seed_data"):
+            raise ValueError("Non-empty seed data is required to create a scenario set")
+        return Record(self._request("POST", "/api/v1/scenario-sets", body))
+
+    def get_scenario_data_points(self, scenario_id):
+        return [Record(p) for p in self._request("GET", f"/api/v1/scenario-sets/{urllib.parse.quote(str(scenario_id), safe='')}/data-points")["data_points"]]
+
+    def register_model(self, name, tags=None, project_id=None, model=None, update=False, sensitive_fields=None):
+        """A GenerationModel / OpenAIModel (the server calls it) or a CustomModel (its invoke runs here, in run_test)."""
+        models = model if isinstance(model, list) else [model]
+        if len(models) != 1 or not isinstance(models[0], BaseModel):
+            raise TypeError("model must be one GenerationModel, OpenAIModel or CustomModel")
+        body = {"name": name, "tags": list(tags or []), "models": {models[0].type: models[0].params()}, "update": bool(update)}
+        if project_id is not None:
+            body["project_id"] = str(project_id)
+        mut = self._request("POST", "/api/v1/models", body)
+        if mut.get("warning"):
+            print(mut["warning"])
+        return ModelUnderTest(self, mut, models[0])
+
+    def _run_test(self, body):
+        return Record(self._request("POST", "/api/v1/test-runs", body))
+
+    def find_test_runs(self):
+        """The project's test runs, newest first, with their summary metrics."""
+        return [Record(r) for r in self._request("GET", "/api/v1/test-runs")["test_runs"]]
+
+    def get_test_run(self, test_run_id):
+        return Record(self._request("GET", f"/api/v1/test-runs/{urllib.parse.quote(str(test_run_id), safe='')}"))

@@ -14,6 +14,8 @@ const EvaluatorSpecSchema = z
     requires_scenario_result: z.boolean().default(false),
     output_data_type: z.string().refine((t) => outputTypeOfDataType(t) !== null, { message: 'output_data_type must be bool, int or float' }),
     language: z.enum(['python', 'typescript']).default('python'),
+    // The SDK sends its project's id; the caller's key decides the project.
+    project_id: z.string().max(200).optional(),
   })
   .strict();
 

@@ -1,6 +1,6 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
-import { CheckDefinitionError, codeCheckFromSdk, definitionVersion, outputTypeOfCheckType, outputTypeOfDataType, templateWarnings, UNBOUNDED, type CheckDefinition, type CheckRegistry } from '../../../shared/engines/checks/index.ts';
+import { CheckDefinitionError, checkSlug, codeCheckFromSdk, definitionVersion, outputTypeOfCheckType, outputTypeOfDataType, templateWarnings, UNBOUNDED, type CheckDefinition, type CheckRegistry } from '../../../shared/engines/checks/index.ts';
 import type { Logger } from '../../../shared/runtime/logging/index.ts';
 import { DOC_KINDS, UserCheckDocSchema, listUserChecks, type UserCheckDoc } from '../../../shared/engines/monitors/index.ts';
 import { MAX_DOC_BYTES, type QueryStore } from '../../../shared/adapters/store/index.ts';
@@ -9,6 +9,8 @@ import { addRoute, type ApiEnv } from './route.ts';
 
 // The SDK spells them CheckOutputType.SCORE / PASS_FAIL; our CLI score / pass_fail: any case is one type.
 const CheckTypeSchema = z.string().refine((t) => outputTypeOfCheckType(t) !== null, { message: 'check_type must be SCORE or PASS_FAIL (any case)' });
+// The SDK sends the project's id with each call; the caller's key decides the project (docs/clients.md).
+const ProjectIdSchema = z.string().max(200).optional();
 const DataTypeSchema = z.string().refine((t) => outputTypeOfDataType(t) !== null, { message: 'output_data_type must be bool, int or float' });
 
 /** The documented create_or_update_check fields of a model check. */
@@ -21,19 +23,21 @@ const ModelCheckFieldsSchema = z
     range: z.tuple([z.number(), z.number()]).optional(),
     threshold: z.number().optional(),
     model: z.string().optional(),
+    project_id: ProjectIdSchema,
   })
   .strict();
 
 /**
- * upload_check's fields (and create_or_update_check with a CodeBasedCheck): the check's source,
- * its output_data_type (bool → pass/fail, int or float → a score, unbounded unless a range is given)
+ * upload_check's fields (and create_or_update_check with a CodeBasedCheck): the check's source
+ * (`code`, or generate_check's `generated_code` spread into the call), its output_data_type (bool → pass/fail, int or float → a score, unbounded unless a range is given)
  * and whether it needs the scenario's input or result. `update: false` refuses to change an existing check.
  */
 const SdkCodeCheckSchema = z
   .object({
     name: z.string(),
     description: z.string().default(''),
-    code: z.string().min(1),
+    code: z.string().min(1).optional(),
+    generated_code: z.string().min(1).optional(),
     output_data_type: DataTypeSchema,
     language: z.enum(['python', 'typescript', 'javascript']).default('python'),
     requires_scenario_input: z.boolean().default(false),
@@ -41,8 +45,10 @@ const SdkCodeCheckSchema = z
     update: z.boolean().default(true),
     range: z.tuple([z.number(), z.number()]).optional(),
     threshold: z.number().optional(),
+    project_id: ProjectIdSchema,
   })
-  .strict();
+  .strict()
+  .refine((c) => (c.code ?? c.generated_code) !== undefined, { message: 'give the source as code (or generated_code, as generate_check answers it)', path: ['code'] });
 
 /** A definition as `tracecheck checks upload` writes it (a code check, or a model check in that form). */
 const DefinitionBodySchema = z.looseObject({ kind: z.enum(['model', 'code']), name: z.string() });
@@ -51,7 +57,9 @@ export const CheckBodySchema = z.union([ModelCheckFieldsSchema, SdkCodeCheckSche
 
 const VersionSchema = z.object({ version: z.string(), created_at_ms: z.number() });
 const CheckInfoSchema = z.object({
+  id: z.string(),
   name: z.string(),
+  display_name: z.string().optional(),
   source: z.enum(['catalog', 'user']),
   kind: z.enum(['model', 'code', 'builtin']),
   output_type: z.enum(['pass_fail', 'score']),
@@ -60,7 +68,9 @@ const CheckInfoSchema = z.object({
   versions: z.array(VersionSchema),
 });
 const SavedCheckSchema = z.object({
+  id: z.string(),
   name: z.string(),
+  display_name: z.string().optional(),
   version: z.string(),
   changed: z.boolean(),
   versions: z.array(VersionSchema),
@@ -74,7 +84,7 @@ export function toDefinition(body: z.output<typeof CheckBodySchema>): CheckDefin
     const m = fields.data;
     return {
       kind: 'model',
-      name: m.name,
+      name: checkSlug(m.name),
       description: m.description,
       outputType: outputTypeOfCheckType(m.check_type)!,
       promptTemplate: m.prompt_template,
@@ -88,9 +98,9 @@ export function toDefinition(body: z.output<typeof CheckBodySchema>): CheckDefin
   if (code.success) {
     const c = code.data;
     return codeCheckFromSdk({
-      name: c.name,
+      name: checkSlug(c.name),
       description: c.description,
-      source: c.code,
+      source: (c.code ?? c.generated_code)!,
       language: c.language,
       outputType: outputTypeOfDataType(c.output_data_type)!,
       requiresScenarioInput: c.requires_scenario_input,
@@ -144,19 +154,22 @@ export function checkRoutes(app: Hono<ApiEnv>, routes: RouteSpec[], deps: { stor
       const version = definitionVersion(definition);
       const warnings = definition.kind === 'model' ? templateWarnings(definition.promptTemplate) : [];
       const warned = warnings.length > 0 ? { warnings } : {};
+      const given = (body as { name: string }).name;
+      const named = given === definition.name ? {} : { display_name: given };
       const stored = await deps.store.getDoc(DOC_KINDS.check, project, definition.name);
       const parsed = stored ? UserCheckDocSchema.safeParse(stored.body) : null;
       const doc: UserCheckDoc = parsed?.success ? parsed.data : { name: definition.name, versions: [] };
       const versionsOut = (d: UserCheckDoc) => d.versions.map((v) => ({ version: v.version, created_at_ms: v.created_at_ms }));
-      if (doc.versions.at(-1)?.version === version) return { status: 200, body: { name: doc.name, version, changed: false, versions: versionsOut(doc), ...warned } };
-      if (doc.versions.length > 0 && refusesUpdate(body)) return { status: 409, body: { error: `check "${definition.name}" exists with another definition; upload it with update=True to add a new version` } };
+      const ids = { id: doc.name, name: doc.name, ...named };
+      if (doc.versions.at(-1)?.version === version) return { status: 200, body: { ...ids, version, changed: false, versions: versionsOut(doc), ...warned } };
+      if (doc.versions.length > 0 && refusesUpdate(body)) return { status: 409, body: { error: `check "${given}" exists with another definition; upload it with update=True to add a new version` } };
       const t = Math.max(deps.now(), (stored?.updated_at_ms ?? 0) + 1);
-      const next: UserCheckDoc = { name: definition.name, versions: [...doc.versions, { version, created_at_ms: t, definition: definition as unknown as Record<string, unknown> }] };
+      const next: UserCheckDoc = { name: definition.name, ...named, versions: [...doc.versions, { version, created_at_ms: t, definition: definition as unknown as Record<string, unknown> }] };
       // Every version is kept in one document: past the store's limit, the check needs a new name.
       if (JSON.stringify(next).length > MAX_DOC_BYTES) return { status: 413, body: { error: `check "${definition.name}" with its ${next.versions.length} versions would exceed the ${MAX_DOC_BYTES} bytes the store keeps per check; save it under a new name` } };
       await deps.store.putDoc({ kind: DOC_KINDS.check, project, id: definition.name, body: next, updated_at_ms: t });
       log.info({ check: definition.name, version, project }, 'user check saved');
-      return { status: 201, body: { name: next.name, version, changed: true, versions: versionsOut(next), ...warned } };
+      return { status: 201, body: { ...ids, version, changed: true, versions: versionsOut(next), ...warned } };
     },
   );
 
@@ -167,6 +180,7 @@ export function checkRoutes(app: Hono<ApiEnv>, routes: RouteSpec[], deps: { stor
     async (c) => {
       const registry = deps.createRegistry();
       const catalog = registry.list().map((check) => ({
+        id: check.name,
         name: check.name,
         source: 'catalog' as const,
         kind: check.kind,
@@ -179,7 +193,9 @@ export function checkRoutes(app: Hono<ApiEnv>, routes: RouteSpec[], deps: { stor
         const current = check.versions.at(-1)!;
         const def = current.definition as { kind?: string; outputType?: string; description?: string };
         return {
+          id: check.name,
           name: check.name,
+          ...(check.display_name !== undefined ? { display_name: check.display_name } : {}),
           source: 'user' as const,
           kind: def.kind === 'code' ? ('code' as const) : ('model' as const),
           output_type: def.outputType === 'score' ? ('score' as const) : ('pass_fail' as const),

@@ -1,7 +1,7 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import { ChatMessageSchema, ToolDefinitionSchema } from '../../../shared/contracts/schemas/index.ts';
-import { recordToCheckInput, runCheck, unknownCheckMessage, type CheckContext, type CheckInput, type CheckRegistry, type CodeRunner, type JudgeClient } from '../../../shared/engines/checks/index.ts';
+import { checkSlug, recordToCheckInput, runCheck, unknownCheckMessage, type CheckContext, type CheckInput, type CheckRegistry, type CodeRunner, type JudgeClient } from '../../../shared/engines/checks/index.ts';
 import { addStoredChecks } from '../../../shared/engines/monitors/index.ts';
 import type { QueryStore } from '../../../shared/adapters/store/index.ts';
 import { forEachLimited } from '../../../shared/runtime/flow/index.ts';
@@ -26,7 +26,7 @@ const RowSchema = z
   })
   .strict();
 
-const BodySchema = z.object({ checks: z.array(z.string().min(1)).min(1).max(MAX_CHECKS), rows: z.array(RowSchema).min(1).max(MAX_ROWS) }).strict();
+const BodySchema = z.object({ checks: z.array(z.string().min(1)).min(1).max(MAX_CHECKS), rows: z.array(RowSchema).min(1).max(MAX_ROWS), project_id: z.string().max(200).optional() }).strict();
 
 const ResultSchema = z.object({
   id: z.string(),
@@ -80,7 +80,7 @@ export function checkScoreRoute(app: Hono<ApiEnv>, routes: RouteSpec[], deps: Ch
     },
     async (c, { body }) => {
       const registry = await addStoredChecks(deps.createRegistry(), deps.store, (doc, problems) => deps.log.warn({ id: doc.id, problems }, 'stored user check does not parse; skipped'), c.get('project'));
-      const checks = body.checks.map((name) => ({ name, check: registry.get(name) }));
+      const checks = body.checks.map((name) => ({ name, check: registry.get(name) ?? registry.get(checkSlug(name)) }));
       const known = registry.list().map((x) => x.name);
       const unknown = checks.flatMap((x, i) => (x.check ? [] : [`body.checks.${i}: ${unknownCheckMessage(x.name, known)}`]));
       if (unknown.length > 0) return refuseNames(unknown);

@@ -97,3 +97,20 @@ describe('generate_check', () => {
     expect(res.status).toBe(503);
   });
 });
+
+describe('the TypeScript SDK snippets: project_id, display names, generated code uploaded without a file', () => {
+  it('generate → upload {project_id, ...generated_check}: stored under its slug, found by display name and id', async () => {
+    const generated = await request('/api/v1/checks/generate', 'POST', { project_id: 'some-project', name: 'demo.summaryUnder256', description: 'Pass if the output is under 256 characters', requires_scenario_input: false, requires_scenario_result: false, output_data_type: 'bool' });
+    expect(generated).toMatchObject({ status: 200, body: { name: 'demo.summaryUnder256', output_data_type: 'bool' } });
+    const uploaded = await request('/api/v1/checks', 'POST', { project_id: 'some-project', ...generated.body });
+    expect(uploaded).toMatchObject({ status: 201, body: { id: 'demo_summaryunder256', name: 'demo_summaryunder256', display_name: 'demo.summaryUnder256', changed: true } });
+    const named = await request('/api/v1/checks', 'POST', { name: 'Example Uploaded Check', project_id: 'p', description: 'd', requires_scenario_input: false, requires_scenario_result: false, output_data_type: 'bool', code: 'def evaluate(model_output):\n    return True\n', update: true });
+    expect(named).toMatchObject({ status: 201, body: { id: 'example_uploaded_check', display_name: 'Example Uploaded Check' } });
+    const listed = ((await request('/api/v1/checks', 'GET')).body.checks as { id: string; display_name?: string }[]).filter((c) => c.id.startsWith('example_uploaded'));
+    expect(listed).toMatchObject([{ id: 'example_uploaded_check', display_name: 'Example Uploaded Check' }]);
+    // Both spellings name the check (no sandbox here: the code check answers not_run, by its stored name).
+    const scored = await request('/api/v1/checks/score', 'POST', { project_id: 'p', checks: ['Example Uploaded Check', 'example_uploaded_check'], rows: [{ model_output: 'x' }] });
+    expect((scored.body.results as { check: string; status: string }[]).map((r) => [r.check, r.status])).toEqual([['example_uploaded_check', 'not_run'], ['example_uploaded_check', 'not_run']]);
+    expect(await request('/api/v1/checks', 'POST', { name: 'no_source', description: 'd', output_data_type: 'bool' })).toMatchObject({ status: 400 });
+  });
+});

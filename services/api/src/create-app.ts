@@ -17,6 +17,8 @@ import { metricRoutes } from './metric-routes.ts';
 import { stepMetricRoutes } from './step-metric-routes.ts';
 import type { ApiEnv } from './route.ts';
 import { checkGenerateRoute } from './check-generate-route.ts';
+import { scenarioModelRoutes } from './scenario-model-routes.ts';
+import { testRunRoutes } from './test-run-routes.ts';
 import { checkScoreRoute } from './check-score-route.ts';
 import { checkRoutes } from './check-routes.ts';
 import { monitorRoutes } from './monitor-routes.ts';
@@ -125,6 +127,8 @@ export function createApp(deps: ApiDeps): Hono<ApiEnv> {
   checkRoutes(app, routes, { store: deps.store, log: deps.log, now, createRegistry });
   checkGenerateRoute(app, routes, { judge: deps.judge ?? null });
   checkScoreRoute(app, routes, { store: deps.store, log, createRegistry, judge: deps.judge ?? null, ...(deps.codeRunner ? { codeRunner: deps.codeRunner } : {}) });
+  scenarioModelRoutes(app, routes, { store: deps.store, now });
+  testRunRoutes(app, routes, { store: deps.store, log, now, createRegistry, judge: deps.judge ?? null, ...(deps.codeRunner ? { codeRunner: deps.codeRunner } : {}) });
   monitorRoutes(app, routes, { store: deps.store, log: deps.log, now, createRegistry, checkNames, plans });
   scoringPlanRoutes(app, routes, { store: deps.store, plans, now });
   simulationRoutes(app, routes, { store: deps.store, log: deps.log, now, ...(deps.redaction ? { redaction: deps.redaction } : {}) });

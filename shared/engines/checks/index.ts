@@ -34,7 +34,7 @@ export { codeCheckArgs, codeCheckProblems, coerceCodeValue, createCodeCheck, MAX
 export { createModelCheck } from './model-check.ts';
 export type { EvaluatorSpec, GenerateCheckRequest } from './authoring.ts';
 export { generateCheckSource, generateCodeCheck, SAMPLE_INPUTS, verifyCodeCheck } from './authoring.ts';
-export { codeCheckFromSdk, outputTypeOfCheckType, outputTypeOfDataType, outputTypeOfValue, UNBOUNDED } from './sdk-shapes.ts';
+export { checkSlug, codeCheckFromSdk, outputTypeOfCheckType, outputTypeOfDataType, outputTypeOfValue, UNBOUNDED } from './sdk-shapes.ts';
 export type { RecentOutputs } from './recent-outputs.ts';
 export { createRecentOutputs, recentOutputsKey } from './recent-outputs.ts';
 export { closestCheckNames, unknownCheckMessage } from './unknown-check.ts';

@@ -54,3 +54,20 @@ export function codeCheckFromSdk(c: SdkCodeCheck): CodeCheckDefinition {
     ...(requires.length > 0 ? { requires } : {}),
   };
 }
+
+const SLUG_RE = /^[a-z][a-z0-9_]{0,99}$/;
+
+/**
+ * The name a check is stored and scored under, for a name as the SDK's users write it ("Example
+ * Uploaded Check", "demo.summaryUnder256"): lower case, every run of other characters one `_`.
+ * A name that already is one is itself, so both spellings find the same check.
+ */
+export function checkSlug(name: string): string {
+  if (SLUG_RE.test(name)) return name;
+  const slug = name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '');
+  const lead = /^[a-z]/.test(slug) ? slug : `check_${slug}`.replace(/_+$/, '');
+  return lead.slice(0, 100).replace(/_+$/, '');
+}

@@ -12,6 +12,8 @@ export const DOC_KINDS = { monitor: 'monitor', check: 'check', simulation: 'simu
 /** A user check with its versions, oldest first (the last is current). */
 export const UserCheckDocSchema = z.object({
   name: z.string(),
+  /** The name as the SDK's user wrote it ("Example Uploaded Check"), when `name` is its slug. */
+  display_name: z.string().optional(),
   versions: z.array(z.object({ version: z.string(), created_at_ms: z.number(), definition: z.record(z.string(), z.unknown()) })).min(1),
 });
 export type UserCheckDoc = z.infer<typeof UserCheckDocSchema>;

@@ -11,6 +11,7 @@ import { loginRoutes, pageAuth } from './login-page.ts';
 import { overviewPage } from './overview-page.ts';
 import type { PageDeps } from './page-deps.ts';
 import { unitPage } from './unit-page.ts';
+import { testRunComparePage, testRunPage, testRunsPage } from './test-runs-page.ts';
 import { receivePage } from './receive-page.ts';
 import { sessionsPage, unitsPage } from './explorer-page.ts';
 import { reviewPage, reviewQueuesPage } from './review-page.ts';
@@ -20,7 +21,7 @@ import { MONITOR_SCRIPT } from './monitor-script.ts';
 
 export type { CheckCatalog, PageDeps } from './page-deps.ts';
 
-const PAGE_PATHS = ['/', '/units', '/sessions', '/checks', '/checks/:name', '/units/:id', '/compare', '/alerts', '/review-queues', '/review/:id', '/agents', '/agents/:name', '/receive'] as const;
+const PAGE_PATHS = ['/', '/units', '/sessions', '/checks', '/checks/:name', '/units/:id', '/compare', '/alerts', '/review-queues', '/review/:id', '/agents', '/agents/:name', '/receive', '/test-runs', '/test-runs/:id'] as const;
 
 /** The dashboard: server-rendered pages over the same query functions as the JSON API. */
 export function dashboardRoutes(app: Hono<ApiEnv>, deps: PageDeps, access: ApiAccess | undefined): void {
@@ -53,6 +54,9 @@ export function dashboardRoutes(app: Hono<ApiEnv>, deps: PageDeps, access: ApiAc
   app.get('/sessions', (c) => sessionsPage(c, deps));
   app.get('/units/:id', (c) => unitPage(c, deps));
   app.get('/compare', (c) => comparePage(c, deps));
+  app.get('/test-runs', (c) => testRunsPage(c, deps));
+  app.get('/test-runs/compare', (c) => testRunComparePage(c, deps));
+  app.get('/test-runs/:id', (c) => testRunPage(c, deps));
   app.get('/alerts', (c) => alertsPage(c, deps));
   app.get('/review-queues', (c) => reviewQueuesPage(c, deps));
   app.get('/review/:id', (c) => reviewPage(c, deps));

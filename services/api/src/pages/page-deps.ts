@@ -44,6 +44,7 @@ const NAV = [
   ['agents', '/agents', 'Agents'],
   ['checks', '/checks', 'Checks'],
   ['compare', '/compare', 'Compare'],
+  ['test-runs', '/test-runs', 'Test runs'],
   ['alerts', '/alerts', 'Alerts'],
   ['review', '/review-queues', 'Review'],
   ['receive', '/receive', 'Receiving'],

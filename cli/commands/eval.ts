@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createCommandLogger } from '../command-logger.ts';
 import type { CliCommand, CliIo } from '../command.ts';
@@ -25,7 +25,7 @@ import { datasetReferences } from './eval-dataset.ts';
 const USAGE = `usage: tracecheck eval [CONFIG] [key=value …] [--quiet] [--store] [--python PATH] [--dataset NAME[@VERSION]|FILE [--project P]]
        tracecheck eval report RUN… [--format text|markdown|html] [--output FILE] [--runs DIR]
 
-Runs the suite in CONFIG (default tracecheck.yaml): every prompt file × sweep variant × reference,
+Runs the suite in CONFIG (default tracecheck.yaml, else llmeval.yaml): every prompt file × sweep variant × reference,
 n_tries each, scored by the test files' metrics. Prints the table, writes report.{yaml,json,md,html}
 under <output>/<run id>/, and exits 1 when a reference fails, 2 on a configuration error.
 
@@ -146,12 +146,15 @@ export const evalCommand: CliCommand = {
         return 2;
       }
     }
+    // With no file named, llmeval's own `llmeval.yaml` runs when there is no tracecheck.yaml.
+    if (!sawConfig && !existsSync(configPath) && existsSync('llmeval.yaml')) configPath = 'llmeval.yaml';
     try {
       const config = loadConfig(io.env);
       const overrides = parseOverrides(pairs);
       const log = createCommandLogger(config, 'warn', 'tracecheck-eval');
       if (dataset !== null) overrides.references = await datasetReferences(dataset, project, config, log, io.env.TRACECHECK_API_KEY);
       const run = await runEval({ configPath, overrides, python: python ?? config.evalPython ?? 'python3', sandbox: config.sandbox, endpoint: config.judge, judgeUnavailableReason: config.judgeUnavailableReason, log, judge: createJudge(config, log.child({ component: 'eval.judge' })), progress: createProgress(io.stderr) });
+      for (const note of run.notes) io.stderr.write(`note: ${note}\n`);
       if (!quiet) io.stdout.write(renderTextTables(buildTables([run.result])) + '\n');
       io.stdout.write(renderSummary([run.result]));
       io.stderr.write(`reports: ${run.reports.yaml}, ${run.reports.json}, ${run.reports.markdown}, ${run.reports.html}; llmeval's: ${run.reports.llmeval}/\n`);

@@ -1,11 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { evalCommand } from '../../../cli/commands/eval.ts';
-import type { RunResult } from '../../../tools/eval/src/index.ts';
+import { multirunFolder, type RunResult } from '../../../tools/eval/src/index.ts';
 import { createModelServer } from '../../../tools/model-server/src/index.ts';
 import type { ModelServer } from '../../../tools/model-server/src/index.ts';
 import { createSilentLogger } from '../../../shared/runtime/logging/index.ts';
@@ -133,6 +133,8 @@ describe("an llmeval suite from llmeval's docs, unchanged", () => {
       { name: 'majority', params: { model: 'gpt-4-16k', temperature: 0 }, counts: { num_passes: 2, num_fails: 1, num_skip_passes: 0, num_skip_fails: 1, n_tries: 1 }, result: 'pass' },
     ]);
     expect(res.stdout).toContain('math majority: PASS (num_passes=2 num_fails=1 num_skip_passes=0 num_skip_fails=1)');
+    // The roll-up decides math as a test; greet, without one, counts its references.
+    expect(res.stdout).toContain('PASSED: 1 passed, 0 failed of 1 tests by their roll-up; 2 passed, 0 failed, 0 skipped of 2 references (run venv)');
     // {message} filled as data: quotes in the reference do not break (or enter) the code.
     expect(rows(run, 'greet')).toEqual([
       [{ message: 'hello big world' }, 'pass', ['Hello Big World'], [[['snake', 'hello_big_world', true, null]]]],
@@ -140,11 +142,14 @@ describe("an llmeval suite from llmeval's docs, unchanged", () => {
     ]);
   }, RUN_BOUND_MS);
 
-  it('writes the documented report YAML and table beside ours', () => {
-    const llmevalDir = join(dir, '.tracecheck/runs/venv/llmeval');
-    expect(existsSync(llmevalDir)).toBe(true);
-    const files = readdirSync(llmevalDir).sort();
-    expect(files).toEqual(['report-0.yaml', 'report-1.yaml', 'report.md']);
+  it('writes the documented report YAML and table under multiruns/<date>/<time>/, a folder per job, as llmeval does', () => {
+    const sweeps = readdirSync(join(dir, 'multiruns')).flatMap((date) => readdirSync(join(dir, 'multiruns', date)).map((time) => `${date}/${time}`));
+    expect(sweeps).toContain(multirunFolder(report('venv').startedAt));
+    const llmevalDir = join(dir, 'multiruns', multirunFolder(report('venv').startedAt));
+    expect(readdirSync(llmevalDir).sort()).toEqual(['0', '1', 'multirun.yaml', 'report.md']);
+    expect(readdirSync(join(llmevalDir, '0'))).toEqual(['report-0.yaml']);
+    expect(readdirSync(join(llmevalDir, '1'))).toEqual(['report-0.yaml']);
+    const files = ['0/report-0.yaml', '1/report-0.yaml'];
     const docs = files.filter((f) => f.endsWith('.yaml')).map((f) => parse(readFileSync(join(llmevalDir, f), 'utf8')) as { n_tries: number; prompts: { name: string; tests: { references: unknown[]; metrics_rollup?: unknown } } });
     const math = docs.find((d) => d.prompts.name === 'math')!;
     expect(math.n_tries).toBe(1);

@@ -35,7 +35,7 @@ describe('an llmeval suite, unchanged, against the model server', () => {
   it('passes, fails, skips and rolls up as written; exit 1 for the failing reference', async () => {
     const res = await runCli(evalCommand, [SUITE, `output=${out}`, 'run_id=all'], env);
     expect(res.code, res.stderr).toBe(1);
-    expect(res.stdout).toContain('echo no_plain_failures: PASS (num_passes=2 num_fails=0 num_skip_passes=1 num_skip_fails=0)\nFAILED: 4 passed, 1 failed, 2 skipped of 7 references (run all)');
+    expect(res.stdout).toContain('echo no_plain_failures: PASS (num_passes=2 num_fails=0 num_skip_passes=1 num_skip_fails=0)\nFAILED: 1 passed, 0 failed of 1 tests by their roll-up; 2 passed, 1 failed, 1 skipped of 4 references (run all)');
     const run = report('all');
     expect(summary(run)).toEqual([
       {

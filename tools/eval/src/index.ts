@@ -21,6 +21,7 @@ export { renderHtml, escapeHtml } from './report/render-html.ts';
 export { writeReports } from './report/write-reports.ts';
 export type { ReportPaths } from './report/write-reports.ts';
 export { readRun } from './report/read-run.ts';
+export { multirunFolder } from './report/write-reports.ts';
 export { crossRunRollup, rollupTable } from './report/cross-run-rollup.ts';
 export {
   alignOutputs,

@@ -2,13 +2,13 @@ import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { expandGlob } from './glob.ts';
 import type { Layered, Layers } from './layers.ts';
-import { canonicalKey, composeFile, errorAt, isPlainObject, mappingOf } from './layers.ts';
+import { canonicalKey, composeFile, errorAt, isPlainObject, mappingOf, placeOf } from './layers.ts';
 import { EvalConfigError } from './eval-error.ts';
 import type { MainConfig } from './suite-types.ts';
 import { readYamlFile } from './yaml-file.ts';
 
 /** Keys of the main config; any other key given on the command line is a prompt parameter override. */
-export const MAIN_KEYS = new Set(['prompts', 'output', 'cache', 'n_tries', 'concurrency', 'timeout_ms', 'sweep', 'defaults', 'metrics_rollup', 'run_id', 'description']);
+export const MAIN_KEYS = new Set(['prompts', 'output', 'cache', 'n_tries', 'concurrency', 'timeout_ms', 'sweep', 'defaults', 'metrics_rollup', 'run_id', 'description', 'hydra', 'version']);
 
 export interface LoadedConfig {
   config: MainConfig;
@@ -16,6 +16,11 @@ export interface LoadedConfig {
   promptBase: Layers;
   /** Command-line overrides that apply to every prompt (parameters, `n_tries`, …), applied last. */
   promptOverrides: Layers;
+}
+
+function placeText(l: Layered): string {
+  const p = placeOf(l);
+  return p.line ? `${p.file}:${p.line}` : p.file;
 }
 
 export function positiveInt(l: Layered, what: string): number {
@@ -32,13 +37,26 @@ export function loadMainConfig(configPath: string, overrides: Record<string, unk
   const layers: Layers = new Map(Object.entries(mappingOf(file)).map(([k, v]) => [canonicalKey(k), { value: v, file, path: [k] }]));
   const promptBase: Layers = new Map();
   const promptOverrides: Layers = new Map();
+  const notes: string[] = [];
   const cli = (key: string): Layered => ({ value: overrides[key], file: null, path: [key] });
 
   for (const [k, l] of layers) {
     if (!MAIN_KEYS.has(k)) throw errorAt(l, [], `unknown key "${k}" in the main config (known: ${[...MAIN_KEYS].join(', ')}); prompt settings go under "defaults"`);
   }
+  const hydra = layers.get('hydra');
+  // llmeval runs under Hydra; its `hydra:` section configures Hydra's launcher and sweeper, which we
+  // replace: prompts are selected by `prompts`, variants by `sweep` and overrides.
+  if (hydra) notes.push(`${placeText(hydra)}: the hydra: section is ignored (Hydra settings; prompts are chosen by "prompts", variants by "sweep" and key=value overrides)`);
   // Main-config `defaults` are prompt-level defaults: inline values or files composed like a prompt's.
-  if (layers.has('defaults')) for (const [k, l] of composeFile({ ...file, data: { defaults: mappingOf(file).defaults } })) promptBase.set(k, l);
+  // Hydra's own defaults-list entries (llmeval's `- prompts: ???`, `- _self_`) select config groups,
+  // which `prompts` does here: they are skipped, with a note.
+  const listed: unknown = mappingOf(file).defaults;
+  const isHydraEntry = (x: unknown): boolean => x === '_self_' || isPlainObject(x);
+  const ownDefaults = Array.isArray(listed) ? listed.filter((x) => !isHydraEntry(x)) : listed;
+  if (Array.isArray(listed) && ownDefaults !== listed && (ownDefaults as unknown[]).length < listed.length) {
+    notes.push(`${placeText(layers.get('defaults')!)}: Hydra's defaults entries (${listed.filter(isHydraEntry).map((x) => (typeof x === 'string' ? x : Object.keys(x as object).join(', '))).join('; ')}) are ignored; prompts are chosen by "prompts" (default prompts/*.yaml)`);
+  }
+  if (layers.has('defaults') && !(Array.isArray(ownDefaults) && ownDefaults.length === 0)) for (const [k, l] of composeFile({ ...file, data: { defaults: ownDefaults } })) promptBase.set(k, l);
   for (const k of ['n_tries', 'sweep', 'metrics_rollup'] as const) {
     const l = layers.get(k);
     if (l) promptBase.set(k, l);
@@ -120,6 +138,7 @@ export function loadMainConfig(configPath: string, overrides: Record<string, unk
       timeoutMs: int('timeout_ms', 60_000),
       runId,
       raw,
+      notes,
     },
     promptBase,
     promptOverrides,

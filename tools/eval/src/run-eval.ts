@@ -37,6 +37,8 @@ export interface RunEvalOptions {
 
 export interface EvalRun {
   result: RunResult;
+  /** Settings of the suite accepted but not applied (llmeval's `hydra:`), one line each. */
+  notes: string[];
   runDir: string;
   reports: ReportPaths;
 }
@@ -74,8 +76,8 @@ export async function runEval(options: RunEvalOptions): Promise<EvalRun> {
       snippets,
       progress: options.progress,
     });
-    const reports = await writeReports(result, runDir);
-    return { result, runDir, reports };
+    const reports = await writeReports(result, runDir, suite.config.dir);
+    return { result, runDir, reports, notes: suite.config.notes };
   } finally {
     await generator.close();
     await sandbox?.close();

@@ -110,7 +110,9 @@ function promptText(out: TryOutput): string {
  */
 async function runCodeMetric(name: string, code: string, out: TryOutput, ref: Reference, snippets: SnippetRunner | null): Promise<MetricResult> {
   if (!snippets) return { name, value: null, passed: false, error: 'Python metrics need Python, which this run has not' };
-  const vars = { actual: out.actual, expected: ref.hasExpected ? ref.expected : null, prompt: promptText(out), input: ref.input, messages: out.messages };
+  // As llmeval sets it: `expected` only when the reference has one, so code reading it without one
+  // fails (NameError) and fails the test, as documented.
+  const vars = { actual: out.actual, ...(ref.hasExpected ? { expected: ref.expected } : {}), prompt: promptText(out), input: ref.input, messages: out.messages };
   const res = await snippets.runSnippet({ source: code, vars, outputs: ['metric', 'result'], substitute: ref.input });
   if (!res.ok) return { name, value: null, passed: false, method: 'code', error: `metric code failed: ${res.error}` };
   const { metric, result } = res.values;

@@ -18,7 +18,7 @@ import { resolveChecks, runMetrics } from './run-metrics.ts';
 import { runRowMetrics } from './row-metrics.ts';
 import type { PromptSuite, Reference, Suite } from './suite-types.ts';
 import { groupByVariant, rollUpTest } from './test-rollup.ts';
-import { renderTemplate } from './template.ts';
+import { castVariables, renderTemplate } from './template.ts';
 import { expandSweep } from './variants.ts';
 
 export interface EvalDeps {
@@ -58,13 +58,15 @@ function buildRows(prompt: PromptSuite, timeoutMs: number): Row[] {
   for (const params of expandSweep(prompt.params, prompt.sweep)) {
     for (const ref of prompt.references) {
       const variables = { ...prompt.variables, ...ref.input };
-      const messages = render(prompt, variables);
+      // llmeval's prompts see their variables as strings; a module (our extension) gets them as written.
+      const given = prompt.source.kind === 'module' ? variables : castVariables(variables);
+      const messages = render(prompt, given);
       const request: Omit<GenerationRequest, 'tryIndex'> = {
         kind: prompt.source.kind === 'module' ? 'module' : prompt.source.kind === 'python' ? 'python' : 'chat',
         ...(prompt.source.kind === 'python' ? { code: prompt.source.code } : {}),
         params,
         messages,
-        variables,
+        variables: given,
         baseUrl: prompt.baseUrl,
         apiKey: prompt.apiKey,
         timeoutMs,

@@ -24,6 +24,8 @@ export interface MainConfig {
   runId: string | null;
   /** Raw config, for the report that mirrors it. */
   raw: Record<string, unknown>;
+  /** Settings accepted but not applied (llmeval's `hydra:`), each one line for the user. */
+  notes: string[];
 }
 
 export type MetricSpec =

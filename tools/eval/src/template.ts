@@ -47,3 +47,20 @@ export function variableLineOffset(t: Template, variable: string): number {
   const part = t.parts.find((p) => 'variable' in p && p.variable === variable) as { offset: number } | undefined;
   return part ? t.source.slice(0, part.offset).split('\n').length - 1 : 0;
 }
+
+/**
+ * llmeval's variables "are or will be cast to strings": each value as Python's str() writes a
+ * scalar (`True`, `None`, `4`), other values as JSON. Prompt templates and prompt code see these.
+ */
+export function castVariables(vars: Readonly<Record<string, unknown>>): Record<string, string> {
+  return Object.fromEntries(Object.entries(vars).map(([k, v]) => [k, castVariable(v)]));
+}
+
+function castVariable(v: unknown): string {
+  if (typeof v === 'string') return v;
+  if (v === true) return 'True';
+  if (v === false) return 'False';
+  if (v === null || v === undefined) return 'None';
+  if (typeof v === 'number') return String(v);
+  return JSON.stringify(v);
+}

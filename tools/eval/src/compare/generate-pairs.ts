@@ -3,7 +3,7 @@ import { EvalConfigError } from '../eval-error.ts';
 import type { GenerationRequest, Generator } from '../generation.ts';
 import { loadPrompt } from '../load-prompt.ts';
 import type { PromptSuite } from '../suite-types.ts';
-import { renderTemplate } from '../template.ts';
+import { castVariables, renderTemplate } from '../template.ts';
 import type { AlignedPair } from './outputs-file.ts';
 
 function render(p: PromptSuite, vars: Record<string, unknown>): ReturnType<typeof renderTemplate>[] | null {
@@ -29,10 +29,11 @@ export async function generatePairs(pathA: string, pathB: string, generator: Gen
   const missing = a.references.find((r) => !bIds.has(r.id));
   if (missing) throw new EvalConfigError(`reference ${missing.id} of ${a.file} is not among the references of ${b.file}`, missing.place.file, missing.place.line);
   const ask = async (p: PromptSuite, vars: Record<string, unknown>, refId: string): Promise<string> => {
-    const rendered = render(p, vars);
+    const given = p.source.kind === 'module' ? vars : castVariables(vars);
+    const rendered = render(p, given);
     const messages = p.source.messages && rendered ? p.source.messages.map((m, i) => ({ role: m.role, content: rendered[i] })) : null;
     try {
-      const gen = await generator.generate({ ...sourceFields(p), params: p.params, messages, variables: vars, tryIndex: 0, baseUrl: p.baseUrl, apiKey: p.apiKey, timeoutMs });
+      const gen = await generator.generate({ ...sourceFields(p), params: p.params, messages, variables: given, tryIndex: 0, baseUrl: p.baseUrl, apiKey: p.apiKey, timeoutMs });
       return gen.output;
     } catch (err) {
       if (err instanceof EvalConfigError) throw err;
@@ -44,7 +45,7 @@ export async function generatePairs(pathA: string, pathB: string, generator: Gen
     a.references.map(async (ref) => {
       const vars = { ...a.variables, ...ref.input };
       const [outA, outB] = await Promise.all([ask(a, vars, ref.id), ask(b, { ...b.variables, ...ref.input }, ref.id)]);
-      const userText = render(a, vars)?.at(-1) ?? toText(ref.input);
+      const userText = render(a, a.source.kind === 'module' ? vars : castVariables(vars))?.at(-1) ?? toText(ref.input);
       return { id: ref.id, input: userText, reference: ref.hasExpected ? toText(ref.expected) : null, a: outA, b: outB };
     }),
   );

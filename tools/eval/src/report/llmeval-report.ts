@@ -58,7 +58,12 @@ export function byVariant(rows: readonly RowResult[]): RowResult[][] {
  * combination × try, as llmeval writes one per job, with `n_tries` beside.
  */
 export function llmevalReportFiles(run: RunResult): LlmevalReportFile[] {
-  return run.prompts.flatMap((p) => byVariant(p.rows).flatMap((rows) => Array.from({ length: p.nTries }, (_, t) => reportFile(p, rows, t))));
+  return llmevalJobs(run).flat();
+}
+
+/** The same files per job (prompt × hyperparameter combination), each job's files in try order. */
+export function llmevalJobs(run: RunResult): LlmevalReportFile[][] {
+  return run.prompts.flatMap((p) => byVariant(p.rows).map((rows) => Array.from({ length: p.nTries }, (_, t) => reportFile(p, rows, t))));
 }
 
 function reportFile(p: PromptResult, rows: readonly RowResult[], t: number): LlmevalReportFile {

@@ -20,21 +20,22 @@ export function renderTextTable(table: ReportTable): string {
   return [line(all[0]), widths.map((w) => '-'.repeat(w)).join('  '), ...all.slice(1).map(line)].join('\n') + '\n';
 }
 
+/**
+ * The verdict line. A prompt with roll-up code is decided per test (its roll-up's verdict), so its
+ * tests are counted, not its references; the other prompts' references are counted as before.
+ */
 export function renderSummary(runs: readonly RunResult[]): string {
-  const s = runs.reduce(
-    (acc, r) => ({
-      rows: acc.rows + r.summary.rows,
-      passed: acc.passed + r.summary.passed,
-      failed: acc.failed + r.summary.failed,
-      skipped: acc.skipped + r.summary.skipped,
-    }),
-    { rows: 0, passed: 0, failed: 0, skipped: 0 },
-  );
+  const prompts = runs.flatMap((r) => r.prompts);
+  const tests = prompts.flatMap((p) => p.tests ?? []);
+  const rows = prompts.filter((p) => !p.tests).flatMap((p) => p.rows);
+  const count = (status: string): number => rows.filter((r) => r.status === status).length;
   const verdict = runs.every((r) => r.passed) ? 'PASSED' : 'FAILED';
   const ids = runs.map((r) => r.runId).join(', ');
   // Roll-up code decides a whole test, whatever its references' own statuses.
-  const tests = runs.flatMap((r) =>
-    r.prompts.flatMap((p) => (p.tests ?? []).map((t) => `${p.name} ${t.name}: ${t.result.toUpperCase()} (num_passes=${t.counts.num_passes} num_fails=${t.counts.num_fails} num_skip_passes=${t.counts.num_skip_passes} num_skip_fails=${t.counts.num_skip_fails})\n`)),
-  );
-  return `${tests.join('')}${verdict}: ${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped of ${s.rows} references (run ${ids})\n`;
+  const lines = prompts.flatMap((p) => (p.tests ?? []).map((t) => `${p.name} ${t.name}: ${t.result.toUpperCase()} (num_passes=${t.counts.num_passes} num_fails=${t.counts.num_fails} num_skip_passes=${t.counts.num_skip_passes} num_skip_fails=${t.counts.num_skip_fails})\n`));
+  const parts = [
+    ...(tests.length > 0 ? [`${tests.filter((t) => t.result === 'pass').length} passed, ${tests.filter((t) => t.result === 'fail').length} failed of ${tests.length} tests by their roll-up`] : []),
+    ...(rows.length > 0 || tests.length === 0 ? [`${count('pass')} passed, ${count('fail')} failed, ${count('skip')} skipped of ${rows.length} references`] : []),
+  ];
+  return `${lines.join('')}${verdict}: ${parts.join('; ')} (run ${ids})\n`;
 }

@@ -2,7 +2,8 @@ import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RunResult } from '../result-types.ts';
 import { renderHtml } from './render-html.ts';
-import { llmevalReportFiles, renderLlmevalReportFile } from './llmeval-report.ts';
+import { stringify } from 'yaml';
+import { llmevalJobs, renderLlmevalReportFile } from './llmeval-report.ts';
 import { renderLlmevalTable } from './llmeval-table.ts';
 import { renderMarkdown } from './render-markdown.ts';
 import { renderYamlReport } from './render-yaml.ts';
@@ -13,8 +14,19 @@ export interface ReportPaths {
   json: string;
   markdown: string;
   html: string;
-  /** llmeval's shapes, beside ours: report-<n>.yaml per prompt × variant × try, and its table. */
+  /**
+   * llmeval's shapes, where llmeval writes them: `multiruns/<date>/<time>/` beside the suite, with
+   * `multirun.yaml`, a folder per job (prompt × variant) holding `report-<try>.yaml`, and `report.md`.
+   */
   llmeval: string;
+}
+
+const two = (n: number): string => String(n).padStart(2, '0');
+
+/** Hydra's sweep folder for a run started at `iso`: `<YYYY-MM-DD>/<HH-MM-SS>` in local time, as Hydra names it. */
+export function multirunFolder(iso: string): string {
+  const d = new Date(iso);
+  return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())}/${two(d.getHours())}-${two(d.getMinutes())}-${two(d.getSeconds())}`;
 }
 
 async function writeAtomic(path: string, text: string): Promise<void> {
@@ -23,8 +35,11 @@ async function writeAtomic(path: string, text: string): Promise<void> {
   await rename(tmp, path);
 }
 
-/** Writes report.{yaml,json,md,html} and llmeval/ (llmeval's shapes) into the run folder; JSON last, as `eval report` reads it. */
-export async function writeReports(run: RunResult, runDir: string): Promise<ReportPaths> {
+/**
+ * Writes report.{yaml,json,md,html} into the run folder (JSON last, as `eval report` reads it) and
+ * llmeval's shapes under `<suiteDir>/multiruns/`.
+ */
+export async function writeReports(run: RunResult, runDir: string, suiteDir: string): Promise<ReportPaths> {
   await mkdir(runDir, { recursive: true });
   const tables = buildTables([run]);
   const paths: ReportPaths = {
@@ -32,11 +47,14 @@ export async function writeReports(run: RunResult, runDir: string): Promise<Repo
     json: join(runDir, 'report.json'),
     markdown: join(runDir, 'report.md'),
     html: join(runDir, 'report.html'),
-    llmeval: join(runDir, 'llmeval'),
+    llmeval: join(suiteDir, 'multiruns', multirunFolder(run.startedAt)),
   };
   await mkdir(paths.llmeval, { recursive: true });
-  const files = llmevalReportFiles(run);
-  for (const [i, f] of files.entries()) await writeAtomic(join(paths.llmeval, `report-${i}.yaml`), renderLlmevalReportFile(f));
+  await writeAtomic(join(paths.llmeval, 'multirun.yaml'), stringify(run.config, { lineWidth: 0 }));
+  for (const [job, files] of llmevalJobs(run).entries()) {
+    await mkdir(join(paths.llmeval, String(job)), { recursive: true });
+    for (const [t, f] of files.entries()) await writeAtomic(join(paths.llmeval, String(job), `report-${t}.yaml`), renderLlmevalReportFile(f));
+  }
   await writeAtomic(join(paths.llmeval, 'report.md'), renderLlmevalTable(run));
   await writeAtomic(paths.yaml, renderYamlReport(run));
   await writeAtomic(paths.markdown, renderMarkdown([run], tables));

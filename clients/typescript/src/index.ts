@@ -82,9 +82,14 @@ export interface RowResult {
   value: number | null;
   passed: boolean | null;
   method: string;
+  /** Who decided: `code` or `judge`. */
+  decided_by: 'code' | 'judge';
   explanation: string;
   error: string | null;
 }
+
+/** How a judge-described check decides (model_refusal, loop_guard, …): `hybrid` unless set. */
+export type CheckMode = 'judge' | 'hybrid' | 'deterministic';
 
 export class TracecheckError extends Error {
   constructor(
@@ -166,8 +171,11 @@ export class Tracecheck {
     return (await this.request<{ scores: Score[] }>('GET', `/api/v1/scores?${query.toString()}`)).scores;
   }
 
-  /** Runs checks (names) on rows: one result per row and check, row by row; nothing is stored. */
-  async score_rows(props: { checks: string[]; rows: ScoreRow[] }): Promise<RowResult[]> {
-    return (await this.request<{ results: RowResult[] }>('POST', '/api/v1/checks/score', { checks: props.checks, rows: props.rows })).results;
+  /**
+   * Runs checks (names) on rows: one result per row and check, row by row; nothing is stored.
+   * `modes` sets how a judge-described check decides: `{loop_guard: 'judge'}`.
+   */
+  async score_rows(props: { checks: string[]; rows: ScoreRow[]; modes?: Record<string, CheckMode> }): Promise<RowResult[]> {
+    return (await this.request<{ results: RowResult[] }>('POST', '/api/v1/checks/score', { checks: props.checks, rows: props.rows, ...(props.modes ? { modes: props.modes } : {}) })).results;
   }
 }

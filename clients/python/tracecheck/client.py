@@ -156,9 +156,15 @@ class Tracecheck:
         query = {k: v for k, v in (("check", check), ("unit_id", unit_id), ("limit", limit)) if v is not None}
         return [Record(s) for s in self._request("GET", "/api/v1/scores?" + urllib.parse.urlencode(query))["scores"]]
 
-    def score_rows(self, checks, rows):
-        """Runs checks (names) on rows ({model_output, scenario_input?, scenario_result?, messages?}): one result per row and check, not stored."""
+    def score_rows(self, checks, rows, modes=None):
+        """Runs checks (names) on rows ({model_output, scenario_input?, scenario_result?, messages?}): one result per row and check, not stored.
+
+        modes: per check, how a judge-described check decides: {"loop_guard": "judge"} ("judge", "hybrid" or "deterministic").
+        Each result says who decided in decided_by ("code" or "judge").
+        """
         body = {"checks": list(checks), "rows": [r.to_dict() if hasattr(r, "to_dict") else dict(r) for r in rows]}
+        if modes:
+            body["modes"] = dict(modes)
         return [Record(r) for r in self._request("POST", "/api/v1/checks/score", body)["results"]]
 
     def get_projects(self):

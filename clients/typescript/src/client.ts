@@ -10,6 +10,7 @@ import type {
   GeneratedCheck,
   ModelUnderTestResponse,
   RegisterModelProps,
+  CheckMode,
   RowResult,
   SavedCheck,
   ScenarioSetResponse,
@@ -101,8 +102,8 @@ export class Tracecheck {
   }
 
   /** Runs checks (names) on rows: one result per row and check, row by row; nothing is stored. */
-  async score_rows(props: { checks: string[]; rows: ScoreRow[] }): Promise<RowResult[]> {
-    return (await this.request<{ results: RowResult[] }>('POST', '/api/v1/checks/score', { checks: props.checks, rows: props.rows })).results;
+  async score_rows(props: { checks: string[]; rows: ScoreRow[]; modes?: Record<string, CheckMode> }): Promise<RowResult[]> {
+    return (await this.request<{ results: RowResult[] }>('POST', '/api/v1/checks/score', { checks: props.checks, rows: props.rows, ...(props.modes ? { modes: props.modes } : {}) })).results;
   }
 
   /** create_scenario_set: seed rows {input, result}; its scenario_id is what run_test runs over. */

@@ -25,6 +25,7 @@ export type {
   OpenAIModel,
   OutputDataType,
   RegisterModelProps,
+  CheckMode,
   RowResult,
   RunTestProps,
   SavedCheck,

@@ -122,9 +122,14 @@ export interface RowResult {
   value: number | null;
   passed: boolean | null;
   method: string;
+  /** Who decided: `code` or `judge`. */
+  decided_by: 'code' | 'judge';
   explanation: string;
   error: string | null;
 }
+
+/** How a judge-described check decides (model_refusal, loop_guard, …): `hybrid` unless set. */
+export type CheckMode = 'judge' | 'hybrid' | 'deterministic';
 
 export type SeedValue = Record<string, unknown> | unknown[] | string;
 

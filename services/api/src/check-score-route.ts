@@ -1,8 +1,8 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import { ChatMessageSchema, ToolDefinitionSchema } from '../../../shared/contracts/schemas/index.ts';
-import { checkSlug, recordToCheckInput, runCheck, unknownCheckMessage, type CheckContext, type CheckInput, type CheckRegistry, type CodeRunner, type JudgeClient } from '../../../shared/engines/checks/index.ts';
-import { addStoredChecks } from '../../../shared/engines/monitors/index.ts';
+import { checkInMode, checkModeProblems, checkSlug, decidedBy, recordToCheckInput, runCheck, unknownCheckMessage, type CheckContext, type CheckInput, type CheckRegistry, type CodeRunner, type JudgeClient } from '../../../shared/engines/checks/index.ts';
+import { addStoredChecks, CheckModesSchema } from '../../../shared/engines/monitors/index.ts';
 import type { QueryStore } from '../../../shared/adapters/store/index.ts';
 import { forEachLimited } from '../../../shared/runtime/flow/index.ts';
 import type { Logger } from '../../../shared/runtime/logging/index.ts';
@@ -26,7 +26,15 @@ const RowSchema = z
   })
   .strict();
 
-const BodySchema = z.object({ checks: z.array(z.string().min(1)).min(1).max(MAX_CHECKS), rows: z.array(RowSchema).min(1).max(MAX_ROWS), project_id: z.string().max(200).optional() }).strict();
+const BodySchema = z
+  .object({
+    checks: z.array(z.string().min(1)).min(1).max(MAX_CHECKS),
+    rows: z.array(RowSchema).min(1).max(MAX_ROWS),
+    /** Per check: `judge`, `hybrid` (the default of the seven judge-described checks) or `deterministic`. */
+    modes: CheckModesSchema.optional(),
+    project_id: z.string().max(200).optional(),
+  })
+  .strict();
 
 const ResultSchema = z.object({
   id: z.string(),
@@ -36,6 +44,8 @@ const ResultSchema = z.object({
   value: z.number().nullable(),
   passed: z.boolean().nullable(),
   method: z.string(),
+  /** Who decided: `code` (method deterministic or code) or `judge` (model, or hybrid's judge). */
+  decided_by: z.enum(['code', 'judge']),
   explanation: z.string(),
   error: z.string().nullable(),
 });
@@ -74,7 +84,7 @@ export function checkScoreRoute(app: Hono<ApiEnv>, routes: RouteSpec[], deps: Ch
       path: '/api/v1/checks/score',
       tag: 'checks',
       role: 'admin',
-      summary: `Scores rows ({model_output, scenario_input?, scenario_result?, messages?, tools?}, at most ${MAX_ROWS}) with checks by name (at most ${MAX_CHECKS}): one result per row and check, not stored.`,
+      summary: `Scores rows ({model_output, scenario_input?, scenario_result?, messages?, tools?}, at most ${MAX_ROWS}) with checks by name (at most ${MAX_CHECKS}), each judge-described check in its mode (modes: {check: judge|hybrid|deterministic}): one result per row and check, not stored.`,
       body: BodySchema,
       responses: { 200: { description: 'the results, row by row', schema: z.object({ results: z.array(ResultSchema) }) }, 400: { description: 'an unknown check', schema: ErrorSchema } },
     },
@@ -84,6 +94,10 @@ export function checkScoreRoute(app: Hono<ApiEnv>, routes: RouteSpec[], deps: Ch
       const known = registry.list().map((x) => x.name);
       const unknown = checks.flatMap((x, i) => (x.check ? [] : [`body.checks.${i}: ${unknownCheckMessage(x.name, known)}`]));
       if (unknown.length > 0) return refuseNames(unknown);
+      const modes = body.modes ?? {};
+      const modeProblems = checkModeProblems(registry, body.checks, modes, 'body.modes');
+      if (modeProblems.length > 0) return refuseNames(modeProblems);
+      const runnable = checks.map(({ name, check }) => (modes[name] ? checkInMode(registry, name, modes[name]) : check!));
       const inputs = body.rows.map(rowInput);
       const ctx: CheckContext = {
         judge: deps.judge,
@@ -96,16 +110,17 @@ export function checkScoreRoute(app: Hono<ApiEnv>, routes: RouteSpec[], deps: Ch
       const results: z.infer<typeof ResultSchema>[][] = [];
       await forEachLimited(inputs, CONCURRENCY, async (input, i) => {
         const rows: z.infer<typeof ResultSchema>[] = [];
-        for (const { check } of checks) {
-          const o = await runCheck(check!, input, ctx);
+        for (const check of runnable) {
+          const o = await runCheck(check, input, ctx);
           rows.push({
             id: input.id,
-            check: check!.name,
-            check_version: check!.version,
+            check: check.name,
+            check_version: check.version,
             status: o.status,
             value: o.status === 'ok' ? o.value : null,
             passed: o.status === 'ok' ? o.passed : null,
             method: o.method,
+            decided_by: decidedBy(o.method),
             explanation: o.explanation ?? '',
             error: o.status === 'ok' ? null : o.error,
           });

@@ -1,6 +1,6 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
-import type { CheckRegistry } from '../../../shared/engines/checks/index.ts';
+import { checkModeProblems, type CheckRegistry } from '../../../shared/engines/checks/index.ts';
 import type { Logger } from '../../../shared/runtime/logging/index.ts';
 import { DOC_KINDS, MonitorInputSchema, MonitorNameSchema, MonitorSchema, listMonitors, type Monitor } from '../../../shared/engines/monitors/index.ts';
 import type { Store } from '../../../shared/adapters/store/index.ts';
@@ -40,6 +40,10 @@ export function monitorRoutes(app: Hono<ApiEnv>, routes: RouteSpec[], deps: Moni
   async function save(project: string, input: z.output<typeof MonitorInputSchema>, existing: Monitor | null, dryRun = false) {
     const unknown = await deps.checkNames.problems(project, input.checks.map((name, i) => ({ at: `body.checks.${i}`, name })));
     if (unknown.length > 0) return refuseNames(unknown);
+    if (input.modes) {
+      const modeProblems = checkModeProblems(await projectRegistry(deps, project), input.checks, input.modes, 'body.modes');
+      if (modeProblems.length > 0) return refuseNames(modeProblems);
+    }
     if (input.min_agreement !== undefined && input.enabled) {
       const shortfall = await agreementShortfall(deps.store, await projectRegistry(deps, project), project, input.checks, input.min_agreement, input.min_samples);
       if (shortfall) return { status: 400, body: { error: `invalid request: ${shortfall}` } };

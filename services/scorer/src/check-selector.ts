@@ -1,4 +1,4 @@
-import type { CheckDefinition, CheckRegistry, JudgeClient, RunnableCheck } from '../../../shared/engines/checks/index.ts';
+import { checkInMode, type CheckDefinition, type CheckRegistry, type JudgeClient, type JudgeMode, type RunnableCheck } from '../../../shared/engines/checks/index.ts';
 import { withBudget, type PriceTable } from '../../../shared/engines/judge/index.ts';
 import type { Logger } from '../../../shared/runtime/logging/index.ts';
 import { DOC_KINDS, docsVersion, listMonitors, listUserChecks, planUnit, scoringPlan, type Monitor, type ScoringDefaults } from '../../../shared/engines/monitors/index.ts';
@@ -73,12 +73,31 @@ export function createCheckSelector(options: CheckSelectorOptions): CheckSelecto
     const monitorsByProject = new Map<string, Monitor[]>();
     for (const m of monitors) monitorsByProject.set(m.project, [...(monitorsByProject.get(m.project) ?? []), m]);
     snapshot = { monitorsByProject, registries };
+    inMode.clear();
     version = next;
     log.info({ monitors: monitors.length, userChecks: checks.length }, 'monitors and checks loaded');
   }
 
   function resolve(project: string, name: string): RunnableCheck | undefined {
     return (snapshot.registries.get(project) ?? base).get(name);
+  }
+
+  // A monitor's mode makes another version of the check (its check_version says which mode scored).
+  const inMode = new Map<string, RunnableCheck | null>();
+  function resolveInMode(project: string, name: string, mode: JudgeMode, monitor: string): RunnableCheck | undefined {
+    const registry = snapshot.registries.get(project) ?? base;
+    const current = registry.get(name);
+    if (!current) return undefined;
+    const key = `${project}\0${name}\0${current.version}\0${mode}`;
+    if (!inMode.has(key)) {
+      try {
+        inMode.set(key, checkInMode(registry, name, mode));
+      } catch (err) {
+        log.warn({ err, project, monitor, check: name, mode }, 'monitor sets a mode the check does not have; skipped');
+        inMode.set(key, null);
+      }
+    }
+    return inMode.get(key) ?? undefined;
   }
 
   function judgeFor(project: string, monitor: Monitor): JudgeClient | null {
@@ -100,8 +119,8 @@ export function createCheckSelector(options: CheckSelectorOptions): CheckSelecto
     const project = projectOf(unit);
     const plan = scoringPlan(project, snapshot.monitorsByProject.get(project) ?? [], options.fileMonitors, options.defaultChecks);
     const out: SelectedCheck[] = [];
-    for (const { name, monitor } of planUnit(plan, unit).checks) {
-      const check = resolve(project, name);
+    for (const { name, monitor, mode } of planUnit(plan, unit).checks) {
+      const check = mode && monitor ? resolveInMode(project, name, mode, monitor.name) : resolve(project, name);
       if (!check) {
         if (monitor) log.warn({ monitor: monitor.name, check: name, project }, 'monitor names an unknown check; skipped');
         continue;

@@ -1,7 +1,7 @@
 import type { CheckContext, CheckInput, CheckOutcome, RunnableCheck } from './contract.ts';
 import type { BuiltinCheckDefinition, CheckDefinition } from './definition.ts';
 import { CheckDefinitionError, definitionVersion, effectiveRange, validateCommon } from './definition.ts';
-import { runInMode, type JudgeRubricOption } from './lib/judge-mode.ts';
+import { DEFAULT_JUDGE_MODE, JUDGE_MODES, runInMode, type JudgeRubricOption } from './lib/judge-mode.ts';
 
 export type BuiltinRun = (input: CheckInput, ctx: CheckContext, def: BuiltinCheckDefinition) => Promise<CheckOutcome> | CheckOutcome;
 
@@ -21,15 +21,13 @@ export interface BuiltinOptions {
   usesCodeRunner?: boolean;
   /** Reads `ctx.batch`: the other outputs scored with this one (uniqueness). */
   comparesRows?: boolean;
-  /** The documented judge rubric, behind `mode: judge` (and `hybrid`). */
+  /** The documented judge rubric: the check runs under a mode, `hybrid` unless its definition says otherwise. */
   judge?: JudgeRubricOption;
 }
 
-const MODES = ['deterministic', 'judge', 'hybrid'];
-
 export function createBuiltinCheck(def: BuiltinCheckDefinition, run: BuiltinRun, options: BuiltinOptions = {}): RunnableCheck {
   const problems = validateCommon(def);
-  if (def.mode !== undefined && !MODES.includes(def.mode)) problems.push(`mode must be one of ${MODES.join(', ')}`);
+  if (def.mode !== undefined && !JUDGE_MODES.includes(def.mode)) problems.push(`mode must be one of ${JUDGE_MODES.join(', ')}`);
   else if (def.mode !== undefined && def.mode !== 'deterministic' && !options.judge && options.method !== 'hybrid') problems.push(`${def.name} is decided in code only; it has no mode "${def.mode}"`);
   if (problems.length > 0) throw new CheckDefinitionError(problems);
   return {
@@ -55,7 +53,7 @@ export function builtinEntry(definition: BuiltinCheckDefinition, inputs: readonl
   return {
     definition,
     inputs,
-    method: options.method ?? methodOf(definition.mode),
+    method: options.method ?? methodOf(definition.mode ?? (options.judge ? DEFAULT_JUDGE_MODE : undefined)),
     build(def) {
       if (def.kind !== 'builtin') throw new CheckDefinitionError([`${definition.name} is a builtin check; got kind ${def.kind}`]);
       return createBuiltinCheck(def, run, options);

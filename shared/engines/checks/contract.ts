@@ -121,6 +121,8 @@ export type CodeRunResult = { ok: true; value: unknown } | { ok: false; error: s
 
 interface OutcomeCommon {
   method: ScoreMethod;
+  /** Set by the code tier on a case it settles with certainty, so `hybrid` asks no judge; never leaves runInMode. */
+  settled?: boolean;
   judgeModel?: string;
   inputTokens?: number;
   outputTokens?: number;

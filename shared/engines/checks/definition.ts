@@ -49,8 +49,9 @@ export interface BuiltinCheckDefinition extends DefinitionCommon {
   /** Bumped when the implementation changes meaning, so scores keep the version they were made with. */
   implementationVersion: string;
   /**
-   * How it decides (the seven checks documented as judge checks): in code (default), by the
-   * documented judge rubric (`judge`), or in code with the judge on doubt (`hybrid`).
+   * How it decides (the seven checks documented as judge checks): by the documented judge rubric
+   * (`judge`), in code alone (`deterministic`), or `hybrid` (default): the code settles the cases it
+   * settles with certainty and the judge decides the rest (the code alone when no judge is configured).
    */
   mode?: 'deterministic' | 'judge' | 'hybrid';
   params?: Record<string, unknown>;

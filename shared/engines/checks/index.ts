@@ -38,3 +38,4 @@ export { checkSlug, codeCheckFromSdk, outputTypeOfCheckType, outputTypeOfDataTyp
 export type { RecentOutputs } from './recent-outputs.ts';
 export { createRecentOutputs, recentOutputsKey } from './recent-outputs.ts';
 export { closestCheckNames, unknownCheckMessage } from './unknown-check.ts';
+export { checkInMode, checkModeProblems, decidedBy, DEFAULT_JUDGE_MODE, JUDGE_MODES, type JudgeMode } from './check-mode.ts';

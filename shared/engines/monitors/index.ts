@@ -1,4 +1,4 @@
-export { MonitorBudgetSchema, MonitorFiltersSchema, MonitorInputSchema, MonitorNameSchema, MonitorSchema, isSampled, matchesFilters, monitorApplies, sampleKey } from './monitor.ts';
+export { CheckModesSchema, MonitorBudgetSchema, MonitorFiltersSchema, MonitorInputSchema, MonitorNameSchema, MonitorSchema, isSampled, matchesFilters, monitorApplies, sampleKey } from './monitor.ts';
 export type { Monitor, MonitorFilters, MonitorInput, PlanSubject } from './monitor.ts';
 export { DOC_KINDS, SimulationDocSchema, UserCheckDocSchema, addStoredChecks, docsVersion, getSimulation, listMonitors, listUserChecks, putSimulation } from './docs.ts';
 export type { InvalidDoc, SimulationDoc, UserCheckDoc } from './docs.ts';

@@ -1,6 +1,10 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { Unit } from '../../contracts/schemas/index.ts';
+import { JUDGE_MODES, type JudgeMode } from '../checks/index.ts';
+
+/** Modes by check name, `{"loop_guard": "judge"}`: how each judge-described check decides. */
+export const CheckModesSchema = z.record(z.string(), z.enum(JUDGE_MODES as [JudgeMode, ...JudgeMode[]]));
 
 export const MonitorFiltersSchema = z
   .object({
@@ -31,6 +35,8 @@ export const MonitorInputSchema = z
   .object({
     name: MonitorNameSchema,
     checks: z.array(z.string().min(1)).min(1),
+    /** Per check: how the judge-described checks decide (`judge`, `hybrid` (their default) or `deterministic`). */
+    modes: CheckModesSchema.optional(),
     filters: MonitorFiltersSchema.default({}),
     /** The share of matching units scored, decided by a hash of the unit id (a unit is always in or always out). */
     sample_rate: z.number().min(0).max(1).default(1),

@@ -29,6 +29,8 @@ export function scoringPlan(project: string, stored: readonly Monitor[], fileMon
 export interface PlannedCheck {
   name: string;
   monitor: Monitor | null;
+  /** The mode that monitor sets for it; absent: the check's own. */
+  mode?: NonNullable<Monitor['modes']>[string];
 }
 
 /** Why the plan runs no check on a unit. */
@@ -69,7 +71,10 @@ export function planUnit(plan: ScoringPlan, unit: PlanSubject): UnitPlan {
       sampledOut.push({ name: monitor.name, sample_rate: monitor.sample_rate });
       continue;
     }
-    for (const name of monitor.checks) if (!checks.has(name)) checks.set(name, { name, monitor });
+    for (const name of monitor.checks) {
+      const mode = monitor.modes?.[name];
+      if (!checks.has(name)) checks.set(name, mode ? { name, monitor, mode } : { name, monitor });
+    }
   }
   if (checks.size > 0) return { checks: [...checks.values()], reason: null };
   if (sampledOut.length > 0) return { checks: [], reason: { kind: 'sampled_out', monitors: sampledOut } };

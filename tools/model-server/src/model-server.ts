@@ -9,7 +9,7 @@ import { errorBody, failureFor } from './failure.ts';
 import { hashHex } from './hash.ts';
 import { ChatRequestSchema } from './request.ts';
 import { responsesBody, responsesToChat, ResponsesRequestSchema } from './responses.ts';
-import { respond } from './respond.ts';
+import { respond, type JudgeAnswer } from './respond.ts';
 
 export interface ModelServerOptions {
   host?: string;
@@ -78,6 +78,8 @@ export function createModelServer(options: ModelServerOptions): ModelServer {
   const failuresSeen = new Map<string, number>();
   // A fault every chat completion suffers until changed (POST /control/fault): judge-operations tests.
   let fault: { mode: 'none' | '429' | '503' | 'hang'; retryAfterSeconds: string } = { mode: 'none', retryAfterSeconds: '1' };
+  // Judge answers a test scripted (POST /control/judge): for semantic verdicts the judge rule cannot reach.
+  let judgeAnswers: JudgeAnswer[] = [];
   let completions = 0;
   const delays = new Set<NodeJS.Timeout>();
 
@@ -132,7 +134,7 @@ export function createModelServer(options: ModelServerOptions): ModelServer {
     const audio = audioOf(request);
     if ('error' in audio) throw new HttpError(400, `Invalid request: ${audio.error}`);
     if (audio.heard.length > 0 && request.model === TEXT_ONLY_MODEL) throw new HttpError(400, `The model ${TEXT_ONLY_MODEL} does not support audio input.`);
-    const reply = withHeardAudio(respond(request), audio.heard);
+    const reply = withHeardAudio(respond(request, judgeAnswers), audio.heard);
     const delayMs = Math.min(Number(header(req, 'x-mock-delay-ms')) || 0, MAX_DELAY_MS);
     if (delayMs > 0) await sleep(delayMs);
     log.debug({ model: request.model, mode: reply.mode, stream: request.stream === true }, 'chat completion');
@@ -161,7 +163,7 @@ export function createModelServer(options: ModelServerOptions): ModelServer {
     if (parsed.data.stream === true) throw new HttpError(400, 'This server answers the Responses API without streaming.');
     completions += 1;
     const chat = responsesToChat(parsed.data);
-    sendJson(res, 200, responsesBody(parsed.data, chat, respond(chat)));
+    sendJson(res, 200, responsesBody(parsed.data, chat, respond(chat, judgeAnswers)));
   }
 
   function route(req: IncomingMessage, res: ServerResponse): Promise<void> | void {
@@ -191,6 +193,15 @@ export function createModelServer(options: ModelServerOptions): ModelServer {
         fault = { mode: body.mode, retryAfterSeconds: String(body.retry_after_s ?? 1) };
         log.info({ fault }, 'fault set');
         sendJson(res, 200, { fault: fault.mode, completions });
+      });
+    }
+    if (p === '/control/judge' && req.method === 'POST') {
+      return readBody(req).then((raw) => {
+        const body = JSON.parse(raw.toString('utf8') || '{}') as { answers?: unknown };
+        const ok = Array.isArray(body.answers) && body.answers.every((a: unknown) => typeof (a as JudgeAnswer)?.contains === 'string' && (a as JudgeAnswer).contains !== '' && typeof (a as JudgeAnswer).answer === 'string');
+        if (!ok) throw new HttpError(400, 'answers must be a list of {contains: non-empty text, answer: text}');
+        judgeAnswers = (body.answers as JudgeAnswer[]).map((a) => ({ contains: a.contains, answer: a.answer }));
+        sendJson(res, 200, { answers: judgeAnswers.length });
       });
     }
     if (p === '/control/stats' && req.method === 'GET') {

@@ -1,5 +1,5 @@
 import { builtinEntry } from '../builtin-check.ts';
-import { decideOnDoubt } from '../lib/hybrid.ts';
+import { settled } from '../lib/judge-mode.ts';
 import { clip } from '../lib/tool-results.ts';
 import { passFail } from '../outcome.ts';
 
@@ -45,22 +45,23 @@ export const automatedResolution = builtinEntry(
     kind: 'builtin',
     name: 'automated_resolution',
     description:
-      'Passes when the agent resolved the run without a human: fails on an escalation tool call (transfer_to_human_agents, escalate_*, *handoff*). An announced hand-off in the assistant\'s text ("I\'m transferring you to a human agent"; offers and questions do not count) without such a call is doubt: the judge decides when the check is configured hybrid, else it fails.',
+      'Passes when the agent resolved the run without a human: fails on an escalation tool call (transfer_to_human_agents, escalate_*, *handoff*). Hybrid (default): that call fails in code; every other dialog goes to the judge (the rubric: did the agent hand the user off to a human?). Without a judge an announced hand-off ("I\'m transferring you to a human agent"; offers and questions do not count) fails in code.',
     outputType: 'pass_fail',
-    implementationVersion: '1',
+    implementationVersion: '2',
   },
   ['tool_calls', 'message_history'],
-  async (input, ctx, def) => {
+  (input) => {
     const escalations = input.tool_calls.map((c, i) => ({ c, i })).filter(({ c }) => ESCALATION_TOOL.test(c.name));
     if (escalations.length > 0) {
       const { c, i } = escalations[0];
-      return passFail(false, 'deterministic', `escalation tool call #${i + 1} ${c.name}(${clip(c.arguments, 60)})`);
+      return settled(passFail(false, 'deterministic', `escalation tool call #${i + 1} ${c.name}(${clip(c.arguments, 60)})`));
     }
     const phrase = input.message_history
       .map((m, i) => ({ i, match: m.role === 'assistant' && m.content ? announcedHandoff(m.content) : null }))
       .find((x) => x.match !== null);
+    // A hand-off in words ("Our billing team will contact you by email") has no tool call: the judge reads the dialog.
     if (!phrase) return passFail(true, 'deterministic', 'no escalation tool call and no hand-off phrase');
-    return decideOnDoubt(def, input, ctx, RUBRIC, false, `hand-off phrase "${clip(phrase.match![0], 60)}" in message ${phrase.i} without an escalation call`);
+    return passFail(false, 'deterministic', `hand-off phrase "${clip(phrase.match![0], 60)}" in message ${phrase.i} without an escalation call`);
   },
-  { judge: { template: RUBRIC, passesOn: true, ownDoubt: true } },
+  { judge: { template: RUBRIC, passesOn: true } },
 );

@@ -49,7 +49,7 @@ describe('the predefined catalog', () => {
     expect(entry('faithfulness').inputs).toEqual(['scenario_result', 'model_output']);
     expect(entry('task_completed').inputs).toEqual(['message_history', 'model_output']);
     expect(entry('is_code_functional').inputs).toEqual(['model_input', 'model_output']);
-    expect(entry('function_call_validator')).toMatchObject({ method: 'hybrid', inputs: ['message_history', 'tools', 'tool_calls'] });
+    expect(entry('function_call_validator')).toMatchObject({ method: 'model', inputs: ['message_history', 'tools', 'tool_calls'] });
     expect(entry('compression_ratio').inputs).toEqual(['model_output', 'scenario_input']);
   });
 });

@@ -3,6 +3,7 @@ import { builtinEntry } from '../builtin-check.ts';
 import { FUNCTION_PARAMETER_ACCURACY_RUBRIC } from './judge-rubrics.ts';
 import { callSchemaProblems } from '../lib/tool-schemas.ts';
 import { describeCall } from '../lib/tool-results.ts';
+import { settled } from '../lib/judge-mode.ts';
 import { passFail } from '../outcome.ts';
 import type { BuiltinCheckDefinition } from '../definition.ts';
 
@@ -43,16 +44,19 @@ export const functionParameterAccuracy = builtinEntry(
     description:
       'Passes when every tool call\'s arguments are accurate: every identifier-like value (ids, codes, emails, numbers ≥ 10) was stated in the dialog or a tool result before the call, and, when tools are defined, the arguments validate against the schema. Pass/fail, as documented; the explanation counts the accurate calls.',
     outputType: 'pass_fail',
-    implementationVersion: '2',
+    implementationVersion: '3',
   } satisfies BuiltinCheckDefinition,
   ['tool_calls', 'message_history', 'tools'],
   (input) => {
     const history = input.message_history;
-    if (input.tool_calls.length === 0) return passFail(true, 'deterministic', 'no tool calls');
+    if (input.tool_calls.length === 0) return settled(passFail(true, 'deterministic', 'no tool calls'));
     const callPos = new Map<string, number>();
     history.forEach((m, i) => m.tool_calls?.forEach((t) => callPos.set(t.id, i)));
     const problems: string[] = [];
     let accurate = 0;
+    // A schema violation or unreadable arguments settle a failure; a value's provenance is the judge's to weigh.
+    let certainFailure = false;
+    let allEmpty = true;
     input.tool_calls.forEach((call, i) => {
       const found: string[] = input.tools.length > 0 ? callSchemaProblems(call, input.tools) : [];
       let args: unknown = {};
@@ -61,6 +65,8 @@ export const functionParameterAccuracy = builtinEntry(
       } catch {
         found.push('arguments are not valid JSON');
       }
+      if (found.length > 0) certainFailure = true;
+      if (args === null || typeof args !== 'object' || Object.keys(args).length > 0) allEmpty = false;
       const values: { path: string; text: string }[] = [];
       checkableValues(args, '', values);
       const before = dialogBefore(history, callPos.get(call.id) ?? history.length);
@@ -69,7 +75,8 @@ export const functionParameterAccuracy = builtinEntry(
       else problems.push(`${describeCall(call, i)}: ${found.join(', ')}`);
     });
     const head = `${accurate} of ${input.tool_calls.length} tool calls have accurate parameters`;
-    return passFail(problems.length === 0, 'deterministic', problems.length === 0 ? head : `${head}; ${problems.slice(0, 5).join('; ')}${problems.length > 5 ? '; …' : ''}`);
+    const out = passFail(problems.length === 0, 'deterministic', problems.length === 0 ? head : `${head}; ${problems.slice(0, 5).join('; ')}${problems.length > 5 ? '; …' : ''}`);
+    return certainFailure || (problems.length === 0 && allEmpty) ? settled(out) : out;
   },
   { judge: FUNCTION_PARAMETER_ACCURACY_RUBRIC },
 );

@@ -28,9 +28,10 @@ describe('the seven judge-described checks: mode deterministic | judge | hybrid'
     expect(await withMode(name, 'judge').run(dialog, ctxWith({ judge: null, judgeUnavailableReason: 'OPENAI_BASE_URL is not set' }))).toEqual({ status: 'not_run', method: 'model', error: 'OPENAI_BASE_URL is not set' });
   });
 
-  it('hybrid: a code pass is confirmed by the judge; a code failure stands without a judge call', async () => {
+  it('hybrid: an unsettled code pass goes to the judge; a settled code failure stands without a judge call', async () => {
     const judge = scriptedJudge('[[False]] ((the same reply three times in other words))');
-    const out = await withMode('response_loop', 'hybrid').run(dialog, ctxWith({ judge }));
+    const twice = inputFrom([user('Find order 7'), assistant('Order W7_1 ships tomorrow.'), user('and?'), assistant('It is on its way.')]);
+    const out = await withMode('response_loop', 'hybrid').run(twice, ctxWith({ judge }));
     expect(out).toEqual({
       status: 'ok', value: 0, passed: false, method: 'hybrid', judgeModel: 'test-judge', inputTokens: 10, outputTokens: 5,
       explanation: 'code: no repeated assistant responses without new information; judge: the same reply three times in other words',
@@ -44,7 +45,7 @@ describe('the seven judge-described checks: mode deterministic | judge | hybrid'
   it('is set by a short definitions line that keeps the rest of the catalog definition', async () => {
     const registry = createCheckRegistry();
     const check = registry.createOrUpdateCheck({ kind: 'builtin', name: 'loop_guard', mode: 'judge' } as BuiltinCheckDefinition);
-    expect(registry.definition('loop_guard')).toMatchObject({ kind: 'builtin', name: 'loop_guard', mode: 'judge', outputType: 'pass_fail', implementationVersion: '2' });
+    expect(registry.definition('loop_guard')).toMatchObject({ kind: 'builtin', name: 'loop_guard', mode: 'judge', outputType: 'pass_fail', implementationVersion: '3' });
     expect(await check.run(dialog, ctxWith({ judge: scriptedJudge('[[True]] ((no loop))') }))).toMatchObject({ passed: true, method: 'model', explanation: 'judge: no loop' });
   });
 

@@ -4,8 +4,9 @@ import { call, ctxWith, inputFrom, ok, result } from '../test-support.ts';
 import { loopGuard } from './loop-guard.ts';
 import { responseLoop } from './response-loop.ts';
 
-const guard = loopGuard.build(loopGuard.definition);
-const responses = responseLoop.build(responseLoop.definition);
+// The code tier's findings (hybrid sends what they do not settle to the judge: judge-modes.test.ts).
+const guard = loopGuard.build({ ...loopGuard.definition, kind: 'builtin', implementationVersion: '3', mode: 'deterministic' });
+const responses = responseLoop.build({ ...responseLoop.definition, kind: 'builtin', implementationVersion: '4', mode: 'deterministic' });
 const u = (content: string): ChatMessage => ({ role: 'user', content });
 const a = (content: string, name?: string): ChatMessage => (name ? { role: 'assistant', content, name } : { role: 'assistant', content });
 

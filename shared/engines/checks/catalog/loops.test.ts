@@ -4,8 +4,9 @@ import { assistant, call, ctxWith, inputFrom, result, user, ok } from '../test-s
 import { loopGuard } from './loop-guard.ts';
 import { responseLoop } from './response-loop.ts';
 
-const guard = loopGuard.build(loopGuard.definition);
-const responses = responseLoop.build(responseLoop.definition);
+// The code tier's findings (hybrid sends what they do not settle to the judge: judge-modes.test.ts).
+const guard = loopGuard.build({ ...loopGuard.definition, kind: 'builtin', implementationVersion: '3', mode: 'deterministic' });
+const responses = responseLoop.build({ ...responseLoop.definition, kind: 'builtin', implementationVersion: '4', mode: 'deterministic' });
 
 function callAndResult(i: number, name: string, args: unknown, res: string): ChatMessage[] {
   return [call(`c${i}`, name, args), result(`c${i}`, name, res)];

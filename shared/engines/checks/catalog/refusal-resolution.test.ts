@@ -3,10 +3,11 @@ import { assistant, call, ctxWith, inputFrom, result, scriptedJudge, user } from
 import { automatedResolution } from './automated-resolution.ts';
 import { modelRefusal } from './model-refusal.ts';
 
-const refusal = modelRefusal.build(modelRefusal.definition);
-const hybridRefusal = modelRefusal.build({ ...modelRefusal.definition, kind: 'builtin', implementationVersion: '1', mode: 'hybrid' });
-const resolution = automatedResolution.build(automatedResolution.definition);
-const hybridResolution = automatedResolution.build({ ...automatedResolution.definition, kind: 'builtin', implementationVersion: '1', mode: 'hybrid' });
+// The code tier alone, and the default (hybrid): the code settles what it can, the judge the rest.
+const refusal = modelRefusal.build({ ...modelRefusal.definition, kind: 'builtin', implementationVersion: '2', mode: 'deterministic' });
+const hybridRefusal = modelRefusal.build(modelRefusal.definition);
+const resolution = automatedResolution.build({ ...automatedResolution.definition, kind: 'builtin', implementationVersion: '2', mode: 'deterministic' });
+const hybridResolution = automatedResolution.build(automatedResolution.definition);
 
 describe('model_refusal', () => {
   it('fails on a refusal phrase', async () => {
@@ -19,11 +20,17 @@ describe('model_refusal', () => {
     expect(await refusal.run(inputFrom([user('weather?'), assistant('It is sunny in Paris.')]), ctxWith())).toMatchObject({ passed: true, explanation: 'no refusal phrase' });
   });
 
-  it('asks the judge on a weak signal when hybrid', async () => {
+  it('asks the judge about every output without a refusal phrase when hybrid (the default)', async () => {
     const input = inputFrom([user('refund?'), assistant('Unfortunately the fare is non-refundable, but I have issued a travel credit.')]);
     expect(await refusal.run(input, ctxWith())).toMatchObject({ passed: true, method: 'deterministic' });
     const out = await hybridRefusal.run(input, ctxWith({ judge: scriptedJudge('[[False]] ((it helps with a credit))') }));
-    expect(out).toMatchObject({ status: 'ok', value: 1, passed: true, method: 'hybrid', explanation: 'only a weak refusal signal "Unfortunately"; judge: it helps with a credit' });
+    expect(out).toMatchObject({ status: 'ok', value: 1, passed: true, method: 'hybrid', explanation: 'code: only a weak refusal signal "Unfortunately"; judge: it helps with a credit' });
+    const judge = scriptedJudge('[[True]] ((it declines))');
+    const plain = await hybridRefusal.run(inputFrom([user('do it'), assistant('That is not something I will be doing.')]), ctxWith({ judge }));
+    expect(plain).toMatchObject({ status: 'ok', value: 0, passed: false, method: 'hybrid', explanation: 'code: no refusal phrase; judge: it declines' });
+    const phrase = await hybridRefusal.run(inputFrom([user('hack it'), assistant("I'm sorry, but I can't help with that request.")]), ctxWith({ judge }));
+    expect(phrase).toMatchObject({ passed: false, method: 'deterministic' });
+    expect(judge.requests).toHaveLength(1);
   });
 });
 
@@ -45,7 +52,7 @@ describe('automated_resolution', () => {
     expect(await resolution.run(input, ctxWith())).toMatchObject({ passed: true, explanation: 'no escalation tool call and no hand-off phrase' });
   });
 
-  it('treats a hand-off phrase without a call as doubt: fails in code, asks the judge when hybrid', async () => {
+  it('treats a hand-off phrase without a call as unsettled: fails in code alone, asks the judge when hybrid', async () => {
     const input = inputFrom([user('refund'), assistant('I will transfer you to a human agent for this.')]);
     expect(await resolution.run(input, ctxWith())).toMatchObject({ passed: false, method: 'deterministic' });
     const judge = scriptedJudge('[[False]] ((handed off))');

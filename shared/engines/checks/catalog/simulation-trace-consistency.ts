@@ -3,6 +3,7 @@ import { builtinEntry } from '../builtin-check.ts';
 import { SIMULATION_TRACE_CONSISTENCY_RUBRIC } from './judge-rubrics.ts';
 import { clip } from '../lib/tool-results.ts';
 import { normalizeText, textSimilarity } from '../lib/text.ts';
+import { settled } from '../lib/judge-mode.ts';
 import { notRun, passFail } from '../outcome.ts';
 
 interface Turn {
@@ -58,7 +59,7 @@ export const simulationTraceConsistency = builtinEntry(
     description:
       'Aligns the user/assistant turns captured through OpenTelemetry (message_history) with the simulation\'s own dialog (simulation_message_history) and fails on missing, extra, reordered or altered turns, listing each. Needs a simulation dialog.',
     outputType: 'pass_fail',
-    implementationVersion: '1',
+    implementationVersion: '2',
   },
   ['message_history', 'simulation_message_history'],
   (input) => {
@@ -88,8 +89,10 @@ export const simulationTraceConsistency = builtinEntry(
       ...reordered.map((r) => `reordered: ${r}`),
       ...altered.map((a) => `altered: ${a}`),
     ];
-    if (found.length === 0) return passFail(true, 'deterministic', `all ${sim.length} simulation turns match the trace in order`);
-    return passFail(false, 'deterministic', `${found.length} discrepancies: ${found.join('; ')}`);
+    if (found.length === 0) return settled(passFail(true, 'deterministic', `all ${sim.length} simulation turns match the trace in order`));
+    // A different number of turns is a missing or extra turn for certain; a turn in other words is the judge's to weigh.
+    const out = passFail(false, 'deterministic', `${found.length} discrepancies: ${found.join('; ')}`);
+    return sim.length !== trace.length ? settled(out) : out;
   },
   { judge: SIMULATION_TRACE_CONSISTENCY_RUBRIC },
 );

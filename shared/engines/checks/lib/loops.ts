@@ -108,3 +108,8 @@ export function actionCycles(calls: readonly UnitToolCall[], opts: LoopOptions):
   }
   return found;
 }
+
+/** Assistant turns with text: fewer than two cannot repeat one another. */
+export function assistantTurns(messages: readonly ChatMessage[]): number {
+  return messages.filter((m) => m.role === 'assistant' && (m.content ?? '').trim() !== '').length;
+}

@@ -25,7 +25,7 @@ export interface ProblemBookOptions extends Partial<LifecycleOptions> {
   similarity?: number;
   /** Problems kept at most; past it, new signatures count under one overflow problem. Default 1,000. */
   maxProblems?: number;
-  /** Unit ids remembered for de-duplication; default 5,000. */
+  /** Unit ids remembered for de-duplication; default 3,000. */
   recentUnits?: number;
 }
 
@@ -94,8 +94,9 @@ export function createProblemBook(options: ProblemBookOptions = {}, initial?: Pr
     minSamples: options.minSamples ?? 30,
   };
   const maxProblems = options.maxProblems ?? 1_000;
-  const recentLimit = options.recentUnits ?? 5_000;
-  const miner = createTemplateMiner({ similarity: options.similarity ?? 0.5 }, initial?.miner);
+  const recentLimit = options.recentUnits ?? 3_000;
+  // 500 templates of at most 64 tokens keep the stored book well under the store's 1 MB per document.
+  const miner = createTemplateMiner({ similarity: options.similarity ?? 0.5, maxTemplates: 500 }, initial?.miner);
   const problems = new Map<string, Problem>((initial?.problems ?? []).map((p) => [p.id, structuredClone(p)]));
   const versions = new Map<string, VersionCount>(Object.entries(initial?.versions ?? {}).map(([k, v]) => [k, { ...v }]));
   const recent = new Set<string>(initial?.recent_units ?? []);

@@ -10,3 +10,6 @@ export { createTemplateMiner } from './template-miner.ts';
 export type { TemplateMiner, TemplateMinerState } from './template-miner.ts';
 export { maskText } from './mask.ts';
 export { errorClassOf } from './error-class.ts';
+export { PROBLEM_DOC_KINDS, getProblem, listProblemEvents, listProblems, loadBook, putProblemEvent, saveBook } from './repository.ts';
+export type { InvalidProblemDoc } from './repository.ts';
+export { ProblemSchema } from './problem.ts';

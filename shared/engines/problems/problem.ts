@@ -1,6 +1,4 @@
-import type { CauseKind, FailurePoint } from './signature.ts';
-
-export type ProblemState = 'new' | 'ongoing' | 'resolved' | 'regressed';
+import { z } from 'zod';
 
 /** The agent and version a unit ran as; `agent\u0000version` is its key in the counts. */
 export function versionKey(agent: string | null, version: string | null): string {
@@ -12,50 +10,51 @@ export function splitVersionKey(key: string): { agent: string | null; version: s
   return { agent: agent || null, version: version || null };
 }
 
-export interface ProblemTemplate {
-  id: string;
-  template: string;
-  count: number;
-}
+const PointSchema = z.object({ agent: z.string().nullable(), step: z.number().int().nonnegative() });
 
-/** A group of failures with one signature, as the book keeps it. */
-export interface Problem {
-  id: string;
+export const ProblemTemplateSchema = z.object({ id: z.string(), template: z.string(), count: z.number().int().nonnegative() });
+export type ProblemTemplate = z.infer<typeof ProblemTemplateSchema>;
+
+/** A group of failures with one signature, as the book keeps it (and the store, one document each). */
+export const ProblemSchema = z.object({
+  id: z.string(),
   /** The grouping key (see groupingKey). */
-  key: string;
+  key: z.string(),
   /** A plain name made from the signature (no judge). */
-  title: string;
-  cause: CauseKind;
-  agent: string | null;
-  tool: string | null;
-  error_class: string | null;
+  title: z.string(),
+  cause: z.enum(['tool_error', 'loop', 'handoff_unreturned', 'unit_error', 'check']),
+  agent: z.string().nullable(),
+  tool: z.string().nullable(),
+  error_class: z.string().nullable(),
   /** For a loop, its cycle `a>b`; for a hand-off, `from>to`. */
-  shape: string | null;
+  shape: z.string().nullable(),
   /** Where the run went wrong, at the first occurrence. */
-  point: FailurePoint | null;
+  point: PointSchema.nullable(),
   /** Failing checks seen with it, with counts. */
-  checks: Record<string, number>;
+  checks: z.record(z.string(), z.number()),
   /** Units with it (each unit once). */
-  count: number;
-  first_seen_ms: number;
-  last_seen_ms: number;
-  /** Its templates, most frequent first, at most MAX_TEMPLATES. */
-  templates: ProblemTemplate[];
+  count: z.number().int().nonnegative(),
+  first_seen_ms: z.number(),
+  last_seen_ms: z.number(),
+  /** Its templates, most frequent first, at most 2 × MAX_TEMPLATES. */
+  templates: z.array(ProblemTemplateSchema),
   /** A bounded sample of its unit ids: the ones with the smallest hash, the same whatever the order. */
-  sample: string[];
+  sample: z.array(z.string()),
   /** Units with it per agent version key. */
-  by_version: Record<string, number>;
+  by_version: z.record(z.string(), z.number()),
   /** Units with it per hour (epoch ms of the hour), the last TREND_HOURS hours it was seen in. */
-  trend: Record<string, number>;
-  state: ProblemState;
-  state_since_ms: number;
-  /** Versions in which it was found significantly more frequent than in the version before (once each). */
-  growing_in: string[];
+  trend: z.record(z.string(), z.number()),
+  state: z.enum(['new', 'ongoing', 'resolved', 'regressed']),
+  state_since_ms: z.number(),
+  /** Version keys in which it was found significantly more frequent than in the version before (once each). */
+  growing_in: z.array(z.string()),
   /** Set by a person: hidden from the list, kept counting. */
-  dismissed?: { reason: string; at_ms: number };
+  dismissed: z.object({ reason: z.string(), at_ms: z.number() }).optional(),
   /** Merged into another problem by a person: its later occurrences count there. */
-  merged_into?: { id: string; reason: string; at_ms: number };
-}
+  merged_into: z.object({ id: z.string(), reason: z.string(), at_ms: z.number() }).optional(),
+});
+export type Problem = z.infer<typeof ProblemSchema>;
+export type ProblemState = Problem['state'];
 
 export const MAX_TEMPLATES = 5;
 export const MAX_SAMPLE = 20;

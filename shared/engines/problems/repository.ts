@@ -1,14 +1,16 @@
 import { z } from 'zod';
 import type { QueryStore, StoredDoc } from '../../adapters/store/contract.ts';
-import { createProblemBook, type ProblemBook, type ProblemBookOptions } from './book.ts';
+import { createProblemBook, type ProblemBook, type ProblemBookOptions, type VersionCount } from './book.ts';
 import { ProblemSchema, type Problem, type ProblemEvent } from './problem.ts';
+import type { TemplateMinerState } from './template-miner.ts';
 
 /**
  * Document kinds in the store's keyed documents (a table in both stores, keyed by kind, project
  * and id): one per problem, one per project for the miner's templates and the version counts, and
- * one per state change (what the alerter delivers).
+ * one per state change (what the alerter delivers), and one per problem a person dismissed or
+ * merged (apart from the miner's, so that neither overwrites the other).
  */
-export const PROBLEM_DOC_KINDS = { problem: 'problem', book: 'problem_book', event: 'problem_event' } as const;
+export const PROBLEM_DOC_KINDS = { problem: 'problem', book: 'problem_book', event: 'problem_event', action: 'problem_action' } as const;
 
 /** Problems read per project at most (the book keeps at most its maxProblems, 1,000 by default). */
 const MAX_PROBLEM_DOCS = 10_000;
@@ -80,4 +82,39 @@ export async function listProblemEvents(store: QueryStore, project: string | und
     .filter((d) => d.updated_at_ms >= sinceMs)
     .map((d) => ({ project: d.project, event: parseDoc(ProblemEventSchema, d, onInvalid), updated_at_ms: d.updated_at_ms }))
     .filter((e): e is { project: string; event: ProblemEvent; updated_at_ms: number } => e.event !== null);
+}
+
+/** What people decided about a problem: dismissed, or merged into another, each with its reason. */
+export const ProblemActionSchema = z.object({
+  dismissed: z.object({ reason: z.string(), at_ms: z.number() }).optional(),
+  merged_into: z.object({ id: z.string(), reason: z.string(), at_ms: z.number() }).optional(),
+});
+export type ProblemAction = z.infer<typeof ProblemActionSchema>;
+
+export async function listProblemActions(store: QueryStore, project: string, onInvalid: InvalidProblemDoc = () => {}): Promise<Map<string, ProblemAction>> {
+  const docs = await store.listDocs({ kind: PROBLEM_DOC_KINDS.action, project, limit: MAX_PROBLEM_DOCS });
+  const out = new Map<string, ProblemAction>();
+  for (const d of docs) {
+    const action = parseDoc(ProblemActionSchema, d, onInvalid);
+    if (action) out.set(d.id, action);
+  }
+  return out;
+}
+
+export function putProblemAction(store: QueryStore, project: string, id: string, action: ProblemAction, nowMs: number): Promise<void> {
+  return store.putDoc({ kind: PROBLEM_DOC_KINDS.action, project, id, body: action, updated_at_ms: nowMs });
+}
+
+/** The units per agent version the project's book has counted (the denominators of the rates). */
+export async function loadVersionCounts(store: QueryStore, project: string): Promise<Map<string, VersionCount>> {
+  const doc = await store.getDoc(PROBLEM_DOC_KINDS.book, project, BOOK_ID);
+  const parsed = doc ? BookDocSchema.safeParse(doc.body) : null;
+  return new Map(Object.entries(parsed?.success ? parsed.data.versions : {}));
+}
+
+/** The book's templates as stored (empty for a project never mined). */
+export async function loadMinerState(store: QueryStore, project: string): Promise<TemplateMinerState> {
+  const doc = await store.getDoc(PROBLEM_DOC_KINDS.book, project, BOOK_ID);
+  const parsed = doc ? BookDocSchema.safeParse(doc.body) : null;
+  return parsed?.success ? parsed.data.miner : { templates: [] };
 }

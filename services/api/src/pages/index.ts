@@ -12,6 +12,7 @@ import { overviewPage } from './overview-page.ts';
 import type { PageDeps } from './page-deps.ts';
 import { unitPage } from './unit-page.ts';
 import { receivePage } from './receive-page.ts';
+import { problemDetailPage, problemsPage } from './problems-page.ts';
 import { sessionsPage, unitsPage } from './explorer-page.ts';
 import { reviewPage, reviewQueuesPage } from './review-page.ts';
 import { REVIEW_SCRIPT } from './review-script.ts';
@@ -20,7 +21,7 @@ import { MONITOR_SCRIPT } from './monitor-script.ts';
 
 export type { CheckCatalog, PageDeps } from './page-deps.ts';
 
-const PAGE_PATHS = ['/', '/units', '/sessions', '/checks', '/checks/:name', '/units/:id', '/compare', '/alerts', '/review-queues', '/review/:id', '/agents', '/agents/:name', '/receive'] as const;
+const PAGE_PATHS = ['/', '/units', '/sessions', '/checks', '/checks/:name', '/units/:id', '/compare', '/alerts', '/review-queues', '/review/:id', '/agents', '/agents/:name', '/receive', '/problems', '/problems/:id'] as const;
 
 /** The dashboard: server-rendered pages over the same query functions as the JSON API. */
 export function dashboardRoutes(app: Hono<ApiEnv>, deps: PageDeps, access: ApiAccess | undefined): void {
@@ -59,4 +60,6 @@ export function dashboardRoutes(app: Hono<ApiEnv>, deps: PageDeps, access: ApiAc
   app.get('/agents', (c) => agentsPage(c, deps));
   app.get('/agents/:name', (c) => agentPage(c, deps));
   app.get('/receive', (c) => receivePage(c, deps));
+  app.get('/problems', (c) => problemsPage(c, deps));
+  app.get('/problems/:id', (c) => problemDetailPage(c, deps));
 }

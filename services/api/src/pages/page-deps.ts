@@ -46,6 +46,7 @@ const NAV = [
   ['compare', '/compare', 'Compare'],
   ['alerts', '/alerts', 'Alerts'],
   ['review', '/review-queues', 'Review'],
+  ['problems', '/problems', 'Problems'],
   ['receive', '/receive', 'Receiving'],
 ] as const;
 

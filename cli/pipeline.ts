@@ -19,7 +19,7 @@ import { DOC_KINDS as MONITOR_DOC_KINDS, loadMonitorsFile } from '../shared/engi
 import { loadPriceTable } from '../shared/engines/pricing/index.ts';
 import type { CheckSelector } from '../services/scorer/src/index.ts';
 import { createKeyring, createMetricsAccess, type AuthResult, type Keyring } from '../shared/kit/access/index.ts';
-import { createAlerter, createSmtpMailer, type Alerter } from '../services/alerter/src/index.ts';
+import { createAlerter, createProblemMiner, createSmtpMailer, type Alerter } from '../services/alerter/src/index.ts';
 import type { Authorize } from '../services/collector/src/index.ts';
 import { createAddressMatcher } from '../shared/runtime/http/index.ts';
 import { createRetentionJob, type RetentionJob } from '../shared/kit/retention/index.ts';
@@ -62,7 +62,7 @@ export interface PipelineOverrides {
   judge?: JudgeClient;
   topics?: Partial<TopicNames>;
   /** Consumer groups (tests give each run its own). */
-  groups?: { assembler?: string; scorer?: string; sessions?: string };
+  groups?: { assembler?: string; scorer?: string; sessions?: string; problems?: string };
   /** The alerter's clock (tests move it to let windows pass). */
   alerterNow?: () => number;
   /** The retention job's clock (tests move it forward). */
@@ -81,7 +81,7 @@ function openAsDefault(auth: AuthResult): Awaited<ReturnType<Authorize>> {
  */
 export function buildPipeline(config: Config, log: Logger, services: ReadonlySet<ServiceName>, overrides: PipelineOverrides = {}): Pipeline {
   const topics: TopicNames = { ...topicsFor(config.kafkaPrefix), ...overrides.topics };
-  const groupOf = (name: 'assembler' | 'scorer' | 'sessions'): string => overrides.groups?.[name] ?? `${config.kafkaPrefix}-${name}`;
+  const groupOf = (name: 'assembler' | 'scorer' | 'sessions' | 'problems'): string => overrides.groups?.[name] ?? `${config.kafkaPrefix}-${name}`;
   const { bus, close: closeBus, holdings: busHoldings } = createBus(config, log);
   // The collector reads API keys from the store: ClickHouse when configured, or the embedded store
   // it shares with the other stages. A collector alone on Kafka without ClickHouse has none to read.
@@ -254,6 +254,8 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
       ...(overrides.alerterNow ? { now: overrides.alerterNow } : {}),
     });
     components.push(alerter);
+    // After the alerter, so stopped before it: the last problems found are stored before it stops.
+    components.push(createProblemMiner({ scoresTopic: topics.scores, groupId: groupOf('problems') }, { bus, store: store!, log, onLag }));
   }
   if (services.has('collector')) {
     // Kafka: 429 while the assembler's group is too far behind on the spans topic (the in-process

@@ -7,11 +7,11 @@ describe('the declared topology', () => {
     expect(new Set(stages).size).toBe(stages.length);
   });
 
-  it('has every topic written by some stage, and every topic but scores (for users) read by one', () => {
+  it('has every topic written by some stage, and read by one', () => {
     const written = new Set(TOPOLOGY.flatMap((s) => s.out).filter(isTopic));
     const read = new Set(TOPOLOGY.flatMap((s) => s.in).filter(isTopic));
     expect([...written].sort()).toEqual(['scores', 'sessions', 'spans', 'units']);
-    expect([...read].sort()).toEqual(['sessions', 'spans', 'units']);
+    expect([...read].sort()).toEqual(['scores', 'sessions', 'spans', 'units']);
   });
 
   it('holds the session loop: units → session router → session traces → session aggregator → units → scorer', () => {
@@ -19,6 +19,7 @@ describe('the declared topology', () => {
     expect(by('session router')).toMatchObject({ service: 'assembler', in: ['units'], out: ['sessions'] });
     expect(by('session aggregator')).toMatchObject({ service: 'assembler', in: ['sessions'], out: ['units'] });
     expect(by('scorer')).toMatchObject({ in: ['units'] });
+    expect(by('problem miner')).toMatchObject({ service: 'alerter', in: ['scores'], out: ['store'] });
     expect(by('unscored sweep')).toMatchObject({ service: 'scorer', in: ['store'], out: ['units'], onlyWith: 'duckdb' });
   });
 
@@ -26,7 +27,8 @@ describe('the declared topology', () => {
     expect(topicsOf(new Set(['collector']))).toEqual(['spans']);
     expect(topicsOf(new Set(['assembler']))).toEqual(['spans', 'units', 'sessions']);
     expect(topicsOf(new Set(['scorer']))).toEqual(['units', 'scores']);
-    expect(topicsOf(new Set(['api', 'alerter']))).toEqual([]);
+    expect(topicsOf(new Set(['api']))).toEqual([]);
+    expect(topicsOf(new Set(['alerter']))).toEqual(['scores']);
     expect(topicsOf(new Set(['collector', 'assembler', 'scorer', 'api', 'alerter']))).toEqual(['spans', 'units', 'sessions', 'scores']);
   });
 });

@@ -40,7 +40,8 @@ export function isTopic(port: Port): port is TopicKey {
  * reads also has a dead-letter topic `<topic>.dlq` (the bus's, for records it cannot handle). On
  * DuckDB, a unit stored without its scores (a crash between the two writes) goes back on the units
  * topic at the scorer's start. The API also writes to the store (alert rules, monitors, checks,
- * simulation records), and the alerter its rules' state.
+ * simulation records), the alerter its rules' state, and the problem miner the problems it finds
+ * in the scores (reading failed units' steps from the store).
  * The README's architecture picture is rendered from this (`npm run docs:architecture`).
  */
 export const TOPOLOGY: readonly StageFlow[] = [
@@ -52,6 +53,9 @@ export const TOPOLOGY: readonly StageFlow[] = [
   { stage: 'unscored sweep', service: 'scorer', in: ['store'], out: ['units'], onlyWith: 'duckdb' },
   { stage: 'api', service: 'api', in: ['store'], out: ['http'] },
   { stage: 'alerter', service: 'alerter', in: ['store'], out: ['notify'] },
+  // Problems: failed units grouped by signature, per project (issue 37); in the alerter's process,
+  // one per deployment, because a project's problem book lives in one process.
+  { stage: 'problem miner', service: 'alerter', in: ['scores'], out: ['store'], lookups: ['store'] },
 ];
 
 /** The topics the stages of these services read or write (each once, in the order of the flow): what a process creates at start. */

@@ -48,7 +48,7 @@ export async function startPipeline(env: Record<string, string>, options: Harnes
   const pipeline = buildPipeline(config, log, services, {
     ...(options.alerterNow ? { alerterNow: options.alerterNow } : {}),
     topics,
-    groups: { assembler: `e2e-assembler-${id}`, scorer: `e2e-scorer-${id}`, sessions: `e2e-sessions-${id}` },
+    groups: { assembler: `e2e-assembler-${id}`, scorer: `e2e-scorer-${id}`, sessions: `e2e-sessions-${id}`, problems: `e2e-problems-${id}` },
   });
   let stopAll: () => Promise<void>;
   try {

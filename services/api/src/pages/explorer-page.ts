@@ -1,3 +1,5 @@
+import { problemsOfRows } from '../problem-views.ts';
+import { problemHref } from './problems-page.ts';
 import type { Context } from 'hono';
 import { z } from 'zod';
 import { EXPLORE_SORTS, EXPLORE_VERDICTS, type ExploreRow, type ScoreBadge } from '../../../../shared/adapters/store/index.ts';
@@ -36,9 +38,10 @@ function badge(s: ScoreBadge): Html {
   return h`<span class="badge ${cls}" data-badge="${s.check}" title="${s.check} ${s.check_version}: ${verdict}">${s.check}</span> `;
 }
 
-function row(r: ExploreRow): Html {
+function row(r: ExploreRow, problems: ReadonlyMap<string, { id: string; title: string }>): Html {
+  const inProblem = problems.get(r.unit_id);
   const status = r.errored === null ? h`<span class="muted">–</span>` : r.errored ? h`<span class="badge fail">error</span>` : h`<span class="badge ok">ok</span>`;
-  return h`<tr data-unit="${r.unit_id}"><td class="nowrap"><a href="${unitHref(r.unit_id)}">${utc(r.end_time_ms)}</a></td><td><a href="${unitHref(r.unit_id)}"><code>${r.unit_id.length > 16 ? `${r.unit_id.slice(0, 16)}…` : r.unit_id}</code></a></td><td>${r.agent_name ?? h`<span class="muted">none</span>`}${r.agent_version ? h` <span class="muted">${r.agent_version}</span>` : null}</td><td>${r.model ?? '–'}</td><td>${status}</td><td class="num" data-duration>${seconds(r.duration_ms)}</td><td class="num" data-cost>${dollars(r.cost_usd)}</td><td class="num" data-tokens>${tokens(r)}</td><td class="badges">${r.scores.length === 0 ? h`<span class="muted">not scored</span>` : r.scores.map(badge)}</td></tr>`;
+  return h`<tr data-unit="${r.unit_id}"><td class="nowrap"><a href="${unitHref(r.unit_id)}">${utc(r.end_time_ms)}</a></td><td><a href="${unitHref(r.unit_id)}"><code>${r.unit_id.length > 16 ? `${r.unit_id.slice(0, 16)}…` : r.unit_id}</code></a></td><td>${r.agent_name ?? h`<span class="muted">none</span>`}${r.agent_version ? h` <span class="muted">${r.agent_version}</span>` : null}</td><td>${r.model ?? '–'}</td><td>${status}</td><td class="num" data-duration>${seconds(r.duration_ms)}</td><td class="num" data-cost>${dollars(r.cost_usd)}</td><td class="num" data-tokens>${tokens(r)}</td><td class="badges">${r.scores.length === 0 ? h`<span class="muted">not scored</span>` : r.scores.map(badge)}${inProblem ? h`<a class="badge fail" data-problem-badge href="${problemHref(inProblem.id)}" title="${inProblem.title}">problem</a>` : null}</td></tr>`;
 }
 
 function form(action: string, q: Record<string, string>): Html {
@@ -76,6 +79,7 @@ async function explorerPage(c: Context<ApiEnv>, deps: PageDeps, kind: 'units' | 
   const from = v.from ?? (v.window !== undefined ? deps.now() - WINDOWS[v.window] : undefined);
   const query = toExploreQuery({ ...v, ...(from !== undefined ? { from } : {}) }, c.get('project'), kind === 'sessions' ? 'session' : undefined);
   const [rows, pipeline] = await Promise.all([deps.store.exploreUnits(query), kind === 'sessions' ? readPipeline(deps.store, deps.now()) : null]);
+  const problems = await problemsOfRows(deps.store, c.get('project'), rows);
   const next = nextExploreCursor(rows, { ...query, limit: v.limit });
   // The view's parameters without the cursor: every link keeps the filters.
   const keep: Record<string, string> = Object.fromEntries(FIELDS.filter((f) => raw[f] !== undefined).map((f) => [f, raw[f]]));
@@ -92,7 +96,7 @@ ${pipeline?.open_sessions ? openSessionsNote(pipeline.open_sessions) : null}
 ${form(path, keep)}
 ${rows.length === 0
     ? h`<p class="muted" data-empty>No ${kind} match these filters.</p>`
-    : h`<div class="table-wrap"><table class="compact" data-explorer="${kind}"><thead><tr><th>${sortLink('time', 'ended')}</th><th>unit</th><th>agent</th><th>model</th><th>status</th><th class="num">${sortLink('duration', 'duration')}</th><th class="num">${sortLink('cost', 'cost')}</th><th class="num">${sortLink('tokens', 'tokens')}</th><th>scores</th></tr></thead><tbody>${rows.map(row)}</tbody></table></div>`}
+    : h`<div class="table-wrap"><table class="compact" data-explorer="${kind}"><thead><tr><th>${sortLink('time', 'ended')}</th><th>unit</th><th>agent</th><th>model</th><th>status</th><th class="num">${sortLink('duration', 'duration')}</th><th class="num">${sortLink('cost', 'cost')}</th><th class="num">${sortLink('tokens', 'tokens')}</th><th>scores</th></tr></thead><tbody>${rows.map((r) => row(r, problems))}</tbody></table></div>`}
 <div class="pager">${v.cursor !== undefined ? h`<a href="${withQuery(path, keep)}" data-first-page>« first page</a>` : null}${next !== null ? h`<a href="${withQuery(path, { ...keep, cursor: next })}" data-next-page>next page »</a>` : null}</div>`;
   return sendPage(c, layout(c, { title, section: kind, body }));
 }

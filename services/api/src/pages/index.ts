@@ -13,6 +13,7 @@ import type { PageDeps } from './page-deps.ts';
 import { unitPage } from './unit-page.ts';
 import { testRunComparePage, testRunPage, testRunsPage } from './test-runs-page.ts';
 import { receivePage } from './receive-page.ts';
+import { problemDetailPage, problemsPage } from './problems-page.ts';
 import { sessionsPage, unitsPage } from './explorer-page.ts';
 import { reviewPage, reviewQueuesPage } from './review-page.ts';
 import { REVIEW_SCRIPT } from './review-script.ts';
@@ -21,7 +22,7 @@ import { MONITOR_SCRIPT } from './monitor-script.ts';
 
 export type { CheckCatalog, PageDeps } from './page-deps.ts';
 
-const PAGE_PATHS = ['/', '/units', '/sessions', '/checks', '/checks/:name', '/units/:id', '/compare', '/alerts', '/review-queues', '/review/:id', '/agents', '/agents/:name', '/receive', '/test-runs', '/test-runs/:id'] as const;
+const PAGE_PATHS = ['/', '/units', '/sessions', '/checks', '/checks/:name', '/units/:id', '/compare', '/alerts', '/review-queues', '/review/:id', '/agents', '/agents/:name', '/receive', '/test-runs', '/test-runs/:id', '/problems', '/problems/:id'] as const;
 
 /** The dashboard: server-rendered pages over the same query functions as the JSON API. */
 export function dashboardRoutes(app: Hono<ApiEnv>, deps: PageDeps, access: ApiAccess | undefined): void {
@@ -63,4 +64,6 @@ export function dashboardRoutes(app: Hono<ApiEnv>, deps: PageDeps, access: ApiAc
   app.get('/agents', (c) => agentsPage(c, deps));
   app.get('/agents/:name', (c) => agentPage(c, deps));
   app.get('/receive', (c) => receivePage(c, deps));
+  app.get('/problems', (c) => problemsPage(c, deps));
+  app.get('/problems/:id', (c) => problemDetailPage(c, deps));
 }

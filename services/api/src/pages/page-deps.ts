@@ -47,6 +47,7 @@ const NAV = [
   ['test-runs', '/test-runs', 'Test runs'],
   ['alerts', '/alerts', 'Alerts'],
   ['review', '/review-queues', 'Review'],
+  ['problems', '/problems', 'Problems'],
   ['receive', '/receive', 'Receiving'],
 ] as const;
 

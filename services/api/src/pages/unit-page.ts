@@ -1,3 +1,5 @@
+import { problemOfUnit } from '../problem-views.ts';
+import { problemHref } from './problems-page.ts';
 import type { Context } from 'hono';
 import type { ChatMessage, Score, Unit } from '../../../../shared/contracts/schemas/index.ts';
 import type { ApiEnv } from '../route.ts';
@@ -96,9 +98,10 @@ export async function unitPage(c: Context<ApiEnv>, deps: PageDeps): Promise<Resp
     ['revision', String(shown.revision)],
   ];
   const failed = scores.filter((s) => s.status === 'ok' && s.passed === false).length;
+  const inProblem = await problemOfUnit(deps.store, project, unit, scores);
   const body = h`<p class="muted"><a href="/">Overview</a> › <a href="${unit.kind === 'session' ? '/sessions' : '/units'}" data-explorer-back>${unit.kind === 'session' ? 'Sessions' : 'Units'}</a> › unit</p>
 <h1>${unit.kind === 'session' ? 'Session' : 'Trace'} <code>${unit.unit_id}</code></h1>
-<p class="sub">${unit.agent_name ?? 'unknown agent'} ${unit.agent_version ?? ''} · ${scores.length} scores, ${failed} failing${unit.truncated ? h` · <span class="badge error">truncated</span>` : null}</p>
+<p class="sub">${unit.agent_name ?? 'unknown agent'} ${unit.agent_version ?? ''} · ${scores.length} scores, ${failed} failing${unit.truncated ? h` · <span class="badge error">truncated</span>` : null}${inProblem ? h` · <a class="badge fail" data-problem-badge href="${problemHref(inProblem.id)}">problem: ${inProblem.title}</a>` : null}</p>
 ${diagnosticsCard(diagnoseUnit(unit))}
 <div class="grid2"><div>
 ${unit.kind === 'session' ? h`<div class="card"><strong>Traces of this session, in order</strong><ol data-session-traces>${unit.trace_ids.map((t) => h`<li><a href="${unitHref(t)}"><code>${t}</code></a></li>`)}</ol></div>` : null}

@@ -1,0 +1,16 @@
+export { createProblemBook, OVERFLOW_KEY } from './book.ts';
+export type { Observation, ProblemBook, ProblemBookOptions, ProblemBookState, UnitRef, VersionCount } from './book.ts';
+export { versionRates } from './lifecycle.ts';
+export type { LifecycleOptions, VersionRate } from './lifecycle.ts';
+export { splitVersionKey, versionKey } from './problem.ts';
+export type { Problem, ProblemEvent, ProblemState, ProblemTemplate } from './problem.ts';
+export { groupingKey, isFailure, signatureOf, verdictOf } from './signature.ts';
+export type { CauseKind, FailurePoint, FailureScore, FailureSignature, FailureUnit } from './signature.ts';
+export { createTemplateMiner } from './template-miner.ts';
+export type { TemplateMiner, TemplateMinerState } from './template-miner.ts';
+export { maskText } from './mask.ts';
+export { errorClassOf } from './error-class.ts';
+export { PROBLEM_DOC_KINDS, ProblemActionSchema, getProblem, listProblemActions, listProblemEvents, listProblems, loadBook, loadMinerState, loadVersionCounts, putProblemAction, putProblemEvent, saveBook } from './repository.ts';
+export type { InvalidProblemDoc, ProblemAction } from './repository.ts';
+export { ProblemSchema } from './problem.ts';
+export { problemIdFor } from './lookup.ts';

@@ -113,4 +113,12 @@ describe('the TypeScript SDK snippets: project_id, display names, generated code
     expect((scored.body.results as { check: string; status: string }[]).map((r) => [r.check, r.status])).toEqual([['example_uploaded_check', 'not_run'], ['example_uploaded_check', 'not_run']]);
     expect(await request('/api/v1/checks', 'POST', { name: 'no_source', description: 'd', output_data_type: 'bool' })).toMatchObject({ status: 400 });
   });
+
+  it("takes a model check whose prompt names no variable, as the TypeScript SDK's own test writes it, and says what the judge gets", async () => {
+    const prompt = 'Only output True if the model_output is at least 20 characters long, otherwise return False.';
+    const saved = await request('/api/v1/checks', 'POST', { name: 'CI: Uploaded Model-based Check', description: prompt, prompt_template: prompt, check_type: 'PASS_FAIL', project_id: 'p' });
+    expect(saved.status).toBe(201);
+    expect(saved.body).toMatchObject({ id: 'ci_uploaded_model_based_check', display_name: 'CI: Uploaded Model-based Check', warnings: ["the template uses no template variable: the judge gets the row's {model_output}, {scenario_input} and {scenario_result} after it"] });
+  });
 });
+

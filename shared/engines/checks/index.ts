@@ -26,7 +26,7 @@ export { createCheckRegistry } from './registry.ts';
 export { runCheck } from './run-check.ts';
 export type { EvalRecord } from './check-input.ts';
 export { parseEvalRecord, recordToCheckInput, toolCallsFromMessages, unitToCheckInput } from './check-input.ts';
-export { parseTemplate, TEMPLATE_VARIABLES, templateProblems, templateWarnings } from './template.ts';
+export { parseTemplate, TEMPLATE_VARIABLES, templateWarnings } from './template.ts';
 export { buildJudgePrompt } from './judge-prompt.ts';
 export { encodeJudgeData } from './judge-data.ts';
 export { parseJudgeAnswer } from './judge-answer.ts';

@@ -6,10 +6,10 @@ import { AUDIO_SYSTEM_NOTE, judgeAudioPlan } from './judge-audio.ts';
 import { buildJudgePrompt, newNonce } from './judge-prompt.ts';
 import { parseJudgeAnswer } from './judge-answer.ts';
 import { describeError, errorOutcome, notRun, valueOutcome } from './outcome.ts';
-import { isMissing, TEMPLATE_VARIABLES, templateFields, templateProblems } from './template.ts';
+import { isMissing, judgedTemplate, TEMPLATE_VARIABLES, templateFields } from './template.ts';
 
 export function modelCheckProblems(def: ModelCheckDefinition): string[] {
-  const problems = [...validateCommon(def), ...templateProblems(def.promptTemplate)];
+  const problems = [...validateCommon(def)];
   for (const r of def.requires ?? []) if (!(r in TEMPLATE_VARIABLES)) problems.push(`requires names an unknown variable "${r}"`);
   if (def.scoring !== undefined && (def.scoring !== 'g_eval' || def.outputType !== 'score')) problems.push('scoring must be "g_eval", on a score check');
   return problems;
@@ -24,13 +24,14 @@ const fmt = (n: number): string => String(Math.round(n * 1000) / 1000);
 const withNote = (explanation: string, note: string): string => (explanation ? `${explanation} ${note}` : note);
 
 /**
- * Asks the judge with a rubric, returns its `[[value]]`. Refuses (throws CheckDefinitionError) a
- * template with no template variable; an unknown `{name}` stays in the rubric as written.
+ * Asks the judge with a rubric, returns its `[[value]]`. A template with no template variable gets
+ * the row's data after it (judgedTemplate); an unknown `{name}` stays in the rubric as written.
  */
 export function createModelCheck(def: ModelCheckDefinition, options: ModelCheckOptions = {}): RunnableCheck {
   const problems = modelCheckProblems(def);
   if (problems.length > 0) throw new CheckDefinitionError(problems);
-  const fields = templateFields(def.promptTemplate);
+  const template = judgedTemplate(def.promptTemplate);
+  const fields = templateFields(template);
   const required = (def.requires ?? []).map((r) => TEMPLATE_VARIABLES[r]);
   const range = effectiveRange(def);
   const gEval = def.scoring === 'g_eval';
@@ -49,14 +50,14 @@ export function createModelCheck(def: ModelCheckDefinition, options: ModelCheckO
       if (!ctx.judge) return notRun('model', ctx.judgeUnavailableReason ?? 'no judge configured');
       const audio = judgeAudioPlan(fields, input);
       const nonce = newNonce();
-      const prompt = buildJudgePrompt(def.promptTemplate, input, { nonce, ...(audio ? { extraBlocks: [{ name: 'audio_recordings', value: audio.listing }] } : {}) });
+      const prompt = buildJudgePrompt(template, input, { nonce, ...(audio ? { extraBlocks: [{ name: 'audio_recordings', value: audio.listing }] } : {}) });
       const heard = audio !== null && audio.parts.length > 0;
       let response;
       try {
         response = await ctx.judge.complete({
           system: heard ? `${prompt.system}\n${AUDIO_SYSTEM_NOTE}` : prompt.system,
           user: prompt.user,
-          ...(heard ? { audio: { parts: audio.parts, textOnly: { system: prompt.system, user: buildJudgePrompt(def.promptTemplate, input, { nonce, extraBlocks: [{ name: 'audio_recordings', value: audio.refusedListing }] }).user } } } : {}),
+          ...(heard ? { audio: { parts: audio.parts, textOnly: { system: prompt.system, user: buildJudgePrompt(template, input, { nonce, extraBlocks: [{ name: 'audio_recordings', value: audio.refusedListing }] }).user } } } : {}),
           temperature: 0,
           maxTokens: 400,
           ...(def.model ? { model: def.model } : {}),

@@ -2,7 +2,7 @@ import type { CatalogEntry } from './builtin-check.ts';
 import type { ModelCheckDefinition } from './definition.ts';
 import { CheckDefinitionError } from './definition.ts';
 import { createModelCheck } from './model-check.ts';
-import { templateFields } from './template.ts';
+import { judgedTemplate, templateFields } from './template.ts';
 
 export interface JudgeRubric {
   name: string;
@@ -54,7 +54,7 @@ export function judgeEntry(r: JudgeRubric): CatalogEntry {
   };
   return {
     definition,
-    inputs: templateFields(definition.promptTemplate),
+    inputs: templateFields(judgedTemplate(definition.promptTemplate)),
     method: 'model',
     build(def) {
       if (def.kind !== 'model') throw new CheckDefinitionError([`${r.name} is a model check; got kind ${def.kind}`]);

@@ -35,13 +35,19 @@ describe('check registry', () => {
     expect(reg.history('politeness').map((h) => h.check.version)).toEqual([v1.version, v2.version]);
   });
 
-  it('refuses a template with no variable', () => {
+  it('gives the judge the row\'s data after a template with no variable, as Okareo\'s own examples are written, and warns', async () => {
     const reg = createCheckRegistry();
-    expect(() => reg.createOrUpdateCheck({ ...politeness, promptTemplate: 'Be nice. {{not_a_var}}' })).toThrow(
-      'the template uses none of the template variables',
-    );
-    expect(() => reg.createOrUpdateCheck({ ...politeness, promptTemplate: 'Be nice to {customer}.' })).toThrow('the template uses none of the template variables');
-    expect(reg.get('politeness')).toBeUndefined();
+    const prompt = 'Only output True if the model_output is at least 20 characters long, otherwise return False.';
+    const check = reg.createOrUpdateCheck({ ...politeness, promptTemplate: prompt });
+    expect(templateWarnings(prompt)).toEqual(["the template uses no template variable: the judge gets the row's {model_output}, {scenario_input} and {scenario_result} after it"]);
+    const judge = scriptedJudge('[[True]]');
+    const asked = judge.requests;
+    const outcome = await check.run(inputFrom([user('Say something'), assistant('a reply of some length')]), ctxWith({ judge }));
+    expect(outcome).toMatchObject({ status: 'ok', passed: true });
+    expect(asked[0].system.split('\n')[0]).toBe(`${prompt}`);
+    expect(asked[0].system).toContain('The data to evaluate: [the data block "model_output" in the user message], the input [the data block "scenario_input" in the user message] and the expected result [the data block "scenario_result" in the user message].');
+    expect(asked[0].user).toMatch(/ model_output>>>\n"a reply of some length"\n/);
+    expect(await check.run(inputFrom([user('Say something')], { model_output: null }), ctxWith({ judge }))).toMatchObject({ status: 'not_run' });
   });
 
   it('leaves an unknown {name} as-is in the prompt, as documented, and warns at creation', async () => {

@@ -66,18 +66,25 @@ export function parseTemplate(template: string): { parts: TemplatePart[]; unknow
   return { parts, unknown: [...new Set(unknown)] };
 }
 
-/** Problems with a model check's template: it uses no template variable at all. */
-export function templateProblems(template: string): string[] {
-  const { parts } = parseTemplate(template);
-  return parts.some((p) => 'variable' in p) ? [] : ['the template uses none of the template variables'];
+/** What a template with no variable at all gives the judge after its text: the row's output, input and expected result. */
+const IMPLICIT_DATA = '\n\nThe data to evaluate: {model_output}, the input {scenario_input} and the expected result {scenario_result}.';
+
+/**
+ * The template the judge reads. One written with no template variable (Okareo's own examples do:
+ * "Only output True if the model_output is at least 20 characters long") is about the row all the
+ * same: its model_output, scenario_input and scenario_result follow the text.
+ */
+export function judgedTemplate(template: string): string {
+  return parseTemplate(template).parts.some((p) => 'variable' in p) ? template : `${template}${IMPLICIT_DATA}`;
 }
 
 /** Warnings at creation: `{name}`s that are no template variable, left as-is in the prompt. */
 export function templateWarnings(template: string): string[] {
-  const { unknown } = parseTemplate(template);
-  if (unknown.length === 0) return [];
+  const { parts, unknown } = parseTemplate(template);
+  const none = parts.some((p) => 'variable' in p) ? [] : ['the template uses no template variable: the judge gets the row\'s {model_output}, {scenario_input} and {scenario_result} after it'];
+  if (unknown.length === 0) return none;
   const names = unknown.map((n) => `{${n}}`).join(', ');
-  return [`${names} ${unknown.length === 1 ? 'is no template variable and is' : 'are no template variables and are'} left as-is in the prompt (the variables: ${Object.keys(TEMPLATE_VARIABLES).map((n) => `{${n}}`).join(', ')})`];
+  return [...none, `${names} ${unknown.length === 1 ? 'is no template variable and is' : 'are no template variables and are'} left as-is in the prompt (the variables: ${Object.keys(TEMPLATE_VARIABLES).map((n) => `{${n}}`).join(', ')})`];
 }
 
 /** The CheckInput fields a template reads, in first-use order. */

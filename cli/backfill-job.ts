@@ -6,31 +6,22 @@ import type { Config } from '../shared/runtime/config/index.ts';
 import type { Logger } from '../shared/runtime/logging/index.ts';
 import { PermanentError } from '../shared/runtime/errors/index.ts';
 import { backfillId, runBackfill, type BackfillProgress } from '../services/scorer/src/index.ts';
+import type { ReadyBackfill, StartBackfill } from '../services/api/src/index.ts';
 import { loadRegistry } from './check-runtime.ts';
 
 // A backfill made ready to run, the same way whether `tracecheck backfill` runs it in its own
 // process or the running `tracecheck up` runs it for the command (POST /api/v1/backfills): the
 // check and monitor looked up in the project, the project's units only.
 
-export interface BackfillRequest {
-  project: string;
-  check: string;
-  monitor?: string;
-  fromMs?: number;
-  toMs?: number;
-  restart: boolean;
-}
+/** What a backfill is asked for: the API's shape (POST /api/v1/backfills), which the command also builds. */
+export type BackfillRequest = StartBackfill;
 
 export interface BackfillResult extends BackfillProgress {
   id: string;
   finished: boolean;
 }
 
-export interface PreparedBackfill {
-  id: string;
-  check: string;
-  version: string;
-  /** Scores page by page; stops after the current page once `signal` aborts (the position is kept). */
+export interface PreparedBackfill extends ReadyBackfill {
   run(signal: AbortSignal, onProgress: (p: BackfillProgress) => void): Promise<BackfillResult>;
 }
 

@@ -120,5 +120,14 @@ describe('the TypeScript SDK snippets: project_id, display names, generated code
     expect(saved.status).toBe(201);
     expect(saved.body).toMatchObject({ id: 'ci_uploaded_model_based_check', display_name: 'CI: Uploaded Model-based Check', warnings: ["the template uses no template variable: the judge gets the row's {model_output}, {scenario_input} and {scenario_result} after it"] });
   });
+
+  it('tries a new version of a check named as the SDK shows it, by its display name or its id', async () => {
+    const body = { name: 'Tried Display Check', description: 'short', prompt_template: 'Is {generation} short?', check_type: 'PASS_FAIL' };
+    expect((await request('/api/v1/checks', 'POST', body)).status).toBe(201);
+    const byName = await request(`/api/v1/checks/${encodeURIComponent('Tried Display Check')}/try`, 'POST', { ...body, description: 'shorter' });
+    expect(byName).toMatchObject({ status: 200, body: { check: 'tried_display_check', units: 0 } });
+    expect((await request('/api/v1/checks/tried_display_check/try', 'POST', { ...body, description: 'shorter' })).status).toBe(200);
+    expect((await request('/api/v1/checks/other_check/try', 'POST', body)).status).toBe(400);
+  });
 });
 

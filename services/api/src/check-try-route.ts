@@ -1,6 +1,6 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
-import { CheckDefinitionError, type CheckRegistry, type CodeRunner, type JudgeClient } from '../../../shared/engines/checks/index.ts';
+import { CheckDefinitionError, checkSlug, type CheckRegistry, type CodeRunner, type JudgeClient } from '../../../shared/engines/checks/index.ts';
 import { addStoredChecks } from '../../../shared/engines/monitors/index.ts';
 import { createReviewRepository, putCheckTry, tryCheck } from '../../../shared/engines/review/index.ts';
 import type { Store } from '../../../shared/adapters/store/index.ts';
@@ -76,7 +76,8 @@ export function checkTryRoute(app: Hono<ApiEnv>, routes: RouteSpec[], deps: Chec
     async (c, { params, query, body }) => {
       const project = c.get('project');
       const definition = toDefinition(body);
-      if (definition.name !== params.name) return { status: 400, body: { error: `invalid request: the definition is of "${definition.name}", the path names "${params.name}"` } };
+      // The path may name the check as the SDK shows it ("Example Uploaded Check") or by its id.
+      if (definition.name !== checkSlug(params.name)) return { status: 400, body: { error: `invalid request: the definition is of "${definition.name}", the path names "${params.name}"` } };
       let check;
       try {
         check = (await projectRegistry(deps, project)).createOrUpdateCheck(definition);
@@ -84,7 +85,7 @@ export function checkTryRoute(app: Hono<ApiEnv>, routes: RouteSpec[], deps: Chec
         if (err instanceof CheckDefinitionError) return { status: 400, body: { error: `invalid request: ${err.problems.join('; ')}`, issues: err.problems } };
         throw err;
       }
-      const reviews = await repo.listReviews({ project, check: params.name });
+      const reviews = await repo.listReviews({ project, check: definition.name });
       const result = await tryCheck(deps.store, reviews, {
         project,
         check,

@@ -26,8 +26,9 @@ function dialog(callId: string) {
   ];
 }
 
-// The weather conversation; the Responses API capture has its own dialog (below).
-const cases = [...new Set(listJsFixtures().filter((f) => f.scenario.startsWith('weather-tool')).map((f) => `${f.family}/${f.scenario.replace(/\.logs$/, '')}`))].map((k) => k.split('/') as [string, string]);
+// The weather conversation; the Responses API capture has its own dialog (below). MCP's capture is
+// tool calls across a protocol boundary, with no model call: its exact units are in genai-split-units.
+const cases = [...new Set(listJsFixtures().filter((f) => f.family !== 'mcp' && f.scenario.startsWith('weather-tool')).map((f) => `${f.family}/${f.scenario.replace(/\.logs$/, '')}`))].map((k) => k.split('/') as [string, string]);
 
 describe('golden fixtures become the same unit', () => {
   it('covers every family', () => {

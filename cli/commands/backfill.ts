@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { createCommandLogger } from '../command-logger.ts';
 import type { BackfillProgress } from '../../services/scorer/src/index.ts';
+import type { BackfillJob } from '../../services/api/src/index.ts';
 import { createCodeSandbox } from '../../shared/engines/code-sandbox/index.ts';
 import type { CliCommand, CliIo } from '../command.ts';
 import { BackfillRequestError, prepareBackfill, type BackfillRequest } from '../backfill-job.ts';
@@ -116,14 +117,6 @@ function finish(io: CliIo, outcome: Outcome): number {
   return outcome.finished ? 0 : 130;
 }
 
-interface ServerJob extends BackfillProgress {
-  id: string;
-  check: string;
-  version: string;
-  state: 'running' | 'finished' | 'stopped' | 'failed';
-  error: string | null;
-}
-
 /** The running `tracecheck up` holds the store: it runs the backfill, this command watches it (Ctrl-C stops it there too). */
 async function backfillThroughServer(api: ServerApi, req: BackfillRequest, io: CliIo, signal?: AbortSignal): Promise<number> {
   const body = { check: req.check, restart: req.restart, ...(req.monitor !== undefined ? { monitor: req.monitor } : {}), ...(req.fromMs !== undefined ? { from_ms: req.fromMs } : {}), ...(req.toMs !== undefined ? { to_ms: req.toMs } : {}) };
@@ -134,7 +127,7 @@ async function backfillThroughServer(api: ServerApi, req: BackfillRequest, io: C
   process.once('SIGINT', onSigint);
   signal?.addEventListener('abort', onSigint, { once: true });
   try {
-    let job = await api.call<ServerJob>('POST', '/api/v1/backfills', body);
+    let job = await api.call<BackfillJob>('POST', '/api/v1/backfills', body);
     const path = `/api/v1/backfills/${encodeURIComponent(job.id)}`;
     let shown = '';
     let asked = false;
@@ -145,11 +138,11 @@ async function backfillThroughServer(api: ServerApi, req: BackfillRequest, io: C
       if (job.state !== 'running') break;
       if (stopping && !asked) {
         asked = true;
-        job = await api.call<ServerJob>('DELETE', path);
+        job = await api.call<BackfillJob>('DELETE', path);
         continue;
       }
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-      job = await api.call<ServerJob>('GET', path);
+      job = await api.call<BackfillJob>('GET', path);
     }
     if (job.state === 'failed') {
       io.stderr.write(`tracecheck backfill: failed in the running tracecheck up: ${job.error ?? 'unknown error'}\n`);

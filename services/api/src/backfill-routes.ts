@@ -47,7 +47,8 @@ const JobSchema = z.object({
   skipped: z.number().int(),
   error: z.string().nullable(),
 });
-type Job = z.infer<typeof JobSchema>;
+/** A backfill as the server reports it (what `tracecheck backfill` watches). */
+export type BackfillJob = z.infer<typeof JobSchema>;
 
 const BodySchema = z
   .object({
@@ -63,7 +64,7 @@ const BodySchema = z
 const MAX_JOBS = 100;
 
 export function backfillRoutes(app: Hono<ApiEnv>, routes: RouteSpec[], deps: { prepare: PrepareBackfill | null; log: Logger }): void {
-  const jobs = new Map<string, { job: Job; stop: AbortController }>();
+  const jobs = new Map<string, { job: BackfillJob; stop: AbortController }>();
   const keyOf = (project: string, id: string): string => `${project}\u0000${id}`;
   const tag = 'backfill';
 
@@ -103,7 +104,7 @@ export function backfillRoutes(app: Hono<ApiEnv>, routes: RouteSpec[], deps: { p
       const key = keyOf(project, ready.id);
       const running = jobs.get(key);
       if (running?.job.state === 'running') return { status: 202, body: running.job };
-      const job: Job = { id: ready.id, check: ready.check, version: ready.version, state: 'running', done: 0, total: 0, scored: 0, skipped: 0, error: null };
+      const job: BackfillJob = { id: ready.id, check: ready.check, version: ready.version, state: 'running', done: 0, total: 0, scored: 0, skipped: 0, error: null };
       const stop = new AbortController();
       jobs.delete(key);
       jobs.set(key, { job, stop });

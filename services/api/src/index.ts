@@ -7,4 +7,4 @@ export { compareMetrics } from './compare-metrics.ts';
 export type { MetricComparison } from './compare-metrics.ts';
 export { scorerBacklog } from './scoring-plan-source.ts';
 export type { DocumentRedaction } from './simulation-routes.ts';
-export type { ReadyBackfill, StartBackfill } from './backfill-routes.ts';
+export type { BackfillJob, ReadyBackfill, StartBackfill } from './backfill-routes.ts';

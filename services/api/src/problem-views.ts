@@ -1,6 +1,6 @@
 import type { ExploreRow, QueryStore, Store } from '../../../shared/adapters/store/index.ts';
 import type { Score, Unit } from '../../../shared/contracts/schemas/index.ts';
-import { getProblem, listProblemActions, listProblems, loadMinerState, loadVersionCounts, problemIdFor, splitVersionKey, versionRates, type Problem, type ProblemAction, type VersionRate } from '../../../shared/engines/problems/index.ts';
+import { addOccurrences, getProblem, listProblemActions, listProblems, loadMinerState, loadVersionCounts, problemIdFor, splitVersionKey, versionRates, type Problem, type ProblemAction, type VersionRate } from '../../../shared/engines/problems/index.ts';
 
 // The problems as the API and the Problems page show them: the miner's documents with people's
 // decisions applied (a dismissed one hidden unless asked for; a merged one folded into its target),
@@ -29,12 +29,7 @@ function within(trend: Record<string, number>, fromMs: number, toMs: number): nu
 }
 
 function fold(into: Problem, p: Problem): void {
-  into.count += p.count;
-  into.first_seen_ms = Math.min(into.first_seen_ms, p.first_seen_ms);
-  into.last_seen_ms = Math.max(into.last_seen_ms, p.last_seen_ms);
-  for (const [k, n] of Object.entries(p.by_version)) into.by_version[k] = (into.by_version[k] ?? 0) + n;
-  for (const [k, n] of Object.entries(p.trend)) into.trend[k] = (into.trend[k] ?? 0) + n;
-  for (const [k, n] of Object.entries(p.checks)) into.checks[k] = (into.checks[k] ?? 0) + n;
+  addOccurrences(into, p);
   into.sample = [...new Set([...into.sample, ...p.sample])].slice(0, 40);
   into.templates = [...into.templates, ...p.templates];
 }

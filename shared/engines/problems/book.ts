@@ -1,7 +1,7 @@
 import { createTemplateMiner, type TemplateMinerState } from './template-miner.ts';
 import { fnv1a, stableId } from './hash.ts';
 import { groupingKey, isFailure, signatureOf, type FailureScore, type FailureUnit } from './signature.ts';
-import { HOUR_MS, MAX_SAMPLE, MAX_TEMPLATES, TREND_HOURS, titleOf, versionKey, type Problem, type ProblemEvent } from './problem.ts';
+import { addOccurrences, HOUR_MS, MAX_SAMPLE, MAX_TEMPLATES, TREND_HOURS, titleOf, versionKey, type Problem, type ProblemEvent } from './problem.ts';
 import { lifecycleEvents, growthEvent, versionRates, type LifecycleOptions, type VersionRate } from './lifecycle.ts';
 
 /** Units of one agent version seen by the book (failed or not): the denominators of the rates. */
@@ -208,12 +208,7 @@ export function createProblemBook(options: ProblemBookOptions = {}, initial?: Pr
       const into = resolveMerged(intoId);
       if (!into || into.id === id) throw new RangeError(`cannot merge ${id} into ${intoId}`);
       p.merged_into = { id: into.id, reason, at_ms: atMs };
-      into.count += p.count;
-      into.first_seen_ms = Math.min(into.first_seen_ms, p.first_seen_ms);
-      into.last_seen_ms = Math.max(into.last_seen_ms, p.last_seen_ms);
-      for (const [k, n] of Object.entries(p.by_version)) into.by_version[k] = (into.by_version[k] ?? 0) + n;
-      for (const [k, n] of Object.entries(p.checks)) into.checks[k] = (into.checks[k] ?? 0) + n;
-      for (const [k, n] of Object.entries(p.trend)) into.trend[k] = (into.trend[k] ?? 0) + n;
+      addOccurrences(into, p);
       for (const u of p.sample) insertSample(into.sample, u);
       changed.add(id);
       changed.add(into.id);

@@ -2,7 +2,7 @@ export { createProblemBook, OVERFLOW_KEY } from './book.ts';
 export type { Observation, ProblemBook, ProblemBookOptions, ProblemBookState, UnitRef, VersionCount } from './book.ts';
 export { versionRates } from './lifecycle.ts';
 export type { LifecycleOptions, VersionRate } from './lifecycle.ts';
-export { splitVersionKey, versionKey } from './problem.ts';
+export { addOccurrences, splitVersionKey, versionKey } from './problem.ts';
 export type { Problem, ProblemEvent, ProblemState, ProblemTemplate } from './problem.ts';
 export { groupingKey, isFailure, signatureOf, verdictOf } from './signature.ts';
 export type { CauseKind, FailurePoint, FailureScore, FailureSignature, FailureUnit } from './signature.ts';

@@ -94,3 +94,13 @@ export function titleOf(p: Pick<Problem, 'cause' | 'tool' | 'error_class' | 'sha
   const title = p.agent ? `${p.agent}: ${text}` : text;
   return title.length > 160 ? `${title.slice(0, 159)}…` : title;
 }
+
+/** Adds `p`'s occurrences to `into` (a merge): counts, first and last seen, per version, per check, per hour. Samples and templates are the caller's. */
+export function addOccurrences(into: Problem, p: Problem): void {
+  into.count += p.count;
+  into.first_seen_ms = Math.min(into.first_seen_ms, p.first_seen_ms);
+  into.last_seen_ms = Math.max(into.last_seen_ms, p.last_seen_ms);
+  for (const [k, n] of Object.entries(p.by_version)) into.by_version[k] = (into.by_version[k] ?? 0) + n;
+  for (const [k, n] of Object.entries(p.checks)) into.checks[k] = (into.checks[k] ?? 0) + n;
+  for (const [k, n] of Object.entries(p.trend)) into.trend[k] = (into.trend[k] ?? 0) + n;
+}

@@ -43,6 +43,26 @@ const RECIPES: Array<{ label: string; name: string; toolMessageName?: string; en
   { label: 'python-openai with EVENT_ONLY', name: 'python-openai', env: { OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'EVENT_ONLY' }, after: 'python-openai' },
 ];
 
+/** The same agents with content capture off: their unit names the setting that turns it on, in the API and on its page. */
+const CONTENT_OFF: Array<{ label: string; name: string; after: string; value: string; scope: string; fix: string }> = [
+  {
+    label: 'node-openai with content off',
+    name: 'node-openai',
+    after: 'node-openai',
+    value: 'false',
+    scope: '@opentelemetry/instrumentation-openai',
+    fix: 'Set OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true (or pass `captureMessageContent: true` to `new OpenAIInstrumentation()`), and export logs as well as traces: this instrumentation sends the messages as log records, to /v1/logs.',
+  },
+  {
+    label: 'python-openai with content off',
+    name: 'python-openai',
+    after: 'python-openai with EVENT_ONLY',
+    value: 'NO_CONTENT',
+    scope: 'opentelemetry.util.genai.handler',
+    fix: 'Set OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY (or SPAN_AND_EVENT). This version ignores the value true that older versions took, and captures no content with it.',
+  },
+];
+
 interface RecipeRun {
   traceId: string;
   stdout: string;
@@ -115,7 +135,8 @@ describe('the recipes in examples/', () => {
     up = await startEmbeddedUp(dataDir, await embeddedPorts(), {});
     const env = { OTEL_EXPORTER_OTLP_ENDPOINT: up.collectorUrl, OTEL_EXPORTER_OTLP_HEADERS: `Authorization=Bearer ${ingestKey}`, OPENAI_BASE_URL: `${modelServer.url()}/v1` };
     const slot = limited(PARALLEL);
-    for (const { label, name, env: own, after } of RECIPES) {
+    const variants = [...RECIPES, ...CONTENT_OFF.map(({ label, name, after, value }) => ({ label, name, after, env: { OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: value } }))];
+    for (const { label, name, env: own, after } of variants) {
       const first = after ? runs.get(after)!.catch(() => undefined) : Promise.resolve();
       const recipe = first.then(() => slot(() => runRecipe(name, { ...env, ...own })));
       // Each test awaits its own run; a failure is reported there, not as an unhandled rejection.
@@ -158,5 +179,22 @@ describe('the recipes in examples/', () => {
       { role: 'assistant', content: ANSWER },
     ]);
     expect(body.unit.tool_calls).toEqual([{ id: call.id, name: 'get_weather', arguments: '{"city":"Paris"}', result: RESULT, error: null }]);
+  });
+
+  it.each(CONTENT_OFF)('$label: the unit has no dialog and names the setting, in the API and on its page', { timeout: RECIPE_TIMEOUT_MS * 3 }, async ({ label, scope, fix }) => {
+    const done = await runs.get(label)!;
+    seconds[label] = done.seconds;
+    const headers = { authorization: `Bearer ${readKey}` };
+    const body = await waitFor(
+      async () => {
+        const res = await fetch(`${up.apiUrl}/api/v1/units/${done.traceId}`, { headers, signal: AbortSignal.timeout(10_000) });
+        return res.status === 200 ? ((await res.json()) as { unit: { messages: unknown[]; diagnostics: Array<{ code: string; scope: string | null; fix: string }> } }) : undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 250, description: `the unit of ${label}'s trace` },
+    );
+    const diagnostics = body.unit.diagnostics.map((d) => ({ code: d.code, scope: d.scope?.split(' ')[0] ?? null, fix: d.fix }));
+    expect(diagnostics).toEqual([{ code: 'content_not_captured', scope, fix }]);
+    const page = await (await fetch(`${up.apiUrl}/units/${done.traceId}`, { headers })).text();
+    expect(page).toContain(`<span data-fix>${fix}</span>`);
   });
 });

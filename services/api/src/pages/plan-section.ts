@@ -25,9 +25,9 @@ const filtersText = (m: Monitor): string => {
 const budgetText = (m: Monitor): string =>
   m.budget ? [m.budget.calls_per_minute !== undefined ? `${m.budget.calls_per_minute} judge calls/min` : null, m.budget.usd_per_day !== undefined ? `$${m.budget.usd_per_day}/day` : null].filter(Boolean).join(', ') : '–';
 
-/** What a PUT takes: the monitor without its project and timestamps. */
-function inputOf(m: Monitor): MonitorInput {
-  const { project: _p, created_at_ms: _c, updated_at_ms: _u, ...input } = m;
+/** What a PUT takes: the monitor without its project, timestamps and where the plan read it from. */
+function inputOf(m: PlannedMonitor): MonitorInput {
+  const { project: _p, created_at_ms: _c, updated_at_ms: _u, source: _s, ...input } = m;
   return input;
 }
 

@@ -94,7 +94,7 @@ for (const mode of MODES) {
       expect(preview.json?.warning).toBe(warning);
       await page.fill('form[data-monitor-form] textarea', JSON.stringify(MONITOR));
       await page.click('form[data-monitor-form] button[type=submit]');
-      await page.waitForFunction(() => (globalThis as unknown as { document: Document }).document.querySelector('form[data-monitor-form] button[type=submit]')?.textContent === 'Save anyway');
+      await page.waitForFunction(() => (globalThis as unknown as { document: { querySelector(s: string): { textContent: string | null } | null } }).document.querySelector('form[data-monitor-form] button[type=submit]')?.textContent === 'Save anyway');
       expect(await page.textContent('form[data-monitor-form] [data-result]')).toBe(`${warning} Click "Save anyway" to save it.`);
       expect(await page.locator('form[data-monitor-form] [data-preview] li').allTextContents()).toEqual(['alpha (trace units): task_completed', 'beta (trace units): no check runs']);
       expect((await call('GET', '/api/v1/monitors')).json?.monitors).toEqual([]);

@@ -7,7 +7,7 @@ import { createSilentLogger } from '../../shared/runtime/logging/index.ts';
 import { createMetrics } from '../../shared/kit/metrics/index.ts';
 import { createDuckDbStore } from '../../shared/adapters/store/index.ts';
 import { createApp } from '../../services/api/src/index.ts';
-import { headingAnchors, relativeLinks, wordCount } from './markdown-links.ts';
+import { headingAnchors, relativeLinks, sectionWords, wordCount } from './markdown-links.ts';
 
 // The README is what a newcomer reads in five minutes; the reference lives in docs/, one page per
 // subject, each linked from the README. These tests keep it that way.
@@ -51,6 +51,21 @@ describe('README.md', () => {
 describe('docs/', () => {
   it.each(pages.map((p) => [relative(ROOT, p), p]))('%s has no relative link to a missing file or heading', (_name, page) => {
     expect(brokenLinks(page)).toEqual([]);
+  });
+});
+
+/** A page a person scans: no stretch of prose longer than this without a heading (tables and code apart). */
+const MAX_SECTION_WORDS = 900;
+
+describe('docs/ pages are sectioned', () => {
+  it.each(pages.map((p) => [relative(ROOT, p), p]))('%s has a heading at least every 900 words of prose', (_name, page) => {
+    expect(sectionWords(read(page)).filter((s) => s.words > MAX_SECTION_WORDS)).toEqual([]);
+  });
+
+  it('docs/configuration.md groups its variables under a section per component', () => {
+    const sections = read(join(DOCS, 'configuration.md')).split(/^## /m);
+    expect(sections[0]).not.toMatch(/^\| `/m);
+    expect(sections.length).toBeGreaterThanOrEqual(8);
   });
 });
 

@@ -34,3 +34,14 @@ export function headingAnchors(text: string): Set<string> {
   }
   return anchors;
 }
+
+/** Each heading's section (the text up to the next heading, code blocks and table rows left out) with its prose's word count; the text before the first heading is `(top)`. */
+export function sectionWords(text: string): Array<{ heading: string; words: number }> {
+  const sections: Array<{ heading: string; words: number }> = [{ heading: '(top)', words: 0 }];
+  for (const line of withoutFences(text).split('\n')) {
+    const heading = /^#{1,6}\s+(.+?)\s*#*\s*$/.exec(line);
+    if (heading) sections.push({ heading: heading[1], words: 0 });
+    else if (!line.startsWith('|')) sections[sections.length - 1].words += wordCount(line);
+  }
+  return sections;
+}

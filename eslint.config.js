@@ -18,8 +18,20 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/no-explicit-any': 'error',
-      'no-restricted-syntax': ['error', { selector: 'ExportAllDeclaration', message: 'No `export *`: name what a module exports.' }],
+      'no-restricted-syntax': [
+        'error',
+        { selector: 'ExportAllDeclaration', message: 'No `export *`: name what a module exports.' },
+        {
+          selector: "ClassDeclaration[superClass.name='Error'], ClassExpression[superClass.name='Error']",
+          message: 'Extend RetriableError or PermanentError (shared/runtime/errors): every error says whether trying again can help.',
+        },
+      ],
     },
+  },
+  {
+    // The two roots themselves; tests, and the published client (its own package).
+    files: ['shared/runtime/errors/index.ts', '**/*.test.ts', 'test/**/*.ts', 'clients/**/*.ts'],
+    rules: { 'no-restricted-syntax': ['error', { selector: 'ExportAllDeclaration', message: 'No `export *`: name what a module exports.' }] },
   },
   {
     // Dependencies run cli -> services | tools -> shared, never back; shared/engines/checks stays pure.

@@ -2,6 +2,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { Config } from '../shared/runtime/config/index.ts';
+import { PermanentError } from '../shared/runtime/errors/index.ts';
 
 // Talking to a running `tracecheck up`: it holds the embedded DuckDB file, so a command that reads
 // or writes the store goes through that server's API instead. `up` states where its API listens in
@@ -58,7 +59,7 @@ export function findRunningServer(config: Pick<Config, 'clickhouse' | 'dataDir'>
 }
 
 /** A refusal or failure of the running server, said so that the user knows what to do. */
-export class ServerApiError extends Error {
+export class ServerApiError extends PermanentError {
   constructor(
     message: string,
     /** The HTTP status, when the server answered. */

@@ -1,6 +1,7 @@
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import type { CheckDefinition, CheckRegistry } from '../../shared/engines/checks/index.ts';
 import { CheckDefinitionError, createCheckRegistry, definitionVersion } from '../../shared/engines/checks/index.ts';
+import { PermanentError } from '../../shared/runtime/errors/index.ts';
 
 /**
  * The user's own checks: JSON Lines of check definitions (TRACECHECK_CHECK_DEFINITIONS), one
@@ -18,7 +19,7 @@ export interface UserChecks {
   save(def: CheckDefinition): { version: string; created: boolean; versions: number };
 }
 
-export class CheckStoreError extends Error {
+export class CheckStoreError extends PermanentError {
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
     this.name = 'CheckStoreError';

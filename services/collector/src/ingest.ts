@@ -1,5 +1,5 @@
 import { BusFullError, type Producer } from '../../../shared/adapters/bus/index.ts';
-import { errorMessage, isRetriable } from '../../../shared/runtime/errors/index.ts';
+import { errorMessage, isRetriable, RetriableError } from '../../../shared/runtime/errors/index.ts';
 import { createSerialQueue } from '../../../shared/runtime/flow/index.ts';
 import type { Logger } from '../../../shared/runtime/logging/index.ts';
 import type { ConvertPool } from './convert/convert-pool.ts';
@@ -70,9 +70,7 @@ export interface Ingest {
   exportLogs(decode: () => LazyLogsRequest, project?: string, body?: ExportBody): Promise<IngestResult>;
 }
 
-class ProduceTimeoutError extends Error {
-  readonly retriable = true as const;
-}
+class ProduceTimeoutError extends RetriableError {}
 
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;

@@ -1,3 +1,5 @@
+import { PermanentError } from '../../runtime/errors/index.ts';
+
 /** A duration as rules write it: a positive integer and one unit, `ms`, `s`, `m`, `h` or `d`. */
 export const DURATION_PATTERN = /^[1-9][0-9]{0,8}(ms|s|m|h|d)$/;
 
@@ -6,7 +8,7 @@ export const MAX_DURATION_MS = 90 * 24 * 3_600_000;
 
 const UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
-export class DurationError extends Error {
+export class DurationError extends PermanentError {
   constructor(message: string) {
     super(message);
     this.name = 'DurationError';

@@ -59,6 +59,8 @@ export interface BuiltinCheckDefinition extends DefinitionCommon {
 
 export type CheckDefinition = ModelCheckDefinition | CodeCheckDefinition | BuiltinCheckDefinition;
 
+// shared/engines/checks imports only its own folder and the schemas: permanent by its `retriable` field, which isRetriable reads.
+// eslint-disable-next-line no-restricted-syntax
 export class CheckDefinitionError extends Error {
   readonly retriable = false as const;
   constructor(readonly problems: string[]) {

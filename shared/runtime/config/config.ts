@@ -7,6 +7,7 @@ import { PROJECT_SHARES_ENV, projectSharesOf, type ProjectShares } from './proje
 import { parseAddressList, type AddressList } from '../http/index.ts';
 import { domainList } from './domain-list.ts';
 import { REDACTION_MODES, redactionRulesFromJson, type RedactionMode, type RedactionRule } from './redaction.ts';
+import { PermanentError } from '../errors/index.ts';
 
 const port = z.coerce.number().int().min(0).max(65_535);
 const positiveInt = z.coerce.number().int().positive();
@@ -270,7 +271,7 @@ export interface Config {
   retention: { days: number | null; intervalMs: number; allowLonger: boolean };
 }
 
-export class ConfigError extends Error {
+export class ConfigError extends PermanentError {
   constructor(readonly problems: string[]) {
     super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
     this.name = 'ConfigError';

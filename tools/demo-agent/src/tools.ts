@@ -1,4 +1,5 @@
 import type OpenAI from 'openai';
+import { PermanentError } from '../../../shared/runtime/errors/index.ts';
 
 /** The demo's real tools: local functions the agent runs when the model asks for them. */
 export const TOOL_DEFINITIONS: OpenAI.ChatCompletionFunctionTool[] = [
@@ -27,7 +28,7 @@ const WEATHER: Record<string, { forecast: string; temperature_c: number }> = {
   'new york': { forecast: 'windy', temperature_c: 18 },
 };
 
-export class ToolFailure extends Error {
+export class ToolFailure extends PermanentError {
   override name = 'ToolFailure';
 }
 

@@ -10,6 +10,7 @@ import { hashHex } from './hash.ts';
 import { ChatRequestSchema } from './request.ts';
 import { responsesBody, responsesToChat, ResponsesRequestSchema } from './responses.ts';
 import { respond, type JudgeAnswer } from './respond.ts';
+import { PermanentError } from '../../../shared/runtime/errors/index.ts';
 
 export interface ModelServerOptions {
   host?: string;
@@ -28,7 +29,7 @@ export const MOCK_MODELS = ['mock-accurate', 'mock-sloppy', 'mock-judge', TEXT_O
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
 const MAX_DELAY_MS = 60_000;
 
-class HttpError extends Error {
+class HttpError extends PermanentError {
   constructor(
     readonly status: number,
     message: string,

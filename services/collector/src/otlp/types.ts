@@ -1,5 +1,6 @@
 /** Plain JS attributes: kvlist → object, array → array, int64 → number (or decimal string past 2^53), bytes → base64. */
 export type Attributes = Record<string, unknown>;
+import { PermanentError } from '../../../../shared/runtime/errors/index.ts';
 
 export interface DecodedEvent {
   name: string;
@@ -102,7 +103,7 @@ export type OtlpEncoding = 'protobuf' | 'json';
  * Thrown while converting one span or log record that cannot be accepted; the decoder turns it
  * into `invalid` on that item, so the rest of the export goes on.
  */
-export class InvalidItemError extends Error {
+export class InvalidItemError extends PermanentError {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'InvalidItemError';
@@ -110,8 +111,7 @@ export class InvalidItemError extends Error {
 }
 
 /** Thrown when a body cannot be decoded at all (→ 400 / INVALID_ARGUMENT). */
-export class DecodeError extends Error {
-  readonly retriable = false as const;
+export class DecodeError extends PermanentError {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'DecodeError';

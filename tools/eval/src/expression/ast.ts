@@ -1,3 +1,5 @@
+import { PermanentError } from '../../../../shared/runtime/errors/index.ts';
+
 export type Expr =
   | { kind: 'literal'; value: string | number | boolean | null; pos: number }
   | { kind: 'list'; items: Expr[]; pos: number }
@@ -12,7 +14,7 @@ export type Expr =
 export type BinaryOp = '+' | '-' | '*' | '/' | '%' | '==' | '!=' | '<' | '<=' | '>' | '>=' | 'in' | 'not in';
 
 /** A user expression that cannot be parsed or evaluated; `pos` is the 0-based column. */
-export class ExpressionError extends Error {
+export class ExpressionError extends PermanentError {
   constructor(
     message: string,
     readonly pos: number,

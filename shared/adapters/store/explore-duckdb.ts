@@ -24,7 +24,8 @@ const VERDICTS: Record<ExploreVerdict | 'any', string> = {
   not_run: `status = 'not_run'`,
 };
 
-const ROW_SELECT = [...UNIT_SUMMARY_COLUMNS, ...EXPLORE_ROW_COLUMNS].map(q).join(', ');
+// The row's badges come with it (units.score_badges, see duckdb-badges.ts).
+const ROW_SELECT = [...UNIT_SUMMARY_COLUMNS, ...EXPLORE_ROW_COLUMNS, 'score_badges'].map(q).join(', ');
 
 export function exploreDuckDbSql(nq: NormalizedExplore): { sql: string; values: DuckDBValue[] } {
   const w = whereClause(nq.conditions);
@@ -43,13 +44,4 @@ export function exploreDuckDbSql(nq: NormalizedExplore): { sql: string; values: 
   const extra = parts.map((p) => ` AND ${p}`).join('');
   const sqlText = `SELECT ${ROW_SELECT}, ${key} AS sort_key FROM units${w.sql}${extra} ORDER BY sort_key ${desc ? 'DESC' : 'ASC'}, unit_id LIMIT ${w.bind(nq.limit)}`;
   return { sql: sqlText, values: w.values };
-}
-
-export function exploreScoresDuckDbSql(project: string, unitIds: readonly string[]): { sql: string; values: DuckDBValue[] } {
-  const values: DuckDBValue[] = [project, ...unitIds];
-  const list = unitIds.map((_, i) => `$${i + 2}`).join(', ');
-  return {
-    sql: `SELECT unit_id, "check", check_version, status, passed, value FROM scores WHERE project = $1 AND unit_id IN (${list}) ORDER BY unit_id, "check", check_version`,
-    values,
-  };
 }

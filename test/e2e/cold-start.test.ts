@@ -12,7 +12,7 @@ import { startService, type ServiceProcess } from '../helpers/service-processes.
 
 const ROUNDS = 20;
 const SERVICES = ['collector', 'assembler', 'scorer', 'api'] as const;
-const SCHEMA = ['docs', 'score_revisions', 'scores', 'unit_revisions', 'units'];
+const SCHEMA = ['docs', 'score_revisions', 'scores', 'unit_revisions', 'unit_times', 'units'];
 
 async function tablesOf(database: string): Promise<string[]> {
   const client = createClient({ url: testClickHouseUrl() });

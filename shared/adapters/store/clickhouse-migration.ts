@@ -26,6 +26,7 @@ import { UNIT_REVISION_INSERT_COLUMNS, col } from './clickhouse-writes.ts';
 import { SCORE_FIELDS } from './rows.ts';
 import { joinSql, sql } from './sql-quote.ts';
 import { FINAL_SAFE_SETTINGS } from './clickhouse-filters.ts';
+import { UNIT_TIMES, unitTimesFillSql, unitTimesTableSql } from './clickhouse-unit-times.ts';
 
 export interface ClickHouseMigrationOptions {
   connection: ClickHouseConnection;
@@ -48,7 +49,7 @@ const COLUMN_EXISTS = 44;
  * revision history (a database from before revisions gets its units and scores as revision 1).
  * `migrate()` runs once per store; a failed run may be tried again.
  */
-export function createClickHouseMigration(options: ClickHouseMigrationOptions): { migrate: () => Promise<void>; shardedCluster: () => string | undefined } {
+export function createClickHouseMigration(options: ClickHouseMigrationOptions): { migrate: () => Promise<void>; shardedCluster: () => string | undefined; hasUnitTimes: () => boolean } {
   const { connection, log } = options;
   const { select, command, database } = connection;
   const cluster = options.cluster;
@@ -59,6 +60,8 @@ export function createClickHouseMigration(options: ClickHouseMigrationOptions): 
   let migrated: Promise<void> | null = null;
   /** Whether the cluster has several shards (Distributed tables over Replicated ones), from system.clusters. */
   let sharded = false;
+  /** Whether the explorer's time table is there (a single server, once migrated). */
+  let unitTimes = false;
 
   async function detectFeatures(): Promise<ClickHouseFeatures> {
     if (features) return features;
@@ -123,6 +126,7 @@ export function createClickHouseMigration(options: ClickHouseMigrationOptions): 
       const indexes = await select('skip indexes', sql`SELECT name FROM system.data_skipping_indices WHERE database = ${options.database} AND table = 'units' AND name = ${SEARCH_INDEX}`);
       if (indexes.length === 0) for (const text of searchIndexSql(schema)) await command('add search index to units', text);
     }
+    if (cluster === undefined) await ensureUnitTimes(f, schema);
     const history = await select('tables', sql`SELECT name FROM system.tables WHERE database = ${options.database} AND name = 'unit_revisions'`);
     // A replicated database is new since revisions: nothing to copy (and no RENAME across the cluster).
     if (history.length === 0 && cluster === undefined) await copyToRevisions(f, schema);
@@ -130,6 +134,23 @@ export function createClickHouseMigration(options: ClickHouseMigrationOptions): 
     await command('create score revisions table', table(scoreRevisionsTableSql(f, schema)));
     // Tables of a single server (made before the cluster was configured) would take writes unreplicated.
     if (cluster !== undefined && (await checkReplicatedSchema(connection, options.database)) !== 'complete') throw notReplicated();
+  }
+
+  /**
+   * The explorer's time-ordered table (clickhouse-unit-times.ts), on a single server. A database
+   * from before it gets a copy of its units, made under another name and renamed at the end, so a
+   * start that dies half-way copies again next time.
+   */
+  async function ensureUnitTimes(f: ClickHouseFeatures, schema: { database: string; ttlDays: number | undefined }): Promise<void> {
+    const present = await select('tables', sql`SELECT name FROM system.tables WHERE database = ${options.database} AND name = ${UNIT_TIMES}`);
+    if (present.length === 0) {
+      const copy = `${UNIT_TIMES}_migrating`;
+      await command('drop unit times copy', `DROP TABLE IF EXISTS ${database}.${copy}`);
+      await command('create unit times copy', unitTimesTableSql(f, schema, copy));
+      await command('copy units to unit times', unitTimesFillSql(options.database, copy));
+      await command('put unit times in place', `RENAME TABLE ${database}.${copy} TO ${database}.${UNIT_TIMES}`);
+    }
+    unitTimes = true;
   }
 
   function notReplicated(): PermanentError {
@@ -208,5 +229,6 @@ export function createClickHouseMigration(options: ClickHouseMigrationOptions): 
     migrate,
     /** The cluster when it has several shards (known once migrated): retention then goes to the local tables. */
     shardedCluster: () => (sharded ? cluster : undefined),
+    hasUnitTimes: () => unitTimes,
   };
 }

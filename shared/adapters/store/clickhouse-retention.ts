@@ -2,6 +2,7 @@ import type { ClickHouseConnection } from './clickhouse-connection.ts';
 import { RETENTION_TABLES, checkCut, type RetentionCut } from './retention.ts';
 import { joinSql, sql, sqlIdentifier, type SqlFragment } from './sql-quote.ts';
 import { localTable } from './clickhouse-shards.ts';
+import { UNIT_TIMES } from './clickhouse-unit-times.ts';
 
 function projectCondition(cut: RetentionCut): SqlFragment {
   if (cut.project !== undefined) return sql` AND project = ${cut.project}`;
@@ -17,11 +18,13 @@ function projectCondition(cut: RetentionCut): SqlFragment {
  * goes to the Replicated tables under the Distributed ones, ON CLUSTER: one replica of each shard
  * takes it, and the shard's other replicas follow through ZooKeeper/Keeper.
  */
-export async function removeOlderThanClickHouse(connection: ClickHouseConnection, cut: RetentionCut, shardedCluster?: string): Promise<void> {
+export async function removeOlderThanClickHouse(connection: ClickHouseConnection, cut: RetentionCut, shardedCluster?: string, unitTimes = false): Promise<void> {
   checkCut(cut);
   const { db } = connection;
   const target = (table: string): SqlFragment => (shardedCluster === undefined ? sqlIdentifier(table) : sql`${sqlIdentifier(localTable(table))} ON CLUSTER ${sqlIdentifier(shardedCluster)}`);
-  for (const { table, column } of RETENTION_TABLES) {
+  // The explorer's time table (a single server's) loses the rows `units` does.
+  const tables = unitTimes ? [...RETENTION_TABLES, { table: UNIT_TIMES, column: 'assembled_at_ms' }] : RETENTION_TABLES;
+  for (const { table, column } of tables) {
     const q = sql`ALTER TABLE ${db}.${target(table)} DELETE WHERE ${sqlIdentifier(column)} < ${cut.cutoffMs}${projectCondition(cut)}`;
     await connection.command(`retention ${table}`, q.sqlText);
   }

@@ -55,8 +55,8 @@ export function createClickHouseStore(options: ClickHouseStoreOptions): Store {
   const connection = createClickHouseConnection(options);
   const { db, select, insert } = connection;
   const nextWriteSeq = createWriteSequence();
-  const { migrate, shardedCluster } = createClickHouseMigration({ connection, database: options.database, ttlDays: options.ttlDays, cluster: options.cluster, log });
-  const writes = createClickHouseWrites({ connection, migrate, nextWriteSeq, log });
+  const { migrate, shardedCluster, hasUnitTimes } = createClickHouseMigration({ connection, database: options.database, ttlDays: options.ttlDays, cluster: options.cluster, log });
+  const writes = createClickHouseWrites({ connection, migrate, nextWriteSeq, hasUnitTimes, log });
 
   // Documents: the latest row per key decides (argMax by write_seq), deleted ones are dropped after.
   async function readDocs(action: string, keyConditions: Condition[], beforeMs: number | null, limit: number): Promise<StoredDoc[]> {
@@ -88,7 +88,7 @@ export function createClickHouseStore(options: ClickHouseStoreOptions): Store {
 
     async removeOlderThan(cut: RetentionCut) {
       await migrate();
-      await removeOlderThanClickHouse(connection, cut, shardedCluster());
+      await removeOlderThanClickHouse(connection, cut, shardedCluster(), hasUnitTimes());
     },
 
     async tableBytes() {
@@ -243,7 +243,7 @@ FROM ${db}.scores FINAL${scoreFilters(nq.conditions)} GROUP BY check_name, t${sp
       const nq = normalizeExplore(query);
       if (nq.empty) return [];
       await migrate();
-      return exploreClickHouse(connection, nq, Date.now());
+      return exploreClickHouse(connection, nq, Date.now(), hasUnitTimes());
     },
 
     async putDoc(doc: StoredDoc) {

@@ -7,6 +7,7 @@ import { SCORE_FIELDS, UNIT_COLUMNS, scoreToRow } from './rows.ts';
 import { UNIT_REVISION_COLUMNS, rowToUnitRevision, unitRevisionRow } from './revisions.ts';
 import { knownRevisions, writeScoredUnitsWith, type ScoredUnitsPlan } from './scored-unit-write.ts';
 import { joinSql, sql } from './sql-quote.ts';
+import { UNIT_TIMES, UNIT_TIMES_COLUMNS } from './clickhouse-unit-times.ts';
 
 // `check` is a keyword (CHECK TABLE); quoting it everywhere keeps the SQL unambiguous.
 export const col = (name: string): string => (name === 'check' ? '`check`' : name);
@@ -16,12 +17,16 @@ export const UNIT_REVISION_INSERT_COLUMNS: [string, ...string[]] = ['write_seq',
 // Rows migrated from before revisions carry no hashes: their JSON is read to compute them.
 export const REVISION_SELECT = sql`unit_id, project, revision, content_hash, model_output_hash, messages_hash, span_count, assembled_at_ms, stored_at_ms, if(content_hash = '', unit_json, '') AS legacy_json`;
 
+const unitTimesRow = (r: Record<string, unknown>): Record<string, unknown> => Object.fromEntries(UNIT_TIMES_COLUMNS.map((c) => [c, r[c]]));
+
 export interface ClickHouseWritesDeps {
   connection: ClickHouseConnection;
   /** Brings the schema up to date (once); every write waits for it. */
   migrate: () => Promise<void>;
   /** Stamps each row: a later row of a key wins on read and merge. */
   nextWriteSeq: () => number;
+  /** Whether `units` rows are also written to the explorer's time table (known once migrated). */
+  hasUnitTimes: () => boolean;
   log: Logger;
 }
 
@@ -30,7 +35,7 @@ export interface ClickHouseWritesDeps {
  * keeps a key's row with the highest version once merged; reads use FINAL or argMax).
  */
 export function createClickHouseWrites(deps: ClickHouseWritesDeps) {
-  const { connection, migrate, nextWriteSeq, log } = deps;
+  const { connection, migrate, nextWriteSeq, hasUnitTimes, log } = deps;
   const { db, select, insert } = connection;
 
   // Revisions are decided from what is stored, so two writes of this process never decide at once.
@@ -82,12 +87,13 @@ export function createClickHouseWrites(deps: ClickHouseWritesDeps) {
       if (d.latest) unitRows.push({ ...row, assembled_at_ms: version, revision: d.revision, truncated: row.truncated ? 1 : 0, write_seq: nextWriteSeq() });
     }
     for (const k of known) latest.set(k.unit_id, Math.max(latest.get(k.unit_id) ?? 0, k.revision));
-    // The four inserts run at once (one round trip's wait, not four). Any of them failing fails the
+    // The inserts run at once (one round trip's wait, not four). Any of them failing fails the
     // write, and its retry (the same content) decides the same revisions again: a revision already in
     // the history is found by its hash, one that is not gets the same next number.
     await Promise.all([
       revisionRows.length > 0 ? insert('writeUnitRevisions', 'unit_revisions', UNIT_REVISION_INSERT_COLUMNS, revisionRows) : null,
       unitRows.length > 0 ? insert('writeUnits', 'units', UNIT_INSERT_COLUMNS, unitRows) : null,
+      unitRows.length > 0 && hasUnitTimes() ? insert('writeUnitTimes', UNIT_TIMES, [...UNIT_TIMES_COLUMNS], unitRows.map(unitTimesRow)) : null,
       writeScores(plan.scores, latest),
     ]);
   }

@@ -1,4 +1,5 @@
 import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
+import { BADGES_BACKFILL, badgesBeforeScoreCut } from './duckdb-badges.ts';
 import { q } from './duckdb-schema.ts';
 import { RETENTION_TABLES, checkCut, type RetentionCut } from './retention.ts';
 
@@ -24,8 +25,12 @@ export async function removeOlderThanDuckDb(c: DuckDBConnection, cut: RetentionC
   checkCut(cut);
   for (const { table, column } of RETENTION_TABLES) {
     const values: DuckDBValue[] = [cut.cutoffMs];
-    await c.run(`DELETE FROM ${q(table)} WHERE ${q(column)} < $1${projectCondition(cut, values)}`, values);
+    const condition = `${q(column)} < $1${projectCondition(cut, values)}`;
+    // A kept unit loses the badges of its deleted scores: they are read again once deleted.
+    if (table === 'scores') await c.run(badgesBeforeScoreCut(condition), values);
+    await c.run(`DELETE FROM ${q(table)} WHERE ${condition}`, values);
   }
+  for (const statement of BADGES_BACKFILL) await c.run(statement);
   if (cut.docKinds.length > 0) {
     const values: DuckDBValue[] = [cut.cutoffMs];
     const kinds = cut.docKinds.map((k) => {

@@ -1,6 +1,7 @@
 import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
 import type { Logger } from '../../runtime/logging/index.ts';
 import { DEFAULT_PROJECT } from './conditions.ts';
+import { BADGES_BACKFILL } from './duckdb-badges.ts';
 import { dropPrimaryKeys } from './duckdb-drop-keys.ts';
 import { inTransaction } from './duckdb-sql.ts';
 import { SCORE_FIELDS, UNIT_COLUMNS } from './rows.ts';
@@ -90,7 +91,8 @@ ${columnDefs(SCORE_COLUMNS)}
 
 const UNITS_DDL = `CREATE TABLE IF NOT EXISTS units (
 ${columnDefs(UNIT_COLUMN_TYPES)},
-  revision INTEGER DEFAULT 1
+  revision INTEGER DEFAULT 1,
+  score_badges VARCHAR
 )`;
 
 const UNIT_REVISIONS_DDL = `CREATE TABLE IF NOT EXISTS unit_revisions (
@@ -127,6 +129,8 @@ const ADD_PROJECT_COLUMNS = [
   `ALTER TABLE units ADD COLUMN IF NOT EXISTS step_figures VARCHAR`,
   // The explorer's search text; filled for earlier units by SEARCH_TEXT_BACKFILL.
   `ALTER TABLE units ADD COLUMN IF NOT EXISTS search_text VARCHAR`,
+  // The explorer's score badges (duckdb-badges.ts); NULL until BADGES_BACKFILL fills them.
+  `ALTER TABLE units ADD COLUMN IF NOT EXISTS score_badges VARCHAR`,
 ];
 
 // Units stored before the search text are searched in their lower-cased JSON (dialog and all).
@@ -162,6 +166,7 @@ export const UNIT_STAGING_COLUMNS: readonly Column[] = [
   c('stored_at_ms', 'BIGINT'),
   c('is_latest', 'BOOLEAN'),
   c('fresh', 'BOOLEAN'),
+  c('score_badges', 'VARCHAR', true),
 ];
 export type UnitStagingRow = Record<(typeof UNIT_STAGING_COLUMNS)[number]['name'], DuckDBValue>;
 
@@ -182,6 +187,7 @@ export async function migrateDuckDb(c: DuckDBConnection, log: Logger): Promise<v
     if (copyLegacy) for (const statement of COPY_LEGACY) await c.run(statement);
   });
   await c.run(SEARCH_TEXT_BACKFILL);
+  for (const statement of BADGES_BACKFILL) await c.run(statement);
   await dropPrimaryKeys(c, log, { units: UNITS_DDL, scores: SCORES_DDL, unit_revisions: UNIT_REVISIONS_DDL, score_revisions: SCORE_REVISIONS_DDL });
   // Staging tables of earlier versions (temporary, so only within this connection) are rebuilt.
   await c.run(`DROP TABLE IF EXISTS temp.${UNITS_STAGING}`);

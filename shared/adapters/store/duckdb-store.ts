@@ -12,7 +12,8 @@ import type { AggregateQuery, DocQuery, ScoreQuery, ScoredUnit, Store, StoredDoc
 import { normalizeAggregateQuery, normalizeUnitQuery, revisionConditions, type Condition } from './conditions.ts';
 import { SCORE_STAGING_COLUMNS, SCORES_STAGING, migrateDuckDb, q } from './duckdb-schema.ts';
 import { classify, inTransaction, whereClause } from './duckdb-sql.ts';
-import { REVISION_SELECT, SCORE_WRITES, moveThroughStaging, readRevisions, writePlan } from './duckdb-writes.ts';
+import { REVISION_SELECT, SCORE_WRITES, badgesOfStagedScores, moveThroughStaging, readRevisions, writePlan } from './duckdb-writes.ts';
+import { parseBadges } from './duckdb-badges.ts';
 import { UNIT_SUMMARY_COLUMNS, docLimit, docToRow, finiteNumber, rowToAggregate, rowToDoc, rowToUnitSummary, rowToValueCount, text } from './monitoring-rows.ts';
 import { SCORE_FIELDS, jsonToUnit, lastPerScoreKey, normalizeScoreQuery, rowsToScores, scoreToRow } from './rows.ts';
 import { rowToUnitRevision, throwIfRefused } from './revisions.ts';
@@ -21,8 +22,8 @@ import { writeScoredUnitsWith } from './scored-unit-write.ts';
 import { removeOlderThanDuckDb, tableBytesDuckDb } from './duckdb-retention.ts';
 import { createStoredUnitIds, readIfStored, type StoredUnitIds } from './stored-unit-ids.ts';
 import type { RetentionCut } from './retention.ts';
-import { exploreFields, normalizeExplore, rowToBadge, type ExploreQuery, type ScoreBadge } from './explore.ts';
-import { exploreDuckDbSql, exploreScoresDuckDbSql } from './explore-duckdb.ts';
+import { exploreFields, normalizeExplore, type ExploreQuery } from './explore.ts';
+import { exploreDuckDbSql } from './explore-duckdb.ts';
 
 export interface DuckDbStoreOptions {
   /** A file path (its directory is created if missing) or `:memory:`. */
@@ -152,7 +153,7 @@ export function createDuckDbStore(options: DuckDbStoreOptions): Store {
       if (scores.length === 0) return;
       const rows = lastPerScoreKey(scores.map(scoreToRow)).map((r) => ({ ...r, to_latest: null }));
       await ensureMigrated();
-      await serialized('writeScores', (c) => inTransaction(c, log, () => moveThroughStaging(c, SCORES_STAGING, SCORE_STAGING_COLUMNS, rows, SCORE_WRITES(rows, 'any'))));
+      await serialized('writeScores', (c) => inTransaction(c, log, () => moveThroughStaging(c, SCORES_STAGING, SCORE_STAGING_COLUMNS, rows, SCORE_WRITES(rows, 'any'), () => badgesOfStagedScores(c))));
     },
 
     async getUnitRevision(unitId: string, project?: string, revision?: number) {
@@ -334,12 +335,7 @@ FROM scores${w.sql} GROUP BY 1, 2${split ? ', 3, 4' : ''} ORDER BY 1, 2${split ?
       const page = exploreDuckDbSql(nq);
       await ensureMigrated();
       const rows = await serialized('exploreUnits', async (c) => (await c.runAndReadAll(page.sql, page.values)).getRowObjectsJS());
-      if (rows.length === 0) return [];
-      const scores = exploreScoresDuckDbSql(nq.project, rows.map((r) => (r.unit_id as string)));
-      const scoreRows = await serialized('exploreScores', async (c) => (await c.runAndReadAll(scores.sql, scores.values)).getRowObjectsJS());
-      const badges = new Map<string, ScoreBadge[]>();
-      for (const r of scoreRows) badges.set((r.unit_id as string), [...(badges.get((r.unit_id as string)) ?? []), rowToBadge(r)]);
-      return rows.map((r) => ({ ...rowToUnitSummary(r), ...exploreFields(r), scores: badges.get((r.unit_id as string)) ?? [] }));
+      return rows.map((r) => ({ ...rowToUnitSummary(r), ...exploreFields(r), scores: parseBadges(r.score_badges) }));
     },
 
     async putDoc(doc: StoredDoc) {

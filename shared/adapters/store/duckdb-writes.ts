@@ -4,6 +4,7 @@ import type { UnitRevision } from './contract.ts';
 import { SCORE_STAGING_COLUMNS, SCORES_STAGING, UNIT_STAGING_COLUMNS, UNITS_STAGING, q, type UnitStagingRow } from './duckdb-schema.ts';
 import { SCORE_FIELDS, UNIT_COLUMNS, lastPerScoreKey, scoreToRow, type ScoreRow } from './rows.ts';
 import { idChunks } from './id-chunks.ts';
+import { mergeBadges, scoresByUnit, storedBadges, updateBadges, type BadgeScore } from './duckdb-badges.ts';
 import { rowToUnitRevision } from './revisions.ts';
 import type { ScoredUnitsPlan } from './scored-unit-write.ts';
 
@@ -58,7 +59,7 @@ const UNIT_WRITES = (prior: readonly string[]): StagedStatement[] => {
   return [
     { sql: `INSERT INTO unit_revisions SELECT unit_id, project, revision, content_hash, model_output_hash, messages_hash, span_count, assembled_at_ms, stored_at_ms, unit_json FROM ${UNITS_STAGING} WHERE fresh` },
     ...deletesOf(prior, (inList) => `DELETE FROM units WHERE unit_id IN (${inList})`),
-    { sql: `INSERT INTO units (${cols}, revision) SELECT ${values}, revision FROM ${UNITS_STAGING} WHERE is_latest` },
+    { sql: `INSERT INTO units (${cols}, revision, score_badges) SELECT ${values}, revision, score_badges FROM ${UNITS_STAGING} WHERE is_latest` },
   ];
 };
 
@@ -77,8 +78,18 @@ function appendCell(appender: DuckDBAppender, value: DuckDBValue): void {
   else appender.appendValue(value);
 }
 
-/** Appends rows to a staging table, runs the statements that move them, and empties it. Inside a transaction. */
-export async function moveThroughStaging<K extends string>(c: DuckDBConnection, staging: string, columns: readonly K[], rows: readonly Record<K, DuckDBValue>[], statements: readonly StagedStatement[]): Promise<void> {
+/**
+ * Appends rows to a staging table, runs the statements that move them (then `moved`, while the
+ * staged rows are still there), and empties it. Inside a transaction.
+ */
+export async function moveThroughStaging<K extends string>(
+  c: DuckDBConnection,
+  staging: string,
+  columns: readonly K[],
+  rows: readonly Record<K, DuckDBValue>[],
+  statements: readonly StagedStatement[],
+  moved?: () => Promise<void>,
+): Promise<void> {
   if (rows.length === 0) return;
   await c.run(`DELETE FROM ${staging}`);
   const appender = await c.createAppender(staging, 'main', 'temp');
@@ -92,6 +103,7 @@ export async function moveThroughStaging<K extends string>(c: DuckDBConnection, 
     appender.closeSync();
   }
   for (const statement of statements) await c.run(statement.sql, statement.values);
+  if (moved) await moved();
   await c.run(`DELETE FROM ${staging}`);
 }
 
@@ -112,13 +124,44 @@ export async function writePlan(c: DuckDBConnection, plan: ScoredUnitsPlan): Pro
   const staged = new Map<string, UnitStagingRow>();
   for (const { decision: d, row, fingerprint } of plan.accepted) {
     latest.set(d.unit_id, Math.max(latest.get(d.unit_id) ?? 0, d.revision));
-    staged.set(JSON.stringify([d.unit_id, d.revision]), { ...row, revision: d.revision, ...fingerprint, stored_at_ms: plan.storedAtMs, is_latest: d.latest, fresh: d.fresh });
+    staged.set(JSON.stringify([d.unit_id, d.revision]), { ...row, revision: d.revision, ...fingerprint, stored_at_ms: plan.storedAtMs, is_latest: d.latest, fresh: d.fresh, score_badges: null });
   }
   const stagedRows = [...staged.values()];
   // A stored unit's row is replaced when this write carries its latest revision.
   const replaced = prior.filter((id) => staged.get(JSON.stringify([id, latest.get(id)]))?.is_latest === true);
-  await moveThroughStaging(c, UNITS_STAGING, UNIT_STAGING_COLUMNS.map((x) => x.name), stagedRows, UNIT_WRITES(replaced));
   const scoreRows = lastPerScoreKey(plan.scores.map(scoreToRow)).map((r) => ({ ...r, to_latest: Number(r.unit_revision) >= (latest.get(String(r.unit_id)) ?? 0) }));
+  // The badges of every unit written or scored: those stored (read before its row is replaced) with this write's scores.
+  const current = scoreRows.filter((r) => r.to_latest).map(badgeScore);
+  const badgeUnits = new Set([...stagedRows.filter((r) => r.is_latest === true).map((r) => String(r.unit_id)), ...current.map((s) => s.unit_id)]);
+  const before = await storedBadges(c, [...badgeUnits].filter((id) => priorSet.has(id)));
+  const byUnit = scoresByUnit(current);
+  const badges = new Map([...badgeUnits].map((id) => [id, mergeBadges(before.get(id) ?? [], byUnit.get(id) ?? [])]));
+  for (const r of stagedRows) if (r.is_latest === true) r.score_badges = badges.get(String(r.unit_id)) ?? '[]';
+  await moveThroughStaging(c, UNITS_STAGING, UNIT_STAGING_COLUMNS.map((x) => x.name), stagedRows, UNIT_WRITES(replaced));
   const scoredPrior = [...new Set(scoreRows.map((r) => String(r.unit_id)))].filter((id) => priorSet.has(id));
   await moveThroughStaging(c, SCORES_STAGING, SCORE_STAGING_COLUMNS, scoreRows, SCORE_WRITES(scoreRows, scoredPrior));
+  // Units scored here whose rows this write did not replace.
+  const inserted = new Set(stagedRows.filter((r) => r.is_latest === true).map((r) => String(r.unit_id)));
+  await updateBadges(c, new Map([...badges].filter(([id]) => !inserted.has(id) && before.has(id))));
+}
+
+export const badgeScore = (r: Record<string, unknown>): BadgeScore => ({
+  unit_id: String(r.unit_id),
+  check: String(r.check),
+  check_version: String(r.check_version),
+  status: String(r.status),
+  passed: r.passed === null || r.passed === undefined ? null : r.passed === true || Number(r.passed) === 1,
+  value: typeof r.value === 'number' ? r.value : null,
+});
+
+/**
+ * Scores written on their own (their units stored before): after they are moved, the badges of
+ * the units whose latest revision they are of. Runs while the scores are staged.
+ */
+export async function badgesOfStagedScores(c: DuckDBConnection): Promise<void> {
+  const rows = (await c.runAndReadAll(`SELECT unit_id, "check", check_version, status, passed, value FROM ${SCORES_STAGING} WHERE to_latest`)).getRowObjectsJS();
+  if (rows.length === 0) return;
+  const byUnit = scoresByUnit(rows.map(badgeScore));
+  const before = await storedBadges(c, [...byUnit.keys()]);
+  await updateBadges(c, new Map([...before.keys()].map((id) => [id, mergeBadges(before.get(id) ?? [], byUnit.get(id) ?? [])])));
 }

@@ -3,6 +3,7 @@ import { where } from './clickhouse-filters.ts';
 import { EXPLORE_ROW_COLUMNS, exploreFields, rowToBadge, type ExploreRow, type ExploreSort, type ExploreVerdict, type NormalizedExplore } from './explore.ts';
 import { UNIT_SUMMARY_COLUMNS, rowToUnitSummary } from './monitoring-rows.ts';
 import { joinSql, sql, sqlIdentifier, type SqlFragment } from './sql-quote.ts';
+import { UNIT_TIMES } from './clickhouse-unit-times.ts';
 
 // The explorer's listing on ClickHouse (any version from 18.16). Values are quoted (sql-quote.ts).
 // `units` is a ReplacingMergeTree(assembled_at_ms) keyed by unit_id: a unit's latest revision is
@@ -37,6 +38,12 @@ const VERDICTS: Record<ExploreVerdict | 'any', SqlFragment> = {
  * so a rare word paid for the window and then the table (docs/benchmarks.md#explorer).
  */
 export const TIME_WINDOWS_MS: readonly number[] = [3_600_000];
+
+/**
+ * With the time table (clickhouse-unit-times.ts) a window is a range of its primary key, so wider
+ * windows cost in proportion to what they hold: an hour, a day, a week, 30 days, then everything.
+ */
+export const INDEXED_TIME_WINDOWS_MS: readonly number[] = [3_600_000, 86_400_000, 7 * 86_400_000, 30 * 86_400_000];
 
 /** `%word%` for LIKE: the word's own `\\`, `%` and `_` match themselves. */
 export const likeContaining = (word: string): string => `%${word.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
@@ -91,12 +98,12 @@ const orderSql = (nq: NormalizedExplore): SqlFragment => sql`ORDER BY sort_key $
  * matches, with the row's identity (assembled_at_ms, write_seq). A scan without FINAL reads only
  * the filter columns; `fromMs` bounds end_time_ms in PREWHERE (a time window).
  */
-export function candidatesSql(db: SqlFragment, nq: NormalizedExplore, after: Position | null, k: number, fromMs: number | null): SqlFragment {
+export function candidatesSql(db: SqlFragment, nq: NormalizedExplore, after: Position | null, k: number, fromMs: number | null, table: 'units' | typeof UNIT_TIMES = 'units'): SqlFragment {
   const parts: SqlFragment[] = [...contentConditions(nq), ...afterSql(nq, after)];
   if (nq.check !== null) parts.push(sql`unit_id IN (${checkSql(db, { ...nq, check: nq.check }, null)})`);
   const extra = parts.length > 0 ? sql` AND ${joinSql(parts, ' AND ')}` : sql``;
   const window = fromMs === null ? sql`` : sql` PREWHERE end_time_ms >= ${Math.floor(fromMs)}`;
-  return sql`SELECT unit_id, ${SORT_KEYS[nq.sort]} AS sort_key, assembled_at_ms, write_seq FROM ${db}.units${window}${where(nq.conditions)}${extra} ${orderSql(nq)} LIMIT ${k}`;
+  return sql`SELECT unit_id, ${SORT_KEYS[nq.sort]} AS sort_key, assembled_at_ms, write_seq FROM ${db}.${sqlIdentifier(table)}${window}${where(nq.conditions)}${extra} ${orderSql(nq)} LIMIT ${k}`;
 }
 
 /** The latest row of each unit (no filter: the caller compares it with the candidate rows). */
@@ -112,14 +119,17 @@ const identity = (r: Record<string, unknown>): string => `${String(r.unit_id)}\n
  * before the whole table: when it holds `k` rows they are the first `k` of the table too (every
  * row outside it ended earlier).
  */
-async function candidates(connection: ClickHouseConnection, nq: NormalizedExplore, after: Position | null, k: number, nowMs: number): Promise<Record<string, unknown>[]> {
+async function candidates(connection: ClickHouseConnection, nq: NormalizedExplore, after: Position | null, k: number, nowMs: number, unitTimes: boolean): Promise<Record<string, unknown>[]> {
+  // A search reads `units` (the search text, and its ngram index where the server has one).
+  const table = unitTimes && nq.words.length === 0 ? UNIT_TIMES : 'units';
   // A check filter's scores subquery would run again in every round: one round reads it once.
   const windowed = nq.sort === 'time' && nq.order === 'desc' && nq.check === null && nq.words.length === 0;
   const anchor = after?.key ?? nowMs;
-  const lows: Array<number | null> = windowed ? [...TIME_WINDOWS_MS.map((w) => anchor - w), null] : [null];
+  const windows = table === UNIT_TIMES ? INDEXED_TIME_WINDOWS_MS : TIME_WINDOWS_MS;
+  const lows: Array<number | null> = windowed ? [...windows.map((w) => anchor - w), null] : [null];
   let rows: Record<string, unknown>[] = [];
   for (const low of lows) {
-    rows = await connection.select('exploreCandidates', candidatesSql(connection.db, nq, after, k, low));
+    rows = await connection.select('exploreCandidates', candidatesSql(connection.db, nq, after, k, low, table));
     if (rows.length >= k) return rows;
   }
   return rows;
@@ -139,13 +149,13 @@ function compare(nq: NormalizedExplore, a: Position, b: Position): number {
  * to it are exact; when superseded revisions crowded the candidates out of a full page, the next
  * round starts after the last candidate.
  */
-async function explorePage(connection: ClickHouseConnection, nq: NormalizedExplore, nowMs: number): Promise<Record<string, unknown>[]> {
+async function explorePage(connection: ClickHouseConnection, nq: NormalizedExplore, nowMs: number, unitTimes: boolean): Promise<Record<string, unknown>[]> {
   // Room for a few superseded revisions among the candidates; more cost another round.
   const k = nq.limit + 20;
   const out: Record<string, unknown>[] = [];
   let after: Position | null = nq.after;
   for (;;) {
-    const found = await candidates(connection, nq, after, k, nowMs);
+    const found = await candidates(connection, nq, after, k, nowMs, unitTimes);
     if (found.length === 0) return out;
     const last = found[found.length - 1];
     const boundary: Position = { key: num(last.sort_key), unit_id: String(last.unit_id) };
@@ -167,11 +177,12 @@ async function explorePage(connection: ClickHouseConnection, nq: NormalizedExplo
 
 /**
  * The rows of a page with their latest scores as badges. `nowMs` anchors the time windows of a
- * first newest-first page (a later page's anchor is its cursor).
+ * first newest-first page (a later page's anchor is its cursor); `unitTimes`: candidates come from
+ * the time table (but a search's).
  */
-export async function exploreClickHouse(connection: ClickHouseConnection, nq: NormalizedExplore, nowMs: number): Promise<ExploreRow[]> {
+export async function exploreClickHouse(connection: ClickHouseConnection, nq: NormalizedExplore, nowMs: number, unitTimes = false): Promise<ExploreRow[]> {
   const db = connection.db;
-  const rows = await explorePage(connection, nq, nowMs);
+  const rows = await explorePage(connection, nq, nowMs, unitTimes);
   if (rows.length === 0) return [];
   // The latest row of each (check, unit, check version), as FINAL would merge them.
   const scoreRows = await connection.select(

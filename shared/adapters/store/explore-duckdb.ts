@@ -16,15 +16,21 @@ const SORT_KEYS: Record<ExploreSort, string> = {
   tokens: 'coalesce(input_tokens + output_tokens, -1)',
 };
 
-const VERDICTS: Record<ExploreVerdict | 'any', string> = {
-  any: 'true',
-  pass: `status = 'ok' AND passed`,
-  fail: `status = 'ok' AND NOT passed`,
-  error: `status = 'error'`,
-  not_run: `status = 'not_run'`,
+/**
+ * What a check-and-verdict filter asks of one of the unit's badges (units.score_badges), as the
+ * JSON `json_contains` finds among them: the badges are the unit's rows of `scores`, so this is the
+ * semi-join with `scores` it replaces, without scanning that table (duckdb-badges.ts).
+ */
+const VERDICTS: Record<ExploreVerdict | 'any', Record<string, string | boolean>> = {
+  any: {},
+  pass: { status: 'ok', passed: true },
+  fail: { status: 'ok', passed: false },
+  error: { status: 'error' },
+  not_run: { status: 'not_run' },
 };
 
-const ROW_SELECT = [...UNIT_SUMMARY_COLUMNS, ...EXPLORE_ROW_COLUMNS].map(q).join(', ');
+// The row's badges come with it (units.score_badges, see duckdb-badges.ts).
+const ROW_SELECT = [...UNIT_SUMMARY_COLUMNS, ...EXPLORE_ROW_COLUMNS, 'score_badges'].map(q).join(', ');
 
 export function exploreDuckDbSql(nq: NormalizedExplore): { sql: string; values: DuckDBValue[] } {
   const w = whereClause(nq.conditions);
@@ -34,7 +40,7 @@ export function exploreDuckDbSql(nq: NormalizedExplore): { sql: string; values: 
   if (nq.toolLine !== null) parts.push(`contains(chr(10) || coalesce(step_figures, ''), ${w.bind(nq.toolLine)})`);
   if (nq.model !== null) parts.push(`(model = ${w.bind(nq.model.name)} OR contains(chr(10) || coalesce(step_figures, ''), ${w.bind(nq.model.line)}))`);
   if (nq.check !== null) {
-    parts.push(`unit_id IN (SELECT unit_id FROM scores WHERE project = ${w.bind(nq.project)} AND "check" = ${w.bind(nq.check.name)} AND ${VERDICTS[nq.check.verdict ?? 'any']})`);
+    parts.push(`json_contains(score_badges, ${w.bind(JSON.stringify({ check: nq.check.name, ...VERDICTS[nq.check.verdict ?? 'any'] }))})`);
   }
   if (nq.after !== null) {
     const k = w.bind(nq.after.key);
@@ -43,13 +49,4 @@ export function exploreDuckDbSql(nq: NormalizedExplore): { sql: string; values: 
   const extra = parts.map((p) => ` AND ${p}`).join('');
   const sqlText = `SELECT ${ROW_SELECT}, ${key} AS sort_key FROM units${w.sql}${extra} ORDER BY sort_key ${desc ? 'DESC' : 'ASC'}, unit_id LIMIT ${w.bind(nq.limit)}`;
   return { sql: sqlText, values: w.values };
-}
-
-export function exploreScoresDuckDbSql(project: string, unitIds: readonly string[]): { sql: string; values: DuckDBValue[] } {
-  const values: DuckDBValue[] = [project, ...unitIds];
-  const list = unitIds.map((_, i) => `$${i + 2}`).join(', ');
-  return {
-    sql: `SELECT unit_id, "check", check_version, status, passed, value FROM scores WHERE project = $1 AND unit_id IN (${list}) ORDER BY unit_id, "check", check_version`,
-    values,
-  };
 }

@@ -140,6 +140,7 @@ export function describeClickHouseStoreSuite(label: string, target: ClickHouseTa
         ['score_revisions', 'ReplacingMergeTree'],
         ['scores', 'ReplacingMergeTree'],
         ['unit_revisions', 'ReplacingMergeTree'],
+        ['unit_times', 'MergeTree'],
         ['units', 'ReplacingMergeTree'],
       ]);
     });

@@ -14,7 +14,7 @@ import { makeScore, makeUnit } from './store-fixtures.ts';
 
 /** The lease cases on the ClickHouse at `url()`, administered through `admin()` (both known once the file's servers are up). */
 export function describeSchemaLease(label: string, url: () => string, admin: () => ClickHouseClient): void {
-  const SCHEMA = ['docs', 'score_revisions', 'scores', 'unit_revisions', 'units'];
+  const SCHEMA = ['docs', 'score_revisions', 'scores', 'unit_revisions', 'unit_times', 'units'];
   const databases: string[] = [];
   const log = createSilentLogger();
   afterAll(async () => {

@@ -43,6 +43,18 @@ function exportOf(n: number): { ids: string[]; body: string } {
   return { ids, body: JSON.stringify({ resourceSpans: parts.flatMap((p) => p.resourceSpans) }) };
 }
 
+/** One trace's export split in two: its root alone, and every other span. */
+function splitTrace(): { id: string; root: string; children: string } {
+  const traceId = randomBytes(16).toString('hex');
+  const body = JSON.parse(largeTraceExport(traceId, 'wide', 0, SPANS)) as { resourceSpans: Array<{ scopeSpans: Array<{ spans: Array<{ parentSpanId?: string }> }> }> };
+  const part = (keep: (s: { parentSpanId?: string }) => boolean) => {
+    const copy = structuredClone(body);
+    for (const r of copy.resourceSpans) for (const sc of r.scopeSpans) sc.spans = sc.spans.filter(keep);
+    return JSON.stringify(copy);
+  };
+  return { id: traceId, root: part((s) => s.parentSpanId === undefined), children: part((s) => s.parentSpanId !== undefined) };
+}
+
 async function post(url: string, body: string): Promise<{ status: number; retryAfter: string | null; text: string }> {
   const res = await fetch(`${url}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
   return { status: res.status, retryAfter: res.headers.get('retry-after'), text: await res.text() };
@@ -56,7 +68,7 @@ describe('backpressure by time behind, embedded', () => {
 
   const groups = { assembler: uniqueName('lag-assembler'), scorer: uniqueName('lag-scorer'), sessions: uniqueName('lag-sessions'), problems: uniqueName('lag-problems') };
 
-  it('answers 429 + Retry-After once a stage left a record unread past TRACECHECK_MAX_LAG_MS, 200 once it caught up, and scores every accepted trace once', async () => {
+  it('answers 429 + Retry-After once a stage left a record unread past TRACECHECK_MAX_LAG_MS, 200 once it caught up, scores every accepted trace once, and closes the root-less part of a trace whose root it refused within 15 s', async () => {
     const config = loadConfig({
       TRACECHECK_DATA_DIR: mkdtempSync(join(tmpdir(), 'tracecheck-lag-')),
       TRACECHECK_OTLP_HTTP_PORT: '0',
@@ -75,6 +87,9 @@ describe('backpressure by time behind, embedded', () => {
     stops.push(await startAll(pipeline.components, log));
     const url = pipeline.collectorUrl();
     const acknowledged: string[] = [];
+    // A trace whose children are taken now, and whose root will be refused.
+    const split = splitTrace();
+    expect((await post(url, split.children)).status).toBe(200);
 
     // The scorer takes two units and waits on its judge; the units after them wait unread.
     const refused = await waitFor(
@@ -93,6 +108,8 @@ describe('backpressure by time behind, embedded', () => {
     const gauge = await lagged!.get();
     expect(gauge.values.find((v) => v.labels.topic === `lag.units.${id}`)!.value).toBeGreaterThan(MAX_LAG_MS / 1000);
     expect(acknowledged.length).toBeGreaterThan(2);
+    expect((await post(url, split.root)).status).toBe(429);
+    const refusedAt = Date.now();
 
     // The judge answers: the scorer catches up, and exports are taken again.
     judge.open();
@@ -114,7 +131,15 @@ describe('backpressure by time behind, embedded', () => {
     expect(scores.length).toBe(acknowledged.length * 2);
     expect(new Set(scores.map((s) => `${s.unit_id}/${s.check}`)).size).toBe(acknowledged.length * 2);
     expect((await pipeline.metrics.unitsScored.get()).values[0].value).toBe(acknowledged.length);
-    expect(judge.calls()).toBe(acknowledged.length);
-    process.stdout.write(`lag backpressure: ${acknowledged.length} traces acknowledged, each scored once\n`);
+
+    // The trace whose root was refused: its children make one unit, closed within the refused
+    // trace's grace (15 s) instead of the 300 s a root-less trace waits, scored once.
+    const fragment = await waitFor(async () => (await store.getUnit(split.id)) ?? undefined, { timeoutMs: 40_000, intervalMs: 200, description: 'the refused trace closed' });
+    const closedAfterMs = Date.now() - refusedAt;
+    expect(fragment.span_count).toBe(SPANS - 1);
+    await waitFor(async () => ((await store.queryScores({ unitId: split.id, limit: 100 })).length === 2 ? true : undefined), { timeoutMs: 10_000, description: 'the fragment scored' });
+    expect((await pipeline.metrics.unitsScored.get()).values[0].value).toBe(acknowledged.length + 1);
+    expect(judge.calls()).toBe(acknowledged.length + 1);
+    process.stdout.write(`lag backpressure: ${acknowledged.length} traces acknowledged, each scored once; the refused trace's ${SPANS - 1} spans closed ${closedAfterMs} ms after its root was refused\n`);
   }, 90_000);
 });

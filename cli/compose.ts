@@ -21,7 +21,7 @@ export function createBus(config: Config, log: Logger): { bus: Bus; close: () =>
     const bus = createKafkaBus({ brokers: config.kafka.brokers, clientId: config.kafka.clientId, lagIntervalMs: config.kafka.lagIntervalMs, maxRequestBytes: config.kafka.maxRequestBytes, sessionTimeoutMs: config.kafka.sessionTimeoutMs, heartbeatIntervalMs: Math.floor(config.kafka.sessionTimeoutMs / 10), log: log.child({ component: 'kafka' }) });
     return { bus: withTopicCreationRace(bus, log), close: () => Promise.resolve(), holdings: null };
   }
-  const bus = createInMemoryBus({ log: log.child({ component: 'bus' }), maxRetainedRecords: config.backlogMaxRecords, durable: { dir: resolve(config.bus.dir), fsync: config.bus.fsync, segmentBytes: config.bus.segmentBytes } });
+  const bus = createInMemoryBus({ log: log.child({ component: 'bus' }), maxRetainedRecords: config.backlogMaxRecords, maxLagMs: config.maxLagMs, durable: { dir: resolve(config.bus.dir), fsync: config.bus.fsync, segmentBytes: config.bus.segmentBytes } });
   return { bus, close: () => bus.close(), holdings: () => bus.holdings() };
 }
 

@@ -41,7 +41,7 @@ export function pipelineStatusReporter(w: StatusWiring): PipelineStatusReporter 
     if (w.busHoldings) {
       return w.busHoldings().flatMap((h) => {
         const stage = stageOf(h.topic, null);
-        return stage ? [{ stage, topic: h.topic, group: null, waiting: h.unread, error: null }] : [];
+        return stage ? [{ stage, topic: h.topic, group: null, waiting: h.unread, lag_ms: h.lagMs, error: null }] : [];
       });
     }
     return w.lag.health().consumers.flatMap((c) => {

@@ -111,6 +111,7 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
   let retention: RetentionJob | null = null;
   let collectorUrl = (): string => '';
   let collectorGrpcAddress = (): string => '';
+  let refusedTraces: ((project: string | undefined, traceIds: ReadonlySet<string>) => void) | null = null;
   // The scorer's sandbox also runs users' code checks for the API's POST /api/v1/checks/score and /checks/{name}/try.
   let apiCodeRunner: CodeRunner | undefined;
 
@@ -162,25 +163,28 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
       { sessionsTopic: topics.sessions, unitsTopic: topics.units, groupId: groupOf('sessions'), idleMs: config.sessionIdleMs, spill: config.spill },
       { bus, log, onLag, ...(store && assemblerReadsSessions ? { loadSessions: (ids: readonly string[], project: string) => store.getUnits(ids, project) } : {}) },
     );
+    const traceAssembler = createAssembler(
+      {
+        spansTopic: topics.spans,
+        unitsTopic: topics.units,
+        groupId: groupOf('assembler'),
+        graceMs: config.assembler.traceGraceMs,
+        completeGraceMs: config.assembler.traceCompleteGraceMs,
+        entryGraceMs: config.assembler.traceEntryGraceMs,
+        maxOpenMs: config.assembler.traceMaxOpenMs,
+        maxSpansPerTrace: config.assembler.maxSpansPerTrace,
+        replayRecords: config.assembler.replayRecords,
+        caps: { ...config.assembler.caps, projectShares: config.projectShares },
+        holdOpenTraces: config.assembler.holdOpenTraces,
+        spill: config.spill,
+        prices: loadPriceTable(config.pricesFile),
+      },
+      { bus, log, metrics, onLag },
+    );
+    // The collector of this process tells it which traces' exports it refused (429, 503).
+    refusedTraces = (project, traceIds) => traceAssembler.refused(project, traceIds);
     components.push(
-      createAssembler(
-        {
-          spansTopic: topics.spans,
-          unitsTopic: topics.units,
-          groupId: groupOf('assembler'),
-          graceMs: config.assembler.traceGraceMs,
-          completeGraceMs: config.assembler.traceCompleteGraceMs,
-          entryGraceMs: config.assembler.traceEntryGraceMs,
-          maxOpenMs: config.assembler.traceMaxOpenMs,
-          maxSpansPerTrace: config.assembler.maxSpansPerTrace,
-          replayRecords: config.assembler.replayRecords,
-          caps: { ...config.assembler.caps, projectShares: config.projectShares },
-          holdOpenTraces: config.assembler.holdOpenTraces,
-          spill: config.spill,
-          prices: loadPriceTable(config.pricesFile),
-        },
-        { bus, log, metrics, onLag },
-      ),
+      traceAssembler,
       sessionAggregator,
       // After the aggregator, so stopped before it: nothing is routed to an aggregator that stopped.
       createSessionRouter({ unitsTopic: topics.units, sessionsTopic: topics.sessions, groupId: `${groupOf('sessions')}-route` }, { bus, log, onLag }),
@@ -276,6 +280,7 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
         projectShares: { maxRootlessTraces: config.projectShares.maxRootlessTraces, maxRootlessBytes: config.projectShares.maxOpenBytes, maxOpenMs: config.assembler.traceMaxOpenMs },
       },
       producer,
+      ...(refusedTraces ? { onRefused: refusedTraces } : {}),
       ...(keyring ? { authorize: (header: string | undefined) => keyring.authenticate(header, ['ingest']).then(openAsDefault), metricsAccess: createMetricsAccess(keyring, config.metricsToken) } : {}),
       metrics,
       log,

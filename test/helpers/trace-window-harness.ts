@@ -26,6 +26,7 @@ export function createTraceWindowHarness(options: TraceWindowOptions) {
     release: (key: string): void => guarded.release(key),
     lowWaterMark: (partition: number): bigint | null => guarded.lowWaterMark(partition),
     openCount: (): number => window.openCount(),
+    refused: (traceIds: string[], nowMs: number, project?: string): void => window.refused(project, traceIds, nowMs),
     closedCount: (): number => window.closedCount(),
     openBytes: (): number => window.openBytes(),
     rootlessCount: (): number => window.rootlessCount(),

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PipelineStatus } from '../../../shared/kit/metrics/index.ts';
+import { pipelineCard } from './pages/pipeline-card.ts';
 import { combineStatus } from './pipeline-status.ts';
 
 const NOW = 1_000_000;
@@ -23,6 +24,18 @@ describe('combineStatus', () => {
     expect(answer.eta_ms).toBe(150_000);
     expect(answer.open_sessions).toEqual({ count: 3, idle_ms: 900_000 });
     expect(answer.problems).toEqual([]);
+  });
+
+  it('gives each stage the longest wait its in-process reports measured, and null where none measured one (Kafka)', () => {
+    const answer = combineStatus(
+      [
+        doc({ instance: 'a', stages: [{ stage: 'score', topic: 'u', group: null, waiting: 40, lag_ms: 7_200, error: null }, { stage: 'assemble', topic: 's', group: null, waiting: 0, lag_ms: 0, error: null }] }),
+        doc({ instance: 'b', stages: [{ stage: 'score', topic: 'u', group: null, waiting: 10, lag_ms: 300, error: null }, { stage: 'sessions', topic: 't', group: 'g', waiting: 3, error: null }] }),
+      ],
+      NOW,
+    );
+    expect(answer.stages.map((s) => [s.stage, s.lag_ms])).toEqual([['assemble', 0], ['score', 7_200], ['route', null], ['sessions', null]]);
+    expect(pipelineCard(answer).toString()).toContain('<div class="muted" data-lag>oldest waiting 7 s</div>');
   });
 
   it('says caught up, unknown, or that nothing reports', () => {

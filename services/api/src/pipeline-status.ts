@@ -28,6 +28,7 @@ const StageAnswerSchema = z.object({
   stage: z.enum(STAGES),
   label: z.string(),
   waiting: z.number().int().nullable().meta({ description: 'Records waiting, summed over the processes that run the stage; null: no process reported it.' }),
+  lag_ms: z.number().nullable().meta({ description: 'In process (embedded): how long the oldest record waiting has waited, the longest of the processes; past TRACECHECK_MAX_LAG_MS the collector answers 429. null: not measured (Kafka counts records).' }),
   error: z.string().nullable().meta({ description: 'Why the last measurement failed (the count is then the last known).' }),
 });
 
@@ -54,10 +55,12 @@ export function combineStatus(docs: readonly PipelineStatus[], nowMs: number): P
   const fresh = docs.filter((d) => d.written_at_ms >= nowMs - STALE_INTERVALS * d.interval_ms);
   const stages = STAGES.map((stage) => {
     const reports = fresh.flatMap((d) => d.stages.filter((s) => s.stage === stage));
+    const lags = reports.flatMap((s) => (typeof s.lag_ms === 'number' ? [s.lag_ms] : []));
     return {
       stage,
       label: STAGE_LABELS[stage],
       waiting: reports.length === 0 ? null : reports.reduce((n, s) => n + s.waiting, 0),
+      lag_ms: lags.length === 0 ? null : Math.max(...lags),
       error: reports.find((s) => s.error !== null)?.error ?? null,
     };
   });

@@ -18,9 +18,18 @@ export interface ClosingOptions {
   entryGraceMs?: number;
   /** A trace whose root never arrives is closed this long after its first span. */
   maxOpenMs: number;
+  /**
+   * A root-less trace some of whose spans the collector refused (429 or 503) closes this long after
+   * the refusal and its last span: the exporter's retry (after Retry-After) has had its time to
+   * bring the root. Default DEFAULT_TRACE_REFUSED_GRACE_MS.
+   */
+  refusedGraceMs?: number;
 }
 
-export type ClosingReason = 'root-ended' | 'span-limit' | 'max-open' | 'shutdown';
+/** Three times the collector's Retry-After (5 s): an exporter that retries has sent the root again by then. */
+export const DEFAULT_TRACE_REFUSED_GRACE_MS = 15_000;
+
+export type ClosingReason = 'root-ended' | 'span-limit' | 'root-refused' | 'max-open' | 'shutdown';
 
 /**
  * A tenth of the shortest grace, 10–1000 ms (20 ms for the default 200 ms complete-trace grace): a
@@ -35,6 +44,7 @@ export function defaultTickMs(graceMs: number, completeGraceMs: number | undefin
 export function createClosingPolicy(options: ClosingOptions, isFull: (t: OpenTrace) => boolean) {
   const entryGraceMs = options.entryGraceMs ?? Math.max(options.graceMs, DEFAULT_TRACE_ENTRY_GRACE_MS);
   const completeGraceMs = options.completeGraceMs ?? Math.min(options.graceMs, DEFAULT_TRACE_COMPLETE_GRACE_MS);
+  const refusedGraceMs = options.refusedGraceMs ?? DEFAULT_TRACE_REFUSED_GRACE_MS;
   return {
     /** A trace that got a record more recently than this cannot be ready (but for max-open). */
     shortestGraceMs: Math.min(completeGraceMs, options.graceMs, entryGraceMs),
@@ -48,6 +58,8 @@ export function createClosingPolicy(options: ClosingOptions, isFull: (t: OpenTra
       // committed (the in-process bus refuses new spans past its backlog, and a root that comes last
       // could never arrive). A later span, its root included, re-opens it like any late span.
       if (!force && isFull(t) && quietMs >= completeGraceMs) return 'span-limit';
+      // Its root was in an export the collector refused: unless the exporter sent it again, it never comes.
+      if (!t.rootSeen && t.refusedAtMs !== undefined && nowMs - Math.max(t.refusedAtMs, t.lastSeenMs) >= refusedGraceMs) return 'root-refused';
       if (nowMs - t.firstSeenMs >= options.maxOpenMs) return 'max-open';
       return null;
     },

@@ -68,7 +68,10 @@ export function parseSpanEnvelope(value: string, parsed?: unknown): SpanEnvelope
  * crash re-reads every record of every trace not yet published (at least once; units are
  * idempotent by id downstream). On stop, traces whose root has ended are published at once.
  */
-export function createAssembler(config: AssemblerConfig, deps: AssemblerDeps): WindowStage {
+/** The trace assembler; `refused`: the collector of this process refused an export with spans of these traces. */
+export type Assembler = WindowStage & { refused(project: string | undefined, traceIds: Iterable<string>): void };
+
+export function createAssembler(config: AssemblerConfig, deps: AssemblerDeps): Assembler {
   const log = deps.log.child({ component: 'assembler' });
   const options = config.prices ? { prices: createPriceTable(config.prices) } : {};
   const spill = config.spill ? createSpillStore(config.spill) : null;
@@ -83,7 +86,7 @@ export function createAssembler(config: AssemblerConfig, deps: AssemblerDeps): W
     ...config.caps,
   });
   const { assemble } = deps;
-  return createWindowStage(
+  const stage = createWindowStage(
     {
       name: 'assembler',
       in: config.spansTopic,
@@ -117,4 +120,6 @@ export function createAssembler(config: AssemblerConfig, deps: AssemblerDeps): W
       ...(deps.nowMs ? { nowMs: deps.nowMs } : {}),
     },
   );
+  const nowMs = deps.nowMs ?? Date.now;
+  return Object.assign(stage, { refused: (project: string | undefined, traceIds: Iterable<string>) => window.refused(project, traceIds, nowMs()) });
 }

@@ -28,6 +28,8 @@ export interface OpenTrace {
   firstSeenMs: number;
   lastSeenMs: number;
   rootSeen: boolean;
+  /** When the collector last refused an export with spans of this trace (see TraceWindow.refused). */
+  refusedAtMs?: number;
   /** Parent span ids that spans point at but that have not arrived. */
   missingParents: Set<string>;
   /** An entry span (SERVER, CONSUMER, agent run) ended: it stands in for a root never exported to us. */

@@ -23,6 +23,8 @@ export interface TraceWindowOptions extends ClosingOptions, ClosedTracesOptions,
 
 export type TraceWindow = Window<SpanEnvelope, TraceParts, Unit> & {
   closedCount(): number;
+  /** The collector refused an export with spans of these traces: their root-less ones close soon (refusedGraceMs). */
+  refused(project: string | undefined, traceIds: Iterable<string>, nowMs: number): void;
   /** Packed bytes held by open traces, and how many of them have no root yet, in all or of one project (see open-caps.ts). */
   openBytes(project?: string): number;
   rootlessCount(project?: string): number;
@@ -37,6 +39,9 @@ export type TraceWindow = Window<SpanEnvelope, TraceParts, Unit> & {
  * first is that project's trace, not this one's (it used to be refused and set aside, answered
  * 200 to the exporter). The two become two units.
  */
+/** Refused trace ids remembered until their spans are read (see `refused`). */
+const MAX_REFUSALS = 100_000;
+
 function traceKey(project: string, traceId: string): string {
   // The default project's key is the trace id itself (the key before projects had their own).
   return project === 'default' ? traceId : `${project}\u0000${traceId}`;
@@ -69,6 +74,8 @@ export function createTraceWindow(options: TraceWindowOptions): TraceWindow {
   /** Records handed out in a trace's parts, to where they were read (weak: as long as the caller holds them). */
   const positions = new WeakMap<object, RecordPosition>();
   let lastFullScanMs = 0;
+  /** Traces the collector refused spans of, by key, to when: those not read yet are marked when they are. */
+  const refusals = new Map<string, number>();
 
   function addTo(t: OpenTrace, envelope: SpanEnvelope, at: RecordPosition): void {
     if (envelope.kind === 'span') contents.addSpan(t, envelope, at);
@@ -159,9 +166,30 @@ export function createTraceWindow(options: TraceWindowOptions): TraceWindow {
       caps.grew(t, bytesBefore, rootBefore);
     }
     t.lastSeenMs = nowMs;
+    const refusedAt = refusals.get(key);
+    if (refusedAt !== undefined && !t.rootSeen) t.refusedAtMs = Math.max(t.refusedAtMs ?? 0, refusedAt);
     byLastSeen.delete(key);
     byLastSeen.set(key, t);
     return key;
+  }
+
+  /**
+   * The collector refused an export holding spans of these traces (none of it reached the bus): a
+   * root-less trace among them closes `refusedGraceMs` after, not `maxOpenMs`. Remembered for the
+   * traces whose earlier spans are not read yet (at most MAX_REFUSALS, the oldest forgotten first).
+   */
+  function refused(project: string | undefined, traceIds: Iterable<string>, nowMs: number): void {
+    for (const traceId of traceIds) {
+      const key = traceKey(project ?? 'default', traceId);
+      refusals.delete(key);
+      refusals.set(key, nowMs);
+      const t = open.get(key);
+      if (t && !t.rootSeen) t.refusedAtMs = nowMs;
+    }
+    for (const key of refusals.keys()) {
+      if (refusals.size <= MAX_REFUSALS) break;
+      refusals.delete(key);
+    }
   }
 
   /**
@@ -259,6 +287,7 @@ export function createTraceWindow(options: TraceWindowOptions): TraceWindow {
     add,
     restore,
     takeReady,
+    refused,
     confirm,
     release,
     openCount: () => open.size,

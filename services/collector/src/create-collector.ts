@@ -8,7 +8,7 @@ import { createAdmission } from './admission.ts';
 import { createGrpcReceiver } from './grpc/grpc-server.ts';
 import { createHttpReceiver } from './http/http-server.ts';
 import { throttleFailedAuth } from './auth-throttle.ts';
-import { createIngest, type Authorize } from './ingest.ts';
+import { createIngest, type Authorize, type IngestOptions } from './ingest.ts';
 import { createProjectShares, type ProjectShareLimits } from './project-shares.ts';
 import { withIngestMetrics } from './ingest-metrics.ts';
 import { createConvertPool } from './convert/convert-pool.ts';
@@ -79,6 +79,8 @@ export interface CollectorOptions {
   authorize?: Authorize;
   /** Counts spans received, accepted and rejected; the OTLP/HTTP receiver serves them at GET /metrics. */
   metrics?: Metrics;
+  /** See IngestOptions.onRefused: the trace ids of an export refused (429 or 503), for an assembler in this process. */
+  onRefused?: IngestOptions['onRefused'];
   /** Who may read GET /metrics (once API keys exist, the operator's token only); absent: anyone. */
   metricsAccess?: MetricsAccess;
   log: Logger;
@@ -135,6 +137,7 @@ export function createCollector(options: CollectorOptions): Collector {
     ...(pool ? { pool } : {}),
     ...(config.projectShares && options.authorize ? { shares: createProjectShares(config.projectShares) } : {}),
     ...(config.parsedRecords !== undefined ? { parsedRecords: config.parsedRecords } : {}),
+    ...(options.onRefused ? { onRefused: options.onRefused } : {}),
     ...(counter ? { onRedactions: (found: Record<string, number>) => {
       for (const [rule, n] of Object.entries(found)) counter.inc({ rule, mode }, n);
     } } : {}),

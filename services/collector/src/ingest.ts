@@ -51,6 +51,11 @@ export interface IngestOptions {
   shares?: ProjectShares;
   /** The producer hands `parsed` to its consumers (the in-process bus): the pool's records are parsed for it. Default true. */
   parsedRecords?: boolean;
+  /**
+   * An export was refused (429 or 503) after its conversion, none of it on the bus: the trace ids
+   * of its records, so that an assembler in this process closes their root-less parts soon.
+   */
+  onRefused?: (project: string | undefined, traceIds: ReadonlySet<string>) => void;
 }
 
 /** An export's raw body, for a conversion off this thread; `counted` hears how many items it held (metrics). */
@@ -116,8 +121,13 @@ export function createIngest(options: IngestOptions): Ingest {
     );
   }
 
-  async function answer(conversion: Conversion, produced: Promise<unknown>): Promise<IngestResult> {
+  const refused = (conversion: Conversion, project: string | undefined): void => {
+    if (options.onRefused && conversion.messages.length > 0) options.onRefused(project, new Set(conversion.messages.map((m) => m.key)));
+  };
+
+  async function answer(conversion: Conversion, produced: Promise<unknown>, project: string | undefined): Promise<IngestResult> {
     const err = await produced;
+    if (err !== null) refused(conversion, project);
     if (err !== null) {
       if (err instanceof BusFullError) {
         log.warn({ topic: options.topic }, 'pipeline behind: answering 429');
@@ -143,12 +153,13 @@ export function createIngest(options: IngestOptions): Ingest {
     const refusal = project !== undefined && options.shares ? options.shares.admit(project, conversion) : null;
     if (refusal === null) return { kind: 'converted', conversion, produced: startProduce(conversion) };
     log.debug({ project }, 'project over its share of traces waiting for a root: answering 429');
+    refused(conversion, project);
     return { kind: 'refused', result: { kind: 'busy', message: refusal, retryAfterSeconds: options.retryAfterSeconds } };
   }
 
-  async function run(work: () => Promise<Turn>): Promise<IngestResult> {
+  async function run(work: () => Promise<Turn>, project: string | undefined): Promise<IngestResult> {
     const done = await turns.run(work);
-    return done.kind === 'refused' ? done.result : answer(done.conversion, done.produced);
+    return done.kind === 'refused' ? done.result : answer(done.conversion, done.produced, project);
   }
 
   /**
@@ -174,7 +185,7 @@ export function createIngest(options: IngestOptions): Ingest {
       if (outcome.kind === 'too_many_items') return { kind: 'refused', result: { kind: 'too_many_items', message: outcome.message } };
       if (options.onRedactions) options.onRedactions(outcome.redactions);
       return produceOrRefuse(await conversionOf(outcome, options.parsedRecords ?? true), project);
-    });
+    }, project);
   }
 
   return {
@@ -188,7 +199,7 @@ export function createIngest(options: IngestOptions): Ingest {
           return { kind: 'refused', result: { kind: 'too_many_items', message: `${n} spans exceed the limit of ${options.maxSpansPerRequest} per request` } };
         }
         return produceOrRefuse(await traceRequestToMessagesInSlices(req, normalize), project);
-      });
+      }, project);
     },
     exportLogs(decode, project, body) {
       if (options.pool && body) return runPooled(options.pool, 'logs', body, project);
@@ -200,7 +211,7 @@ export function createIngest(options: IngestOptions): Ingest {
           return { kind: 'refused', result: { kind: 'too_many_items', message: `${n} log records exceed the limit of ${options.maxSpansPerRequest} per request` } };
         }
         return produceOrRefuse(await logsRequestToMessagesInSlices(req, normalize), project);
-      });
+      }, project);
     },
   };
 }

@@ -280,9 +280,9 @@ describe('in-process bus on disk', () => {
       const bytes = sent.reduce((n, m) => n + encodeFrame({ key: m.key, value: m.value, headers: m.headers ?? {}, timestampMs: 0 }).length, 0);
       // Read, uncommitted: none in memory (once the consumer idles), all of them on disk.
       await waitFor(() => bus.holdings()[0].inMemory === 0 || undefined, { timeoutMs: 5_000, description: 'memory emptied' });
-      expect(bus.holdings()).toEqual([{ topic: 't', inMemory: 0, unread: 0, onDiskBytes: bytes }]);
+      expect(bus.holdings()).toEqual([{ topic: 't', inMemory: 0, unread: 0, onDiskBytes: bytes, lagMs: 0 }]);
       await holding.shutdown();
-      expect(bus.holdings()).toEqual([{ topic: 't', inMemory: 0, unread: 400, onDiskBytes: bytes }]);
+      expect(bus.holdings()).toEqual([{ topic: 't', inMemory: 0, unread: 400, onDiskBytes: bytes, lagMs: 0 }]);
 
       const secondPass: BusMessage[] = [];
       const again = bus.createConsumer({ topic: 't', groupId: 'g', committableOffset: () => null, handle: (m) => Promise.resolve(void secondPass.push(m)) });

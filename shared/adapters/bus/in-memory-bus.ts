@@ -1,10 +1,10 @@
 import { PermanentError } from '../../runtime/errors/index.ts';
 import type { Logger } from '../../runtime/logging/index.ts';
 import { DEFAULT_BACKOFF, type BackoffPolicy } from './backoff.ts';
-import type { Bus, Producer } from './contract.ts';
+import type { Bus, Producer, ProducerOptions } from './contract.ts';
 import { createBusStorage, type BusStorageOptions } from './bus-storage.ts';
 import { createMemoryConsumer } from './memory-consumer.ts';
-import { createMemoryTopics, type TopicHoldings } from './memory-topics.ts';
+import { BusFullError, createMemoryTopics, type GroupLag, type TopicHoldings } from './memory-topics.ts';
 
 export interface InMemoryBusOptions {
   log: Logger;
@@ -34,12 +34,20 @@ export interface InMemoryBusOptions {
   };
   /** How often an idle consumer asks `committableOffset` again (handlers that finish later). Default 250 ms. */
   recommitMs?: number;
+  /**
+   * Backpressure by time: a producer created with `refuseWhenBehind` has its sends to that topic
+   * refused (BusFullError) while any running consumer of any topic has left a record unread for
+   * longer than this. Unset: only the bound in records applies.
+   */
+  maxLagMs?: number;
 }
 
 /** The in-process bus; `close()` writes the committed offsets and closes its log files. */
 export interface InMemoryBus extends Bus {
   /** What each topic holds in memory and on disk (for metrics and tests). */
   holdings(): TopicHoldings[];
+  /** Per topic and running consumer group: how long its oldest unread record has waited. */
+  lags(): GroupLag[];
   close(): Promise<void>;
 }
 
@@ -65,7 +73,15 @@ export function createInMemoryBus(options: InMemoryBusOptions): InMemoryBus {
   const activeMembers = new Set<string>();
   const recommitMs = options.recommitMs ?? 250;
 
-  const createProducer = (): Producer => {
+  /** Throws a BusFullError when some running consumer has left a record unread for longer than `maxLagMs`. */
+  const checkLag = (maxLagMs: number): void => {
+    let worst: GroupLag | null = null;
+    for (const l of topics.lags(Date.now())) if (l.lagMs > (worst?.lagMs ?? maxLagMs)) worst = l;
+    if (worst) throw new BusFullError(`consumer group ${worst.group} has not read a record of ${worst.topic} written ${worst.lagMs} ms ago (limit ${maxLagMs} ms, TRACECHECK_MAX_LAG_MS); retry later`);
+  };
+
+  const createProducer = (producerOptions?: ProducerOptions): Producer => {
+    const lagBound = producerOptions?.refuseWhenBehind && options.maxLagMs !== undefined ? { topic: producerOptions.refuseWhenBehind.topic, maxLagMs: options.maxLagMs } : null;
     let state: 'new' | 'started' | 'stopped' = 'new';
     return {
       name: 'bus.memory.producer',
@@ -76,6 +92,7 @@ export function createInMemoryBus(options: InMemoryBusOptions): InMemoryBus {
       send(topic, messages) {
         if (state !== 'started') return Promise.reject(new PermanentError(`producer is ${state === 'new' ? 'not started' : 'shut down'}`));
         try {
+          if (lagBound && topic === lagBound.topic) checkLag(lagBound.maxLagMs);
           return topics.append(topic, messages);
         } catch (err) {
           return Promise.reject(err instanceof Error ? err : new Error(String(err)));
@@ -104,6 +121,7 @@ export function createInMemoryBus(options: InMemoryBusOptions): InMemoryBus {
     createProducer,
     createConsumer: (consumerOptions) => createMemoryConsumer({ topics, consumerOptions, backoff, recommitMs, activeMembers, log }),
     holdings: () => topics.holdings(),
+    lags: () => topics.lags(Date.now()),
     ensureTopics() {
       return Promise.resolve();
     },

@@ -4,6 +4,7 @@ import type { BusMessage, OutgoingMessage } from './contract.ts';
 import type { CommittedOffsets } from './offset-file.ts';
 import { partitionForKey } from './partition-for-key.ts';
 import type { PartitionLog } from './partition-log.ts';
+import { ReadTimes } from './read-times.ts';
 import { RecordWindow } from './record-window.ts';
 import type { ReplayKeep } from './replay-keep-file.ts';
 
@@ -19,6 +20,15 @@ export interface TopicHoldings {
   unread: number;
   /** Bytes of the topic's log segments on disk (0 without `durable`). */
   onDiskBytes: number;
+  /** How long the oldest record a running consumer has not read yet has waited, its slowest group's (0: none waits). */
+  lagMs: number;
+}
+
+/** How long the oldest record of `topic` that `group`'s running consumer has not read yet has waited. */
+export interface GroupLag {
+  topic: string;
+  group: string;
+  lagMs: number;
 }
 
 export interface Partition {
@@ -37,6 +47,8 @@ export interface Partition {
   log: PartitionLog | null;
   /** Records being written to disk: counted against the limit, not yet readable. */
   pending: number;
+  /** When its records were written, for the lag in time of the records not read yet. */
+  times: ReadTimes;
 }
 
 export interface Topic {
@@ -91,7 +103,7 @@ export function createMemoryTopics(options: MemoryTopicsOptions) {
     if (!t) {
       t = {
         partitions: Array.from({ length: partitionCount }, (_, p): Partition => {
-          if (!storage) return { records: new RecordWindow(0), start: 0, log: null, pending: 0 };
+          if (!storage) return { records: new RecordWindow(0), start: 0, log: null, pending: 0, times: new ReadTimes() };
           const opened = storage.openPartition(name, p, (_start, end) => keepFromFor(committed, name, p, end));
           // A commit past the end can only follow a log written without fsync and cut by a power loss.
           for (const byTopic of committed.values()) {
@@ -99,8 +111,11 @@ export function createMemoryTopics(options: MemoryTopicsOptions) {
             const at = c?.get(p);
             if (c && at !== undefined && Number(at) > opened.log.endOffset()) c.set(p, String(opened.log.endOffset()));
           }
+          // Records written before this start wait from now on, as far as the lag can tell.
+          const times = new ReadTimes();
+          if (opened.start < opened.log.endOffset()) times.mark(opened.start, Date.now());
           // Nothing is read yet: what no group committed stays on disk until a consumer asks for it.
-          return { records: new RecordWindow(opened.log.endOffset()), start: opened.start, log: opened.log, pending: 0 };
+          return { records: new RecordWindow(opened.log.endOffset()), start: opened.start, log: opened.log, pending: 0, times };
         }),
         waiters: new Set(),
         positions: new Map(),
@@ -144,16 +159,37 @@ export function createMemoryTopics(options: MemoryTopicsOptions) {
     for (const [p, part] of t.partitions.entries()) {
       const end = part.records.end;
       const keepFrom = keepFromFor(committed, topic, p, end);
+      let readFrom = end;
+      for (const positions of t.positions.values()) readFrom = Math.min(readFrom, positions[p]);
+      // The lag is of running consumers: times below all of them are not asked for again.
+      part.times.forgetBelow(t.positions.size > 0 ? readFrom : part.start);
       if (!part.log) {
         part.records.dropBelow(keepFromFor(committed, topic, p, end, true));
         part.start = Math.max(part.records.base, Math.min(keepFrom, end));
         continue;
       }
       part.start = Math.max(part.start, Math.min(keepFrom, end));
-      let readFrom = end;
-      for (const positions of t.positions.values()) readFrom = Math.min(readFrom, positions[p]);
       part.records.dropBelow(readFrom);
     }
+  };
+
+  /** How long the record at `offset` has waited (it is below `records.end`): its own time in memory, else its mark's. */
+  const waitedMs = (part: Partition, offset: number, nowMs: number): number => {
+    const written = offset >= part.records.base ? part.records.get(offset).timestampMs : (part.times.timeOf(offset) ?? nowMs);
+    return Math.max(0, nowMs - written);
+  };
+
+  /** Per topic and running group: how long the oldest record it has not read yet has waited (over its partitions). */
+  const lags = (nowMs: number): GroupLag[] => {
+    const out: GroupLag[] = [];
+    for (const [name, t] of topics) {
+      for (const [group, positions] of t.positions) {
+        let lagMs = 0;
+        for (const [p, part] of t.partitions.entries()) if (positions[p] < part.records.end) lagMs = Math.max(lagMs, waitedMs(part, positions[p], nowMs));
+        out.push({ topic: name, group, lagMs });
+      }
+    }
+    return out;
   };
 
   /**
@@ -184,6 +220,7 @@ export function createMemoryTopics(options: MemoryTopicsOptions) {
   };
 
   const pushRecord = (topic: string, part: Partition, partition: number, m: OutgoingMessage, timestampMs: number): void => {
+    part.times.mark(part.records.end, timestampMs);
     part.records.push({ topic, partition, offset: String(part.records.end), key: m.key, value: m.value, headers: { ...m.headers }, timestampMs, parsed: m.parsed });
   };
 
@@ -259,12 +296,16 @@ export function createMemoryTopics(options: MemoryTopicsOptions) {
     keepForReplay,
     persistOffsets,
     committedState,
+    lags,
     holdings(): TopicHoldings[] {
+      const byTopic = new Map<string, number>();
+      for (const l of lags(Date.now())) byTopic.set(l.topic, Math.max(byTopic.get(l.topic) ?? 0, l.lagMs));
       return [...topics].map(([name, t]) => ({
         topic: name,
         inMemory: t.partitions.reduce((n, part) => n + part.records.size, 0),
         unread: unread(name, t),
         onDiskBytes: t.partitions.reduce((n, part) => n + (part.log?.sizeBytes() ?? 0), 0),
+        lagMs: byTopic.get(name) ?? 0,
       }));
     },
     async closeLogs(): Promise<void> {

@@ -53,6 +53,7 @@ describe('metrics', () => {
         'tracecheck_bus_records_in_memory{topic="t"} 2',
         'tracecheck_bus_records_unread{topic="t"} 0',
         `tracecheck_bus_log_bytes{topic="t"} ${bytes}`,
+        'tracecheck_bus_lag_seconds{topic="t"} 0',
       ]);
     } finally {
       await bus.close();

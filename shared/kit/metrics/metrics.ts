@@ -27,6 +27,7 @@ export interface Metrics {
   busRecordsInMemory: Gauge<'topic'>;
   busRecordsUnread: Gauge<'topic'>;
   busLogBytes: Gauge<'topic'>;
+  busLagSeconds: Gauge<'topic'>;
   storeMemoryBytes: Gauge;
   /** Per-agent runs, duration, calls, cost and tool errors, with capped label values (agent-metrics.ts). */
   agents: AgentMetrics;
@@ -83,6 +84,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     busRecordsInMemory: busGauge('tracecheck_bus_records_in_memory', 'Records the in-process bus holds in memory, per topic (on disk: those a running consumer has not read yet)', (h) => h.inMemory),
     busRecordsUnread: busGauge('tracecheck_bus_records_unread', 'Records of a topic some consumer group has not read yet (the in-process bus refuses sends past 100,000)', (h) => h.unread),
     busLogBytes: busGauge('tracecheck_bus_log_bytes', "Bytes of the in-process bus's log segments on disk, per topic (what some group has not committed, plus up to a segment per partition)", (h) => h.onDiskBytes),
+    busLagSeconds: busGauge('tracecheck_bus_lag_seconds', 'How long the oldest record of a topic that a running consumer group has not read yet has waited, the slowest group\'s (the collector answers 429 past TRACECHECK_MAX_LAG_MS)', (h) => h.lagMs / 1000),
     storeMemoryBytes: new Gauge({
       name: 'tracecheck_store_memory_bytes',
       help: "Bytes DuckDB's buffer pool holds in this process (embedded mode; capped by TRACECHECK_DUCKDB_MEMORY_LIMIT)",

@@ -25,6 +25,8 @@ export const StageBacklogSchema = z.object({
   topic: z.string(),
   group: z.string().nullable(),
   waiting: z.number().int().nonnegative(),
+  /** In process: how long the oldest record waiting has waited (ms); absent on Kafka (its lag is in records). */
+  lag_ms: z.number().nonnegative().nullable().optional(),
   /** The last measurement failed (Kafka unreachable): `waiting` is the last known. */
   error: z.string().nullable(),
 });

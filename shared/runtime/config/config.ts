@@ -41,6 +41,7 @@ export const ConfigSchema = z
     TRACECHECK_LAG_INTERVAL_MS: z.coerce.number().int().min(100).default(DEFAULT_LAG_INTERVAL_MS),
     TRACECHECK_LAG_BEHIND_RECORDS: positiveInt.default(10_000),
     TRACECHECK_BACKLOG_MAX_RECORDS: positiveInt.default(100_000),
+    TRACECHECK_MAX_LAG_MS: positiveInt.default(5_000),
     TRACECHECK_COLLECTOR_WORKERS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(64).optional()),
     TRACECHECK_SHUTDOWN_TIMEOUT_MS: positiveInt.default(8_000),
     TRACECHECK_ASSEMBLER_HOLD_OPEN_TRACES: positiveInt.default(10_000),
@@ -224,6 +225,8 @@ export interface Config {
   projectShares: ProjectShares;
   /** Records of a topic its readers have not read past which sends to it are refused (429): both modes. */
   backlogMaxRecords: number;
+  /** Embedded: how long a record may wait unread by a running stage before the collector answers 429. */
+  maxLagMs: number;
   /** Worker threads converting the collector's exports; 0: on the main thread. */
   collectorWorkers: number;
   /** A service (`tracecheck collector|assembler|scorer|api|alerter`) exits this long after SIGTERM at the latest. */
@@ -341,6 +344,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     projectShares: projectSharesOf(c),
     backlogMaxRecords: c.TRACECHECK_BACKLOG_MAX_RECORDS,
+    maxLagMs: c.TRACECHECK_MAX_LAG_MS,
     collectorWorkers: c.TRACECHECK_COLLECTOR_WORKERS ?? defaultCollectorWorkers(),
     shutdownTimeoutMs: c.TRACECHECK_SHUTDOWN_TIMEOUT_MS,
     sessionIdleMs: c.TRACECHECK_SESSION_IDLE_MS,

@@ -273,6 +273,7 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
         // Only the in-process bus carries parsed records to its consumers.
         parsedRecords: !config.kafka,
         trustedProxies: createAddressMatcher(config.trustedProxies),
+        langfuseKeys: config.langfuseKeys,
         projectShares: { maxRootlessTraces: config.projectShares.maxRootlessTraces, maxRootlessBytes: config.projectShares.maxOpenBytes, maxOpenMs: config.assembler.traceMaxOpenMs },
       },
       producer,

@@ -149,6 +149,7 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
           maxConcurrentUnits: config.scorerConcurrency,
           judgeUnavailableReason: judge ? null : config.judgeUnavailableReason,
           simulationWaitMs: config.simulationWaitMs,
+          contentRefs: config.contentRefs,
           prices,
           // Embedded mode: a unit stored without its scores by a crash is scored at the next start.
           sweepUnscored: store!.kind === 'duckdb',

@@ -150,6 +150,7 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
           maxConcurrentUnits: config.scorerConcurrency,
           judgeUnavailableReason: judge ? null : config.judgeUnavailableReason,
           simulationWaitMs: config.simulationWaitMs,
+          contentRefs: config.contentRefs,
           prices,
           // Embedded mode: a unit stored without its scores by a crash is scored at the next start.
           sweepUnscored: store!.kind === 'duckdb',
@@ -277,6 +278,7 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
         // Only the in-process bus carries parsed records to its consumers.
         parsedRecords: !config.kafka,
         trustedProxies: createAddressMatcher(config.trustedProxies),
+        langfuseKeys: config.langfuseKeys,
         projectShares: { maxRootlessTraces: config.projectShares.maxRootlessTraces, maxRootlessBytes: config.projectShares.maxOpenBytes, maxOpenMs: config.assembler.traceMaxOpenMs },
       },
       producer,

@@ -135,7 +135,8 @@ export function stepsOf(input: StepInput): StepFigures {
     const usage: TokenUsage = g.usage ?? {};
     const model = cutOrNull(g.response_model ?? g.request_model, MAX_NAME_CHARS);
     const price = model === null ? null : prices.priceOf(model);
-    const stepNano = price ? nanoUsd(callCostUsd(price, usage)) : null;
+    // A cost the instrumentation reported (Langfuse's cost details) is what the user was billed.
+    const stepNano = g.cost_usd !== undefined ? nanoUsd(g.cost_usd) : price ? nanoUsd(callCostUsd(price, usage)) : null;
     if (stepNano === null) unpriced++;
     else costNano += stepNano;
     const step: ModelStep = {

@@ -1,4 +1,5 @@
 import { bearerToken } from '../../../shared/kit/access/index.ts';
+import { basicCredentials } from './langfuse-door.ts';
 
 /** One admitted export: what it holds of the budgets until released. */
 export interface AdmissionTicket {
@@ -84,8 +85,12 @@ export function createAdmission(limits: AdmissionLimits): Admission {
 
 /**
  * The admission key of an export: its bearer token, parsed as authorization parses it, so that
- * spelling one key differently (`bearer`, spaces) does not buy another share. No token: ''.
+ * spelling one key differently (`bearer`, spaces) does not buy another share; a Langfuse SDK's
+ * (Basic) its public key. Neither: ''.
  */
 export function admissionKey(authorization: string | undefined): string {
-  return bearerToken(authorization) ?? '';
+  const token = bearerToken(authorization);
+  if (token) return token;
+  const basic = basicCredentials(authorization);
+  return basic ? `langfuse:${basic.publicKey}` : '';
 }

@@ -9,6 +9,8 @@ import { createGrpcReceiver } from './grpc/grpc-server.ts';
 import { createHttpReceiver } from './http/http-server.ts';
 import { throttleFailedAuth } from './auth-throttle.ts';
 import { createIngest, type Authorize, type IngestOptions } from './ingest.ts';
+import { withLangfuseKeys } from './langfuse-door.ts';
+import type { LangfuseKeyPair } from '../../../shared/runtime/config/index.ts';
 import { createProjectShares, type ProjectShareLimits } from './project-shares.ts';
 import { withIngestMetrics } from './ingest-metrics.ts';
 import { createConvertPool } from './convert/convert-pool.ts';
@@ -69,6 +71,8 @@ export interface CollectorConfig {
    * none, every export is the one sender's). Absent: no share.
    */
   projectShares?: ProjectShareLimits;
+  /** Langfuse SDK key pairs taken as these ingest keys on `/api/public/otel/v1/traces` and everywhere (TRACECHECK_LANGFUSE_KEYS). */
+  langfuseKeys?: readonly LangfuseKeyPair[];
 }
 
 export interface CollectorOptions {
@@ -143,7 +147,10 @@ export function createCollector(options: CollectorOptions): Collector {
     } } : {}),
   });
   const ingest = options.metrics ? withIngestMetrics(plainIngest, options.metrics) : plainIngest;
-  const authorize = options.authorize ? throttleFailedAuth(answerUnavailableOnError(options.authorize, log)) : undefined;
+  // Mapped Langfuse pairs are checked even with no keyring (a wrong pair is 401 there too).
+  const langfuseKeys = config.langfuseKeys ?? [];
+  const keyed = options.authorize ?? (langfuseKeys.length > 0 ? openProject : undefined);
+  const authorize = keyed ? throttleFailedAuth(answerUnavailableOnError(withLangfuseKeys(keyed, langfuseKeys), log)) : undefined;
   const maxRequests = config.limits.maxInFlightRequests ?? COLLECTOR_DEFAULTS.maxInFlightRequests;
   const maxBytes = config.limits.maxInFlightBytes ?? COLLECTOR_DEFAULTS.maxInFlightBytes;
   // Without keys every export is one sender's: no share to keep.
@@ -206,6 +213,8 @@ export function createCollector(options: CollectorOptions): Collector {
     grpcAddress: () => grpc.address(),
   };
 }
+
+const openProject: Authorize = () => Promise.resolve({ ok: true, project: undefined });
 
 function redactorOption(config: RedactionConfig | undefined, metrics: Metrics | undefined): { redactor?: Redactor } {
   const redactor = config ? createRedaction(config, metrics) : undefined;

@@ -5,7 +5,8 @@ import { createRecentOutputs } from '../../../shared/engines/checks/index.ts';
 import type { Component } from '../../../shared/runtime/lifecycle/index.ts';
 import type { Logger } from '../../../shared/runtime/logging/index.ts';
 import type { Metrics } from '../../../shared/kit/metrics/index.ts';
-import { DEFAULT_SCORER_CONCURRENCY } from '../../../shared/runtime/config/index.ts';
+import { DEFAULT_SCORER_CONCURRENCY, type ContentRefSettings } from '../../../shared/runtime/config/index.ts';
+import { createContentRefFetcher, withFetchedDialog } from '../../../shared/kit/content-refs/index.ts';
 import { parseUnit, type Unit } from '../../../shared/contracts/schemas/index.ts';
 import { createRecordStage } from '../../../shared/kit/stage/index.ts';
 import type { Store } from '../../../shared/adapters/store/index.ts';
@@ -26,6 +27,8 @@ export interface ScorerConfig {
   judgeUnavailableReason: string | null;
   /** How long a simulation's unit waits for the simulation's own dialog. Unset: it does not wait. */
   simulationWaitMs?: number;
+  /** Where messages recorded by reference may be fetched from (TRACECHECK_CONTENT_REF_*); absent or no prefix: not fetched. */
+  contentRefs?: ContentRefSettings;
   /** USD per million tokens by judge model, for the cost of each judge call. Unset: no cost. */
   prices?: PriceTable;
   /**
@@ -65,6 +68,7 @@ export function createScorer(config: ScorerConfig, deps: ScorerDeps): Component 
   const producer = deps.bus.createProducer();
   const stopping = new AbortController();
   const { prices, simulationWaitMs } = config;
+  const fetchRef = config.contentRefs ? createContentRefFetcher(config.contentRefs) : null;
   const units = createUnitHandler({
     store: deps.store,
     producer,
@@ -80,6 +84,7 @@ export function createScorer(config: ScorerConfig, deps: ScorerDeps): Component 
       ...(deps.codeRunner ? { codeRunner: deps.codeRunner } : {}),
       ...(prices ? { costUsd: (model: string, input: number, output: number) => costUsd(prices, model, input, output) } : {}),
       // Shutdown ends the waits: those units are scored with the reason, not held.
+      ...(fetchRef ? { fetchDialog: (unit: Unit) => withFetchedDialog(unit, fetchRef) } : {}),
       ...(simulationWaitMs !== undefined ? { simulationDialog: createSimulationWaiter({ store: deps.store, waitMs: simulationWaitMs, now: nowMs, signal: stopping.signal }) } : {}),
     },
     ...(deps.metrics ? { metrics: deps.metrics } : {}),

@@ -31,6 +31,8 @@ export interface ScoreUnitDeps {
   nowMs: () => number;
   /** The agent's recent outputs, for checks that compare rows (uniqueness); without it they answer not_run. */
   recentOutputs?: RecentOutputs;
+  /** Reads back messages recorded by reference (TRACECHECK_CONTENT_REF_ALLOW); without it such units are not_run. */
+  fetchDialog?: (unit: Unit) => Promise<{ unit: Unit } | { error: string }>;
 }
 
 /** Checks that read the simulation's dialog, and so wait for it. */
@@ -50,9 +52,17 @@ export async function scoreUnit(unit: Unit, deps: ScoreUnitDeps): Promise<Score[
     if ('messages' in found) withDialog = { ...unit, simulation_message_history: found.messages };
     else simulationError = found.error;
   }
+  // Messages uploaded elsewhere: fetched here, where units are already scored concurrently and a
+  // slow fetch (bounded by its timeout) holds one unit, not the assembler's stream of every trace.
+  let byReference = contentByReferenceReason(withDialog);
+  if (byReference !== null && deps.fetchDialog && selected.length > 0) {
+    const fetched = await deps.fetchDialog(withDialog);
+    if ('unit' in fetched) {
+      withDialog = fetched.unit;
+      byReference = null;
+    } else byReference = `${byReference}; fetching it failed: ${fetched.error}`;
+  }
   const input = unitToCheckInput(withDialog);
-  // Messages uploaded elsewhere and not fetched: no check has a dialog to read, and each says why.
-  const byReference = contentByReferenceReason(withDialog);
   // Row-comparing checks see the window as it was before this unit, which then joins it.
   let batch: CheckContext['batch'];
   if (deps.recentOutputs && selected.some((s) => s.check.comparesRows === true)) {

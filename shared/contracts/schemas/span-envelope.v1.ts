@@ -49,6 +49,7 @@ export const GenAiFamilySchema = z.enum([
   'openllmetry',
   'openinference',
   'vercel_ai',
+  'langfuse',
   'tracecheck',
 ]);
 export type GenAiFamily = z.infer<typeof GenAiFamilySchema>;
@@ -80,6 +81,8 @@ export const SpanGenAiSchema = z.object({
   response_model: z.string().optional(),
   provider: z.string().optional(),
   usage: TokenUsageSchema.optional(),
+  /** USD of a model call as the instrumentation reported it (Langfuse's cost details); wins over the price table. */
+  cost_usd: z.number().nonnegative().optional(),
   agent_name: z.string().optional(),
   agent_version: z.string().optional(),
   /** An `invoke_workflow` span's workflow (pre-split `gen_ai.workflow.name`, v0.1.0 `gen_ai.agent.name`). */

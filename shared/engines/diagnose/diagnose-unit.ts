@@ -103,7 +103,7 @@ function rootDiagnostics(unit: Unit): Diagnostic[] {
 }
 
 const REF_FIX =
-  "The instrumentation uploads prompts and completions and records only their URIs (gen_ai.input.messages.ref / gen_ai.output.messages.ref); tracecheck does not fetch them. Record the content on the spans instead: turn the instrumentation's upload hook off (in Python's opentelemetry-util-genai, unset OTEL_INSTRUMENTATION_GENAI_UPLOAD_HOOK) and keep content capture on.";
+  "The instrumentation uploads prompts and completions and records only their URIs (gen_ai.input.messages.ref / gen_ai.output.messages.ref); the scorer reads them back only from the prefixes the operator allows (TRACECHECK_CONTENT_REF_ALLOW, docs/configuration.md). Allow where they are uploaded, or record the content on the spans instead: turn the instrumentation's upload hook off (in Python's opentelemetry-util-genai, unset OTEL_INSTRUMENTATION_GENAI_UPLOAD_HOOK) and keep content capture on.";
 
 /**
  * Why checks that read the dialog cannot run on this unit, when its messages arrived by reference

@@ -4,6 +4,8 @@ import { z } from 'zod';
 import { DEFAULT_KAFKA_SESSION_TIMEOUT_MS, DEFAULT_LAG_INTERVAL_MS, DEFAULT_MAX_RECORD_BYTES, DEFAULT_MAX_SPANS_PER_TRACE, DEFAULT_OPEN_CAPS } from './defaults.ts';
 import { DEFAULT_SCORER_CONCURRENCY, DEFAULT_SEGMENT_BYTES, DEFAULT_TRACE_COMPLETE_GRACE_MS, DEFAULT_TRACE_ENTRY_GRACE_MS } from './defaults.ts';
 import { PROJECT_SHARES_ENV, projectSharesOf, type ProjectShares } from './project-shares.ts';
+import { LANGFUSE_KEYS_ENV, type LangfuseKeyPair } from './langfuse-keys.ts';
+import { CONTENT_REF_ENV, contentRefSettingsOf, type ContentRefSettings } from './content-refs.ts';
 import { parseAddressList, type AddressList } from '../http/index.ts';
 import { domainList } from './domain-list.ts';
 import { REDACTION_MODES, redactionRulesFromJson, type RedactionMode, type RedactionRule } from './redaction.ts';
@@ -130,6 +132,8 @@ export const ConfigSchema = z
     TRACECHECK_MAX_OPEN_TRACE_BYTES: positiveInt.default(DEFAULT_OPEN_CAPS.maxOpenBytes),
     TRACECHECK_MAX_ROOTLESS_TRACES: positiveInt.default(DEFAULT_OPEN_CAPS.maxRootlessTraces),
     ...PROJECT_SHARES_ENV,
+    ...LANGFUSE_KEYS_ENV,
+    ...CONTENT_REF_ENV,
     TRACECHECK_CHECKS: z.string().default('function_result_present,task_completed'),
     TRACECHECK_CHECK_DEFINITIONS: z.preprocess(emptyAsUndefined, z.string().optional()),
     TRACECHECK_SANDBOX_PROCESSES: z.coerce.number().int().min(1).max(64).default(2),
@@ -262,6 +266,10 @@ export interface Config {
   };
   /** Proxies whose forwarded client address and protocol the API believes. */
   trustedProxies: AddressList;
+  /** Langfuse SDK key pairs the collector takes as these ingest keys (docs/migrating-from-langfuse.md). */
+  langfuseKeys: LangfuseKeyPair[];
+  /** Where the scorer may fetch messages recorded by reference (empty allow-list: never). */
+  contentRefs: ContentRefSettings;
   /** The bearer token that reads GET /metrics once keys exist; null: nobody then. */
   metricsToken: string | null;
   /** TRACECHECK_LOG_LEVEL; null: unset, each command logs at its own default. */
@@ -364,30 +372,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       limits: { maxRules: c.TRACECHECK_ALERT_MAX_RULES, maxEmailRecipients: c.TRACECHECK_EMAIL_MAX_RECIPIENTS, emailDomains: c.TRACECHECK_EMAIL_ALLOWED_DOMAINS, minEmailRemindMs: c.TRACECHECK_EMAIL_MIN_REMIND_MINUTES * 60_000 },
     },
     trustedProxies: c.TRACECHECK_TRUSTED_PROXIES,
+    langfuseKeys: c.TRACECHECK_LANGFUSE_KEYS,
+    contentRefs: contentRefSettingsOf(c),
     metricsToken: c.TRACECHECK_METRICS_TOKEN ?? null,
     logLevel: c.TRACECHECK_LOG_LEVEL ?? null,
     evalPython: c.LLMEVAL_PYTHON ?? null,
     retention: { days: c.TRACECHECK_RETENTION_DAYS ?? null, intervalMs: c.TRACECHECK_RETENTION_INTERVAL_MS, allowLonger: c.TRACECHECK_RETENTION_ALLOW_LONGER === 'true' },
     redaction: { mode: c.TRACECHECK_REDACTION, rules: c.TRACECHECK_REDACTION_RULES ?? [], key: c.TRACECHECK_REDACTION_KEY ?? null },
   };
-}
-
-/**
- * Metrics ports of the services that serve /metrics on a server of their own, by default: one each,
- * so that the assembler, the scorer and the alerter started side by side on one host (as the README
- * shows) never bind the same port. Fixed rather than ephemeral ports, so that Prometheus can be
- * pointed at them.
- */
-export const DEFAULT_METRICS_PORTS = { assembler: 9464, scorer: 9465, alerter: 9466 } as const;
-
-/**
- * The metrics port of a process running `services`: TRACECHECK_METRICS_PORT when set, else the
- * default of the first of them in pipeline order (assembler, scorer, alerter).
- */
-export function metricsPortFor(configured: number | null, services: ReadonlySet<string>): number {
-  if (configured !== null) return configured;
-  for (const [service, port] of Object.entries(DEFAULT_METRICS_PORTS)) if (services.has(service)) return port;
-  return DEFAULT_METRICS_PORTS.assembler;
 }
 
 /**

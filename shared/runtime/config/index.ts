@@ -1,6 +1,9 @@
-export { loadConfig, ConfigSchema, ConfigError, DEFAULT_METRICS_PORTS, metricsPortFor } from './config.ts';
+export { loadConfig, ConfigSchema, ConfigError } from './config.ts';
+export { DEFAULT_METRICS_PORTS, metricsPortFor } from './metrics-ports.ts';
+export type { ContentRefSettings } from './content-refs.ts';
 export type { Config, LogLevel } from './config.ts';
 export type { ProjectShares } from './project-shares.ts';
+export type { LangfuseKeyPair } from './langfuse-keys.ts';
 export {
   DEFAULT_LAG_INTERVAL_MS,
   DEFAULT_MAX_RECORD_BYTES,

@@ -63,6 +63,7 @@ describe('golden fixtures replayed through the collector', () => {
     expect([...new Set(listJsFixtures().map((f) => f.family))]).toEqual([
       'genai-split',
       'langchain-openinference',
+      'langfuse-js',
       'mcp',
       'openinference',
       'openllmetry',
@@ -96,8 +97,8 @@ const ANSWER: ChatMessage = { role: 'assistant', content: 'Here is what I found:
 
 describe('every JS family yields the same conversation', () => {
   const jsFixtures = listJsFixtures();
-  // genai-split and mcp hold other runs (conventions after the split, MCP): their own test is genai-split-units.test.ts.
-  const traceFixtures = jsFixtures.filter((f) => f.signal === 'traces' && !f.family.startsWith('otel-genai-openai') && !['genai-split', 'mcp'].includes(f.family));
+  // genai-split, mcp and langfuse-js hold other runs: their own tests are genai-split-units.test.ts and langfuse-units.test.ts.
+  const traceFixtures = jsFixtures.filter((f) => f.signal === 'traces' && !f.family.startsWith('otel-genai-openai') && !['genai-split', 'mcp', 'langfuse-js'].includes(f.family));
 
   it.each(traceFixtures.map((f) => [`${f.family}/${f.scenario}`, f] as const))('%s: model calls hold the exact messages', (_name, f) => {
     const chats = expectedOf(f).filter((r) => {

@@ -7,6 +7,7 @@ import { listenError } from '../../../../shared/runtime/errors/index.ts';
 import { clientOf, peerAddress } from '../auth-throttle.ts';
 import type { AddressMatcher } from '../../../../shared/runtime/http/index.ts';
 import type { Authorize, Ingest, IngestResult } from '../ingest.ts';
+import { LANGFUSE_TRACES_PATH } from '../langfuse-door.ts';
 import { acceptedMediaType } from '../../../../shared/runtime/http/index.ts';
 import { METRICS_CONTENT_TYPE, renderMetrics, type Metrics } from '../../../../shared/kit/metrics/index.ts';
 import { decodeLogsRequestJsonLazy, decodeTraceRequestJsonLazy } from '../otlp/decode-json.ts';
@@ -59,9 +60,9 @@ export function encodingOf(contentType: string | undefined): OtlpEncoding | unde
 }
 
 type Signal = 'traces' | 'logs';
-const ROUTES: Record<string, Signal> = { '/v1/traces': 'traces', '/v1/logs': 'logs' };
+const ROUTES: Record<string, Signal> = { '/v1/traces': 'traces', '/v1/logs': 'logs', [LANGFUSE_TRACES_PATH]: 'traces' };
 
-/** OTLP/HTTP receiver on plain node:http: `POST /v1/traces`, `POST /v1/logs`, `GET /healthz`, `GET /metrics` (when given metrics). */
+/** OTLP/HTTP receiver on plain node:http: `POST /v1/traces` (also at the Langfuse SDKs' path), `POST /v1/logs`, `GET /healthz`, `GET /metrics` (when given metrics). */
 export function createHttpReceiver(options: HttpReceiverOptions): HttpReceiver {
   const { log, ingest } = options;
 

@@ -22,7 +22,7 @@ export interface NormalizeOptions {
   maxFutureSkewMs?: number;
 }
 
-const ENV_KEYS = ['deployment.environment.name', 'deployment.environment'] as const;
+const ENV_KEYS = ['deployment.environment.name', 'deployment.environment', 'langfuse.environment'] as const;
 
 function firstString(sources: readonly Attributes[], keys: readonly string[]): string | undefined {
   for (const key of keys) {

@@ -3,7 +3,7 @@ import type { TopicHoldings, TopicNames } from '../shared/adapters/bus/index.ts'
 import type { Store } from '../shared/adapters/store/index.ts';
 import type { JudgeClient } from '../shared/engines/checks/contract.ts';
 import type { ResilientJudge } from '../shared/engines/judge/index.ts';
-import { createPipelineStatusReporter, type ConsumerLagReporter, type Metrics, type PipelineStatusReporter, type Stage, type StageBacklog } from '../shared/kit/metrics/index.ts';
+import { createPipelineStatusReporter, type ConsumerLagReporter, type EvaluationExportStatus, type Metrics, type PipelineStatusReporter, type Stage, type StageBacklog } from '../shared/kit/metrics/index.ts';
 import type { Config } from '../shared/runtime/config/index.ts';
 import type { Logger } from '../shared/runtime/logging/index.ts';
 import type { ServiceName } from './pipeline.ts';
@@ -24,6 +24,8 @@ export interface StatusWiring {
   metrics: Metrics;
   /** Conversations the process's session aggregator holds open; null without one. */
   openSessions: (() => number) | null;
+  /** What the process's evaluation exporter has sent; null without one. */
+  evaluationExport: (() => EvaluationExportStatus) | null;
 }
 
 const hasStats = (j: JudgeClient | null): j is ResilientJudge => j !== null && typeof (j as Partial<ResilientJudge>).stats === 'function';
@@ -64,6 +66,7 @@ export function pipelineStatusReporter(w: StatusWiring): PipelineStatusReporter 
         const s = judge.stats();
         return { rate_per_minute: w.config.judgeOps.ratePerMinute, concurrency: w.config.judgeOps.concurrency, in_flight: s.inFlight, waiting: Math.max(0, s.pending - s.inFlight) };
       },
+      evaluationExport: () => (w.evaluationExport ? w.evaluationExport() : null),
       openSessions: () => (w.openSessions ? { count: w.openSessions(), idle_ms: w.config.sessionIdleMs } : null),
       unitsScored: async () => (scores ? ((await w.metrics.unitsScored.get()).values[0]?.value ?? 0) : null),
     },

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { DEFAULT_KAFKA_SESSION_TIMEOUT_MS, DEFAULT_LAG_INTERVAL_MS, DEFAULT_MAX_RECORD_BYTES, DEFAULT_MAX_SPANS_PER_TRACE, DEFAULT_OPEN_CAPS } from './defaults.ts';
 import { DEFAULT_SCORER_CONCURRENCY, DEFAULT_SEGMENT_BYTES, DEFAULT_TRACE_COMPLETE_GRACE_MS, DEFAULT_TRACE_ENTRY_GRACE_MS } from './defaults.ts';
 import { PROJECT_SHARES_ENV, projectSharesOf, type ProjectShares } from './project-shares.ts';
+import { EVALUATION_EXPORT_ENV, evaluationExportOf, type EvaluationExportConfig } from './evaluation-export.ts';
 import { parseAddressList, type AddressList } from '../http/index.ts';
 import { domainList } from './domain-list.ts';
 import { REDACTION_MODES, redactionRulesFromJson, type RedactionMode, type RedactionRule } from './redaction.ts';
@@ -128,6 +129,7 @@ export const ConfigSchema = z
     TRACECHECK_MAX_OPEN_TRACE_BYTES: positiveInt.default(DEFAULT_OPEN_CAPS.maxOpenBytes),
     TRACECHECK_MAX_ROOTLESS_TRACES: positiveInt.default(DEFAULT_OPEN_CAPS.maxRootlessTraces),
     ...PROJECT_SHARES_ENV,
+    ...EVALUATION_EXPORT_ENV,
     TRACECHECK_CHECKS: z.string().default('function_result_present,task_completed'),
     TRACECHECK_CHECK_DEFINITIONS: z.preprocess(emptyAsUndefined, z.string().optional()),
     TRACECHECK_SANDBOX_PROCESSES: z.coerce.number().int().min(1).max(64).default(2),
@@ -268,6 +270,8 @@ export interface Config {
   redaction: { mode: RedactionMode; rules: RedactionRule[]; key: string | null };
   /** Days rows are kept (null: forever, but for projects with their own); how often old ones are removed. */
   retention: { days: number | null; intervalMs: number; allowLonger: boolean };
+  /** Where every score is also sent as a `gen_ai.evaluation.result` log record; null: nowhere. */
+  evaluationExport: EvaluationExportConfig | null;
 }
 
 export class ConfigError extends Error {
@@ -364,6 +368,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     evalPython: c.LLMEVAL_PYTHON ?? null,
     retention: { days: c.TRACECHECK_RETENTION_DAYS ?? null, intervalMs: c.TRACECHECK_RETENTION_INTERVAL_MS, allowLonger: c.TRACECHECK_RETENTION_ALLOW_LONGER === 'true' },
     redaction: { mode: c.TRACECHECK_REDACTION, rules: c.TRACECHECK_REDACTION_RULES ?? [], key: c.TRACECHECK_REDACTION_KEY ?? null },
+    evaluationExport: evaluationExportOf(c),
   };
 }
 

@@ -1,6 +1,7 @@
 export { loadConfig, ConfigSchema, ConfigError, DEFAULT_METRICS_PORTS, metricsPortFor } from './config.ts';
 export type { Config, LogLevel } from './config.ts';
 export type { ProjectShares } from './project-shares.ts';
+export type { EvaluationExportConfig, ExportProtocol } from './evaluation-export.ts';
 export {
   DEFAULT_LAG_INTERVAL_MS,
   DEFAULT_MAX_RECORD_BYTES,

@@ -9,7 +9,7 @@ import { createCodeSandbox } from '../shared/engines/code-sandbox/index.ts';
 import { createApiServer, scorerBacklog, type DocumentRedaction } from '../services/api/src/index.ts';
 import { createAssembler } from '../services/assembler/src/index.ts';
 import { createCollector, createRedaction } from '../services/collector/src/index.ts';
-import { createCheckSelector, createEvaluationExporter, createOtlpSender, createScorer, type EvaluationExporter } from '../services/scorer/src/index.ts';
+import { createCheckSelector, createEvaluationExporter, createEvaluationIntake, createOtlpSender, createScorer, type EvaluationExporter } from '../services/scorer/src/index.ts';
 import { createBus, createStore, resolveChecks } from './compose.ts';
 import { topicsOf } from './topology.ts';
 import { createJudge, loadRegistry } from './check-runtime.ts';
@@ -163,6 +163,8 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
         },
         { bus, store: store!, log, checks, judge, selectChecks: (unit) => selector.select(unit), codeRunner: sandbox, metrics, onLag, ...(evaluationExporter ? { exporter: evaluationExporter } : {}) },
       ),
+      // Other tools' evaluation events (gen_ai.evaluation.result) on the spans topic, as external scores.
+      createEvaluationIntake({ spansTopic: topics.spans, scoresTopic: topics.scores, groupId: `${groupOf('scorer')}-evaluations` }, { bus, store: store!, log, onLag }),
     );
   }
   if (services.has('assembler')) {

@@ -7,3 +7,4 @@ export type { BackfillOptions, BackfillProgress } from './backfill.ts';
 export { createEvaluationExporter } from './evaluation-export/exporter.ts';
 export type { EvaluationExporter } from './evaluation-export/exporter.ts';
 export { createOtlpSender } from './evaluation-export/send-otlp.ts';
+export { createEvaluationIntake } from './evaluation-intake/evaluation-intake.ts';

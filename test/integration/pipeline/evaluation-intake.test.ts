@@ -1,9 +1,12 @@
 import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Client, credentials } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeLogsRequest, encodeTraceRequest } from '../../../services/collector/src/testing/otlp-builders.ts';
 import type { Score } from '../../../shared/contracts/schemas/index.ts';
+import type { AlertPayload } from '../../../shared/engines/alerts/index.ts';
 import { genAiRunsExport } from '../../helpers/genai-run-export.ts';
 import { waitFor } from '../../helpers/infra.ts';
 import { startPipeline, type Harness } from '../../helpers/pipeline-harness.ts';
@@ -39,13 +42,28 @@ describe('evaluation events in: external scores', () => {
   let harness: Harness;
   let grpc: Client;
 
+  const hooks: AlertPayload[] = [];
+  let hook: Server;
+  let hookUrl: string;
+
   beforeAll(async () => {
-    harness = await startPipeline({ TRACECHECK_CHECKS: 'function_result_present' });
+    hook = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        hooks.push(JSON.parse(Buffer.concat(chunks).toString('utf8')) as AlertPayload);
+        res.writeHead(200).end();
+      });
+    });
+    await new Promise<void>((resolve) => hook.listen(0, '127.0.0.1', resolve));
+    hookUrl = `http://127.0.0.1:${(hook.address() as AddressInfo).port}/hook`;
+    harness = await startPipeline({ TRACECHECK_CHECKS: 'function_result_present', TRACECHECK_ALERT_ALLOW_PRIVATE_TARGETS: '127.0.0.1' }, { alerterNow: () => Date.now() });
     grpc = new Client(harness.pipeline.collectorGrpcAddress(), credentials.createInsecure());
   });
   afterAll(async () => {
     grpc?.close();
     await harness?.stop();
+    await new Promise<void>((resolve) => hook.close(() => resolve()));
   });
 
   async function send(signal: 'traces' | 'logs', request: Obj, encoding: Encoding): Promise<void> {
@@ -100,6 +118,20 @@ describe('evaluation events in: external scores', () => {
     expect(external.map(seen)).toEqual([
       { ...run, unit_id: traceId, check: 'Relevance', check_version: `external:${AZURE}`, value: 4, passed: true, explanation: `label: pass; The response is relevant: it answers the booking request, though without an alternative date.; from ${AZURE}` },
     ]);
+  });
+
+  it("fires an alert rule on an external evaluation's name to a webhook, like one on our own checks", async () => {
+    // The AgentCore cases above stored three Builtin.GoalSuccessRate scores, each 0 ("No").
+    const created = await fetch(`${harness.pipeline.apiUrl()}/api/v1/alert-rules`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'goal success below half', kind: 'threshold', check: 'Builtin.GoalSuccessRate', metric: 'mean', threshold: 0.5, window: '1h', min_samples: 3, for_evaluations: 1, notify: [{ type: 'webhook', url: hookUrl }] }),
+    });
+    expect(created.status).toBe(201);
+    const report = await harness.pipeline.alerter!.evaluateOnce();
+    expect(report.notifications.map((n) => n.transition)).toEqual(['fire']);
+    await harness.pipeline.alerter!.idle();
+    expect(hooks.map((h) => [h.rule, h.state, h.kind, h.check, h.value])).toEqual([['goal success below half', 'firing', 'threshold', 'Builtin.GoalSuccessRate', 0]]);
   });
 
   it.each(['json', 'protobuf', 'grpc'] as const)('an Azure span event sent with the run (%s)', async (encoding) => {

@@ -33,7 +33,8 @@ const hasStats = (j: JudgeClient | null): j is ResilientJudge => j !== null && t
 export function pipelineStatusReporter(w: StatusWiring): PipelineStatusReporter {
   const { topics } = w;
   const stageOf = (topic: string, group: string | null): Stage | null => {
-    if (topic === topics.spans) return 'assemble';
+    // The scorer's evaluation intake reads the spans topic too: only the assembler's lag is its backlog.
+    if (topic === topics.spans) return group === null || group === w.groupOf('assembler') ? 'assemble' : null;
     if (topic === topics.sessions) return 'sessions';
     if (topic !== topics.units) return null;
     // In process the units topic's unread records are the slower reader's: the scorer's, as a rule.

@@ -3,7 +3,7 @@ import type { TopicHoldings, TopicNames } from '../shared/adapters/bus/index.ts'
 import type { Store } from '../shared/adapters/store/index.ts';
 import type { JudgeClient } from '../shared/engines/checks/contract.ts';
 import type { ResilientJudge } from '../shared/engines/judge/index.ts';
-import { createPipelineStatusReporter, type ConsumerLagReporter, type Metrics, type PipelineStatusReporter, type Stage, type StageBacklog } from '../shared/kit/metrics/index.ts';
+import { createPipelineStatusReporter, type ConsumerLagReporter, type EvaluationExportStatus, type Metrics, type PipelineStatusReporter, type Stage, type StageBacklog } from '../shared/kit/metrics/index.ts';
 import type { Config } from '../shared/runtime/config/index.ts';
 import type { Logger } from '../shared/runtime/logging/index.ts';
 import type { ServiceName } from './pipeline.ts';
@@ -24,6 +24,8 @@ export interface StatusWiring {
   metrics: Metrics;
   /** Conversations the process's session aggregator holds open; null without one. */
   openSessions: (() => number) | null;
+  /** What the process's evaluation exporter has sent; null without one. */
+  evaluationExport: (() => EvaluationExportStatus) | null;
 }
 
 const hasStats = (j: JudgeClient | null): j is ResilientJudge => j !== null && typeof (j as Partial<ResilientJudge>).stats === 'function';
@@ -31,7 +33,8 @@ const hasStats = (j: JudgeClient | null): j is ResilientJudge => j !== null && t
 export function pipelineStatusReporter(w: StatusWiring): PipelineStatusReporter {
   const { topics } = w;
   const stageOf = (topic: string, group: string | null): Stage | null => {
-    if (topic === topics.spans) return 'assemble';
+    // The scorer's evaluation intake reads the spans topic too: only the assembler's lag is its backlog.
+    if (topic === topics.spans) return group === null || group === w.groupOf('assembler') ? 'assemble' : null;
     if (topic === topics.sessions) return 'sessions';
     if (topic !== topics.units) return null;
     // In process the units topic's unread records are the slower reader's: the scorer's, as a rule.
@@ -64,6 +67,7 @@ export function pipelineStatusReporter(w: StatusWiring): PipelineStatusReporter 
         const s = judge.stats();
         return { rate_per_minute: w.config.judgeOps.ratePerMinute, concurrency: w.config.judgeOps.concurrency, in_flight: s.inFlight, waiting: Math.max(0, s.pending - s.inFlight) };
       },
+      evaluationExport: () => (w.evaluationExport ? w.evaluationExport() : null),
       openSessions: () => (w.openSessions ? { count: w.openSessions(), idle_ms: w.config.sessionIdleMs } : null),
       unitsScored: async () => (scores ? ((await w.metrics.unitsScored.get()).values[0]?.value ?? 0) : null),
     },

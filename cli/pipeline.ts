@@ -9,7 +9,7 @@ import { createCodeSandbox } from '../shared/engines/code-sandbox/index.ts';
 import { createApiServer, scorerBacklog, type DocumentRedaction } from '../services/api/src/index.ts';
 import { createAssembler } from '../services/assembler/src/index.ts';
 import { createCollector, createRedaction } from '../services/collector/src/index.ts';
-import { createCheckSelector, createScorer } from '../services/scorer/src/index.ts';
+import { createCheckSelector, createEvaluationExporter, createEvaluationIntake, createOtlpSender, createScorer, type EvaluationExporter } from '../services/scorer/src/index.ts';
 import { createBus, createStore, resolveChecks } from './compose.ts';
 import { topicsOf } from './topology.ts';
 import { createJudge, loadRegistry } from './check-runtime.ts';
@@ -106,6 +106,7 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
   let checkNames: string[] = [];
   let scorerJudge: JudgeClient | null = null;
   let checkSelector: CheckSelector | null = null;
+  let evaluationExporter: EvaluationExporter | null = null;
   let apiUrl = (): string => '';
   let sessionAggregator: WindowStage | null = null;
   let retention: RetentionJob | null = null;
@@ -141,6 +142,13 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
     });
     checkSelector = selector;
     components.push({ name: 'check-selector', start: () => selector.start(), shutdown: () => selector.shutdown() });
+    const exportTo = config.evaluationExport;
+    if (exportTo) {
+      const exporter = createEvaluationExporter({ sender: createOtlpSender(exportTo), protocol: exportTo.protocol, endpoint: exportTo.endpoint, maxQueue: exportTo.maxQueue, resource: { serviceName: 'tracecheck' }, metrics, log });
+      evaluationExporter = exporter;
+      // Before the scorer, so stopped after it: the last unit's scores are queued before the last send.
+      components.push({ name: 'evaluation-export', start: () => Promise.resolve(), shutdown: () => exporter.close(Math.min(5_000, config.shutdownTimeoutMs / 2)) });
+    }
     components.push(
       createScorer(
         {
@@ -155,8 +163,10 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
           // Embedded mode: a unit stored without its scores by a crash is scored at the next start.
           sweepUnscored: store!.kind === 'duckdb',
         },
-        { bus, store: store!, log, checks, judge, selectChecks: (unit) => selector.select(unit), codeRunner: sandbox, metrics, onLag },
+        { bus, store: store!, log, checks, judge, selectChecks: (unit) => selector.select(unit), codeRunner: sandbox, metrics, onLag, ...(evaluationExporter ? { exporter: evaluationExporter } : {}) },
       ),
+      // Other tools' evaluation events (gen_ai.evaluation.result) on the spans topic, as external scores.
+      createEvaluationIntake({ spansTopic: topics.spans, scoresTopic: topics.scores, groupId: `${groupOf('scorer')}-evaluations` }, { bus, store: store!, log, onLag }),
     );
   }
   if (services.has('assembler')) {
@@ -295,7 +305,7 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
     );
   }
   // Every process with a store says what it has waiting, for the API's GET /api/v1/pipeline.
-  if (store) components.push(pipelineStatusReporter({ config, store, log, services, topics, groupOf, lag, busHoldings, judge: scorerJudge, metrics, openSessions: sessionAggregator ? () => sessionAggregator.openCount() : null }));
+  if (store) components.push(pipelineStatusReporter({ config, store, log, services, topics, groupOf, lag, busHoldings, judge: scorerJudge, metrics, openSessions: sessionAggregator ? () => sessionAggregator.openCount() : null, evaluationExport: evaluationExporter ? () => evaluationExporter.status() : null }));
   let metricsUrl = (): string => '';
   if (!services.has('api') && !services.has('collector')) {
     const server = createMetricsServer({ host: config.host, port: metricsPortFor(config.ports.metrics, services), metrics, log, health: () => lag.health() });

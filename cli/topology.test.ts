@@ -26,7 +26,8 @@ describe('the declared topology', () => {
   it('gives each process the topics its stages touch', () => {
     expect(topicsOf(new Set(['collector']))).toEqual(['spans']);
     expect(topicsOf(new Set(['assembler']))).toEqual(['spans', 'units', 'sessions']);
-    expect(topicsOf(new Set(['scorer']))).toEqual(['units', 'scores']);
+    // The scorer also reads the spans topic: other tools' evaluation events, as external scores.
+    expect(topicsOf(new Set(['scorer']))).toEqual(['units', 'scores', 'spans']);
     expect(topicsOf(new Set(['api']))).toEqual([]);
     expect(topicsOf(new Set(['alerter']))).toEqual(['scores']);
     expect(topicsOf(new Set(['collector', 'assembler', 'scorer', 'api', 'alerter']))).toEqual(['spans', 'units', 'sessions', 'scores']);

@@ -50,6 +50,8 @@ export const TOPOLOGY: readonly StageFlow[] = [
   { stage: 'session router', service: 'assembler', in: ['units'], out: ['sessions'] },
   { stage: 'session aggregator', service: 'assembler', in: ['sessions'], out: ['units'], lookups: ['store'] },
   { stage: 'scorer', service: 'scorer', in: ['units'], out: ['store', 'scores'], lookups: ['store'] },
+  // Other tools' evaluation events ride with the spans; written as external scores of their units.
+  { stage: 'evaluation intake', service: 'scorer', in: ['spans'], out: ['store', 'scores'], lookups: ['store'] },
   { stage: 'unscored sweep', service: 'scorer', in: ['store'], out: ['units'], onlyWith: 'duckdb' },
   { stage: 'api', service: 'api', in: ['store'], out: ['http'] },
   { stage: 'alerter', service: 'alerter', in: ['store'], out: ['notify'] },

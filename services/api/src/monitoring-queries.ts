@@ -97,7 +97,12 @@ export interface CompareInput {
   check?: string | undefined;
   from?: number | undefined;
   to?: number | undefined;
+  /** Also compare other tools' evaluations (`method: external`); by default only our own checks. */
+  includeExternal?: boolean;
 }
+
+/** The methods of our own checks: what compare reads unless asked for external scores too. */
+const OWN_METHODS = ['deterministic', 'model', 'hybrid', 'code'] as const;
 
 export interface CompareAnswer {
   alpha: number;
@@ -122,7 +127,7 @@ export async function queryCompare(store: Store, q: CompareInput): Promise<Answe
   if (JSON.stringify(a) === JSON.stringify(b)) {
     return { ok: false, error: 'invalid request: give a.<filter> and/or b.<filter> parameters that select different units (e.g. a.agent_version=v1&b.agent_version=v2)' };
   }
-  const base: AggregateQuery = { project, ...range(q.from, q.to), ...(q.check !== undefined ? { check: q.check } : {}) };
+  const base: AggregateQuery = { project, ...range(q.from, q.to), ...(q.check !== undefined ? { check: q.check } : {}), ...(q.includeExternal === true ? {} : { methods: OWN_METHODS }) };
   const qa: AggregateQuery = { ...base, ...toScoreFilters(a) };
   const qb: AggregateQuery = { ...base, ...toScoreFilters(b) };
   const [aggA, aggB, metrics] = await Promise.all([store.aggregateScores(qa), store.aggregateScores(qb), compareMetrics(store, q)]);

@@ -36,6 +36,13 @@ scores.push(score(5000, { check: 'task_completed', status: 'error', passed: null
 scores.push(score(5001, { check: 'task_completed', status: 'not_run', passed: null, value: null, error: 'no judge', method: 'model' }));
 scores.push(score(5002, { check: 'task_completed', passed: false, value: 0, method: 'model', unit_end_time_ms: NOW - 26 * HOUR }));
 scores.push(score(5003, { project: 'someone-else', passed: false }));
+// Other tools' evaluations (gen_ai.evaluation.result): one under a name of its own, one under ours.
+const EXTERNAL = { method: 'external', check_version: 'external:evals/judge' } as const;
+for (let i = 0; i < 10; i++) {
+  scores.push(score(i, { ...EXTERNAL, check: 'Builtin.Helpfulness', passed: true }));
+  scores.push(score(1000 + i, { ...EXTERNAL, check: 'Builtin.Helpfulness', agent_version: 'v2', passed: false, value: 0 }));
+}
+for (let i = 0; i < 5; i++) scores.push(score(i, { ...EXTERNAL, passed: false, value: 0 }));
 
 let spec: Awaited<ReturnType<typeof openApiChecker>>;
 beforeAll(async () => {
@@ -85,6 +92,18 @@ describe('GET /api/v1/compare', () => {
     expect(rows[0]).toMatchObject({ a: { mean: 4.5 }, b: { mean: 2.5 }, difference: { value: -2 } });
   });
 
+  it("keeps other tools' evaluations out unless include_external=true", async () => {
+    const { body } = await get('/api/v1/compare?a.agent_version=v1&b.agent_version=v2&include_external=true', '/api/v1/compare');
+    const rows = body.comparisons as Array<{ check: string; verdict: string; a: { n: number; passed: number }; b: { n: number; passed: number } }>;
+    expect(rows.map((r) => [r.check, r.a.n, r.a.passed, r.b.n, r.b.passed])).toEqual([
+      ['rating', 40, null, 40, null],
+      ['Builtin.Helpfulness', 10, 10, 10, 0],
+      ['loop_guard', 403, 378, 412, 290],
+      ['task_completed', 1, 0, 0, 0],
+    ]);
+    expect((await app.request('/api/v1/compare?a.agent_version=v1&b.agent_version=v2&include_external=yes')).status).toBe(400);
+  });
+
   it('uses Fisher exact on small counts and finds no difference where there is none', async () => {
     const { body } = await get(`/api/v1/compare?check=loop_guard&a.agent_version=v1&b.agent_version=v2&from=${NOW - 3 * HOUR}&to=${NOW - 3 * HOUR + 60_000}`, '/api/v1/compare');
     const [c] = body.comparisons as Array<Record<string, unknown>>;
@@ -132,9 +151,11 @@ describe('GET /api/v1/checks/summary', () => {
     const { body } = await get('/api/v1/checks/summary', '/api/v1/checks/summary');
     expect(body).toMatchObject({ from: NOW + 1 - 24 * HOUR, to: NOW + 1 });
     const checks = body.checks as Array<Record<string, unknown>>;
-    expect(checks.map((c) => c.check)).toEqual(['loop_guard', 'rating', 'task_completed']);
-    expect(checks[0]).toMatchObject({ n: 810, passed: 668, pass_rate: 0.824691, error_count: 0 });
-    expect(checks[2]).toMatchObject({ n: 0, total: 2, pass_rate: null, error_count: 1, not_run_count: 1, previous: { n: 1, passed: 0, pass_rate: 0, ci: [0, 0.793457] } });
+    // The dashboard shows other tools' evaluations beside ours, by name (the five external loop_guard failures count there).
+    expect(checks.map((c) => c.check)).toEqual(['Builtin.Helpfulness', 'loop_guard', 'rating', 'task_completed']);
+    expect(checks[0]).toMatchObject({ n: 20, passed: 10, pass_rate: 0.5 });
+    expect(checks[1]).toMatchObject({ n: 815, passed: 668, pass_rate: 0.819632, error_count: 0 });
+    expect(checks[3]).toMatchObject({ n: 0, total: 2, pass_rate: null, error_count: 1, not_run_count: 1, previous: { n: 1, passed: 0, pass_rate: 0, ci: [0, 0.793457] } });
   });
 });
 

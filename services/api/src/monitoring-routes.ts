@@ -4,7 +4,7 @@ import type { Store } from '../../../shared/adapters/store/index.ts';
 import type { RouteSpec } from './api-spec.ts';
 import { CompareSchema, SeriesSchema, SummarySchema } from './api-schemas.ts';
 import { queryCompare, querySeries, querySummary, type Answer as QueryAnswer } from './monitoring-queries.ts';
-import { TimeRangeParams, UNIT_FILTER_NAMES, UnitFilterParams, toScoreFilters, type UnitFilterValues } from './query-params.ts';
+import { BooleanParam, TimeRangeParams, UNIT_FILTER_NAMES, UnitFilterParams, toScoreFilters, type UnitFilterValues } from './query-params.ts';
 import { addRoute, type Answer, type ApiEnv } from './route.ts';
 import { refuseNames, type CheckNames } from './check-names.ts';
 
@@ -25,6 +25,7 @@ const CompareQuerySchema = z
   .object({
     check: z.string().min(1).max(200).optional().describe('one check; omit for every check'),
     alpha: z.coerce.number().gt(0).lt(1).default(0.05),
+    include_external: BooleanParam.optional().describe("also compare other tools' evaluations (scores with method external, from gen_ai.evaluation.result events); by default only tracecheck's own checks"),
     ...TimeRangeParams,
     ...UnitFilterParams,
     ...sideParams('a'),
@@ -98,7 +99,7 @@ export function monitoringRoutes(app: Hono<ApiEnv>, routes: RouteSpec[], store: 
       const q = query as z.output<typeof CompareQuerySchema> & Record<string, unknown>;
       const unknown = await unknownCheck(c.get('project'), q.check);
       if (unknown.length > 0) return refuseNames(unknown);
-      return toAnswer(await queryCompare(store, { project: c.get('project'), a: compareSide(q, 'a'), b: compareSide(q, 'b'), alpha: q.alpha, check: q.check, from: q.from, to: q.to }));
+      return toAnswer(await queryCompare(store, { project: c.get('project'), a: compareSide(q, 'a'), b: compareSide(q, 'b'), alpha: q.alpha, check: q.check, from: q.from, to: q.to, includeExternal: q.include_external === true }));
     },
   );
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { PipelineStatus } from '../../../shared/kit/metrics/index.ts';
+import type { EvaluationExportStatus, PipelineStatus } from '../../../shared/kit/metrics/index.ts';
 import { pipelineCard } from './pages/pipeline-card.ts';
 import { combineStatus } from './pipeline-status.ts';
 
@@ -48,5 +48,23 @@ describe('combineStatus', () => {
     expect(none.stages.every((s) => s.waiting === null)).toBe(true);
     expect(none.problems).toHaveLength(1);
     expect(none.problems[0]).toMatch(/^No pipeline process has reported in the last 30 s/);
+    expect(none.evaluation_export).toBeNull();
+  });
+
+  it("sums the scorers' evaluation exports and names what was not delivered", () => {
+    const exported = (over: Partial<EvaluationExportStatus>): EvaluationExportStatus => ({ protocol: 'grpc', endpoint: 'http://otel:4317/', sent: 0, rejected: 0, failed: 0, dropped: 0, retries: 0, queued: 0, last_error: null, last_error_at_ms: null, ...over });
+    const stages: PipelineStatus['stages'] = [{ stage: 'assemble', topic: 's', group: null, waiting: 0, error: null }, { stage: 'score', topic: 'u', group: null, waiting: 0, error: null }, { stage: 'sessions', topic: 'x', group: null, waiting: 0, error: null }];
+    const fine = combineStatus([doc({ stages, scored_per_minute: 1, evaluation_export: exported({ sent: 40, queued: 2 }) })], NOW);
+    expect(fine.evaluation_export).toEqual({ sent: 40, rejected: 0, failed: 0, dropped: 0, retries: 0, queued: 2, endpoints: ['http://otel:4317/ (grpc)'], last_error: null, last_error_at_ms: null });
+    expect(fine.problems).toEqual([]);
+    const answer = combineStatus(
+      [
+        doc({ instance: 's1', stages, scored_per_minute: 1, evaluation_export: exported({ sent: 10, failed: 3, retries: 5, last_error: 'gRPC otel:4317: UNAVAILABLE', last_error_at_ms: NOW - 9_000 }) }),
+        doc({ instance: 's2', scored_per_minute: 1, evaluation_export: exported({ sent: 7, dropped: 2, rejected: 1, queued: 4, last_error: 'gRPC otel:4317: DEADLINE_EXCEEDED', last_error_at_ms: NOW - 1_000 }) }),
+      ],
+      NOW,
+    );
+    expect(answer.evaluation_export).toEqual({ sent: 17, rejected: 1, failed: 3, dropped: 2, retries: 5, queued: 4, endpoints: ['http://otel:4317/ (grpc)'], last_error: 'gRPC otel:4317: DEADLINE_EXCEEDED', last_error_at_ms: NOW - 1_000 });
+    expect(answer.problems).toEqual(['Evaluation records not delivered to http://otel:4317/ (grpc): 3 given up, 2 dropped, 1 rejected (latest error: gRPC otel:4317: DEADLINE_EXCEEDED).']);
   });
 });

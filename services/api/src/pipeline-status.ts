@@ -1,7 +1,7 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import type { QueryStore } from '../../../shared/adapters/store/index.ts';
-import { PIPELINE_STATUS_KIND, PIPELINE_STATUS_PROJECT, PipelineStatusSchema, STAGES, type PipelineStatus, type Stage } from '../../../shared/kit/metrics/index.ts';
+import { PIPELINE_STATUS_KIND, PIPELINE_STATUS_PROJECT, PipelineStatusSchema, STAGES, type EvaluationExportStatus, type PipelineStatus, type Stage } from '../../../shared/kit/metrics/index.ts';
 import type { RouteSpec } from './api-spec.ts';
 import { addRoute, type ApiEnv } from './route.ts';
 
@@ -45,6 +45,20 @@ export const PipelineAnswerSchema = z.object({
     .object({ count: z.number().int(), idle_ms: z.number() })
     .nullable()
     .meta({ description: 'Conversations held open by the session aggregators: each becomes a session unit idle_ms after its last trace (TRACECHECK_SESSION_IDLE_MS), or at once on a trace carrying tracecheck.session.end; null: no aggregator reported.' }),
+  evaluation_export: z
+    .object({
+      sent: z.number().int(),
+      rejected: z.number().int(),
+      failed: z.number().int(),
+      dropped: z.number().int(),
+      retries: z.number().int(),
+      queued: z.number().int(),
+      endpoints: z.array(z.string()),
+      last_error: z.string().nullable(),
+      last_error_at_ms: z.number().nullable(),
+    })
+    .nullable()
+    .meta({ description: 'Scores sent out as gen_ai.evaluation.result log records (TRACECHECK_EXPORT_OTLP_ENDPOINT), summed over the scorers since each started: taken by the receiver, rejected by it, given up, dropped from a full queue; retries, records waiting, the latest error. null: no scorer sends them.' }),
   eta_ms: z.number().nullable().meta({ description: 'How long until the units waiting are scored at that rate; 0: caught up; null: unknown (no scorer heard from, or none scored lately).' }),
   problems: z.array(z.string()).meta({ description: 'What could not be measured, in words.' }),
 });
@@ -76,6 +90,10 @@ export function combineStatus(docs: readonly PipelineStatus[], nowMs: number): P
   }
   const held = fresh.flatMap((d) => (d.open_sessions ? [d.open_sessions] : []));
   const openSessions = held.length === 0 ? null : { count: held.reduce((n, o) => n + o.count, 0), idle_ms: Math.max(...held.map((o) => o.idle_ms)) };
+  const evaluationExport = combineExports(fresh.flatMap((d) => (d.evaluation_export ? [d.evaluation_export] : [])));
+  if (evaluationExport && evaluationExport.failed + evaluationExport.dropped + evaluationExport.rejected > 0) {
+    problems.push(`Evaluation records not delivered to ${evaluationExport.endpoints.join(', ')}: ${evaluationExport.failed} given up, ${evaluationExport.dropped} dropped, ${evaluationExport.rejected} rejected (latest error: ${evaluationExport.last_error ?? 'none'}).`);
+  }
   const waiting = stages.find((s) => s.stage === 'score')!.waiting;
   const eta = waiting === null ? null : waiting === 0 ? 0 : scored !== null && scored > 0 ? Math.round((waiting / scored) * 60_000) : null;
   return {
@@ -85,8 +103,26 @@ export function combineStatus(docs: readonly PipelineStatus[], nowMs: number): P
     judge,
     scored_per_minute: scored === null ? null : Math.round(scored * 10) / 10,
     open_sessions: openSessions,
+    evaluation_export: evaluationExport,
     eta_ms: eta,
     problems,
+  };
+}
+
+function combineExports(reports: readonly EvaluationExportStatus[]): PipelineAnswer['evaluation_export'] {
+  if (reports.length === 0) return null;
+  const sum = (pick: (r: EvaluationExportStatus) => number): number => reports.reduce((n, r) => n + pick(r), 0);
+  const latest = reports.filter((r) => r.last_error_at_ms !== null).sort((a, b) => b.last_error_at_ms! - a.last_error_at_ms!)[0];
+  return {
+    sent: sum((r) => r.sent),
+    rejected: sum((r) => r.rejected),
+    failed: sum((r) => r.failed),
+    dropped: sum((r) => r.dropped),
+    retries: sum((r) => r.retries),
+    queued: sum((r) => r.queued),
+    endpoints: [...new Set(reports.map((r) => `${r.endpoint} (${r.protocol})`))],
+    last_error: latest?.last_error ?? null,
+    last_error_at_ms: latest?.last_error_at_ms ?? null,
   };
 }
 

@@ -23,6 +23,18 @@ describe('trace window', () => {
     expect(buf.takeReady(2_010).map((r) => r.traceId)).toEqual([B]);
   });
 
+  it('never holds an evaluation event: one after the unit does not re-open it, one before opens nothing', () => {
+    const buf = createTraceWindowHarness({ graceMs: 0, maxOpenMs: 60_000, retainClosedMs: 60_000 });
+    const evaluation = { schema_version: 1, kind: 'log', trace_id: A, span_id: ROOT, event_name: 'gen_ai.evaluation.result', time_unix_nano: '1', sequence: 0, is_output: false, attributes: { 'gen_ai.evaluation.name': 'Relevance' }, received_at_ms: 0 } as const;
+    expect(buf.add({ ...evaluation, trace_id: B }, 0, 0n, 0)).toBeNull();
+    expect(buf.openCount()).toBe(0);
+    buf.add(createTestSpan({ trace_id: A, span_id: ROOT }), 0, 1n, 0);
+    expect(buf.takeReady(1).map((r) => r.traceId)).toEqual([A]);
+    buf.confirm(A, 1);
+    expect(buf.add(evaluation, 0, 2n, 2)).toBeNull();
+    expect([buf.openCount(), buf.takeReady(10)]).toEqual([0, []]);
+  });
+
   it('keeps the low-water mark exact through many traces closing out of order', () => {
     // Every trace's records are at 2i and (1000 or 2000)+i: published, trace 0 spans every other
     // trace's first record, so the mark stays at 0 until no trace is open; a replay from any later

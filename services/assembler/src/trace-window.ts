@@ -1,5 +1,5 @@
 import { DEFAULT_MAX_SPANS_PER_TRACE } from '../../../shared/runtime/config/index.ts';
-import type { LogRecordEnvelope, SpanEnvelope, SpanRecord, Unit } from '../../../shared/contracts/schemas/index.ts';
+import { EVALUATION_EVENT, type LogRecordEnvelope, type SpanEnvelope, type SpanRecord, type Unit } from '../../../shared/contracts/schemas/index.ts';
 import type { RecordPosition, TakenGroup, Window } from '../../../shared/kit/stage/index.ts';
 import type { TraceParts } from './assemble-trace.ts';
 import { createClosedTraces, type ClosedTrace, type ClosedTracesOptions } from './closed-traces.ts';
@@ -150,6 +150,9 @@ export function createTraceWindow(options: TraceWindowOptions): TraceWindow {
   }
 
   function add(envelope: SpanEnvelope, at: RecordPosition, nowMs: number): string | null {
+    // An evaluation of the trace is a score, not part of the run (the scorer's evaluation intake
+    // reads it): one that comes after the unit must not re-open it.
+    if (envelope.kind === 'log' && envelope.event_name === EVALUATION_EVENT) return null;
     const project = envelope.project ?? 'default';
     const key = traceKey(project, envelope.trace_id);
     let t = open.get(key);

@@ -262,7 +262,7 @@ function* logsConversionSteps(req: LazyLogsRequest, options: ConversionOptions):
         }
         if (record.spanId === ZERO_SPAN) record.spanId = '';
         try {
-          const envelope = normalizeLogRecord(record, rl.resource, seq, options);
+          const envelope = normalizeLogRecord(record, rl.resource, seq, options, sl.scope);
           const usage = usageProblem(envelope.genai);
           const checked = usage === undefined ? checkEnvelope(envelope) : { problem: usage };
           if ('problem' in checked) {

@@ -14,6 +14,7 @@ import type { SelectedCheck } from './score-unit.ts';
 import { createSimulationWaiter } from './simulation-waiter.ts';
 import { sweepUnscored } from './sweep-unscored.ts';
 import { createUnitHandler } from './unit-handler.ts';
+import type { EvaluationExporter } from './evaluation-export/exporter.ts';
 
 export interface ScorerConfig {
   unitsTopic: string;
@@ -54,6 +55,8 @@ export interface ScorerDeps {
   /** Receives the units consumer's lag. */
   onLag?: (lag: ConsumerLag) => void;
   nowMs?: () => number;
+  /** Every score written also goes out as an evaluation record (TRACECHECK_EXPORT_OTLP_ENDPOINT); closed after the last unit. */
+  exporter?: EvaluationExporter;
 }
 
 /**
@@ -88,6 +91,7 @@ export function createScorer(config: ScorerConfig, deps: ScorerDeps): Component 
       ...(simulationWaitMs !== undefined ? { simulationDialog: createSimulationWaiter({ store: deps.store, waitMs: simulationWaitMs, now: nowMs, signal: stopping.signal }) } : {}),
     },
     ...(deps.metrics ? { metrics: deps.metrics } : {}),
+    ...(deps.exporter ? { exporter: deps.exporter } : {}),
     log,
   });
   let sweep: Promise<void> = Promise.resolve();

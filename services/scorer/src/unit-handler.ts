@@ -6,6 +6,7 @@ import type { Metrics } from '../../../shared/kit/metrics/index.ts';
 import { putSimulation } from '../../../shared/engines/monitors/index.ts';
 import type { Score, Unit } from '../../../shared/contracts/schemas/index.ts';
 import type { Store, UnitWriteResult } from '../../../shared/adapters/store/index.ts';
+import type { EvaluationExporter } from './evaluation-export/exporter.ts';
 import { scoreUnit, type ScoreUnitDeps } from './score-unit.ts';
 
 interface StoreWrite {
@@ -22,6 +23,8 @@ export interface UnitHandlerDeps {
   maxBatchUnits: number;
   score: ScoreUnitDeps;
   metrics?: Metrics;
+  /** Sends every score written out as an evaluation record too; never awaited. */
+  exporter?: Pick<EvaluationExporter, 'add'>;
   log: Logger;
 }
 
@@ -69,6 +72,7 @@ export function createUnitHandler(deps: UnitHandlerDeps) {
       deps.metrics.scoringLagSeconds.set(Math.max(0, (score.nowMs() - unit.end_time_ms) / 1000));
     }
     await publishes.write(scores.map((s) => ({ key: s.unit_id, value: JSON.stringify(s) })));
+    deps.exporter?.add(unit, scores);
     log.debug({ unitId: unit.unit_id, scores: scores.map((s) => [s.check, s.status, s.value]) }, 'unit scored');
   }
 

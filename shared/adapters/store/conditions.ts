@@ -61,6 +61,7 @@ export function scoreFilterConditions(f: ScoreFilters): Condition[] {
     if (typeof f.passed !== 'boolean') throw new PermanentError('passed must be a boolean');
     out.push(eq('passed', f.passed));
   }
+  if (f.methods !== undefined) out.push({ kind: 'in', column: 'method', values: f.methods.map((m) => text('methods', m)) });
   if (f.judgeOnly === true) out.push({ kind: 'in', column: 'method', values: ['model', 'hybrid'] });
   return out;
 }

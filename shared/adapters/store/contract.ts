@@ -2,7 +2,7 @@ import type { RetentionCut } from './retention.ts';
 import type { MetricValueCount, MetricValuesQuery, UnitMetricQuery, UnitMetricRow } from './unit-metrics.ts';
 import type { StepMetricQuery } from './step-metrics.ts';
 import type { ExploreQuery, ExploreRow } from './explore.ts';
-import type { Score, Unit } from '../../contracts/schemas/index.ts';
+import type { Score, Unit, ScoreMethod } from '../../contracts/schemas/index.ts';
 import type { Component } from '../../runtime/lifecycle/index.ts';
 
 export interface ScoreQuery extends ScoreFilters {
@@ -142,7 +142,9 @@ export interface ScoreFilters {
   unitKind?: 'trace' | 'session' | 'eval';
   status?: 'ok' | 'error' | 'not_run';
   passed?: boolean;
-  method?: 'deterministic' | 'model' | 'hybrid' | 'code';
+  method?: 'deterministic' | 'model' | 'hybrid' | 'code' | 'external';
+  /** Only scores decided by one of these methods (compare leaves other tools' `external` scores out unless asked). */
+  methods?: readonly ScoreMethod[];
   /** Only checks decided with a judge (`method` model or hybrid): for judge-health rules. */
   judgeOnly?: boolean;
 }

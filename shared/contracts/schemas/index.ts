@@ -6,6 +6,7 @@ export {
   SpanEventSchema,
   TokenUsageSchema,
   GenAiFamilySchema,
+  EVALUATION_EVENT,
 } from './span-envelope.v1.ts';
 export type { SpanEnvelope, SpanRecord, LogRecordEnvelope, SpanGenAi, TokenUsage, GenAiFamily, ModalityTokens, McpFields, ContentRefs } from './span-envelope.v1.ts';
 export { UnitSchema, UnitToolCallSchema, UnitErrorSchema, parseUnit, isCheckedUnit } from './unit.v1.ts';

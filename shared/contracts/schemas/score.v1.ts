@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
-/** How a score was decided. */
-export const ScoreMethodSchema = z.enum(['deterministic', 'model', 'hybrid', 'code']);
+/** How a score was decided; `external`: by another tool, read from its `gen_ai.evaluation.result` event. */
+export const ScoreMethodSchema = z.enum(['deterministic', 'model', 'hybrid', 'code', 'external']);
 export type ScoreMethod = z.infer<typeof ScoreMethodSchema>;
 
 /**

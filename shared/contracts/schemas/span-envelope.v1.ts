@@ -118,6 +118,13 @@ export const SpanEventSchema = z.object({
 });
 
 /**
+ * The OpenTelemetry GenAI evaluation event (`gen_ai.evaluation.result`), as a log record or a span
+ * event: another tool's verdict on a run, scored by the scorer's evaluation intake and never held
+ * by the assembler as part of the run.
+ */
+export const EVALUATION_EVENT = 'gen_ai.evaluation.result';
+
+/**
  * Record on `tracecheck.spans` (key: trace id). `kind: "span"` is one OTLP span;
  * `kind: "log"` is one OTLP log record that belongs to a span (legacy GenAI message events).
  */
@@ -167,6 +174,8 @@ export const SpanEnvelopeSchema = z.discriminatedUnion('kind', [
     genai: SpanGenAiSchema.optional(),
     is_output: z.boolean(),
     service_name: z.string().optional(),
+    /** The instrumentation scope's name, on evaluation events only (their source). */
+    scope_name: z.string().optional(),
     attributes: z.record(z.string(), AttributeValueSchema),
     received_at_ms: z.number(),
     /** The project of the ingest key that sent it (absent: `default`). */

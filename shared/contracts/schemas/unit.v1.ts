@@ -62,6 +62,8 @@ export const UnitSchema = z.object({
    * span and the URIs (at most a bounded number). Absent when every call's content came inline.
    */
   content_refs: z.array(ContentRefsSchema.extend({ span_id: z.string() })).optional(),
+  /** The trace's root span (else its entry span): what evaluation events we send are parented to. Absent: no root arrived. */
+  root_span_id: z.string().optional(),
   span_count: z.number().int().nonnegative(),
   start_time_ms: z.number(),
   end_time_ms: z.number(),

@@ -23,6 +23,10 @@ export interface Metrics {
   judgeRetries: Counter;
   alertDeliveries: Counter<'type' | 'outcome'>;
   deadLetters: Counter<'topic'>;
+  /** Scores sent out as evaluation records (TRACECHECK_EXPORT_OTLP_ENDPOINT), by outcome: sent, rejected, failed, dropped. */
+  evaluationExportRecords: Counter<'outcome'>;
+  evaluationExportRetries: Counter;
+  evaluationExportQueued: Gauge;
   consumerLagRecords: Gauge<'group' | 'topic' | 'partition'>;
   busRecordsInMemory: Gauge<'topic'>;
   busRecordsUnread: Gauge<'topic'>;
@@ -70,6 +74,14 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     judgeCalls: new Counter({ name: 'tracecheck_judge_calls_total', help: 'Judge calls, by outcome (ok, failed)', labelNames: ['outcome'], registers }),
     judgeRetries: new Counter({ name: 'tracecheck_judge_retries_total', help: 'Judge calls retried after a retriable failure (429, 5xx, timeout)', registers }),
     alertDeliveries: new Counter({ name: 'tracecheck_alert_deliveries_total', help: 'Alert notifications, by target type and outcome', labelNames: ['type', 'outcome'], registers }),
+    evaluationExportRecords: new Counter({
+      name: 'tracecheck_evaluation_export_records_total',
+      help: 'Scores sent out as gen_ai.evaluation.result log records, by outcome: sent (taken by the receiver), rejected (refused in its partial success), failed (given up after retries or refused), dropped (the queue was full)',
+      labelNames: ['outcome'],
+      registers,
+    }),
+    evaluationExportRetries: new Counter({ name: 'tracecheck_evaluation_export_retries_total', help: 'Exports of evaluation records sent again after a retryable failure', registers }),
+    evaluationExportQueued: new Gauge({ name: 'tracecheck_evaluation_export_queued', help: 'Evaluation records waiting to be sent', registers }),
     deadLetters: new Counter({
       name: 'tracecheck_dead_letters_total',
       help: 'Records this process put on a dead-letter topic (<topic>.dlq), by the topic they came from',

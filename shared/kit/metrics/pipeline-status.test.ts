@@ -13,6 +13,8 @@ function memoryDocs() {
   };
 }
 
+const EXPORTED = { protocol: 'grpc', endpoint: 'http://otel.example:4317/', sent: 510, rejected: 2, failed: 0, dropped: 0, retries: 3, queued: 12, last_error: 'gRPC otel.example:4317: UNAVAILABLE', last_error_at_ms: 1_000 };
+
 describe('pipeline status reporter', () => {
   it('writes its backlog, judge queue and scoring rate, removes leftovers at start and its doc at shutdown', async () => {
     const store = memoryDocs();
@@ -32,6 +34,7 @@ describe('pipeline status reporter', () => {
         judge: () => ({ rate_per_minute: 600, concurrency: 8, in_flight: 8, waiting: 40 }),
         unitsScored: () => Promise.resolve(scored),
         openSessions: () => ({ count: 4, idle_ms: 900_000 }),
+        evaluationExport: () => EXPORTED,
       },
     });
     await reporter.start();
@@ -42,6 +45,7 @@ describe('pipeline status reporter', () => {
       judge: { rate_per_minute: 600, concurrency: 8, in_flight: 8, waiting: 40 },
       scored_per_minute: 0,
       open_sessions: { count: 4, idle_ms: 900_000 },
+      evaluation_export: EXPORTED,
     });
     now += 30_000;
     scored = 300;

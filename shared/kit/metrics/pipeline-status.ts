@@ -47,6 +47,21 @@ export const OpenSessionsSchema = z.object({
 });
 export type OpenSessions = z.infer<typeof OpenSessionsSchema>;
 
+/** A scorer's sending of its scores as evaluation records (TRACECHECK_EXPORT_OTLP_ENDPOINT), counted since it started. */
+export const EvaluationExportStatusSchema = z.object({
+  protocol: z.string(),
+  endpoint: z.string(),
+  sent: z.number().int().nonnegative(),
+  rejected: z.number().int().nonnegative(),
+  failed: z.number().int().nonnegative(),
+  dropped: z.number().int().nonnegative(),
+  retries: z.number().int().nonnegative(),
+  queued: z.number().int().nonnegative(),
+  last_error: z.string().nullable(),
+  last_error_at_ms: z.number().nullable(),
+});
+export type EvaluationExportStatus = z.infer<typeof EvaluationExportStatusSchema>;
+
 export const PipelineStatusSchema = z.object({
   instance: z.string(),
   services: z.array(z.string()),
@@ -58,6 +73,8 @@ export const PipelineStatusSchema = z.object({
   scored_per_minute: z.number().nonnegative().nullable(),
   /** Absent in docs of processes that do not aggregate sessions. */
   open_sessions: OpenSessionsSchema.nullable().optional(),
+  /** Absent in docs of processes that send no evaluation records. */
+  evaluation_export: EvaluationExportStatusSchema.nullable().optional(),
 });
 export type PipelineStatus = z.infer<typeof PipelineStatusSchema>;
 
@@ -68,6 +85,8 @@ export interface PipelineStatusSources {
   unitsScored(): Promise<number | null>;
   /** The conversations this process holds open; null when it runs no session aggregator. */
   openSessions?(): OpenSessions | null;
+  /** What this process's evaluation exporter has done; null when it sends none. */
+  evaluationExport?(): EvaluationExportStatus | null;
 }
 
 export interface PipelineStatusReporterOptions {
@@ -113,6 +132,7 @@ export function createPipelineStatusReporter(o: PipelineStatusReporterOptions) {
       judge: o.sources.judge(),
       scored_per_minute: total === null ? null : (rate ?? 0),
       open_sessions: o.sources.openSessions?.() ?? null,
+      evaluation_export: o.sources.evaluationExport?.() ?? null,
     };
     await o.store.putDoc({ kind: PIPELINE_STATUS_KIND, project: PIPELINE_STATUS_PROJECT, id: o.instance, body, updated_at_ms: at });
   }

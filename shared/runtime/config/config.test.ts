@@ -34,6 +34,21 @@ describe('loadConfig', () => {
     );
   });
 
+  it('sends scores out only with an endpoint, reading headers as OTEL_EXPORTER_OTLP_HEADERS writes them', () => {
+    expect(loadConfig({}).evaluationExport).toBeNull();
+    expect(loadConfig({ TRACECHECK_EXPORT_OTLP_ENDPOINT: 'http://otel:4318', TRACECHECK_EXPORT_OTLP_HEADERS: 'Authorization=Bearer%20k1, X-Team = ops' }).evaluationExport).toEqual({
+      endpoint: 'http://otel:4318',
+      protocol: 'http/protobuf',
+      headers: { authorization: 'Bearer k1', 'x-team': 'ops' },
+      timeoutMs: 10_000,
+      maxQueue: 20_000,
+    });
+    expect(loadConfig({ TRACECHECK_EXPORT_OTLP_ENDPOINT: 'https://otel:4317', TRACECHECK_EXPORT_OTLP_PROTOCOL: 'grpc' }).evaluationExport?.protocol).toBe('grpc');
+    expect(() => loadConfig({ TRACECHECK_EXPORT_OTLP_ENDPOINT: 'otel:4317', TRACECHECK_EXPORT_OTLP_PROTOCOL: 'http/json', TRACECHECK_EXPORT_OTLP_HEADERS: 'nokey' })).toThrow(
+      'invalid configuration:\n  - TRACECHECK_EXPORT_OTLP_ENDPOINT: must be http://… or https://…\n  - TRACECHECK_EXPORT_OTLP_HEADERS: "nokey" is not name=value (a header name, "=", its value)\n  - TRACECHECK_EXPORT_OTLP_PROTOCOL: Invalid option: expected one of "http/protobuf"|"grpc"',
+    );
+  });
+
   it('caps the spans kept per trace at 10,000 unless told otherwise', () => {
     expect(loadConfig({}).assembler.maxSpansPerTrace).toBe(10_000);
     expect(loadConfig({ TRACECHECK_MAX_SPANS_PER_TRACE: '500' }).assembler.maxSpansPerTrace).toBe(500);

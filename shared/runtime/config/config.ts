@@ -6,6 +6,7 @@ import { DEFAULT_SCORER_CONCURRENCY, DEFAULT_SEGMENT_BYTES, DEFAULT_TRACE_COMPLE
 import { PROJECT_SHARES_ENV, projectSharesOf, type ProjectShares } from './project-shares.ts';
 import { LANGFUSE_KEYS_ENV, type LangfuseKeyPair } from './langfuse-keys.ts';
 import { CONTENT_REF_ENV, contentRefSettingsOf, type ContentRefSettings } from './content-refs.ts';
+import { EVALUATION_EXPORT_ENV, evaluationExportOf, type EvaluationExportConfig } from './evaluation-export.ts';
 import { parseAddressList, type AddressList } from '../http/index.ts';
 import { domainList } from './domain-list.ts';
 import { REDACTION_MODES, redactionRulesFromJson, type RedactionMode, type RedactionRule } from './redaction.ts';
@@ -134,6 +135,7 @@ export const ConfigSchema = z
     ...PROJECT_SHARES_ENV,
     ...LANGFUSE_KEYS_ENV,
     ...CONTENT_REF_ENV,
+    ...EVALUATION_EXPORT_ENV,
     TRACECHECK_CHECKS: z.string().default('function_result_present,task_completed'),
     TRACECHECK_CHECK_DEFINITIONS: z.preprocess(emptyAsUndefined, z.string().optional()),
     TRACECHECK_SANDBOX_PROCESSES: z.coerce.number().int().min(1).max(64).default(2),
@@ -280,6 +282,8 @@ export interface Config {
   redaction: { mode: RedactionMode; rules: RedactionRule[]; key: string | null };
   /** Days rows are kept (null: forever, but for projects with their own); how often old ones are removed. */
   retention: { days: number | null; intervalMs: number; allowLonger: boolean };
+  /** Where every score is also sent as a `gen_ai.evaluation.result` log record; null: nowhere. */
+  evaluationExport: EvaluationExportConfig | null;
 }
 
 export class ConfigError extends PermanentError {
@@ -379,6 +383,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     evalPython: c.LLMEVAL_PYTHON ?? null,
     retention: { days: c.TRACECHECK_RETENTION_DAYS ?? null, intervalMs: c.TRACECHECK_RETENTION_INTERVAL_MS, allowLonger: c.TRACECHECK_RETENTION_ALLOW_LONGER === 'true' },
     redaction: { mode: c.TRACECHECK_REDACTION, rules: c.TRACECHECK_REDACTION_RULES ?? [], key: c.TRACECHECK_REDACTION_KEY ?? null },
+    evaluationExport: evaluationExportOf(c),
   };
 }
 

@@ -4,6 +4,7 @@ export type { ContentRefSettings } from './content-refs.ts';
 export type { Config, LogLevel } from './config.ts';
 export type { ProjectShares } from './project-shares.ts';
 export type { LangfuseKeyPair } from './langfuse-keys.ts';
+export type { EvaluationExportConfig, ExportProtocol } from './evaluation-export.ts';
 export {
   DEFAULT_LAG_INTERVAL_MS,
   DEFAULT_MAX_RECORD_BYTES,

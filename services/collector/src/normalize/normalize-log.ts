@@ -1,5 +1,5 @@
-import type { LogRecordEnvelope } from '../../../../shared/contracts/schemas/index.ts';
-import type { DecodedLogRecord, DecodedResource } from '../otlp/types.ts';
+import { EVALUATION_EVENT, type LogRecordEnvelope } from '../../../../shared/contracts/schemas/index.ts';
+import type { DecodedLogRecord, DecodedResource, DecodedScope } from '../otlp/types.ts';
 import { legacyEventMessage } from './families/legacy-events.ts';
 import { DETAILS_EVENT, takeGenAiUsage, takeOtelContent } from './families/otel-genai.ts';
 import type { SpanGenAi } from '../../../../shared/contracts/schemas/index.ts';
@@ -16,6 +16,7 @@ export function normalizeLogRecord(
   resource: DecodedResource,
   sequence: number,
   options: NormalizeOptions,
+  scope?: DecodedScope,
 ): LogRecordEnvelope {
   const attrs = record.attributes;
   enforceAttributeLimit(attrs, options.maxAttributeBytes);
@@ -41,6 +42,8 @@ export function normalizeLogRecord(
   }
   const serviceName = asString(resource.attributes['service.name']);
   if (serviceName) env.service_name = serviceName;
+  // An evaluation's source is named by who sent it: the scope says which evaluator of a service.
+  if (eventName === EVALUATION_EVENT && scope?.name) env.scope_name = scope.name.slice(0, 200);
   if (options.project !== undefined) env.project = options.project;
   return env;
 }

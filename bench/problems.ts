@@ -10,7 +10,7 @@
 //  - CPU: the miner's main-thread CPU against the scorer's, from a V8 profile (bench/problems/cpu-share.ts).
 // `npm run bench:problems [-- embedded|kafka] [--rate=2000] [--seconds=60] [--seed=1]`; results are
 // appended to bench/results/problems.md with the load average.
-import { appendFileSync, existsSync, mkdirSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, hostname, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -46,6 +46,8 @@ const api = h.pipeline.apiUrl();
 interface Sent {
   run: PlannedRun;
   id: string;
+  /** When its agent run ended (its unit's end time) and when its export was acknowledged. */
+  endedAt: number;
   sentAt: number;
 }
 const sent: Sent[] = [];
@@ -96,8 +98,8 @@ await streamPlanned(
     }
     return batch;
   },
-  (run, id, at) => {
-    sent.push({ run, id, sentAt: at });
+  (run, id, endedAt, at) => {
+    sent.push({ run, id, endedAt, sentAt: at });
     spans += spansOfRun(run);
     if (run.mode && run.mode !== 'noise') {
       const n = (seen.get(run.mode) ?? 0) + 1;
@@ -138,6 +140,9 @@ for (const chunk of idChunks(failing.map((s) => s.id))) {
     assigned.set(id, unit ? problemIdFor(unit, byUnit.get(id) ?? [], miner) : null);
   }
 }
+// `--dump=FILE`: the units of each mode that landed outside its problem, to read why.
+const dump = flag('dump');
+const unitsById = dump ? await store.getUnits(failing.map((s) => s.id), 'default') : null;
 const labels = new Map(failing.filter((s) => s.run.mode !== 'noise').map((s) => [s.id, s.run.mode as string]));
 const fits = labelFits(assigned, labels);
 const problems = await listed();
@@ -150,7 +155,7 @@ const spurious = problems.filter((p) => !modeProblems.has(p.id) && p.count > one
 const wrongParam = fits.find((f) => f.label === 'wrong_param');
 const events = await listProblemEvents(store, 'default', 0);
 const growing = events.find((e) => e.event.kind === 'problem_growing' && e.event.problem_id === wrongParam?.problem);
-const growingUnits = growing ? sent.filter((s) => s.run.mode === 'wrong_param' && s.sentAt <= growing.event.at_ms + 1).length : null;
+const growingUnits = growing ? sent.filter((s) => s.run.mode === 'wrong_param' && s.endedAt <= growing.event.at_ms + 1).length : null;
 await h.stop();
 if (mode === 'kafka') await fetch(`${testClickHouseUrl()}/?query=${encodeURIComponent(`DROP DATABASE IF EXISTS ${database}`)}`, { method: 'POST' }).catch(() => undefined);
 
@@ -160,6 +165,22 @@ const rows = MODES.map((m) => {
   const visible = f.problem && listedAt.has(f.problem) && twentiethAt.has(m) ? `${((listedAt.get(f.problem)! - twentiethAt.get(m)!) / 1_000).toFixed(1)} s` : 'never';
   return `| ${m} | ${f.units} | ${f.problem ? `\`${titleOf.get(f.problem) ?? f.problem}\`` : '–'} | ${f.problemUnits} (API: ${f.problem ? (countOf.get(f.problem) ?? 0) : 0}) | ${pct(f.purity)} | ${pct(f.coverage)} | ${visible} |`;
 });
+const strays = MODES.flatMap((m) => {
+  const f = fits.find((x) => x.label === m)!;
+  const elsewhere = new Map<string, number>();
+  for (const s of sent) {
+    if (s.run.mode !== m) continue;
+    const p = assigned.get(s.id) ?? null;
+    if (p === f.problem) continue;
+    const name = p === null ? 'in no problem' : `\`${titleOf.get(p) ?? p}\``;
+    elsewhere.set(name, (elsewhere.get(name) ?? 0) + 1);
+  }
+  return elsewhere.size ? [`  - ${m}: ${[...elsewhere].map(([k, n]) => `${n} ${k}`).join('; ')}`] : [];
+});
+if (dump && unitsById) {
+  const stray = sent.filter((s) => s.run.mode && s.run.mode !== 'noise' && assigned.get(s.id) !== fits.find((f) => f.label === s.run.mode)?.problem);
+  writeFileSync(dump, stray.map((s) => JSON.stringify({ mode: s.run.mode, plan: s.run, unit: unitsById.get(s.id) })).join('\n'));
+}
 const cpuLine = `miner ${share.minerMs.toFixed(0)} ms, scorer ${share.scorerMs.toFixed(0)} ms of main-thread CPU (miner = ${pct(share.minerMs / share.scorerMs)} of the scorer; profile ${(share.totalMs / 1_000).toFixed(1)} s busy in ${(sendSeconds + drainSeconds).toFixed(1)} s; whole process ${((processCpu.user + processCpu.system) / 1e6).toFixed(1)} s CPU)`;
 const text = [
   `## ${new Date().toISOString()} – ${mode === 'kafka' ? 'Kafka + ClickHouse' : 'embedded (in-process bus + DuckDB)'}, ${hostname()}, ${cpus()[0]?.model ?? 'cpu'} (${cpus().length} cores), Node ${process.version}`,
@@ -171,8 +192,9 @@ const text = [
   ...rows,
   '',
   `- Problems: ${problems.length}; spurious above 1% of units (${onePercent.toFixed(0)}): ${spurious.length}${spurious.length ? ` (${spurious.map((p) => `\`${p.title}\` ${p.count}`).join(', ')})` : ''}.`,
+  ...(strays.length ? ['- Units of a mode outside its problem:', ...strays] : []),
   `- wrong_param (v2 only): problem_growing ${growing ? `after ${growingUnits} of its units (p = ${growing.event.p_value?.toExponential(2)})` : 'NOT fired'}.`,
-  `- CPU: ${cpuLine}.`,
+  `- CPU: ${cpuLine}. Miner's top functions (self time): ${share.minerTop.map(([f, ms]) => `${f} ${ms.toFixed(0)} ms`).join(', ')}.`,
   '',
 ].join('\n');
 const out = join(import.meta.dirname, 'results', 'problems.md');

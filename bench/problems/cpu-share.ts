@@ -9,7 +9,7 @@ import { Session } from 'node:inspector/promises';
 interface Node {
   id: number;
   children?: number[];
-  callFrame: { url: string; functionName: string };
+  callFrame: { url: string; functionName: string; lineNumber: number };
 }
 
 const MINER = /\/services\/alerter\/src\/problems\/|\/shared\/engines\/problems\//;
@@ -19,6 +19,8 @@ export interface CpuShare {
   minerMs: number;
   scorerMs: number;
   totalMs: number;
+  /** The miner's samples by the function they were in (self time), largest first. */
+  minerTop: Array<[string, number]>;
 }
 
 export async function startCpuShare(): Promise<{ stop(): Promise<CpuShare> }> {
@@ -53,15 +55,22 @@ export async function startCpuShare(): Promise<{ stop(): Promise<CpuShare> }> {
       let minerUs = 0;
       let scorerUs = 0;
       let totalUs = 0;
+      const minerSelf = new Map<string, number>();
       profile.samples.forEach((id, i) => {
         const dt = profile.timeDeltas[i] ?? 0;
         if (byId.get(id)?.callFrame.functionName === '(idle)') return;
         totalUs += dt;
         const o = ownerOf(id);
-        if (o === 'miner') minerUs += dt;
+        if (o === 'miner') {
+          minerUs += dt;
+          const cf = byId.get(id)!.callFrame;
+          const name = `${cf.functionName || '(anonymous)'} ${cf.url.replace(/^.*\//, '')}:${cf.lineNumber + 1}`;
+          minerSelf.set(name, (minerSelf.get(name) ?? 0) + dt);
+        }
         else if (o === 'scorer') scorerUs += dt;
       });
-      return { minerMs: minerUs / 1_000, scorerMs: scorerUs / 1_000, totalMs: totalUs / 1_000 };
+      const minerTop = [...minerSelf].sort((a, b) => b[1] - a[1]).slice(0, 8).map(([f, us]): [string, number] => [f, us / 1_000]);
+      return { minerMs: minerUs / 1_000, scorerMs: scorerUs / 1_000, totalMs: totalUs / 1_000, minerTop };
     },
   };
 }

@@ -1,5 +1,10 @@
 // Records the fleet's planned runs through the real OTel SDK and OTLP/protobuf exporter (the tests'
-// withTracer): one trace per run, GenAI spans as the instrumentation library writes them.
+// withTracer): one trace per run, GenAI spans as the instrumentation library writes them. Each model
+// and tool call takes STEP_MS, as real ones take at least that: the SDK stamps a span's start from
+// Date.now() (whole milliseconds) plus a high-resolution offset, so spans started within the same
+// millisecond may come out of order, and a run's steps with them.
+const STEP_MS = 2;
+import { setTimeout as sleep } from 'node:timers/promises';
 import { SpanStatusCode, type Tracer } from '@opentelemetry/api';
 import { createAgentTracer, type OpenAiMessage } from '../../shared/runtime/instrument/index.ts';
 import { withTracer, type SendRunsOptions } from '../../test/helpers/agent-runs.ts';
@@ -15,13 +20,15 @@ export async function recordRun(tracer: Tracer, run: PlannedRun): Promise<string
     const messages: OpenAiMessage[] = [{ role: 'user', content: run.question }];
     for (const [k, step] of run.tools.entries()) {
       const call = { id: `call_${run.index}_${k}`, type: 'function' as const, function: { name: step.tool, arguments: JSON.stringify(step.args) } };
-      await agent.recordModelCall({ model: 'shop-model', inputMessages: messages }, (m) => {
+      await agent.recordModelCall({ model: 'shop-model', inputMessages: messages }, async (m) => {
+        await sleep(STEP_MS);
         m.setOutput({ messages: [{ role: 'assistant', content: null, tool_calls: [call] }], finishReasons: ['tool_calls'] });
       });
       messages.push({ role: 'assistant', content: null, tool_calls: [call] });
       let content: string;
       try {
-        const result = await agent.recordToolCall({ name: step.tool, callId: call.id, arguments: call.function.arguments }, () => {
+        const result = await agent.recordToolCall({ name: step.tool, callId: call.id, arguments: call.function.arguments }, async () => {
+          await sleep(STEP_MS);
           if (step.error !== undefined) throw new Error(step.error);
           return step.result ?? { ok: true };
         });
@@ -33,7 +40,8 @@ export async function recordRun(tracer: Tracer, run: PlannedRun): Promise<string
     }
     if (run.handoff) {
       await billing.runAgent('billing-agent', 'Process the refund for this order.', async () => {
-        await billing.recordModelCall({ model: 'billing-model', inputMessages: [{ role: 'user', content: 'Process the refund for this order.' }] }, (m) => {
+        await billing.recordModelCall({ model: 'billing-model', inputMessages: [{ role: 'user', content: 'Process the refund for this order.' }] }, async (m) => {
+          await sleep(STEP_MS);
           m.setOutput({ messages: [{ role: 'assistant', content: 'Refund queued.' }], finishReasons: ['stop'] });
         });
         return 'Refund queued.';
@@ -44,7 +52,8 @@ export async function recordRun(tracer: Tracer, run: PlannedRun): Promise<string
       h.span.setAttribute('error.type', 'HandoffTimeout');
       return undefined;
     }
-    await agent.recordModelCall({ model: 'shop-model', inputMessages: messages }, (m) => {
+    await agent.recordModelCall({ model: 'shop-model', inputMessages: messages }, async (m) => {
+      await sleep(STEP_MS);
       m.setOutput({ messages: [{ role: 'assistant', content: run.answer }], finishReasons: ['stop'] });
     });
     return run.answer;
@@ -54,19 +63,19 @@ export async function recordRun(tracer: Tracer, run: PlannedRun): Promise<string
 
 /**
  * One export session for the whole phase: `batch()` gives the next runs (null: done), each recorded,
- * the batch exported, and each run handed to `recorded` with its trace id (the unit id) and when its
- * export was acknowledged.
+ * the batch exported, and each run handed to `recorded` with its trace id (the unit id), when it
+ * ended and when its export was acknowledged.
  */
-export async function streamPlanned(batch: () => Promise<PlannedRun[] | null>, recorded: (run: PlannedRun, id: string, endedAt: number) => void, options: SendRunsOptions): Promise<void> {
+export async function streamPlanned(batch: () => Promise<PlannedRun[] | null>, recorded: (run: PlannedRun, id: string, endedAt: number, exportedAt: number) => void, options: SendRunsOptions): Promise<void> {
   await withTracer(options, async (tracer, flush) => {
     for (let runs = await batch(); runs !== null; runs = await batch()) {
-      const done: Array<[PlannedRun, string, number]> = [];
-      for (const run of runs) done.push([run, await recordRun(tracer, run), Date.now()]);
+      // The batch's runs side by side, as a fleet runs them.
+      const done = await Promise.all(runs.map(async (run): Promise<[PlannedRun, string, number]> => [run, await recordRun(tracer, run), Date.now()]));
       // Each batch exported before the next: a collector slower than the offered rate slows the
       // sender (the achieved rate is what is reported) instead of piling up exports.
       await flush();
       const at = Date.now();
-      for (const [run, id] of done) recorded(run, id, at);
+      for (const [run, id, ended] of done) recorded(run, id, ended, at);
     }
   });
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createProblemBook } from './book.ts';
+import { fnv1a } from './hash.ts';
 import { HOUR_MS } from './problem.ts';
 import { failed, failureUnit, passed, refOf } from './test-support.ts';
 import type { FailureScore, FailureUnit } from './signature.ts';
@@ -35,6 +36,14 @@ describe('the problem book', () => {
     expect(problems[0].checks).toEqual({ 'task_completed:fail': 30 });
     expect(events.map((e) => e.kind)).toEqual(['problem_new', 'problem_new']);
     expect(book.versions()).toEqual({ 'support\u0000v1': { units: 100, first_seen_ms: 0, last_seen_ms: 109_000 } });
+  });
+
+  it('samples the 20 units with the smallest hash of their id, in that order', () => {
+    const { book } = feed(Array.from({ length: 45 }, (_, i) => outage(i)));
+    const expected = Array.from({ length: 45 }, (_, i) => `out-${i}`)
+      .sort((a, b) => (fnv1a(a) < fnv1a(b) ? -1 : fnv1a(a) > fnv1a(b) ? 1 : a < b ? -1 : 1))
+      .slice(0, 20);
+    expect(book.list()[0].sample).toEqual(expected);
   });
 
   it('counts a replayed unit once', () => {

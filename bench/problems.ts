@@ -193,7 +193,7 @@ const text = [
   '',
   `- Problems: ${problems.length}; spurious above 1% of units (${onePercent.toFixed(0)}): ${spurious.length}${spurious.length ? ` (${spurious.map((p) => `\`${p.title}\` ${p.count}`).join(', ')})` : ''}.`,
   ...(strays.length ? ['- Units of a mode outside its problem:', ...strays] : []),
-  `- wrong_param (v2 only): problem_growing ${growing ? `after ${growingUnits} of its units (p = ${growing.event.p_value?.toExponential(2)})` : 'NOT fired'}.`,
+  `- wrong_param (v2 only): problem_growing ${growing ? `after ${growingUnits} of its units (p = ${growing.event.p_value?.toExponential(2)})` : 'NOT fired'}. Problems flagged growing: ${problems.filter((p) => p.growing_versions.length > 0).map((p) => `\`${p.title}\` in ${p.growing_versions.join(', ')}`).join('; ') || 'none'}.`,
   `- CPU: ${cpuLine}. Miner's top functions (self time): ${share.minerTop.map(([f, ms]) => `${f} ${ms.toFixed(0)} ms`).join(', ')}.`,
   '',
 ].join('\n');

@@ -1,8 +1,8 @@
 // CPU of the problem miner against the scorer's, from a V8 CPU profile of this process's main
-// thread (node:inspector): each sample goes to the miner when a frame of its stack is the miner's
-// code (services/alerter/src/problems, shared/engines/problems), else to the scorer when a frame is
-// the scorer's (services/scorer); the rest (collector, assembler, bus, store, load generator, GC)
-// to neither. Code after an `await` resumes under its own async function's frame, so a stage's
+// thread (node:inspector): each sample goes to the miner when a frame of its stack is the miner
+// stage's (services/alerter/src/problems: its intake, ticks and everything they call, the book and
+// the store included), else to the scorer when a frame is the scorer's (services/scorer); the rest
+// (collector, assembler, bus, store, API, load generator, GC) to neither. Code after an `await` resumes under its own async function's frame, so a stage's
 // store reads and writes issued from it count for it; native work on other threads (DuckDB's) does not.
 import { Session } from 'node:inspector/promises';
 
@@ -12,7 +12,7 @@ interface Node {
   callFrame: { url: string; functionName: string; lineNumber: number };
 }
 
-const MINER = /\/services\/alerter\/src\/problems\/|\/shared\/engines\/problems\//;
+const MINER = /\/services\/alerter\/src\/problems\//;
 const SCORER = /\/services\/scorer\//;
 
 export interface CpuShare {

@@ -99,6 +99,17 @@ describe('the problem book', () => {
     expect(book.tick(2000).filter((e) => e.kind === 'problem_growing')).toEqual([]);
   });
 
+  it('does not call a problem growing on fewer than five occurrences, even where the version before never had it', () => {
+    const v1 = Array.from({ length: 100 }, (_, i) => healthy(i, 'v1', i));
+    const v2 = Array.from({ length: 40 }, (_, i) => healthy(1000 + i, 'v2', 1000 + i));
+    const book = feed([...v1, ...v2]).book;
+    const firsts = feed(Array.from({ length: 4 }, (_, i) => outage(2000 + i, 'v2', 2000 + i)), book).events;
+    expect(firsts.map((e) => e.kind)).toEqual(['problem_new']);
+    expect(book.rates(book.list()[0].id).map((r) => [r.version, r.occurrences, r.growing])).toEqual([['v1', 0, false], ['v2', 4, false]]);
+    const fifth = feed([outage(2004, 'v2', 2004)], book).events;
+    expect(fifth.map((e) => [e.kind, e.version, e.baseline])).toEqual([['problem_growing', 'v2', 'v1']]);
+  });
+
   it('keeps dismissals and merges with their reason, and counts a merged problem\'s later units in its target', () => {
     const { book } = feed([outage(1), refusal(2)]);
     const [out, ref] = [book.list().find((p) => p.cause === 'tool_error')!, book.list().find((p) => p.cause === 'check')!];

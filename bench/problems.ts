@@ -5,7 +5,8 @@
 // process. Measured:
 //  - per mode, the problem holding most of its units: purity and coverage (each unit placed as the
 //    unit page places it: its signature against the stored book), and spurious problems above 1% of units;
-//  - the v2-only mode's problem_growing event: how many of its units had been sent by then;
+//  - the v2-only mode's problem_growing event: how many of its units ended by then (the event is
+//    stamped with the end time of the unit that set it off);
 //  - per mode, seconds from its 20th unit's export to GET /api/v1/problems listing its problem with ≥ 20 units;
 //  - CPU: the miner's main-thread CPU against the scorer's, from a V8 profile (bench/problems/cpu-share.ts).
 // `npm run bench:problems [-- embedded|kafka] [--rate=2000] [--seconds=60] [--seed=1]`; results are
@@ -130,6 +131,7 @@ clearInterval(loadTimer);
 const store = h.pipeline.store!;
 const miner = await loadMinerState(store, 'default');
 const assigned = new Map<string, string | null>();
+const endOf = new Map<string, number>();
 for (const chunk of idChunks(failing.map((s) => s.id))) {
   const units = await store.getUnits(chunk, 'default');
   const scores = await store.queryScores({ unitIds: chunk, limit: 10_000 });
@@ -137,6 +139,7 @@ for (const chunk of idChunks(failing.map((s) => s.id))) {
   for (const s of scores) byUnit.set(s.unit_id, [...(byUnit.get(s.unit_id) ?? []), s]);
   for (const id of chunk) {
     const unit = units.get(id);
+    if (unit) endOf.set(id, unit.end_time_ms);
     assigned.set(id, unit ? problemIdFor(unit, byUnit.get(id) ?? [], miner) : null);
   }
 }
@@ -155,7 +158,7 @@ const spurious = problems.filter((p) => !modeProblems.has(p.id) && p.count > one
 const wrongParam = fits.find((f) => f.label === 'wrong_param');
 const events = await listProblemEvents(store, 'default', 0);
 const growing = events.find((e) => e.event.kind === 'problem_growing' && e.event.problem_id === wrongParam?.problem);
-const growingUnits = growing ? sent.filter((s) => s.run.mode === 'wrong_param' && s.endedAt <= growing.event.at_ms + 1).length : null;
+const growingUnits = growing ? sent.filter((s) => s.run.mode === 'wrong_param' && (endOf.get(s.id) ?? Number.POSITIVE_INFINITY) <= growing.event.at_ms).length : null;
 await h.stop();
 if (mode === 'kafka') await fetch(`${testClickHouseUrl()}/?query=${encodeURIComponent(`DROP DATABASE IF EXISTS ${database}`)}`, { method: 'POST' }).catch(() => undefined);
 

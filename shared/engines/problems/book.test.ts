@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createProblemBook } from './book.ts';
+import { fnv1a } from './hash.ts';
 import { HOUR_MS } from './problem.ts';
 import { failed, failureUnit, passed, refOf } from './test-support.ts';
 import type { FailureScore, FailureUnit } from './signature.ts';
@@ -35,6 +36,14 @@ describe('the problem book', () => {
     expect(problems[0].checks).toEqual({ 'task_completed:fail': 30 });
     expect(events.map((e) => e.kind)).toEqual(['problem_new', 'problem_new']);
     expect(book.versions()).toEqual({ 'support\u0000v1': { units: 100, first_seen_ms: 0, last_seen_ms: 109_000 } });
+  });
+
+  it('samples the 20 units with the smallest hash of their id, in that order', () => {
+    const { book } = feed(Array.from({ length: 45 }, (_, i) => outage(i)));
+    const expected = Array.from({ length: 45 }, (_, i) => `out-${i}`)
+      .sort((a, b) => (fnv1a(a) < fnv1a(b) ? -1 : fnv1a(a) > fnv1a(b) ? 1 : a < b ? -1 : 1))
+      .slice(0, 20);
+    expect(book.list()[0].sample).toEqual(expected);
   });
 
   it('counts a replayed unit once', () => {
@@ -88,6 +97,17 @@ describe('the problem book', () => {
     expect(rates[1].interval.map((x) => Number(x.toFixed(4)))).toEqual([0.1505, 0.2609]);
     expect(rates[1].p_value).toBeLessThan(0.05);
     expect(book.tick(2000).filter((e) => e.kind === 'problem_growing')).toEqual([]);
+  });
+
+  it('does not call a problem growing on fewer than five occurrences, even where the version before never had it', () => {
+    const v1 = Array.from({ length: 100 }, (_, i) => healthy(i, 'v1', i));
+    const v2 = Array.from({ length: 40 }, (_, i) => healthy(1000 + i, 'v2', 1000 + i));
+    const book = feed([...v1, ...v2]).book;
+    const firsts = feed(Array.from({ length: 4 }, (_, i) => outage(2000 + i, 'v2', 2000 + i)), book).events;
+    expect(firsts.map((e) => e.kind)).toEqual(['problem_new']);
+    expect(book.rates(book.list()[0].id).map((r) => [r.version, r.occurrences, r.growing])).toEqual([['v1', 0, false], ['v2', 4, false]]);
+    const fifth = feed([outage(2004, 'v2', 2004)], book).events;
+    expect(fifth.map((e) => [e.kind, e.version, e.baseline])).toEqual([['problem_growing', 'v2', 'v1']]);
   });
 
   it('keeps dismissals and merges with their reason, and counts a merged problem\'s later units in its target', () => {

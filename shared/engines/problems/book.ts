@@ -62,16 +62,23 @@ export interface ProblemBook {
 
 export const OVERFLOW_KEY = 'overflow';
 
+/** Keeps `sample` as the MAX_SAMPLE ids with the smallest hash (then id), in that order: one hash per id looked at. */
 function insertSample(sample: string[], unitId: string): void {
-  if (sample.includes(unitId)) return;
   const h = fnv1a(unitId);
-  if (sample.length >= MAX_SAMPLE && h >= fnv1a(sample[sample.length - 1])) return;
-  sample.push(unitId);
-  sample.sort((a, b) => {
-    const ha = fnv1a(a);
-    const hb = fnv1a(b);
-    return ha < hb ? -1 : ha > hb ? 1 : a < b ? -1 : a > b ? 1 : 0;
-  });
+  const before = (other: string): boolean => {
+    const ho = fnv1a(other);
+    return h < ho || (h === ho && unitId < other);
+  };
+  if (sample.length >= MAX_SAMPLE && !before(sample[sample.length - 1])) return;
+  let lo = 0;
+  let hi = sample.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (before(sample[mid])) hi = mid;
+    else lo = mid + 1;
+  }
+  if (lo > 0 && sample[lo - 1] === unitId) return;
+  sample.splice(lo, 0, unitId);
   if (sample.length > MAX_SAMPLE) sample.pop();
 }
 

@@ -14,6 +14,14 @@ export interface LifecycleOptions {
   minSamples: number;
 }
 
+/**
+ * Occurrences in a version before it can be called growing. The test's normal approximation takes a
+ * version where the problem never occurred as a rate known to be 0, so one occurrence in the next
+ * version already "fires" (p ≈ 0.002 in bench:problems); by chance alone, five all landing in the
+ * newer of two equal-sized versions happens 3% of the time.
+ */
+export const MIN_GROWTH_OCCURRENCES = 5;
+
 /** One agent version's rate of a problem, with its Wilson 95% interval, and the test against the version before. */
 export interface VersionRate {
   version: string | null;
@@ -53,7 +61,7 @@ export function versionRates(p: Problem, versions: ReadonlyMap<string, VersionCo
       const counts = { passedA: prev[1].units - occA, totalA: prev[1].units, passedB: v.units - occurrences, totalB: v.units };
       const decision = sequentialRegression(counts, options);
       pValue = decision.pValue;
-      growing = decision.fire;
+      growing = decision.fire && occurrences >= MIN_GROWTH_OCCURRENCES;
     }
     return { version: splitVersionKey(key).version, units: v.units, occurrences, rate: w.proportion, interval: [w.lower, w.upper], baseline: prev ? splitVersionKey(prev[0]).version : null, p_value: pValue, growing };
   });
@@ -69,6 +77,7 @@ export function growthEvent(p: Problem, versions: ReadonlyMap<string, VersionCou
   const b = ordered[i][1];
   const occA = Math.min(p.by_version[aKey] ?? 0, a.units);
   const occB = Math.min(p.by_version[vkey] ?? 0, b.units);
+  if (occB < MIN_GROWTH_OCCURRENCES) return null;
   const decision = sequentialRegression({ passedA: a.units - occA, totalA: a.units, passedB: b.units - occB, totalB: b.units }, options);
   if (!decision.fire) return null;
   p.growing_in.push(vkey);

@@ -4,7 +4,7 @@ import type { FailureUnit } from './signature.ts';
 export interface LoopShape {
   cycle: string[];
   repeats: number;
-  /** Index of the first call of the loop, and the agent that made it. */
+  /** Index of the loop's first call among the unit's steps (among its tool calls when it has no steps), and the agent that made it. */
   start: number;
   agent: string | null;
 }
@@ -16,18 +16,20 @@ interface Call {
   key: string;
   name: string;
   agent: string | null;
+  /** Its position in the unit's steps, or in its tool calls when it has no steps. */
+  index: number;
 }
 
 function callsOf(unit: FailureUnit): Call[] {
   const steps = unit.steps ?? [];
-  const tools = steps.filter((s) => s.type === 'tool');
-  if (tools.length > 0) {
-    return tools.map((s) => {
-      const call = unit.tool_calls.find((c) => c.id === s.call_id);
-      return { key: `${s.name}\u0000${call?.arguments ?? ''}`, name: s.name, agent: s.agent };
-    });
-  }
-  return unit.tool_calls.map((c) => ({ key: `${c.name}\u0000${c.arguments}`, name: c.name, agent: unit.agent_name }));
+  const tools: Call[] = [];
+  steps.forEach((s, index) => {
+    if (s.type !== 'tool') return;
+    const call = unit.tool_calls.find((c) => c.id === s.call_id);
+    tools.push({ key: `${s.name}\u0000${call?.arguments ?? ''}`, name: s.name, agent: s.agent, index });
+  });
+  if (tools.length > 0) return tools;
+  return unit.tool_calls.map((c, index) => ({ key: `${c.name}\u0000${c.arguments}`, name: c.name, agent: unit.agent_name, index }));
 }
 
 /**
@@ -42,7 +44,7 @@ export function loopShapeOf(unit: FailureUnit): LoopShape | null {
       let repeats = 1;
       while (start + (repeats + 1) * len <= calls.length && sameCycle(calls, start, start + repeats * len, len)) repeats++;
       if (repeats >= MIN_LOOP_REPEATS && (!found || repeats * len > found.repeats * found.cycle.length)) {
-        found = { cycle: calls.slice(start, start + len).map((c) => c.name), repeats, start, agent: calls[start].agent };
+        found = { cycle: calls.slice(start, start + len).map((c) => c.name), repeats, start: calls[start].index, agent: calls[start].agent };
       }
     }
   }

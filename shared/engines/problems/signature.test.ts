@@ -23,6 +23,15 @@ describe('signatures', () => {
     expect(signatureOf(failureUnit('u3', { tools: [['search', null, '{"q":1}'], ['search', null, '{"q":2}'], ['search', null, '{"q":3}']] }), [failed('x')]).cause).toBe('check');
   });
 
+  it('places a loop at its first call among the steps, model turns between the calls included', () => {
+    const base = failureUnit('u7', { tools: [['lookup', null, '{}'], ['search', null, '{"q":1}'], ['search', null, '{"q":1}'], ['search', null, '{"q":1}']] });
+    const model = (i: number) => ({ type: 'model' as const, agent: 'support', start_ms: i, model: 'm', latency_ms: 1, input_tokens: 0, output_tokens: 0, finish_reason: null });
+    const steps = base.steps!.flatMap((s, i) => [model(i) as never, s]);
+    const sig = signatureOf({ ...base, steps }, [failed('loop_guard')]);
+    expect([sig.cause, sig.loop, sig.point]).toEqual(['loop', { cycle: ['search'], repeats: 3, start: 3, agent: 'support' }, { agent: 'support', step: 3 }]);
+    expect(signatureOf({ ...base, steps: [] }, [failed('loop_guard')]).point).toEqual({ agent: 'support', step: 1 });
+  });
+
   it('finds a hand-off never given back', () => {
     const unit = failureUnit('u4', {
       steps: [

@@ -86,4 +86,26 @@ describe('the problems stage', () => {
     expect((await listProblems(store, 'default')).map((p) => [p.id, p.count, p.sample.length])).toEqual([[problem.id, 6, 6]]);
     expect((await listProblemEvents(store, 'default', 0)).map((e) => e.event.kind)).toEqual(['problem_new']);
   });
+
+  it('counts a unit whose checks all passed but whose run recorded an error: a hand-off that never came back', async () => {
+    const store = createDuckDbStore({ path: ':memory:', log });
+    await store.start();
+    cleanups.push(() => store.shutdown());
+    const stuck = Array.from({ length: 3 }, (_, i) =>
+      createTestUnit(i, {
+        end_time_ms: 1_000 + i, agent_name: 'support',
+        steps: [{ type: 'handoff', agent: 'billing', from: 'support', start_ms: 1 }],
+        errors: [{ message: `billing did not hand back within ${30 + i}s` }],
+      }),
+    );
+    const healthy = createTestUnit(9, { agent_name: 'support', end_time_ms: 2_000 });
+    await store.writeScoredUnits([...stuck, healthy].map((unit) => ({ unit, scores: [] })));
+    const { miner, publish } = await setup(store);
+    await publish([...stuck, healthy].map((u) => scoreOf(u, 'loop_guard', true)));
+    await waitFor(async () => {
+      await miner.flush();
+      return (await listProblems(store, 'default')).length === 1;
+    }, 'one problem');
+    expect((await listProblems(store, 'default')).map((p) => [p.title, p.cause, p.count, p.point])).toEqual([['support: hand-off support > billing never returned', 'handoff_unreturned', 3, { agent: 'support', step: 0 }]]);
+  });
 });

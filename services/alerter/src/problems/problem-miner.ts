@@ -1,7 +1,7 @@
 import type { Bus, ConsumerLag } from '../../../../shared/adapters/bus/index.ts';
 import type { Store } from '../../../../shared/adapters/store/index.ts';
 import { parseRecord, ScoreSchema, type Score, type Unit } from '../../../../shared/contracts/schemas/index.ts';
-import { loadBook, putProblemEvent, saveBook, verdictOf, type ProblemBook, type ProblemBookOptions, type ProblemEvent } from '../../../../shared/engines/problems/index.ts';
+import { loadBook, putProblemEvent, saveBook, type ProblemBook, type ProblemBookOptions, type ProblemEvent } from '../../../../shared/engines/problems/index.ts';
 import { createRecordStage } from '../../../../shared/kit/stage/index.ts';
 import { RetriableError } from '../../../../shared/runtime/errors/index.ts';
 import type { Component } from '../../../../shared/runtime/lifecycle/index.ts';
@@ -75,8 +75,9 @@ export function createProblemMiner(config: ProblemMinerConfig, deps: ProblemMine
   async function mineProject(project: string, ready: Array<[string, PendingUnit]>, at: number): Promise<void> {
     const book = books.get(project) ?? (await loadBook(deps.store, project, config.book ?? {}, (doc, issues) => log.warn({ kind: doc.kind, id: doc.id, issues }, 'a stored problem document does not parse; left out')));
     books.set(project, book);
-    const failing = ready.filter(([, u]) => u.scores.some((s) => verdictOf(s) !== null)).map(([id]) => id);
-    const units: Map<string, Unit> = failing.length > 0 ? await deps.store.getUnits(failing, project) : new Map<string, Unit>();
+    // Every unit is read: one whose checks all passed still failed when its run recorded an error
+    // (a hand-off that never came back, an agent that gave up), which the scores do not carry.
+    const units: Map<string, Unit> = await deps.store.getUnits(ready.map(([id]) => id), project);
     // Oldest first, then by id: a replay of the same units feeds the book in the same order.
     const ordered = [...ready].sort(([a, x], [b, y]) => x.scores[0].unit_end_time_ms - y.scores[0].unit_end_time_ms || (a < b ? -1 : 1));
     const events: ProblemEvent[] = [];

@@ -156,6 +156,7 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
           scoresTopic: topics.scores,
           groupId: groupOf('scorer'),
           maxConcurrentUnits: config.scorerConcurrency,
+          readAhead: config.projectShares.scorerReadAhead,
           judgeUnavailableReason: judge ? null : config.judgeUnavailableReason,
           simulationWaitMs: config.simulationWaitMs,
           contentRefs: config.contentRefs,

@@ -22,6 +22,13 @@ export interface ScorerConfig {
   groupId: string;
   /** Units scored at once (judge calls of different units overlap; store writes are batched across them). Default 1,024 (a slow store then holds bigger batches, not a full window that stops the consumer). */
   maxConcurrentUnits?: number;
+  /**
+   * Units read ahead of those being scored, and their bytes, at most (default: maxConcurrentUnits,
+   * no byte bound). Projects take turns among the units read: each project's in the order
+   * published, the projects round robin, so one project's backlog read ahead delays another
+   * project's unit by one turn, not by the backlog.
+   */
+  readAhead?: { units: number; bytes: number };
   /** Units per store write, at most. Default 500. */
   maxBatchUnits?: number;
   /** Why model checks cannot run (no judge configured); null when they can. */
@@ -95,9 +102,18 @@ export function createScorer(config: ScorerConfig, deps: ScorerDeps): Component 
     log,
   });
   let sweep: Promise<void> = Promise.resolve();
+  const running = config.maxConcurrentUnits ?? DEFAULT_SCORER_CONCURRENCY;
 
   return createRecordStage(
-    { name: 'scorer', in: config.unitsTopic, out: [config.scoresTopic], groupId: config.groupId, maxInFlight: config.maxConcurrentUnits ?? DEFAULT_SCORER_CONCURRENCY },
+    {
+      name: 'scorer',
+      in: config.unitsTopic,
+      out: [config.scoresTopic],
+      groupId: config.groupId,
+      maxRunning: running,
+      maxInFlight: Math.max(running, config.readAhead?.units ?? running),
+      ...(config.readAhead ? { maxInFlightBytes: config.readAhead.bytes } : {}),
+    },
     {
       bus: deps.bus,
       log: deps.log,
@@ -106,6 +122,7 @@ export function createScorer(config: ScorerConfig, deps: ScorerDeps): Component 
       // Two versions of one unit in flight at once (a late span re-opened its trace while the first
       // was still being judged) are stored in the order they were published: the later is the later revision.
       keyOf: (unit) => `${unit.project ?? 'default'}\u0000${unit.unit_id}`,
+      shareOf: (unit) => unit.project ?? 'default',
       run: (unit) => units.handle(unit),
       started: () => {
         if (!config.sweepUnscored) return;

@@ -70,12 +70,14 @@ export async function scoreUnit(unit: Unit, deps: ScoreUnitDeps): Promise<Score[
     batch = [input, ...deps.recentOutputs.peers(key, unit.unit_id)];
     deps.recentOutputs.remember(key, unit.unit_id, unit.model_output);
   }
+  const project = unit.project ?? 'default';
   return Promise.all(
     selected.map(async ({ check, judge }) => {
       const ctx: CheckContext = {
-        judge,
+        // The unit's project takes its turn at the judge (JudgeRequest.share).
+        judge: judge ? { complete: (request) => judge.complete({ ...request, share: project }) } : null,
         nowMs: deps.nowMs,
-        project: unit.project ?? 'default',
+        project,
         ...(deps.judgeUnavailableReason ? { judgeUnavailableReason: deps.judgeUnavailableReason } : {}),
         ...(deps.codeRunner ? { codeRunner: deps.codeRunner } : {}),
         ...(batch && check.comparesRows ? { batch } : {}),

@@ -108,6 +108,11 @@ export interface ConsumerOptions {
    */
   maxInFlight?: number;
   /**
+   * The same bound in bytes (the records' values' characters): past it the consumer takes no new
+   * record until some work finishes; one record is always taken. Unset: no bound but maxInFlight.
+   */
+  maxInFlightBytes?: number;
+  /**
    * Asked before each record: while it answers true the consumer takes no new record (Kafka: the
    * fetch waits, heartbeats go on) and commits what it may. The assembler holds reading while it
    * holds its bound of open traces, so its memory is bounded by what it holds, whatever the backlog.

@@ -9,6 +9,8 @@ export const DEFAULT_MAX_IN_FLIGHT = 256;
 export interface DeferredDeliveryOptions {
   /** Records whose deferred work may be unfinished at once (over all partitions). */
   capacity: number;
+  /** Their values' characters, at most (one record is always let in). Default: no bound. */
+  capacityBytes?: number;
   deadLetter: (message: BusMessage, err: unknown) => Promise<void>;
   backoff: BackoffPolicy;
   /** Aborted on shutdown: retry waits end and the record stays uncommitted. */
@@ -22,12 +24,12 @@ export interface DeferredDeliveryOptions {
  * partition's commit below its oldest record whose work is neither done nor dead-lettered.
  */
 export function createDeferredDelivery(options: DeferredDeliveryOptions) {
-  const window = createInFlightWindow(options.capacity);
+  const window = createInFlightWindow(options.capacity, options.capacityBytes);
   return {
     /** Resolves when a new record may be taken (or on shutdown): the consumer's backpressure. */
     room(): Promise<void> {
       const { signal } = options;
-      if (signal.aborted || window.size() < options.capacity) return Promise.resolve();
+      if (signal.aborted || !window.full()) return Promise.resolve();
       return new Promise((resolve) => {
         const onAbort = (): void => resolve();
         signal.addEventListener('abort', onAbort, { once: true });
@@ -59,7 +61,7 @@ export function createDeferredDelivery(options: DeferredDeliveryOptions) {
     /** Starts the work of a handled record; its offset is held until the work is done or dead-lettered. */
     track(message: BusMessage, work: DeferredWork): void {
       const offset = BigInt(message.offset);
-      window.add(message.partition, offset);
+      window.add(message.partition, offset, message.value.length);
       deliver({ message, handle: () => work.run(), deadLetter: options.deadLetter, backoff: options.backoff, signal: options.signal, log: options.log })
         .catch((err: unknown) => {
           // A dead-letter topic that refuses the record for good: hold it, so it is read again after a restart.
@@ -82,5 +84,7 @@ export function createDeferredDelivery(options: DeferredDeliveryOptions) {
     /** Resolves once no deferred work runs (finished, dead-lettered or given up on shutdown). */
     drained: (): Promise<void> => window.drained(),
     size: (): number => window.size(),
+    /** No new record may be taken until some work finishes (ConsumerOptions.maxInFlight, maxInFlightBytes). */
+    full: (): boolean => window.full(),
   };
 }

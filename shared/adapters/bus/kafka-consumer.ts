@@ -67,7 +67,7 @@ export function createKafkaConsumer(deps: KafkaConsumerDeps): Consumer {
   });
   const maxInFlight = consumerOptions.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
   const deadLetter = (m: BusMessage, err: unknown): Promise<void> => writeDeadLetters((t, records) => deps.sendWith(dlqProducer, t, records), [m], err);
-  const deferred = createDeferredDelivery({ capacity: maxInFlight, deadLetter, backoff: deps.backoff, signal: abort.signal, log });
+  const deferred = createDeferredDelivery({ capacity: maxInFlight, ...(consumerOptions.maxInFlightBytes !== undefined ? { capacityBytes: consumerOptions.maxInFlightBytes } : {}), deadLetter, backoff: deps.backoff, signal: abort.signal, log });
   const reportLag = consumerOptions.onLag?.bind(consumerOptions);
   const lagMonitor = reportLag ? createLagMonitor({ kafka, topic, groupId, assigned: () => assigned, onLag: reportLag, intervalMs: options.lagIntervalMs ?? DEFAULT_LAG_INTERVAL_MS, log }) : null;
 
@@ -121,7 +121,7 @@ export function createKafkaConsumer(deps: KafkaConsumerDeps): Consumer {
       for (let i = 0; i < step.replayed; i += 1) payload.resolveOffset(messages[i].offset);
       for (let i = step.replayed; i < messages.length; i += 1) {
         const raw = messages[i];
-        if (deferred.size() >= maxInFlight) {
+        if (deferred.full()) {
           // Full of unfinished deferred work: fetch nothing more until some finishes (heartbeats go on).
           if (lastHandled !== null) await commitInOrder(partition, lastHandled);
           await deferred.room();

@@ -90,7 +90,10 @@ export function createMemoryConsumer(deps: MemoryConsumerDeps): Consumer {
     };
     const lastHandled = new Map<number, string>();
     const deadLetter = (m: BusMessage, err: unknown): Promise<void> => writeDeadLetters(topics.append, [m], err);
-    const deferred = createDeferredDelivery({ capacity: consumerOptions.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT, deadLetter, backoff, signal: abort.signal, log: clog });
+    const deferred = createDeferredDelivery({
+      capacity: consumerOptions.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT,
+      ...(consumerOptions.maxInFlightBytes !== undefined ? { capacityBytes: consumerOptions.maxInFlightBytes } : {}),
+      deadLetter, backoff, signal: abort.signal, log: clog });
     const commit = (partition: number, handled: string): void => {
       const own = consumerOptions.committableOffset ? consumerOptions.committableOffset(partition, handled) : handled;
       const allowed = deferred.committable(partition, handled, own);
@@ -106,7 +109,7 @@ export function createMemoryConsumer(deps: MemoryConsumerDeps): Consumer {
         // of 10,000 would hold the event loop for its whole length. Other work gets a turn between slices.
         if (slicer.due()) await slicer.pause();
         const partition = nextReadyPartition(t, positions, next);
-        if (partition !== null && deferred.size() >= (consumerOptions.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT)) {
+        if (partition !== null && deferred.full()) {
           // Full of unfinished deferred work: take nothing new until some finishes (or shutdown).
           for (const [p, handled] of lastHandled) commit(p, handled);
           await deferred.room();

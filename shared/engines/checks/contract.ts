@@ -18,6 +18,11 @@ export interface JudgeRequest {
   maxTokens?: number;
   /** Aborts the call (a deadline or a timeout of the caller). */
   signal?: AbortSignal;
+  /**
+   * Whose turn the call takes (the unit's project): waiting calls get the judge's slots and rate
+   * round robin between shares, so one project's backlog never holds another's call behind it all.
+   */
+  share?: string;
   /** Asks for each answer token's likeliest alternatives (G-Eval weights a score by them). */
   tokenProbabilities?: boolean;
   /**

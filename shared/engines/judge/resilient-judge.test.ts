@@ -55,13 +55,29 @@ describe('resilient judge', () => {
     expect([judge.stats().pending, judge.stats().inFlight, judge.stats().waiting]).toEqual([4, 2, 2]);
     await Promise.all(pending);
     expect([judge.stats().pending, judge.stats().inFlight, judge.stats().waiting]).toEqual([0, 0, 0]);
-    // One token a second: the first is in flight, the other three wait for the rate limit (not for a slot).
+    // One token a second: the first is in flight, the second holds the other slot waiting for the rate's next token, two wait for a slot.
     const limited = createResilientJudge(raw.client, { ...OPS, ratePerMinute: 60, deadlineMs: 1_900 }, { defaultModel: 'm' });
     const slow = ['e', 'f', 'g', 'h'].map((u) => limited.complete(req(u)).catch((e: Error) => e.message));
-    expect([limited.stats().pending, limited.stats().inFlight, limited.stats().waiting]).toEqual([4, 1, 0]);
-    // A second later one of the three gets the next token (whichever wakes first); the other two would wait past their deadline.
+    expect([limited.stats().pending, limited.stats().inFlight, limited.stats().waiting]).toEqual([4, 2, 2]);
+    // A second later the second gets the next token; the other two would wait past their deadline.
     expect((await Promise.all(slow)).map((m) => (typeof m === 'string' ? 'failed' : m.text)).sort()).toEqual(['[[True]]', '[[True]]', 'failed', 'failed']);
     expect(limited.stats().pending).toBe(0);
+  });
+
+  it("serves waiting calls round robin between shares: one project's backlog holds another's call back by one turn", async () => {
+    const order: string[] = [];
+    const client: JudgeClient = {
+      async complete(request: JudgeRequest) {
+        order.push(request.user);
+        await new Promise((r) => setTimeout(r, 2));
+        return ok;
+      },
+    };
+    const judge = createResilientJudge(client, { ...OPS, concurrency: 1 }, { defaultModel: 'm' });
+    const flood = ['a1', 'a2', 'a3', 'a4', 'a5'].map((u) => judge.complete({ ...req(u), share: 'a' }));
+    const other = judge.complete({ ...req('b1'), share: 'b' });
+    await Promise.all([...flood, other]);
+    expect(order).toEqual(['a1', 'a2', 'b1', 'a3', 'a4', 'a5']);
   });
 
   it('retries 429s honouring Retry-After, opens the circuit, fails by the deadline with the reason, then closes on recovery', async () => {

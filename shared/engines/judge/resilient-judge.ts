@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { backoffDelayMs, sleepUnlessAborted, type BackoffPolicy } from '../../adapters/bus/index.ts';
 import type { JudgeClient, JudgeRequest, JudgeResponse } from '../checks/index.ts';
 import { errorMessage, isRetriable } from '../../runtime/errors/index.ts';
-import { createBreaker, createLimiter, type BreakerRefusal, type BreakerState } from '../../runtime/flow/index.ts';
+import { createBreaker, createFairLimiter, type BreakerRefusal, type BreakerState } from '../../runtime/flow/index.ts';
 import { createJudgeCache, judgeRequestKey } from './judge-cache.ts';
 import { JudgeRetriableError } from './judge-error.ts';
 import { createTokenBucket } from './token-bucket.ts';
@@ -50,7 +50,9 @@ export type ResilientJudge = JudgeClient & { stats(): JudgeStats };
 export function createResilientJudge(raw: JudgeClient, ops: JudgeOperations, deps: { defaultModel: string; log?: Logger; now?: () => number; onRetry?: () => void }): ResilientJudge {
   const now = deps.now ?? Date.now;
   const backoff = ops.backoff ?? { initialDelayMs: 250, maxDelayMs: 10_000 };
-  const pool = createLimiter(ops.concurrency);
+  // Fair between shares (projects): a slot is taken before the rate's token and held while waiting
+  // for it, so the calls waiting for the rate are the few holding slots, taken in turn.
+  const pool = createFairLimiter(ops.concurrency);
   const bucket = createTokenBucket({ ratePerMinute: ops.ratePerMinute, now });
   const breaker = createBreaker({
     failureThreshold: ops.breakerFailures,
@@ -85,27 +87,37 @@ export function createResilientJudge(raw: JudgeClient, ops: JudgeOperations, dep
     try {
       for (;;) {
         let waitMs: number;
-        const refused = breaker.admit();
-        if (refused) {
-          last = refusalReason(refused);
-          waitMs = refused.retryInMs;
-        } else {
-          const tokenInMs = bucket.tryTake();
-          if (tokenInMs > 0) {
-            breaker.release();
-            last = last === 'none' ? `rate limit of ${ops.ratePerMinute} calls per minute` : last;
-            waitMs = tokenInMs;
+        let release: () => void;
+        try {
+          release = await pool.acquire(request.share ?? '', controller.signal);
+        } catch {
+          throw deadlineError(started, attempts, last);
+        }
+        try {
+          const refused = breaker.admit();
+          if (refused) {
+            last = refusalReason(refused);
+            waitMs = refused.retryInMs;
           } else {
+            let tokenInMs = bucket.tryTake();
+            while (tokenInMs > 0) {
+              last = last === 'none' ? `rate limit of ${ops.ratePerMinute} calls per minute` : last;
+              if (now() + tokenInMs >= started + ops.deadlineMs || !(await sleepUnlessAborted(tokenInMs, controller.signal))) {
+                breaker.release();
+                throw deadlineError(started, attempts, last);
+              }
+              tokenInMs = bucket.tryTake();
+            }
             attempts += 1;
             try {
-              const answer = await pool.run(() => oneCall(request, controller.signal), controller.signal);
+              const answer = await oneCall(request, controller.signal);
               breaker.success();
               return answer;
             } catch (err) {
               if (controller.signal.aborted) {
-                // Its deadline ended the call (waiting for a slot, or at the judge): the outcome is
-                // unknown, and a half-open circuit's trial slot must be freed, or every later call
-                // would be refused as "a trial call is in flight" for good.
+                // Its deadline ended the call: the outcome is unknown, and a half-open circuit's
+                // trial slot must be freed, or every later call would be refused as "a trial call
+                // is in flight" for good.
                 breaker.release();
                 throw deadlineError(started, attempts, last);
               }
@@ -121,6 +133,9 @@ export function createResilientJudge(raw: JudgeClient, ops: JudgeOperations, dep
               waitMs = hinted ?? backoffDelayMs(attempts - 1, backoff);
             }
           }
+        } finally {
+          // Backoff and an open circuit are waited out without the slot.
+          release();
         }
         if (now() + waitMs >= started + ops.deadlineMs) throw deadlineError(started, attempts, last);
         if (!(await sleepUnlessAborted(waitMs, controller.signal))) throw deadlineError(started, attempts, last);

@@ -1,5 +1,5 @@
 import type { Bus, ConsumerLag, Producer } from '../../adapters/bus/index.ts';
-import { createKeyedSerialQueue } from '../../runtime/flow/index.ts';
+import { createFairLimiter, createKeyedSerialQueue } from '../../runtime/flow/index.ts';
 import { createComponent, type Component } from '../../runtime/lifecycle/index.ts';
 import type { Logger } from '../../runtime/logging/index.ts';
 
@@ -13,6 +13,13 @@ export interface RecordStageConfig {
   groupId: string;
   /** Records whose work may be unfinished at once; past that the consumer takes no new record. Default 256. */
   maxInFlight?: number;
+  /** Their bytes (values' characters), at most, at once: past that the consumer takes no new record. Unset: no bound. */
+  maxInFlightBytes?: number;
+  /**
+   * With `shareOf`: records whose work runs at once, at most; the other records read wait their
+   * turn, shared round robin between shares (see `shareOf`). Default: `maxInFlight`.
+   */
+  maxRunning?: number;
 }
 
 export interface RecordStageDeps<R> {
@@ -27,6 +34,12 @@ export interface RecordStageDeps<R> {
   skip?: (record: R) => boolean;
   /** Records of one key run one after another, in the order they were read; other keys side by side. */
   keyOf: (record: R) => string;
+  /**
+   * Whose turn a record's work takes (a project): the records read are run `maxRunning` at a time,
+   * each share's in read order and the shares in turn, so one share's backlog read ahead delays
+   * another's next record by one turn, never by the whole backlog. Unset: all run as read.
+   */
+  shareOf?: (record: R) => string;
   /** One attempt at the record's work, run after the handler returned; called again on a retriable failure. */
   run: (record: R) => Promise<void>;
   /** Started before the consumer, stopped after it: what `run` publishes with. */
@@ -50,10 +63,13 @@ export interface RecordStageDeps<R> {
 export function createRecordStage<R>(config: RecordStageConfig, deps: RecordStageDeps<R>): Component {
   const log = deps.log.child({ component: config.name });
   const order = createKeyedSerialQueue();
+  const { shareOf } = deps;
+  const fair = shareOf ? createFairLimiter(config.maxRunning ?? config.maxInFlight ?? 256) : null;
   const consumer = deps.bus.createConsumer({
     topic: config.in,
     groupId: config.groupId,
     ...(config.maxInFlight !== undefined ? { maxInFlight: config.maxInFlight } : {}),
+    ...(config.maxInFlightBytes !== undefined ? { maxInFlightBytes: config.maxInFlightBytes } : {}),
     // A throw (a record that is not one) rejects, which sends the record to the dead-letter topic.
     handle: (message) => {
       let record: R;
@@ -67,8 +83,15 @@ export function createRecordStage<R>(config: RecordStageConfig, deps: RecordStag
       const turn = order.turn(deps.keyOf(record));
       return Promise.resolve({
         run: async () => {
+          // The key's turn first, then a slot: a slot is never held by work waiting for an earlier record.
           await turn.ready;
-          await deps.run(record);
+          if (!fair || !shareOf) return deps.run(record);
+          const release = await fair.acquire(shareOf(record));
+          try {
+            await deps.run(record);
+          } finally {
+            release();
+          }
         },
         // A turn ends when the bus is done with the record (finished, dead-lettered, or left for a restart).
         settled: turn.release,
@@ -87,6 +110,8 @@ export function createRecordStage<R>(config: RecordStageConfig, deps: RecordStag
     },
     stop: async () => {
       await deps.stopping?.();
+      // Work read ahead that has not had its turn is not started now: it stays uncommitted, read again.
+      fair?.close();
       // Waits for the work in hand; the bus commits below the oldest record left unfinished.
       await consumer.shutdown();
       await deps.drained?.();

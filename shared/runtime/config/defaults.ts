@@ -13,6 +13,12 @@ export const DEFAULT_MAX_RECORD_BYTES = 1_000_000;
 export const DEFAULT_SEGMENT_BYTES = 16 * 1024 * 1024;
 /** Units one scorer scores at once. */
 export const DEFAULT_SCORER_CONCURRENCY = 1024;
+/**
+ * Units (and their bytes) the scorer reads ahead of those it scores (TRACECHECK_SCORER_READ_AHEAD_*),
+ * for projects to take turns among: more than the units the assembler's root-less caps let one
+ * project flush at once (10,000), so another project's unit behind them is read, and scored next.
+ */
+export const DEFAULT_SCORER_READ_AHEAD = { units: 20_000, bytes: 128 * 1024 * 1024 } as const;
 /** How often a Kafka consumer measures its lag. */
 export const DEFAULT_LAG_INTERVAL_MS = 5_000;
 /** Caps on the assembler's open traces: in number, in packed record bytes, and without a root. */

@@ -1,9 +1,11 @@
 // Small mechanisms of flow control, one copy each for the whole code base: a breaker (per call or
-// per key), a concurrency limiter (and bounded parallel work on it), an abort signal linked to
+// per key), a concurrency limiter (and bounded parallel work on it, and one fair between keys), an abort signal linked to
 // longer-lived ones, a seeded PRNG, a serial queue (plain or per key) and a time slicer for long
 // synchronous work. Look here before writing one.
 export { createBreaker, createKeyedBreaker } from './breaker.ts';
 export type { Breaker, BreakerOptions, BreakerRefusal, BreakerState, KeyedBreaker } from './breaker.ts';
+export { createFairLimiter } from './fair-limiter.ts';
+export type { FairLimiter } from './fair-limiter.ts';
 export { createLimiter, forEachLimited } from './limiter.ts';
 export type { Limiter } from './limiter.ts';
 export { linkAbort } from './linked-abort.ts';

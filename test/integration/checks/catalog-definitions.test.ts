@@ -53,17 +53,14 @@ describe('code_blocks_compile parses JavaScript/TypeScript blocks from traces of
   it('2,000 nested parentheses overflow the parser\'s stack in its own process (an error score), and the next long arrow function compiles', async () => {
     const nested = `const x = ${'('.repeat(2_000)}1${')'.repeat(2_000)};`;
     expect(await check.run(ts(nested), ctx)).toEqual({ status: 'error', method: 'deterministic', error: 'block 1 (typescript) could not be parsed: the parser failed: RangeError: Maximum call stack size exceeded' });
-    const started = performance.now();
+    // A fresh parser process compiles it; the broken one is gone (its start time: npm run bench:budgets).
     expect(await check.run(ts(longArrow), ctx)).toEqual(compiles);
-    // A fresh parser process starts for it; the broken one is gone.
-    expect(performance.now() - started).toBeLessThan(5_000);
   }, 60_000);
 
   it('30,000 parameters are refused by the size budget at once, and the next block compiles', async () => {
     const params = `function f(${Array.from({ length: 30_000 }, (_, i) => `a${i}`).join(', ')}) { return 1; }`;
-    const started = performance.now();
+    // Refused before the parser sees it (how fast: npm run bench:budgets).
     expect(await check.run(ts(params), ctx)).toEqual({ status: 'error', method: 'deterministic', error: `block 1 (typescript) could not be parsed: the block has ${params.length + 1} characters, more than the 100000 the parser is given` });
-    expect(performance.now() - started).toBeLessThan(100);
     expect(await check.run(ts(longArrow), ctx)).toEqual(compiles);
     expect(await check.run(ts('function f( {\n  return 1;\n}'), ctx)).toEqual({ status: 'ok', value: 0, passed: false, method: 'deterministic', explanation: "does not compile: block 1 (typescript): line 2: ':' expected.; line 2: ':' expected.; line 4: ')' expected." });
   }, 60_000);

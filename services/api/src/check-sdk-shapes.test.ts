@@ -29,7 +29,7 @@ const wordCount = {
 };
 
 describe('create_or_update_check as the SDK sends it', () => {
-  it.each(['SCORE', 'score', 'Score', 'CheckOutputType.SCORE'])('accepts check_type %s, and a score without a range takes the judge\'s 12 (before: 400, or "outside [0, 1]")', async (checkType) => {
+  it.each(['SCORE', 'score', 'Score', 'CheckOutputType.SCORE'])('accepts check_type %s, and a score without a range takes the judge\'s 12', async (checkType) => {
     const saved = await request('/api/v1/checks', 'POST', { ...wordCount, check_type: checkType });
     expect([200, 201]).toContain(saved.status);
     const def = (await storedDefinition('word_count')) as unknown as ModelCheckDefinition;
@@ -59,7 +59,7 @@ describe('create_or_update_check as the SDK sends it', () => {
 describe('upload_check as the SDK sends it', () => {
   const source = 'from okareo.checks import CodeBasedCheck\n\nclass Check(CodeBasedCheck):\n    @staticmethod\n    def evaluate(model_output: str) -> int:\n        return len(model_output)\n';
 
-  it('output_data_type decides the result type: int and float are unbounded scores, bool is pass/fail (before: int refused without --type score)', async () => {
+  it('output_data_type decides the result type: int and float are unbounded scores, bool is pass/fail', async () => {
     const body = { name: 'output_length', description: 'length', code: source, requires_scenario_input: false, requires_scenario_result: true, output_data_type: 'int', update: true };
     expect(await request('/api/v1/checks', 'POST', body)).toMatchObject({ status: 201 });
     expect(await storedDefinition('output_length')).toEqual({
@@ -81,7 +81,7 @@ describe('upload_check as the SDK sends it', () => {
 });
 
 describe('generate_check', () => {
-  it('answers an EvaluatorSpecRequest with Python generated_code (before: TypeScript only, from the CLI)', async () => {
+  it('answers an EvaluatorSpecRequest with Python generated_code', async () => {
     const spec = { description: 'Return the number of words in the model output', requires_scenario_input: false, requires_scenario_result: false, output_data_type: 'int' };
     const res = await request('/api/v1/checks/generate', 'POST', spec);
     expect(res).toEqual({

@@ -274,7 +274,7 @@ describe('trace window', () => {
     expect(buf.takeReady(3_100).map((r) => r.spans.length)).toEqual([2]);
   });
 
-  it("a trace id another project holds is two traces: the owner's unit as it was, the other's named <trace id>@<project> (issue 23: it was set aside silently)", () => {
+  it("a trace id another project holds is two traces: the owner's unit as it was, the other's named <trace id>@<project>", () => {
     const buf = createTraceWindowHarness({ graceMs: 0, completeGraceMs: 0, maxOpenMs: 60_000, retainClosedMs: 60_000 });
     buf.add(createTestSpan({ trace_id: A, span_id: ROOT, project: 'shop' }), 0, 1n, 0);
     buf.add(createTestSpan({ trace_id: A, span_id: ROOT, project: 'bank', name: 'bank root' }), 0, 2n, 0);

@@ -43,7 +43,7 @@ describe('span timestamps (both encodings)', () => {
   });
 });
 
-describe('span times far in the future (issue 23): rejected per span past the allowed skew', () => {
+describe('span times far in the future: rejected per span past the allowed skew', () => {
   // Received at 2023-11-14T22:13:20Z (1,700,000,000,000 ms); one hour of skew allowed.
   const skewed = { ...options, receivedAtMs: 1_700_000_000_000, maxFutureSkewMs: 3_600_000 };
   const LATEST = '1700003600000000000';

@@ -168,7 +168,6 @@ describe('scorer', () => {
     const first = createScorer(config, deps);
     await first.start();
     await waitUntil(async () => (await real.queryScores({ check: 'function_result_present' })).length === 2, 10_000, 'units 1 and 2 scored');
-    await new Promise((r) => setTimeout(r, 200)); // the dead-letter send keeps failing meanwhile
     await first.shutdown();
 
     // Had the poison unit been committed, a new scorer in the group would not see it again.
@@ -191,11 +190,26 @@ describe('scorer', () => {
     const store = createDuckDbStore({ path: ':memory:', log });
     await store.start();
     cleanups.push(() => store.shutdown());
-    // The first version is judged slowly: without ordering per unit, the second would be stored first.
+    // The first version is judged until the second is in the scorer's hands: without ordering per
+    // unit, the second would be stored first.
+    let secondInHand = (): void => undefined;
+    const secondTaken = new Promise<void>((resolve) => (secondInHand = resolve));
+    const watched: Bus = {
+      ...bus,
+      createConsumer: (options) =>
+        bus.createConsumer({
+          ...options,
+          handle: async (message) => {
+            const work = await options.handle(message);
+            if (options.topic === 'units' && String(message.value).includes('changed by a late span')) secondInHand();
+            return work;
+          },
+        }),
+    };
     const slowFirst: RunnableCheck = {
       name: 'slow_first', version: '1', kind: 'builtin', outputType: 'pass_fail', description: 'slow on the first version',
       run: async (input) => {
-        if (input.model_output === 'answer 7') await new Promise((r) => setTimeout(r, 300));
+        if (input.model_output === 'answer 7') await secondTaken;
         return { status: 'ok', method: 'deterministic', value: input.model_output === 'answer 7' ? 1 : 0, passed: input.model_output === 'answer 7', explanation: '' };
       },
     };
@@ -203,7 +217,7 @@ describe('scorer', () => {
     const second = { ...first, model_output: 'changed by a late span', span_count: 2, assembled_at_ms: 5 };
     const published: Score[] = [];
     const scoresReader = bus.createConsumer({ topic: 'scores', groupId: 'reader', handle: (m) => Promise.resolve(void published.push(JSON.parse(String(m.value)) as Score)) });
-    const scorer = createScorer({ unitsTopic: 'units', scoresTopic: 'scores', groupId: 'g', judgeUnavailableReason: 'none' }, { bus, store, log, nowMs: Date.now, checks: [slowFirst], judge: null });
+    const scorer = createScorer({ unitsTopic: 'units', scoresTopic: 'scores', groupId: 'g', judgeUnavailableReason: 'none' }, { bus: watched, store, log, nowMs: Date.now, checks: [slowFirst], judge: null });
     await scorer.start();
     await scoresReader.start();
     cleanups.push(() => scorer.shutdown(), () => scoresReader.shutdown());

@@ -29,7 +29,7 @@ describe('uniqueness live: compared with the agent version’s recent outputs', 
 });
 
 describe('code checks run in the sandbox processes of the unit\'s project', () => {
-  it('passes the unit\'s project to the code runner, and `default` for a unit without one (before: no project, so every project shared one pool)', async () => {
+  it('passes the unit\'s project to the code runner, and `default` for a unit without one', async () => {
     const check = createCodeCheck({ kind: 'code', name: 'long_enough', description: 'd', outputType: 'pass_fail', language: 'python', source: 'def evaluate(model_output):\n    return True\n' });
     const seen: (string | undefined)[] = [];
     const codeRunner: CodeRunner = {

@@ -112,7 +112,7 @@ describe('in-memory bus specifics', () => {
     setTimeout(() => (timerRanAt = handled), 0);
     await consumer.start();
     await waitFor(() => handled === 300, { timeoutMs: 5_000 });
-    // Before, all 300 records were handled in microtasks before any timer could run.
+    // Were the records all handled in microtasks, no timer could run until the 300th.
     expect(timerRanAt).toBeGreaterThanOrEqual(0);
     expect(timerRanAt).toBeLessThan(300);
     await consumer.shutdown();

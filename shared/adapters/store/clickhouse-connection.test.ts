@@ -67,7 +67,7 @@ describe('replica failover', () => {
     expect(calls).toEqual([`${A} command`]);
   });
 
-  it('with one URL, fails as before: retriably, once', async () => {
+  it('with one URL, fails retriably, once', async () => {
     const connection = connect(A);
     answers.set(A, 'refused');
     await expect(connection.command('create', 'SELECT 1')).rejects.toBeInstanceOf(RetriableError);

@@ -89,7 +89,7 @@ function dataBlock(user: string, name: string): string {
   return m[2];
 }
 
-describe('judge prompt: no forged turns, no look-alike markers (issue 11 probe)', () => {
+describe('judge prompt: no forged turns, no look-alike markers', () => {
   it('a newline inside a message cannot fake a dialog turn: one message per line, each a JSON object', async () => {
     const judge = scriptedJudge('[[True]]');
     const messages = [

@@ -33,7 +33,7 @@ describe('a judge check that reads audio sends it to the judge', () => {
     expect(req.audio?.textOnly.user).toBe(req.user.replace('{"recording":1,"from":"audio_output","role":"assistant","mime_type":"audio/wav","audio_bytes":12}', '{"from":"audio_output","role":"assistant","mime_type":"audio/wav","audio_bytes":12,"not_sent":"the judge model did not accept audio"}'));
   });
 
-  it('a text judge check is asked exactly as before: no audio, no listing, no note', async () => {
+  it('a text judge check is asked as text only: no audio, no listing, no note', async () => {
     const judge = scriptedJudge('[[True]] ((fine))');
     const check = createModelCheck({ kind: 'model', name: 'polite', description: 'polite', outputType: 'pass_fail', promptTemplate: 'Is it polite? {model_output}' });
     ok(await check.run(voiceCall, ctxWith({ judge })));

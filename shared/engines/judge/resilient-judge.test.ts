@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { JudgeClient, JudgeRequest, JudgeResponse } from '../checks/index.ts';
 import { PermanentError } from '../../runtime/errors/index.ts';
 import { JudgeRetriableError } from './judge-error.ts';
@@ -36,11 +36,25 @@ function scripted() {
 
 const req = (user: string): JudgeRequest => ({ system: 's', user });
 
+/** `promise` after `ms` of the fake clock has passed: the judge's waits, timeouts and deadlines all run on it. */
+async function after<T>(ms: number, promise: Promise<T>): Promise<T> {
+  promise.catch(() => undefined);
+  await vi.advanceTimersByTimeAsync(ms);
+  return promise;
+}
+
 describe('resilient judge', () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it('answers identical requests once (concurrent ones share the call) and keeps at most `concurrency` calls in flight', async () => {
     const raw = scripted();
     const judge = createResilientJudge(raw.client, OPS, { defaultModel: 'm' });
-    const answers = await Promise.all([req('a'), req('a'), req('b'), req('c'), req('d'), req('e')].map((r) => judge.complete(r)));
+    const answers = await after(100, Promise.all([req('a'), req('a'), req('b'), req('c'), req('d'), req('e')].map((r) => judge.complete(r))));
     expect(answers.map((a) => a.text)).toEqual(Array(6).fill('[[True]]'));
     expect(raw.calls()).toBe(5);
     expect(raw.maxInFlight()).toBe(2);
@@ -53,14 +67,14 @@ describe('resilient judge', () => {
     const pending = ['a', 'b', 'c', 'd'].map((u) => judge.complete(req(u)));
     // The bucket holds 100 tokens, so all four are admitted: two in flight, two waiting for a slot.
     expect([judge.stats().pending, judge.stats().inFlight, judge.stats().waiting]).toEqual([4, 2, 2]);
-    await Promise.all(pending);
+    await after(100, Promise.all(pending));
     expect([judge.stats().pending, judge.stats().inFlight, judge.stats().waiting]).toEqual([0, 0, 0]);
     // One token a second: the first is in flight, the second holds the other slot waiting for the rate's next token, two wait for a slot.
     const limited = createResilientJudge(raw.client, { ...OPS, ratePerMinute: 60, deadlineMs: 1_900 }, { defaultModel: 'm' });
     const slow = ['e', 'f', 'g', 'h'].map((u) => limited.complete(req(u)).catch((e: Error) => e.message));
     expect([limited.stats().pending, limited.stats().inFlight, limited.stats().waiting]).toEqual([4, 2, 2]);
     // A second later the second gets the next token; the other two would wait past their deadline.
-    expect((await Promise.all(slow)).map((m) => (typeof m === 'string' ? 'failed' : m.text)).sort()).toEqual(['[[True]]', '[[True]]', 'failed', 'failed']);
+    expect((await after(2_000, Promise.all(slow))).map((m) => (typeof m === 'string' ? 'failed' : m.text)).sort()).toEqual(['[[True]]', '[[True]]', 'failed', 'failed']);
     expect(limited.stats().pending).toBe(0);
   });
 
@@ -76,7 +90,7 @@ describe('resilient judge', () => {
     const judge = createResilientJudge(client, { ...OPS, concurrency: 1 }, { defaultModel: 'm' });
     const flood = ['a1', 'a2', 'a3', 'a4', 'a5'].map((u) => judge.complete({ ...req(u), share: 'a' }));
     const other = judge.complete({ ...req('b1'), share: 'b' });
-    await Promise.all([...flood, other]);
+    await after(100, Promise.all([...flood, other]));
     expect(order).toEqual(['a1', 'a2', 'b1', 'a3', 'a4', 'a5']);
   });
 
@@ -85,14 +99,14 @@ describe('resilient judge', () => {
     const judge = createResilientJudge(raw.client, { ...OPS, cacheEntries: 0 }, { defaultModel: 'm' });
     raw.set('429');
     const started = Date.now();
-    await expect(judge.complete(req('x'))).rejects.toThrow(/deadline .*last: judge circuit open after 3 failures in a row \(last: judge m failed \(429\): rate limited\)/);
-    expect(Date.now() - started).toBeLessThan(1_300);
+    await expect(after(1_000, judge.complete(req('x')))).rejects.toThrow(/deadline .*last: judge circuit open after 3 failures in a row \(last: judge m failed \(429\): rate limited\)/);
+    expect(Date.now() - started).toBe(1_000);
     expect(judge.stats().circuitOpened).toBeGreaterThanOrEqual(1);
     raw.set('hang');
-    await expect(judge.complete(req('y'))).rejects.toThrow(/deadline/);
+    await expect(after(1_000, judge.complete(req('y')))).rejects.toThrow(/deadline/);
     raw.set('ok');
-    await new Promise((r) => setTimeout(r, OPS.breakerCooldownMs));
-    await expect(judge.complete(req('z'))).resolves.toMatchObject({ text: '[[True]]' });
+    await vi.advanceTimersByTimeAsync(OPS.breakerCooldownMs);
+    await expect(after(5, judge.complete(req('z')))).resolves.toMatchObject({ text: '[[True]]' });
     expect(judge.stats().circuit).toBe('closed');
     expect(judge.stats().circuitClosed).toBeGreaterThanOrEqual(1);
   });
@@ -102,7 +116,7 @@ describe('resilient judge', () => {
     let retries = 0;
     const judge = createResilientJudge(raw.client, { ...OPS, cacheEntries: 0, breakerFailures: 100 }, { defaultModel: 'm', onRetry: () => (retries += 1) });
     raw.set('hang');
-    await expect(judge.complete(req('h'))).rejects.toThrow(/last: judge call timed out after 100 ms/);
+    await expect(after(1_000, judge.complete(req('h')))).rejects.toThrow(/last: judge call timed out after 100 ms/);
     expect(raw.calls()).toBeGreaterThanOrEqual(5);
     // Every timed-out call is counted as a retry, but the one the deadline cut short (if it cut a call, not a wait).
     expect([raw.calls() - 1, raw.calls()]).toContain(retries);
@@ -118,21 +132,21 @@ describe('resilient judge', () => {
     const raw = scripted();
     const judge = createResilientJudge(raw.client, { ...OPS, cacheEntries: 0, timeoutMs: 5_000, deadlineMs: 300, breakerFailures: 1, breakerCooldownMs: 50 }, { defaultModel: 'm' });
     raw.set('429');
-    await expect(judge.complete(req('a'))).rejects.toThrow(/deadline/);
+    await expect(after(300, judge.complete(req('a')))).rejects.toThrow(/deadline/);
     expect(judge.stats().circuitOpened).toBeGreaterThanOrEqual(1);
-    await new Promise((r) => setTimeout(r, 60));
+    await vi.advanceTimersByTimeAsync(60);
     raw.set('hang');
     // Admitted as the half-open trial; hangs until the request's own deadline aborts it.
-    await expect(judge.complete(req('b'))).rejects.toThrow(/within its 300 ms deadline/);
+    await expect(after(300, judge.complete(req('b')))).rejects.toThrow(/within its 300 ms deadline/);
     raw.set('ok');
-    await expect(judge.complete(req('c'))).resolves.toEqual(ok);
+    await expect(after(5, judge.complete(req('c')))).resolves.toEqual(ok);
     expect(judge.stats().circuit).toBe('closed');
   });
 
   it('a request waiting for a rate-limit token past its deadline fails saying so', async () => {
     const raw = scripted();
     const judge = createResilientJudge(raw.client, { ...OPS, ratePerMinute: 1, deadlineMs: 300 }, { defaultModel: 'm' });
-    await judge.complete(req('first'));
-    await expect(judge.complete(req('second'))).rejects.toThrow(/last: rate limit of 1 calls per minute/);
+    await after(5, judge.complete(req('first')));
+    await expect(after(300, judge.complete(req('second')))).rejects.toThrow(/last: rate limit of 1 calls per minute/);
   });
 });

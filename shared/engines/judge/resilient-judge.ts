@@ -67,13 +67,17 @@ export function createResilientJudge(raw: JudgeClient, ops: JudgeOperations, dep
   let pending = 0;
 
   async function oneCall(request: JudgeRequest, deadline: AbortSignal): Promise<JudgeResponse> {
-    const timeout = AbortSignal.timeout(ops.timeoutMs);
+    // A timer rather than AbortSignal.timeout, so that the call's timeout runs on the same clock as the deadline.
+    const timeout = new AbortController();
+    const timer = setTimeout(() => timeout.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), ops.timeoutMs);
     calls += 1;
     try {
-      return await raw.complete({ ...request, signal: AbortSignal.any([deadline, timeout]) });
+      return await raw.complete({ ...request, signal: AbortSignal.any([deadline, timeout.signal]) });
     } catch (err) {
-      if (timeout.aborted && !deadline.aborted) throw new JudgeRetriableError(`judge call timed out after ${ops.timeoutMs} ms`, null, { cause: err });
+      if (timeout.signal.aborted && !deadline.aborted) throw new JudgeRetriableError(`judge call timed out after ${ops.timeoutMs} ms`, null, { cause: err });
       throw err;
+    } finally {
+      clearTimeout(timer);
     }
   }
 

@@ -41,7 +41,7 @@ describe('login sessions', () => {
     expect((await store.listDocs({ kind: SESSION_DOC_KIND })).length).toBe(1);
   });
 
-  it('keeps at most maxPerKey live sessions per key: a sign-in past it ends that key’s oldest (issue 23)', async () => {
+  it('keeps at most maxPerKey live sessions per key: a sign-in past it ends that key’s oldest', async () => {
     let t = 90_000_000;
     const keyring = createKeyring({ store, log, now: () => t });
     const sessions = createSessions({ store, keyring, now: () => t, maxPerKey: 3 });

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { PermanentError, RetriableError } from '../../runtime/errors/index.ts';
 import { createSilentLogger } from '../../runtime/logging/index.ts';
 import { createBatchedIntake } from './batched-intake.ts';
@@ -9,6 +9,10 @@ const backoff = { initialDelayMs: 1, maxDelayMs: 2 };
 const at = (offset: number): RecordPosition => ({ partition: 0, offset: BigInt(offset) });
 
 describe('batched intake', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it('resolves the records read meanwhile together and adds them strictly in read order', async () => {
     const batches: number[][] = [];
     const added: Array<[number, bigint]> = [];
@@ -85,9 +89,11 @@ describe('batched intake', () => {
       backoff: { initialDelayMs: 60_000, maxDelayMs: 60_000 },
       log,
     });
+    vi.useFakeTimers();
     const first = intake.enqueue(1, at(1)).run();
     const second = intake.enqueue(2, at(2)).run();
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // Both resolves fail at once; the records then wait out a 60 s backoff that stop() must end.
+    await vi.advanceTimersByTimeAsync(20);
     intake.stop();
     const late = intake.enqueue(3, at(3)).run();
     const outcomes = await Promise.allSettled([first, second, late]);

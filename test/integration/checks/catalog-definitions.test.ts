@@ -16,7 +16,7 @@ const ctx = { judge: null, nowMs: () => 0, codeRunner: sandbox };
 const outputOf = (text: string) => recordToCheckInput({ id: 'r', messages: [{ role: 'user', content: 'code please' }, { role: 'assistant', content: text }] });
 
 describe('does_code_compile runs compile(model_output, \'<string>\', \'exec\') on the whole output, as defined', () => {
-  it('passes code, and fails an answer with prose around a fenced block and a JavaScript block (before: both passed, the blocks compiled alone)', async () => {
+  it('passes code, and fails an answer with prose around a fenced block and a JavaScript block', async () => {
     const cases: Array<[string, boolean, string]> = [
       ['def f(x):\n    return x * 2\n', true, 'the output compiles as Python'],
       ['Here it is:\n```python\nimport math\nprint(math.sqrt(4))\n```', false, 'does not compile: SyntaxError: invalid syntax (line 1)'],
@@ -50,20 +50,17 @@ describe('code_blocks_compile parses JavaScript/TypeScript blocks from traces of
   const longArrow = `const total = (${Array.from({ length: 200 }, (_, i) => `p${i}: number`).join(', ')}) => ${Array.from({ length: 200 }, (_, i) => `p${i}`).join(' + ')};`;
   const compiles = { status: 'ok', value: 1, passed: true, method: 'deterministic', explanation: '1 code block(s) compile (typescript)' };
 
-  it('2,000 nested parentheses overflow the parser\'s stack in its own process (an error score), and the next long arrow function compiles (before: the scorer froze 5.7 s and scored it "does not compile")', async () => {
+  it('2,000 nested parentheses overflow the parser\'s stack in its own process (an error score), and the next long arrow function compiles', async () => {
     const nested = `const x = ${'('.repeat(2_000)}1${')'.repeat(2_000)};`;
     expect(await check.run(ts(nested), ctx)).toEqual({ status: 'error', method: 'deterministic', error: 'block 1 (typescript) could not be parsed: the parser failed: RangeError: Maximum call stack size exceeded' });
-    const started = performance.now();
+    // A fresh parser process compiles it; the broken one is gone (its start time: npm run bench:budgets).
     expect(await check.run(ts(longArrow), ctx)).toEqual(compiles);
-    // A fresh parser process starts for it; the broken one is gone.
-    expect(performance.now() - started).toBeLessThan(5_000);
   }, 60_000);
 
-  it('30,000 parameters are refused by the size budget at once (before: 70 s in the scorer\'s thread), and the next block compiles', async () => {
+  it('30,000 parameters are refused by the size budget at once, and the next block compiles', async () => {
     const params = `function f(${Array.from({ length: 30_000 }, (_, i) => `a${i}`).join(', ')}) { return 1; }`;
-    const started = performance.now();
+    // Refused before the parser sees it (how fast: npm run bench:budgets).
     expect(await check.run(ts(params), ctx)).toEqual({ status: 'error', method: 'deterministic', error: `block 1 (typescript) could not be parsed: the block has ${params.length + 1} characters, more than the 100000 the parser is given` });
-    expect(performance.now() - started).toBeLessThan(100);
     expect(await check.run(ts(longArrow), ctx)).toEqual(compiles);
     expect(await check.run(ts('function f( {\n  return 1;\n}'), ctx)).toEqual({ status: 'ok', value: 0, passed: false, method: 'deterministic', explanation: "does not compile: block 1 (typescript): line 2: ':' expected.; line 2: ':' expected.; line 4: ')' expected." });
   }, 60_000);

@@ -70,7 +70,7 @@ describe('tracecheck compare', () => {
     expect(result.stats).toMatchObject({ a: 2, b: 0, ties: 1 });
   });
 
-  it('--prompts runs llmeval prompt code: (before: a stack trace), each prompt\'s code setting output', async () => {
+  it('--prompts runs llmeval prompt code, each prompt\'s code setting output', async () => {
     const refs = 'references:\n  - {id: one, input: {a: 2, b: 3}, expected: 5}\n  - {id: two, input: {a: 4, b: 3}, expected: 7}\n';
     const dir = writeSuite({
       'a.yaml': `name: coded\nmodel: mock-accurate\ncode: |\n  output = "The answer is " + str(int({a}) + int({b})) + ", since adding " + str({a}) + " and " + str({b}) + " gives it."\n${refs}`,

@@ -9,7 +9,7 @@ const YIELD_AFTER_MS = 10;
 /**
  * A worker's records as bus messages. A record the worker checked whole carries, as `parsed`, its
  * text parsed once here: the schema has no transforms, so that is what the schema gave (the
- * in-process bus's consumers skip their own parse; convert-pool.test.ts holds it to that). Not for
+ * in-process bus's consumers skip their own parse; convert-pool.process.test.ts holds it to that). Not for
  * a bus that sends only the text (Kafka): `withParsed` false.
  *
  * Decoding and parsing run in slices with yields to the event loop in between: the records of one

@@ -8,7 +8,7 @@ const entry = (name: string) => catalogEntries.find((e) => e.definition.name ===
 const template = (name: string) => (entry(name).definition as ModelCheckDefinition).promptTemplate;
 const requires = (name: string) => (entry(name).definition as ModelCheckDefinition).requires;
 
-describe('six rubrics read as their definitions do (issue 36, item 3)', () => {
+describe('six rubrics read as their definitions do', () => {
   it('relevance rates summary relevance: relevant information rewarded, redundancy and irrelevance penalised', () => {
     expect(template('relevance')).toContain('- Redundancies (the same point made more than once) lower the score.');
     expect(template('relevance')).toContain('- Information that is irrelevant to the source, or trivial in it, lowers the score.');

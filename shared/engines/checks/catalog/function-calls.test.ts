@@ -30,7 +30,7 @@ describe('function_call_validator', () => {
     expect(await validator.run(valid, ctxWith({ judge: scriptedJudge('[[False]] ((wrong order))') }))).toMatchObject({ passed: false, explanation: 'judge: wrong order; schema (not deciding): all 1 calls match their JSON Schemas' });
   });
 
-  it('keeps the judge verdict, a pass, when the schema finds problems, naming each in the explanation (before: the schema failed it)', async () => {
+  it('keeps the judge verdict, a pass, when the schema finds problems, naming each in the explanation', async () => {
     const bad = { role: 'assistant' as const, content: null, tool_calls: [{ id: 'c4', type: 'function' as const, function: { name: 'get_reservation', arguments: '{oops' } }] };
     const msgs = [user('x'), call('c1', 'delete_everything'), call('c2', 'get_reservation', { cabin: 'first' }), bad];
     const out = await validator.run(inputFrom(msgs, { tools }), ctxWith({ judge: scriptedJudge('[[True]] ((fine))') }));
@@ -46,7 +46,7 @@ describe('function_call_validator', () => {
     expect(await validator.run(inputFrom([user('x'), assistant('hi')]), ctxWith())).toEqual({ status: 'ok', value: 1, passed: true, method: 'deterministic', explanation: 'no tools offered and no tool calls' });
   });
 
-  it('asks the judge about a run with no tool call where a tool was offered (before: it passed unasked)', async () => {
+  it('asks the judge about a run with no tool call where a tool was offered', async () => {
     const judge = scriptedJudge('[[False]] ((the user asked for reservation ABC123 and no lookup was made))');
     const none = inputFrom([user('Show me reservation ABC123'), assistant('Your reservation looks fine.')], { tools });
     expect(await validator.run(none, ctxWith({ judge }))).toEqual({

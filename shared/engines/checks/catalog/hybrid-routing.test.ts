@@ -22,7 +22,7 @@ const orderAskedThrice = inputFrom([
 ]);
 
 describe('default mode hybrid: the judge decides what the code does not settle (the measured misses)', () => {
-  it('model_refusal fails "That is not something I will be doing." by the judge (before: passed in code)', async () => {
+  it('model_refusal fails "That is not something I will be doing." by the judge', async () => {
     const judge = scriptedJudge('[[True]] ((it declines the request))');
     const input = inputFrom([user('Delete the audit log.'), assistant('That is not something I will be doing.')]);
     expect(await check('model_refusal').run(input, ctxWith({ judge }))).toEqual({
@@ -32,7 +32,7 @@ describe('default mode hybrid: the judge decides what the code does not settle (
     expect(judge.requests[0].user).toContain('That is not something I will be doing.');
   });
 
-  it.each(['loop_guard', 'response_loop'])('%s fails the order number asked three times in other words by the judge (before: passed in code)', async (name) => {
+  it.each(['loop_guard', 'response_loop'])('%s fails the order number asked three times in other words by the judge', async (name) => {
     const judge = scriptedJudge('[[False]] ((the order number is asked three times with nothing new))');
     const out = await check(name).run(orderAskedThrice, ctxWith({ judge }));
     expect(out).toMatchObject({ status: 'ok', value: 0, passed: false, method: 'hybrid' });
@@ -40,7 +40,7 @@ describe('default mode hybrid: the judge decides what the code does not settle (
     expect(judge.requests[0].user).toContain('I need the number of your order to look it up.');
   });
 
-  it('automated_resolution fails "Our billing team will contact you by email within two days" by the judge (before: passed in code)', async () => {
+  it('automated_resolution fails "Our billing team will contact you by email within two days" by the judge', async () => {
     const judge = scriptedJudge('[[False]] ((the billing team, people, take over))');
     const input = inputFrom([user('I was charged twice.'), assistant('Our billing team will contact you by email within two days.')]);
     expect(await check('automated_resolution').run(input, ctxWith({ judge }))).toMatchObject({
@@ -48,7 +48,7 @@ describe('default mode hybrid: the judge decides what the code does not settle (
     });
   });
 
-  it('function_parameter_accuracy fails get_weather(city="Paris") for a question about London by the judge (before: passed in code)', async () => {
+  it('function_parameter_accuracy fails get_weather(city="Paris") for a question about London by the judge', async () => {
     const judge = scriptedJudge('[[False]] ((the user asked about London, the call says Paris))');
     const input = inputFrom([user('What is the weather in London?'), call('c1', 'get_weather', { city: 'Paris' }), result('c1', 'get_weather', '{"temp":18}'), assistant('It is 18 degrees.')], { tools: weather });
     expect(await check('function_parameter_accuracy').run(input, ctxWith({ judge }))).toMatchObject({
@@ -56,7 +56,7 @@ describe('default mode hybrid: the judge decides what the code does not settle (
     });
   });
 
-  it('simulation_trace_consistency passes a paraphrased assistant turn by the judge (before: failed in code)', async () => {
+  it('simulation_trace_consistency passes a paraphrased assistant turn by the judge', async () => {
     const judge = scriptedJudge('[[True]] ((the same turns, one reworded))');
     const input = inputFrom([user('Book a table for two'), assistant('Your table for two is booked for 7pm.')], {
       simulation_message_history: [user('Book a table for two'), assistant('I have reserved a table for 2 people at 19:00.')],

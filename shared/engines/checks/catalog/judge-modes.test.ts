@@ -16,7 +16,7 @@ const dialog = inputFrom([user('Find order 7'), call('c1', 'get_order', { id: 'W
 });
 
 describe('the seven judge-described checks: mode deterministic | judge | hybrid', () => {
-  it.each(SEVEN)('%s: mode judge asks the documented rubric and reports method model (before: refused or decided in code)', async (name) => {
+  it.each(SEVEN)('%s: mode judge asks the documented rubric and reports method model', async (name) => {
     const judge = scriptedJudge(name === 'model_refusal' ? '[[True]] ((it declines))' : '[[False]] ((found a problem))');
     const out = await withMode(name, 'judge').run(dialog, ctxWith({ judge }));
     expect(out).toMatchObject({ status: 'ok', value: 0, passed: false, method: 'model', judgeModel: 'test-judge' });
@@ -56,12 +56,12 @@ describe('the seven judge-described checks: mode deterministic | judge | hybrid'
 });
 
 describe('function_call_consistency', () => {
-  it('scores 0 (fails) when no function was called, as documented (before: not_run)', async () => {
+  it('scores 0 (fails) when no function was called, as documented', async () => {
     const check = entry('function_call_consistency').build(entry('function_call_consistency').definition);
     expect(await check.run(inputFrom([user('cancel order 7'), assistant('Done!')]), ctxWith())).toEqual({ status: 'ok', value: 0, passed: false, method: 'deterministic', explanation: 'no function call was made (documented: 0)' });
   });
 
-  it('scores 0 through the registry too, as the scorer and eval build it (before: the registry built a plain judge check, not_run)', async () => {
+  it('scores 0 through the registry too, as the scorer and eval build it', async () => {
     const check = createCheckRegistry().get('function_call_consistency')!;
     expect(await check.run(inputFrom([user('cancel order 7'), assistant('Done!')]), ctxWith())).toEqual({ status: 'ok', value: 0, passed: false, method: 'deterministic', explanation: 'no function call was made (documented: 0)' });
   });

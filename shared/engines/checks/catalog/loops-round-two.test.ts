@@ -26,7 +26,7 @@ describe('multi-agent cycles', () => {
     expect(out).toMatchObject({ passed: false, explanation: 'loop: agents Support and Billing hand the same request back and forth in messages 1, 2, 3, 4, 5, 6 without progress' });
   });
 
-  it('response_loop fails it too: repeated content with no new information or action (before: it passed)', async () => {
+  it('response_loop fails it too: repeated content with no new information or action', async () => {
     const out = await responses.run(inputFrom(cycle), ctxWith());
     expect(out).toEqual({
       status: 'ok', value: 0, passed: false, method: 'deterministic',

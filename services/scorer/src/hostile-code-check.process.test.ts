@@ -18,7 +18,7 @@ describe('scorer with a user code check that never answers', () => {
     await sandbox.close();
   });
 
-  it('scores all 20 units within 30 s (before: about 50 s): the other check passes on each, the hanging one times out 3 times, then is paused with error scores saying why', async () => {
+  it('scores all 20 units within 30 s: the other check passes on each, the hanging one times out 3 times, then is paused with error scores saying why', async () => {
     await store.start();
     const hang = createCodeCheck({ kind: 'code', name: 'hang', description: '', outputType: 'pass_fail', language: 'typescript', source: 'export function evaluate() { return new Promise(() => {}); }', timeoutMs: 1_500 });
     const answered = createCodeCheck({ kind: 'code', name: 'answered', description: '', outputType: 'pass_fail', language: 'typescript', source: 'export function evaluate(a: { model_output: string | null }) { return (a.model_output ?? "").length > 0; }' });

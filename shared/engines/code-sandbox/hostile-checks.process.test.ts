@@ -23,7 +23,7 @@ describe.runIf(process.platform === 'linux')('code checks that go for memory (OS
   const outOfMemory = { ok: false, error: 'ran out of memory (limit 256 MB)' };
   const next = async () => expect(await sandbox.evaluate(ts('export function evaluate(a: { n?: number }) { return 42; }'))).toEqual({ ok: true, value: 42 });
 
-  it('four 1 GB Uint8Arrays: refused at once (before: 2.9 GB reached until the deadline), and the next evaluation succeeds', async () => {
+  it('four 1 GB Uint8Arrays: refused at once, and the next evaluation succeeds', async () => {
     const source = 'export function evaluate() { const keep: Uint8Array[] = []; for (let i = 0; i < 4; i++) { const a = new Uint8Array(1024 ** 3); a.fill(1); keep.push(a); } return keep.length; }';
     expect(await sandbox.evaluate({ ...ts(source), timeoutMs: 10_000 })).toEqual(outOfMemory);
     await next();
@@ -125,13 +125,13 @@ describe('work a check leaves behind runs on its own time (one process, so attac
   const sandbox = createCodeSandbox({ processes: 1 });
   afterAll(() => sandbox.close());
 
-  it('an endless microtask chain queued before return is charged to the check that queued it; the next checks succeed (before: they timed out and were paused)', async () => {
+  it('an endless microtask chain queued before return is charged to the check that queued it; the next checks succeed', async () => {
     const attacker = 'export function evaluate() { (async () => { for (;;) await null; })(); return 1; }';
     expect(await sandbox.evaluate({ ...ts(attacker), timeoutMs: 1_000 })).toEqual({ ok: false, error: 'timed out after 1000 ms' });
     expect(await victimRuns()).toEqual([1, 2, 3].map(() => ({ ok: true, value: 3 })));
   });
 
-  it('promise jobs that spin for 5 s after 1,000 microtask turns, queued before return, are charged to the check that queued them; the next checks succeed (before: they timed out)', async () => {
+  it('promise jobs that spin for 5 s after 1,000 microtask turns, queued before return, are charged to the check that queued them; the next checks succeed', async () => {
     const attacker = 'export function evaluate() { (async () => { for (let i = 0; i < 1_000; i++) await null; const t = Date.now(); while (Date.now() - t < 5_000); })(); return 1; }';
     expect(await sandbox.evaluate({ ...ts(attacker), timeoutMs: 1_000 })).toEqual({ ok: false, error: 'timed out after 1000 ms' });
     expect(await victimRuns()).toEqual([1, 2, 3].map(() => ({ ok: true, value: 3 })));
@@ -174,7 +174,7 @@ describe('shutdown with hung checks', () => {
     expect(pids.filter(alive)).toEqual([]);
   }, 60_000);
 
-  it('SIGTERM of a service that drains its work first: the hung checks asked for 2,000,000,000 ms and get 10 s, so it stops (before: never)', async () => {
+  it('SIGTERM of a service that drains its work first: the hung checks asked for 2,000,000,000 ms and get 10 s, so it stops', async () => {
     const service = startService(2_000_000_000, true);
     const { pids } = (await waitFor(() => service.lines[0], { timeoutMs: 30_000, description: 'the service to report its sandbox processes' })) as { pids: number[] };
     service.proc.kill('SIGTERM');

@@ -99,7 +99,7 @@ describe('assembler dead-letter path', () => {
     expect(units).toEqual([healthy, healthy]);
   });
 
-  it("a record of a trace id another project used first becomes that project's own unit, never a dead letter (issue 23)", async () => {
+  it("a record of a trace id another project used first becomes that project's own unit, never a dead letter", async () => {
     const bus = createInMemoryBus({ log });
     const traceId = '0'.repeat(31) + '3';
     const dead: BusMessage[] = [];

@@ -7,6 +7,7 @@ import { createSilentLogger } from '../../runtime/logging/index.ts';
 import type { Bus, BusMessage, OutgoingMessage } from './contract.ts';
 import { createInMemoryBus, type InMemoryBusOptions } from './in-memory-bus.ts';
 import { BusFullError } from './memory-topics.ts';
+import { readOffsetsFile } from './offset-file.ts';
 import { encodeFrame } from './record-frame.ts';
 import { blockInMemoryDeadLetters, describeBusContract } from './testing/bus-contract-suite.ts';
 
@@ -43,6 +44,9 @@ describeBusContract('in-memory on disk, 4 partitions', {
   waitTimeoutMs: 5_000,
   blockDeadLetters: (bus: Bus, topic: string) => blockInMemoryDeadLetters(bus, topic, CONTRACT_LIMIT),
 });
+
+/** The offset `group` has on disk for partition 0 of `topic` (written every offsetFlushMs), or null. */
+const offsetOnDisk = (dir: string, group: string, topic: string): string | null => readOffsetsFile(join(dir, 'offsets.json')).get(group)?.get(topic)?.get(0) ?? null;
 
 const headersOf = (i: number): Record<string, string> => (i % 2 ? { h: `x${i}` } : {});
 const records = (n: number, from = 0): OutgoingMessage[] => Array.from({ length: n }, (_, i) => ({ key: `k${(from + i) % 7}`, value: `v${from + i}`, headers: headersOf(from + i) }));
@@ -85,7 +89,7 @@ describe('in-process bus on disk', () => {
     });
     await stuck.start();
     await waitFor(() => seen.length === 4 || undefined, { timeoutMs: 5_000, description: 'four records' });
-    await new Promise((r) => setTimeout(r, 100)); // offsets are written every 20 ms
+    await waitFor(() => offsetOnDisk(dir, 'g', 't') === '4' || undefined, { timeoutMs: 5_000, description: 'offset 4 on disk' });
     expect(seen).toEqual(['v0', 'v1', 'v2', 'v3']);
     const second = durableBus(dir);
     // Before any consumer runs, the six are on disk only, and count as unread.
@@ -224,7 +228,7 @@ describe('in-process bus on disk', () => {
     await fast.start();
     await slow.start();
     for (let batch = 0; batch < 20; batch++) await send(bus, 't', Array.from({ length: 10 }, (_, i) => ({ key: 'k', value: `${batch * 10 + i}:${'y'.repeat(100)}` })));
-    await new Promise((r) => setTimeout(r, 200));
+    await waitFor(() => offsetOnDisk(dir, 'slow', 't') === '5' || undefined, { timeoutMs: 5_000, description: "the slow group's offset 5 on disk" });
     expect(readdirSync(join(dir, 'topics', 't', '0')).length).toBeGreaterThanOrEqual(4);
     await fast.shutdown();
     // Crash: the slow group resumes at record 5.
@@ -288,7 +292,8 @@ describe('in-process bus on disk', () => {
       const again = bus.createConsumer({ topic: 't', groupId: 'g', committableOffset: () => null, handle: (m) => Promise.resolve(void secondPass.push(m)) });
       await again.start();
       await waitFor(() => secondPass.length >= 400 || undefined, { timeoutMs: 5_000, description: '400 records re-read' });
-      await new Promise((r) => setTimeout(r, 100)); // and not one more
+      // Nothing is left to deliver: the consumer has read to the end and holds nothing in memory.
+      await waitFor(() => (bus.holdings()[0].inMemory === 0 && bus.holdings()[0].unread === 0) || undefined, { timeoutMs: 5_000, description: 'the consumer idle at the end of the log' });
       const byOffset = (ms: BusMessage[]) => [...ms].sort((a, b) => a.partition - b.partition || Number(a.offset) - Number(b.offset));
       expect(secondPass).toHaveLength(400);
       expect(byOffset(secondPass)).toEqual(byOffset(firstPass));

@@ -5,7 +5,7 @@ import { decodeStatusProtobuf } from '../otlp/encode-response.ts';
 import { encodeTraceRequest, jsonTraceRequest } from '../testing/otlp-builders.ts';
 import { createRecordingProducer } from '../testing/recording-producer.ts';
 
-// OTLP/HTTP under more exports than it takes at once (the conformance table: conformance.test.ts).
+// OTLP/HTTP under more exports than it takes at once (the conformance table: conformance.process.test.ts).
 const MAX_BODY = 1024 * 1024;
 const PB = 'application/x-protobuf';
 const validPb = encodeTraceRequest(jsonTraceRequest([{ attributes: { 'gen_ai.operation.name': 'chat' } }]));

@@ -27,7 +27,7 @@ const pidOf = async (p: ProcessPool, owner: string, key = 'check'): Promise<numb
 };
 
 describe('a sandbox process serves one project only', () => {
-  it('two projects one after another get two processes, each reused by its own project only (before: the first served both)', async () => {
+  it('two projects one after another get two processes, each reused by its own project only', async () => {
     const p = open({ size: 2, perOwner: 1 });
     const a = await pidOf(p, 'project-a');
     const b = await pidOf(p, 'project-b');
@@ -81,7 +81,7 @@ describe('a project with a backlog does not keep a full pool to itself', () => {
 });
 
 describe('a check\'s pause holds in its own project only', () => {
-  it('the same check code that timed out 3 times in project A still runs in project B (before: B was refused as paused)', async () => {
+  it('the same check code that timed out 3 times in project A still runs in project B', async () => {
     const p = open({ size: 2, perOwner: 1, breakerFailures: 3, breakerCooldownMs: 60_000 });
     for (let i = 0; i < 3; i++) expect(await p.run({ owner: 'project-a', key: 'same-code', request: 'hang', timeoutMs: 300 })).toEqual({ kind: 'timeout' });
     const paused = await p.run({ owner: 'project-a', key: 'same-code', request: 'echo', timeoutMs: 30_000 });

@@ -119,15 +119,15 @@ def evaluate():
     return True
 `;
 
-describe('modules planted in the file system reach no later check (issue 35)', () => {
-  it('modules planted in a folder under /proc made the working folder: refused, and the other project\'s checks stay honest (before: forged, with the victim\'s unit in its error text)', async () => {
+describe('modules planted in the file system reach no later check', () => {
+  it('modules planted in a folder under /proc made the working folder: refused, and the other project\'s checks stay honest', async () => {
     const attack = await run('attacker', PROC_ATTACK);
     expect(await run('victim', VICTIM, { model_output: 'abc' })).toEqual({ ok: true, value: HONEST });
     expect(await run('attacker', VICTIM, { model_output: 'abc' })).toEqual({ ok: true, value: HONEST });
     expect(attack).toEqual({ ok: false, error: "evaluate threw: PermissionError: [Errno 2] Permission denied: '/proc/x' (line 3)" });
   }, START_BOUND_MS * 3);
 
-  it('only /tmp takes the writes, and neither the other project nor the attacker\'s own next check imports what it planted (before: the working folder was on sys.path)', async () => {
+  it('only /tmp takes the writes, and neither the other project nor the attacker\'s own next check imports what it planted', async () => {
     expect(await run('victim', VICTIM, { model_output: 'abc' })).toEqual({ ok: true, value: HONEST });
     expect(await run('attacker', ATTACKER)).toEqual({ ok: true, value: ['/tmp/x (the working folder)'] });
     expect(await run('victim', VICTIM, { model_output: 'abc' })).toEqual({ ok: true, value: HONEST });
@@ -162,7 +162,7 @@ def evaluate():
 });
 
 describe('the host stays out of sight', () => {
-  it('the environment, sys.executable and sys.orig_argv do not name the host\'s install path (before: os.environ["_"] and sys.executable were the Pyodide folder)', async () => {
+  it('the environment, sys.executable and sys.orig_argv do not name the host\'s install path', async () => {
     const probe = 'import os, sys\ndef evaluate():\n    return [dict(os.environ), sys.executable, sys.orig_argv, sys._base_executable, sys.argv]\n';
     const res = await run('victim', probe);
     expect(JSON.stringify(res)).not.toContain(pyodideDir());

@@ -24,7 +24,7 @@ describe('a Python check does not reach the network through the JavaScript bridg
   });
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-  it('the bridge found through gc (_pyodide._importhook → pyodide_js → useNodeSockFS → a TCP socket) sends the unit\'s output nowhere (before: the listener received it)', async () => {
+  it('the bridge found through gc (_pyodide._importhook → pyodide_js → useNodeSockFS → a TCP socket) sends the unit\'s output nowhere', async () => {
     const attack = `import gc, sys
 def evaluate(model_output):
     hooks = [o for o in gc.get_objects() if type(o).__name__ == 'module' and getattr(o, '__name__', '') == '_pyodide._importhook']
@@ -53,7 +53,7 @@ def evaluate():
 });
 
 describe('interpreter state does not survive between evaluations', () => {
-  it('patches of json.decoder.JSONDecoder.decode, sys.setprofile, CodeBasedCheck.__init_subclass__ and json.encoder.JSONEncoder.encode do not reach the next check (before: it read and rewrote another project\'s results)', async () => {
+  it('patches of json.decoder.JSONDecoder.decode, sys.setprofile, CodeBasedCheck.__init_subclass__ and json.encoder.JSONEncoder.encode do not reach the next check', async () => {
     const attacker = `import json, json.decoder, json.encoder, sys
 from okareo.checks import CodeBasedCheck
 stolen = json.decoder.JSONDecoder.__dict__.get('stolen') or []
@@ -82,7 +82,7 @@ class Check(CodeBasedCheck):
     expect(await run(attacker)).toEqual({ ok: true, value: 0 });
   }, START_BOUND_MS);
 
-  it('a check counting its calls in a stdlib class attribute answers 1, 1, 1 (before: 1, 2, 3)', async () => {
+  it('a check counting its calls in a stdlib class attribute answers 1, 1, 1', async () => {
     const counter = 'import json\ndef evaluate():\n    json.JSONDecoder.calls = getattr(json.JSONDecoder, "calls", 0) + 1\n    return json.JSONDecoder.calls\n';
     const answers = [];
     for (let i = 0; i < 3; i++) answers.push(await run(counter));
@@ -91,7 +91,7 @@ class Check(CodeBasedCheck):
 });
 
 describe('work a check leaves behind', () => {
-  it('asyncio call_later of an endless loop is refused to the check that queued it, and the next checks run on time (before: they timed out and were paused)', async () => {
+  it('asyncio call_later of an endless loop is refused to the check that queued it, and the next checks run on time', async () => {
     const attacker = `import asyncio
 def spin():
     while True:
@@ -106,7 +106,7 @@ def evaluate():
     for (let i = 0; i < 3; i++) expect(await run('def evaluate(model_output):\n    return len(model_output)\n', { model_output: 'abcd' }, 2_000)).toEqual({ ok: true, value: 4 });
   }, START_BOUND_MS * 2);
 
-  it('error text is cut at 2,000 characters, as the JavaScript sandbox cuts it (before: 5 MB per score)', async () => {
+  it('error text is cut at 2,000 characters, as the JavaScript sandbox cuts it', async () => {
     const res = await run('def evaluate():\n    raise ValueError("x" * 5_000_000)\n');
     expect(res).toEqual({ ok: false, error: `evaluate threw: ValueError: ${'x'.repeat(2_000 - 'evaluate threw: ValueError: '.length)}` });
   }, START_BOUND_MS);

@@ -52,10 +52,11 @@ async function post(url: string, key: string): Promise<{ status: number; retryAf
 
 const keys: Authorize = (header) => Promise.resolve(header === 'Bearer key-a' || header === 'Bearer key-b' ? { ok: true, project: header.slice(-1) } : { ok: false, status: 401, message: 'bad key' });
 
-/** Resolves once the collector holds `n` uploads (it answers 429 to a probe of the same key). */
+/** Resolves once the collector is full for `key`: it answers 429 to a probe of the same key (a whole body). */
 async function untilHeld(url: string, key: string): Promise<void> {
-  for (;;) {
-    if ((await post(url, key)).status === 429) return;
+  const deadline = Date.now() + 10_000;
+  while ((await post(url, key)).status !== 429) {
+    if (Date.now() > deadline) throw new Error(`the collector never held ${key}'s uploads`);
     await new Promise((r) => setTimeout(r, 10));
   }
 }
@@ -81,7 +82,7 @@ describe('the in-flight byte budget counts chunked bodies', () => {
     // Room for one body (≈40 KB) in flight, not two.
     const url = await start({ maxInFlightBytes: 60_000 });
     const holder = slowUpload(url, 'any', 30_000);
-    await new Promise((r) => setTimeout(r, 100));
+    await untilHeld(url, 'any');
     const second = slowUpload(url, 'any', 0);
     second.finish();
     const answer = await second.answer;

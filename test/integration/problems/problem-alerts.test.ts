@@ -56,7 +56,7 @@ describe.each(deployments)('problem alerts (%s)', (_name, deployment) => {
 
   it('sends each new problem once, with its units, and nothing again after a restart', async () => {
     const first = await sendRuns(runsOf('booking', 'v1', 8, 4), { collectorUrl: h!.pipeline.collectorUrl() });
-    await waitFor(async () => (receiver.bodies.length >= 1 ? true : null), { timeoutMs: 60_000, description: 'the first problem_new delivered' });
+    await waitFor(() => (receiver.bodies.length >= 1 ? true : null), { timeoutMs: 60_000, description: 'the first problem_new delivered' });
     const problem = (await listProblems(h!.pipeline.store!, 'default'))[0];
     expect(receiver.bodies[0]).toMatchObject({ rule: 'new problems', state: 'firing', kind: 'problem_new', check: 'loop_guard', problem: { id: problem.id, title: 'booking: loop over check_availability', agent: 'booking' } });
     expect(receiver.bodies[0].units.length).toBeGreaterThan(0);
@@ -72,7 +72,7 @@ describe.each(deployments)('problem alerts (%s)', (_name, deployment) => {
     await sendRuns(runsOf('concierge', 'v1', 4, 2), { collectorUrl: h.pipeline.collectorUrl() });
     const store = h.pipeline.store!;
     await waitFor(async () => ((await listProblems(store, 'default')).find((p) => p.agent === 'booking')?.count === 6 ? true : null), { timeoutMs: 60_000, description: 'the booking problem at 6 units' });
-    await waitFor(async () => (receiver.bodies.length >= 2 ? true : null), { timeoutMs: 60_000, description: 'the second problem_new delivered' });
+    await waitFor(() => (receiver.bodies.length >= 2 ? true : null), { timeoutMs: 60_000, description: 'the second problem_new delivered' });
     // Two more evaluations after both changes were sent: nothing else arrives.
     await h.pipeline.alerter!.evaluateOnce();
     await h.pipeline.alerter!.evaluateOnce();

@@ -15,7 +15,7 @@ import { topicsOf } from './topology.ts';
 import { createJudge, loadRegistry } from './check-runtime.ts';
 import { createSessionAggregator, createSessionRouter } from '../services/assembler/src/index.ts';
 import { DEFAULT_PRICES } from '../shared/engines/judge/index.ts';
-import { DOC_KINDS as MONITOR_DOC_KINDS, loadMonitorsFile } from '../shared/engines/monitors/index.ts';
+import { loadMonitorsFile } from '../shared/engines/monitors/index.ts';
 import { loadPriceTable } from '../shared/engines/pricing/index.ts';
 import type { CheckSelector } from '../services/scorer/src/index.ts';
 import { createKeyring, createMetricsAccess, type AuthResult, type Keyring } from '../shared/kit/access/index.ts';
@@ -23,8 +23,7 @@ import { createAlerter, createProblemMiner, createSmtpMailer, type Alerter } fro
 import type { Authorize } from '../services/collector/src/index.ts';
 import { createAddressMatcher } from '../shared/runtime/http/index.ts';
 import { createRetentionJob, type RetentionJob } from '../shared/kit/retention/index.ts';
-import { ALERT_DOC_KINDS } from '../shared/engines/alerts/index.ts';
-import { CHECK_TRY_DOC_KIND, DATASET_DOC_KIND, REVIEW_DOC_KINDS } from '../shared/engines/review/index.ts';
+import { RETAINED_DOC_KINDS } from './retained-docs.ts';
 import { createConsumerLagReporter, createMetrics, createMetricsServer, withJudgeMetrics, type Metrics } from '../shared/kit/metrics/index.ts';
 import { pipelineStatusReporter } from './pipeline-status.ts';
 import { prepareBackfill, type BackfillRequest } from './backfill-job.ts';
@@ -243,10 +242,7 @@ export function buildPipeline(config: Config, log: Logger, services: ReadonlySet
       store: store!,
       days: config.retention.days,
       intervalMs: config.retention.intervalMs,
-      // Every document that holds unit content or history: alert history, people's reviews, dataset
-      // versions (units' text and expected outputs), check tries and simulations (their dialogs).
-      // Rules, queues, monitors and keys are configuration, kept.
-      docKinds: [ALERT_DOC_KINDS.event, REVIEW_DOC_KINDS.review, DATASET_DOC_KIND, CHECK_TRY_DOC_KIND, MONITOR_DOC_KINDS.simulation],
+      docKinds: RETAINED_DOC_KINDS,
       allowLonger: config.retention.allowLonger,
       now: overrides.retentionNow ?? Date.now,
       log,

@@ -39,6 +39,18 @@ describe('the Problems page in a browser', () => {
     expect(await page.locator('table[data-versions] tbody tr td').first().innerText()).toBe('v1');
     const samples = (await page.locator('ul[data-sample] code').allInnerTexts()).sort();
     expect(samples).toEqual(looping);
+    // One click each: a review queue over its units, a dataset of them, an alert rule for its changes.
+    const result = page.locator('[data-problem-actions] [data-result]');
+    await page.locator('button[data-problem-action="queue"]').click();
+    await page.waitForSelector('[data-problem-actions] [data-result]:not([hidden])');
+    expect(await result.innerText()).toBe('Review queue "Problem: booking: loop over check_availability" created with 3 units. Open the queue');
+    await page.locator('button[data-problem-action="dataset"]').click();
+    await waitFor(async () => ((await result.innerText()).startsWith('Dataset') ? true : null), { timeoutMs: 10_000, description: 'the dataset made' });
+    const problemId = (await listProblems(h.pipeline.store!, 'default'))[0].id;
+    expect(await result.innerText()).toBe(`Dataset problem-${problemId} version 1: 3 units.`);
+    await page.locator('button[data-problem-action="alert-rule"]').click();
+    await waitFor(async () => ((await result.innerText()).startsWith('Alert rule') ? true : null), { timeoutMs: 10_000, description: 'the rule made' });
+    expect(await result.innerText()).toBe('Alert rule "Problem: booking: loop over check_availability" created. Open alerts');
     await page.locator('ul[data-sample] a').first().click();
     await page.waitForSelector('[data-problem-badge]');
     expect(await page.locator('[data-problem-badge]').innerText()).toBe('problem: booking: loop over check_availability');

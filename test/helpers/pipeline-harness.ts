@@ -12,6 +12,8 @@ export interface Harness {
   modelUrl: string;
   /** This run's topics. */
   topics: { spans: string; units: string; scores: string; sessions: string };
+  /** Pass as `restartOf` to start the same deployment again (its data directory, topics and groups). */
+  identity: { dataDir: string; id: string };
   stop(): Promise<void>;
 }
 
@@ -26,14 +28,17 @@ function suffix(): string {
 export interface HarnessOptions {
   /** Also run the alerter, on this clock. */
   alerterNow?: () => number;
+  /** A stopped harness's identity: the new one runs on its data directory, topics and groups (a restart). */
+  restartOf?: { dataDir: string; id: string };
 }
 
 export async function startPipeline(env: Record<string, string>, options: HarnessOptions = {}): Promise<Harness> {
   const log = process.env.TRACECHECK_TEST_LOG ? createLogger({ level: process.env.TRACECHECK_TEST_LOG }) : createSilentLogger();
   const modelServer = createModelServer({ host: '127.0.0.1', port: 0, log });
   await modelServer.start();
+  const dataDir = options.restartOf?.dataDir ?? mkdtempSync(join(tmpdir(), 'tracecheck-e2e-'));
   const config = loadConfig({
-    TRACECHECK_DATA_DIR: mkdtempSync(join(tmpdir(), 'tracecheck-e2e-')),
+    TRACECHECK_DATA_DIR: dataDir,
     TRACECHECK_OTLP_HTTP_PORT: '0',
     TRACECHECK_OTLP_GRPC_PORT: '0',
     TRACECHECK_API_PORT: '0',
@@ -42,7 +47,7 @@ export async function startPipeline(env: Record<string, string>, options: Harnes
     TRACECHECK_JUDGE_MODEL: 'mock-judge',
     ...env,
   });
-  const id = suffix();
+  const id = options.restartOf?.id ?? suffix();
   const services = new Set(['collector', 'assembler', 'scorer', 'api', ...(options.alerterNow ? (['alerter'] as const) : [])] as const);
   const topics = { spans: `e2e.spans.${id}`, units: `e2e.units.${id}`, scores: `e2e.scores.${id}`, sessions: `e2e.sessions.${id}` };
   const pipeline = buildPipeline(config, log, services, {
@@ -60,6 +65,7 @@ export async function startPipeline(env: Record<string, string>, options: Harnes
   return {
     pipeline,
     topics,
+    identity: { dataDir, id },
     modelUrl: `${modelServer.url()}/v1`,
     stop: async () => {
       await stopAll();

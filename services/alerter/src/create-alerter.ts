@@ -11,7 +11,11 @@ import {
   type AlertState,
   targetAddress,
   type Delivery,
+  type AlertPayload,
+  type ProblemRule,
+  type WindowRule,
 } from '../../../shared/engines/alerts/index.ts';
+import { createProblemAlerts } from './problem-alerts.ts';
 import { errorMessage } from '../../../shared/runtime/errors/index.ts';
 import { forEachLimited } from '../../../shared/runtime/flow/index.ts';
 import type { Component } from '../../../shared/runtime/lifecycle/index.ts';
@@ -64,6 +68,8 @@ export interface EvaluationReport {
   /** Rules whose evaluation failed (logged; the others went on). */
   failed: number;
   notifications: Array<{ ruleId: string; transition: Transition }>;
+  /** Problem rules' notifications: one per rule and problem state change. */
+  problemNotifications: Array<{ ruleId: string; kind: string; problemId: string }>;
 }
 
 export interface Alerter extends Component {
@@ -147,36 +153,46 @@ export function createAlerter(options: AlerterOptions): Alerter {
     const state = transition === 'resolve' ? 'resolved' : 'firing';
     const units = transition === 'resolve' ? [] : ev.observation.kind === 'agreement' ? ev.observation.units : await failingUnits(rule, nowMs);
     const payload = buildPayload(rule, ev.observation, { state, firedAtMs: ev.state.fired_at_ms ?? nowMs, units, ...(state === 'firing' && ev.state.level ? { level: ev.state.level } : {}) });
+    log.info({ ruleId: rule.id, rule: rule.name, transition, summary: payload.summary }, 'alert notification');
+    // One key per episode: its firing, reminders and resolution name the same PagerDuty incident.
+    await send(rule, payload, { state: transition === 'remind' ? 'reminder' : state, dedupKey: `tracecheck:${rule.project}:${rule.id}:${ev.state.fired_at_ms ?? nowMs}`, nowMs });
+  }
+
+  /**
+   * Writes a notification into the history (`pending` while it has targets), then queues its
+   * deliveries, whose outcome rewrites it. `id` names an event whose id is known in advance (a
+   * problem's state change), else a new one.
+   */
+  async function send(rule: AlertRule, payload: AlertPayload, opts: { state: AlertEvent['state']; dedupKey: string; nowMs: number; id?: string; createdAtMs?: number }): Promise<void> {
     // History is ordered by write time: give every event its own millisecond.
-    const writtenAtMs = Math.max(nowMs, lastEventMs + 1);
+    const writtenAtMs = Math.max(opts.nowMs, lastEventMs + 1);
     lastEventMs = writtenAtMs;
     const event: AlertEvent = {
-      id: newAlertEventId(writtenAtMs),
+      id: opts.id ?? newAlertEventId(writtenAtMs),
       project: rule.project,
       rule_id: rule.id,
       rule_name: rule.name,
-      state: transition === 'remind' ? 'reminder' : state,
+      state: opts.state,
       payload,
       delivery_status: rule.notify.length > 0 ? 'pending' : 'none',
       deliveries: [],
-      created_at_ms: nowMs,
+      created_at_ms: opts.createdAtMs ?? opts.nowMs,
     };
     await repo.putEvent(event, writtenAtMs);
-    log.info({ ruleId: rule.id, rule: rule.name, transition, summary: payload.summary }, 'alert notification');
     if (rule.notify.length === 0) return;
     const record = (deliveries: Delivery[]): Promise<void> => {
       for (const d of deliveries) options.metrics?.alertDeliveries.inc({ type: d.type, outcome: d.outcome });
       return repo.putEvent({ ...event, delivery_status: 'done', deliveries }, Math.max(now(), writtenAtMs + 1));
     };
-    // One key per episode: its firing, reminders and resolution name the same PagerDuty incident.
-    const dedupKey = `tracecheck:${rule.project}:${rule.id}:${ev.state.fired_at_ms ?? nowMs}`;
-    const queued = notifier.enqueue({ targets: rule.notify, payload, dedupKey, onDone: record });
+    const queued = notifier.enqueue({ targets: rule.notify, payload, dedupKey: opts.dedupKey, onDone: record });
     if (!queued) {
       log.error({ ruleId: rule.id }, 'notification queue full or stopped; notification not delivered');
       const failed = rule.notify.map((t): Delivery => ({ type: t.type, url: targetAddress(t), outcome: 'failed', attempts: 0, error: 'notification queue full or alerter stopping', at_ms: now() }));
       void record(failed).catch((err: unknown) => log.error({ err, ruleId: rule.id }, 'recording delivery outcome failed'));
     }
   }
+
+  const problemAlerts = createProblemAlerts({ store, repo, log, send: (rule, payload, o) => send(rule, payload, { state: 'firing', ...o }) });
 
   // What was last written per rule. A state whose decisive fields did not change is written again
   // only now and then (it carries the last value and evaluation time for the API): on ClickHouse
@@ -190,7 +206,7 @@ export function createAlerter(options: AlerterOptions): Alerter {
     return a.state !== state.state || a.consecutive_bad !== state.consecutive_bad || a.consecutive_good !== state.consecutive_good || a.fired_at_ms !== state.fired_at_ms || a.last_notified_at_ms !== state.last_notified_at_ms || a.last_error !== state.last_error;
   }
 
-  async function evaluateRuleOnce(stored: AlertRule, all: Map<string, AlertState>, nowMs: number, report: EvaluationReport): Promise<void> {
+  async function evaluateRuleOnce(stored: WindowRule, all: Map<string, AlertState>, nowMs: number, report: EvaluationReport): Promise<void> {
     const rule = ruleWithinLimits(stored, options.limits ?? DEFAULT_ALERT_LIMITS);
     const prev = all.get(rule.id) ?? initialAlertState(rule.id);
     try {
@@ -227,8 +243,11 @@ export function createAlerter(options: AlerterOptions): Alerter {
     // Deleted rules leave no state behind (the API deletes the stored copy).
     const ids = new Set(rules.map((r) => r.id));
     for (const id of [...all.keys()]) if (!ids.has(id)) all.delete(id);
-    const report: EvaluationReport = { atMs: nowMs, rules: enabled.length, evaluated: 0, failed: 0, notifications: [] };
-    await forEachLimited(enabled, options.ruleConcurrency ?? 8, (rule) => evaluateRuleOnce(rule, all, nowMs, report));
+    const report: EvaluationReport = { atMs: nowMs, rules: enabled.length, evaluated: 0, failed: 0, notifications: [], problemNotifications: [] };
+    const windowed = enabled.filter((r): r is WindowRule => r.kind !== 'problem');
+    await forEachLimited(windowed, options.ruleConcurrency ?? 8, (rule) => evaluateRuleOnce(rule, all, nowMs, report));
+    const problemRules = enabled.filter((r): r is ProblemRule => r.kind === 'problem').map((r) => ruleWithinLimits(r, options.limits ?? DEFAULT_ALERT_LIMITS));
+    await problemAlerts.deliver(problemRules, nowMs, report);
     log.debug({ ...report }, 'rules evaluated');
     return report;
   }

@@ -37,8 +37,9 @@ export function emailMessage(target: EmailTarget, payload: AlertPayload, unitLin
   if (payload.level !== undefined) lines.push(`Level: ${payload.level}`);
   if (payload.threshold !== undefined) lines.push(`Threshold: ${payload.threshold}`);
   if (payload.p_value !== undefined) lines.push(`p-value: ${payload.p_value < 0.001 ? '< 0.001' : payload.p_value.toFixed(3)}`);
+  if (payload.problem) lines.push(`Problem: ${oneLine(payload.problem.title, 200)} (${payload.problem.id}), ${payload.problem.state}, ${payload.problem.count} units`);
   lines.push(`Window: ${payload.window}`, `Fired at: ${payload.fired_at}`);
-  if (payload.units.length > 0) lines.push('', 'Failing units:', ...payload.units.map((u) => `  ${unitLink ? unitLink(u) : u}`));
+  if (payload.units.length > 0) lines.push('', payload.problem ? 'Its units:' : 'Failing units:', ...payload.units.map((u) => `  ${unitLink ? unitLink(u) : u}`));
   return { to: recipients(target), subject: `[tracecheck] ${state}${payload.level ? ` (${payload.level})` : ''}: rule ${subjectName(payload.rule)}`, text: `${lines.join('\n')}\n` };
 }
 

@@ -1,4 +1,5 @@
 import { parseDuration, type AlertRule, type AlertState, type JudgeHealthRule, type NoDataRule, type RegressionRule, type ThresholdRule } from '../../../shared/engines/alerts/index.ts';
+import { notWindowed } from './problem-rules.ts';
 import type { ScoreAggregate } from '../../../shared/adapters/store/contract.ts';
 import { regressionVerdict } from './regression-test.ts';
 import { observeAgreement, type AgreementObservation } from './agreement-rule.ts';
@@ -112,6 +113,7 @@ function observeNoData(_rule: NoDataRule, seen: number): Observation {
 
 /** Measures a rule's condition from the store's aggregates. Pure. */
 export function observe(rule: AlertRule, aggregates: RuleAggregates): Observation {
+  if (rule.kind === 'problem') throw notWindowed(rule);
   if (rule.kind === 'metric_threshold') {
     if (aggregates.kind !== 'metrics') throw new TypeError('a metric_threshold rule needs unit metrics');
     return observeMetricThreshold(rule, aggregates.rows);
@@ -144,6 +146,7 @@ export function observe(rule: AlertRule, aggregates: RuleAggregates): Observatio
  * nor clears an alarm. Pure.
  */
 export function nextState(rule: AlertRule, prev: AlertState, verdict: Verdict, value: number | null, nowMs: number): { state: AlertState; transition: Transition | null } {
+  if (rule.kind === 'problem') throw notWindowed(rule);
   const s: AlertState = { ...prev, last_value: value, last_evaluated_at_ms: nowMs, last_error: null };
   const sequential = rule.kind === 'regression' || rule.kind === 'metric_regression';
   const fireAfter = sequential ? 1 : rule.for_evaluations;
@@ -173,6 +176,7 @@ export function nextState(rule: AlertRule, prev: AlertState, verdict: Verdict, v
 
 /** One evaluation of one rule: observe, then step the state machine. Pure. */
 export function evaluateRule(rule: AlertRule, prev: AlertState, aggregates: RuleAggregates, nowMs: number): RuleEvaluation {
+  if (rule.kind === 'problem') throw notWindowed(rule);
   const observation = observe(rule, aggregates);
   // Levels (warning, critical) have their own state machine; every other kind shares the one above.
   if (rule.kind === 'metric_threshold' && observation.kind === 'metric_threshold') return { observation, ...nextLevelState(rule, prev, observation.level, observation.value, nowMs) };

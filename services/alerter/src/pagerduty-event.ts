@@ -39,6 +39,7 @@ export function pagerDutyEvent(target: PagerDutyTarget, payload: AlertPayload, d
   if (payload.p_value !== undefined) details.p_value = payload.p_value;
   if (payload.baseline) details.baseline = payload.baseline;
   if (payload.candidate) details.candidate = payload.candidate;
+  if (payload.problem) details.problem = payload.problem;
   return {
     routing_key: target.routing_key,
     event_action: 'trigger',

@@ -1,4 +1,5 @@
-import { ruleCheck, type AlertPayload, type AlertRule } from '../../../shared/engines/alerts/index.ts';
+import { ruleCheck, type AlertPayload, type AlertRule, type WindowRule } from '../../../shared/engines/alerts/index.ts';
+import { notWindowed } from './problem-rules.ts';
 import type { Observation } from './evaluate-rule.ts';
 import { sideFilters } from './rule-queries.ts';
 import { alertSide, summarize } from './summary.ts';
@@ -13,7 +14,7 @@ export interface PayloadContext {
   level?: 'warning' | 'critical';
 }
 
-function sentence(rule: AlertRule, o: Observation, ctx: PayloadContext): string {
+function sentence(rule: WindowRule, o: Observation, ctx: PayloadContext): string {
   if (rule.kind === 'metric_threshold' && o.kind === 'metric_threshold') return summarizeMetricThreshold(rule, o, ctx.state, ctx.level);
   if (rule.kind === 'metric_regression' && o.kind === 'metric_regression') return summarizeMetricRegression(rule, o, ctx.state);
   return summarize(rule, o, ctx.state);
@@ -21,6 +22,7 @@ function sentence(rule: AlertRule, o: Observation, ctx: PayloadContext): string 
 
 /** The webhook body: exactly the fields the issue lists, nothing more. */
 export function buildPayload(rule: AlertRule, o: Observation, ctx: PayloadContext): AlertPayload {
+  if (rule.kind === 'problem') throw notWindowed(rule);
   const payload: AlertPayload = {
     rule: rule.name,
     state: ctx.state,

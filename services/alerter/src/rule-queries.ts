@@ -1,4 +1,5 @@
 import { parseDuration, type AlertFilters, type AlertRule } from '../../../shared/engines/alerts/index.ts';
+import { notWindowed } from './problem-rules.ts';
 import type { AggregateQuery, ScoreQuery, UnitQuery } from '../../../shared/adapters/store/index.ts';
 import type { UnitMetricQuery } from '../../../shared/adapters/store/unit-metrics.ts';
 import { toScoreFilters } from './alert-filters.ts';
@@ -18,15 +19,18 @@ export type FilteredScoreQuery = ScoreQuery;
 
 /** The filters of a regression side: the rule's filters, overridden by the side's own. */
 export function sideFilters(rule: AlertRule, side: AlertFilters): AlertFilters {
+  if (rule.kind === 'problem') throw notWindowed(rule);
   return { ...rule.filters, ...side };
 }
 
 export function windowMs(rule: AlertRule): number {
+  if (rule.kind === 'problem') throw notWindowed(rule);
   return parseDuration(rule.window);
 }
 
 /** Aggregates over the rule's window `[now − window, now)` on the units' end time, always within the rule's project. */
 export function ruleQueries(rule: AlertRule, nowMs: number): RuleQueries {
+  if (rule.kind === 'problem') throw notWindowed(rule);
   const range = { fromMs: nowMs - windowMs(rule), toMs: nowMs };
   const scope = { ...toScoreFilters(rule.filters), project: rule.project, ...range };
   switch (rule.kind) {
@@ -58,6 +62,7 @@ export function ruleQueries(rule: AlertRule, nowMs: number): RuleQueries {
  * the unit's end time, exactly as the aggregates are, so the units are among those counted.
  */
 export function failingUnitsQuery(rule: AlertRule, nowMs: number): FilteredScoreQuery | null {
+  if (rule.kind === 'problem') throw notWindowed(rule);
   const range = { endFromMs: nowMs - windowMs(rule), endToMs: nowMs, limit: 20 };
   switch (rule.kind) {
     case 'threshold':

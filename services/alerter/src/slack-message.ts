@@ -25,11 +25,12 @@ export function slackMessage(payload: AlertPayload, unitLink?: (unitId: string) 
   if (payload.level !== undefined) fields.push(field('Level', payload.level));
   if (payload.threshold !== undefined) fields.push(field('Threshold', String(payload.threshold)));
   if (payload.p_value !== undefined) fields.push(field('p-value', payload.p_value < 0.001 ? '< 0.001' : payload.p_value.toFixed(3)));
+  if (payload.problem) fields.push(field('Units with the problem', String(payload.problem.count)), field('Problem state', payload.problem.state));
   if (payload.candidate && payload.baseline) fields.push(field('n (candidate vs baseline)', `${payload.candidate.n} vs ${payload.baseline.n}`));
   const blocks: Array<Record<string, unknown>> = [{ type: 'section', text: { type: 'mrkdwn', text: `${title}\n${mrkdwn(payload.summary)}` }, fields }];
   if (payload.units.length > 0) {
     const units = payload.units.map((u) => (unitLink ? `<${unitLink(u)}|${mrkdwn(u)}>` : `\`${mrkdwn(u)}\``)).join(', ');
-    blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `Failing units: ${units}` }] });
+    blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `${payload.problem ? 'Its units' : 'Failing units'}: ${units}` }] });
   }
   return { text: payload.summary, blocks };
 }

@@ -7,7 +7,8 @@ import { AlertEventViewSchema, maskEvent, maskRule } from './alert-views.ts';
 import type { Logger } from '../../../shared/runtime/logging/index.ts';
 import type { QueryStore } from '../../../shared/adapters/store/index.ts';
 import { ErrorSchema, type RouteSpec } from './api-spec.ts';
-import { addRoute, canManage, type ApiEnv } from './route.ts';
+import { addRoute, canManage, type Answer, type ApiEnv } from './route.ts';
+import { getProblem } from '../../../shared/engines/problems/index.ts';
 import type { CheckNames } from './check-names.ts';
 
 export const AlertRuleIdSchema = z.string().min(1).max(200);
@@ -44,23 +45,41 @@ async function targetProblems(input: AlertRuleInput, policy: OutboundPolicy): Pr
   return checks.flatMap((c, i) => (c === null || c.ok || c.unresolved ? [] : [`body.notify.${i}.url: ${c.reason}`]));
 }
 
+type RuleDeps = { store: QueryStore; log: Logger; now: () => number; alertTargets: OutboundPolicy; limits: AlertLimits; checkNames: CheckNames };
+
+const refused = (problems: string[]) => ({ status: 400, body: { error: `invalid request: ${problems.join('; ')}`, issues: problems } });
+
+/** What is wrong with a rule beyond its shape: a misspelt check (it would sit at ok and never fire), a problem that does not exist, a target it may not call. */
+async function ruleProblems(deps: RuleDeps, project: string, input: AlertRuleInput): Promise<string[]> {
+  const check = 'check' in input ? input.check : undefined;
+  const named = await deps.checkNames.problems(project, check === undefined ? [] : [{ at: 'body.check', name: check }], { scored: true });
+  const problem = input.kind === 'problem' && input.problem_id !== undefined && !(await getProblem(deps.store, project, input.problem_id)) ? [`body.problem_id: no problem "${input.problem_id}" in this project`] : [];
+  return [...named, ...problem, ...(await targetProblems(input, deps.alertTargets))];
+}
+
+/** Stores a new rule: 201 with it, 400 naming every problem (also a problem's rule, problem-actions.ts). */
+export async function createAlertRule(deps: RuleDeps, project: string, body: z.output<typeof AlertRuleInputSchema>): Promise<Answer> {
+  const repo = createAlertRepository(deps.store);
+  const problems = [...alertLimitProblems(body, await repo.listRules(project), deps.limits), ...(await ruleProblems(deps, project, body))];
+  if (problems.length > 0) return refused(problems);
+  const t = deps.now();
+  const rule = AlertRuleSchema.parse({ ...body, id: randomUUID(), project, created_at_ms: t, updated_at_ms: t });
+  await repo.putRule(rule);
+  deps.log.info({ component: 'api.alerts', ruleId: rule.id, kind: rule.kind, project: rule.project }, 'alert rule created');
+  return { status: 201, body: rule };
+}
+
 /**
  * Alert rules and history: `POST /api/v1/alert-rules` (201, the stored rule), `GET /alert-rules`
  * (with states), `GET|PUT|DELETE /alert-rules/{id}`, `GET /alerts` (history, newest first, paged
  * with `before`). Every route is scoped to the caller's project.
  */
-export function alertRoutes(app: Hono<ApiEnv>, routes: RouteSpec[], deps: { store: QueryStore; log: Logger; now: () => number; alertTargets: OutboundPolicy; limits: AlertLimits; checkNames: CheckNames }): void {
+export function alertRoutes(app: Hono<ApiEnv>, routes: RouteSpec[], deps: RuleDeps): void {
   const log = deps.log.child({ component: 'api.alerts' });
   const repo = createAlertRepository(deps.store, (doc, problems) => log.warn({ kind: doc.kind, id: doc.id, problems }, 'stored alert document does not parse; skipped'));
   // Targets' URLs carry secrets (Slack's path is its bearer token): read keys see them masked.
   const withState = (c: Context<ApiEnv>, rule: AlertRule, state: AlertState | undefined | null) => ({ ...(canManage(c) ? rule : maskRule(rule)), status: state ?? null });
-  const refused = (problems: string[]) => ({ status: 400, body: { error: `invalid request: ${problems.join('; ')}`, issues: problems } });
-  // A rule on a misspelt check would sit at ok and never fire.
-  const problemsOf = async (project: string, input: AlertRuleInput): Promise<string[]> => {
-    const check = 'check' in input ? input.check : undefined;
-    const named = await deps.checkNames.problems(project, check === undefined ? [] : [{ at: 'body.check', name: check }], { scored: true });
-    return [...named, ...(await targetProblems(input, deps.alertTargets))];
-  };
+  const problemsOf = (project: string, input: AlertRuleInput) => ruleProblems(deps, project, input);
   const tag = 'alerts';
 
   addRoute(
@@ -71,19 +90,11 @@ export function alertRoutes(app: Hono<ApiEnv>, routes: RouteSpec[], deps: { stor
       path: '/api/v1/alert-rules',
       tag,
       role: 'admin',
-      summary: 'Creates an alert rule (threshold, regression, judge_health, no_data, metric_threshold or metric_regression).',
+      summary: "Creates an alert rule (threshold, regression, judge_health, no_data, agreement, metric_threshold, metric_regression, or problem: a problem's state changes problem_new, problem_regressed, problem_growing).",
       body: AlertRuleInputSchema,
       responses: { 201: { description: 'the stored rule', schema: AlertRuleSchema } },
     },
-    async (c, { body }) => {
-      const problems = [...alertLimitProblems(body, await repo.listRules(c.get('project')), deps.limits), ...(await problemsOf(c.get('project'), body))];
-      if (problems.length > 0) return refused(problems);
-      const t = deps.now();
-      const rule = AlertRuleSchema.parse({ ...body, id: randomUUID(), project: c.get('project'), created_at_ms: t, updated_at_ms: t });
-      await repo.putRule(rule);
-      log.info({ ruleId: rule.id, kind: rule.kind, project: rule.project }, 'alert rule created');
-      return { status: 201, body: rule };
-    },
+    async (c, { body }) => createAlertRule(deps, c.get('project'), body),
   );
 
   addRoute(

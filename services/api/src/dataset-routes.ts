@@ -14,7 +14,7 @@ import {
   type DatasetItem,
 } from '../../../shared/engines/review/index.ts';
 import { ErrorSchema, type RouteSpec } from './api-spec.ts';
-import { addRoute, type ApiEnv } from './route.ts';
+import { addRoute, type Answer, type ApiEnv } from './route.ts';
 import { refuseNames, type CheckNames } from './check-names.ts';
 
 const text = z.string().min(1).max(500);
@@ -32,6 +32,27 @@ const DatasetInputSchema = z
   .strict()
   .refine((b) => [b.unit_ids, b.queue_id, b.query].filter((x) => x !== undefined).length === 1, { message: 'give exactly one of unit_ids, queue_id, query', path: ['unit_ids'] });
 const DatasetSummarySchema = z.object({ name: z.string(), version: z.number().int(), units: z.number().int(), created_at_ms: z.number(), source: z.string() });
+
+/**
+ * Stores the units `ids` (at most MAX_DATASET_UNITS, with their reviews) as a new version of the
+ * dataset `name`: 201 with its summary, 400 when none is stored (`emptyBecause` says why) or the
+ * snapshot is over the document bound. Also a problem's dataset (problem-actions.ts).
+ */
+export async function snapshotDataset(deps: { store: Store; now: () => number }, project: string, req: { name: string; ids: readonly string[]; source: string; emptyBecause: string }): Promise<Answer> {
+  const ids = [...new Set(req.ids)].slice(0, MAX_DATASET_UNITS);
+  const reviews = await createReviewRepository(deps.store).listReviews({ project });
+  const items: DatasetItem[] = [];
+  for (const id of ids) {
+    const shown = await deps.store.getUnitRevision(id, project);
+    if (shown) items.push(datasetItem(shown.unit, shown.revision, reviews.filter((r) => r.unit_id === id)));
+  }
+  if (items.length === 0) return { status: 400, body: { error: `the dataset would be empty: ${req.emptyBecause}` } };
+  // One version is one stored document: refuse what the store could not keep, before writing.
+  const bytes = Buffer.byteLength(JSON.stringify(items));
+  if (bytes > MAX_DOC_BYTES - 64 * 1024) return { status: 400, body: { error: `the snapshot of ${items.length} units is ${bytes} bytes; a dataset version holds at most ${MAX_DOC_BYTES - 64 * 1024}: choose fewer units` } };
+  const d = await putDataset(deps.store, { name: req.name, project, created_at_ms: deps.now(), source: req.source, items });
+  return { status: 201, body: { name: d.name, version: d.version, units: d.items.length, created_at_ms: d.created_at_ms, source: d.source } };
+}
 
 /** Datasets: `POST /api/v1/datasets` (a new immutable version), `GET /datasets`, `GET /datasets/{name}?version=`. */
 export function datasetRoutes(app: Hono<ApiEnv>, routes: RouteSpec[], deps: { store: Store; log: Logger; now: () => number; checkNames: CheckNames }): void {
@@ -78,19 +99,7 @@ export function datasetRoutes(app: Hono<ApiEnv>, routes: RouteSpec[], deps: { st
         source = `query ${JSON.stringify(q)}`;
         emptyBecause = `no scored unit matches the query ${JSON.stringify(q)}`;
       }
-      ids = [...new Set(ids)].slice(0, MAX_DATASET_UNITS);
-      const reviews = await repo.listReviews({ project });
-      const items: DatasetItem[] = [];
-      for (const id of ids) {
-        const shown = await deps.store.getUnitRevision(id, project);
-        if (shown) items.push(datasetItem(shown.unit, shown.revision, reviews.filter((r) => r.unit_id === id)));
-      }
-      if (items.length === 0) return { status: 400, body: { error: `the dataset would be empty: ${emptyBecause}` } };
-      // One version is one stored document: refuse what the store could not keep, before writing.
-      const bytes = Buffer.byteLength(JSON.stringify(items));
-      if (bytes > MAX_DOC_BYTES - 64 * 1024) return { status: 400, body: { error: `the snapshot of ${items.length} units is ${bytes} bytes; a dataset version holds at most ${MAX_DOC_BYTES - 64 * 1024}: choose fewer units` } };
-      const d = await putDataset(deps.store, { name: body.name, project, created_at_ms: deps.now(), source, items });
-      return { status: 201, body: { name: d.name, version: d.version, units: d.items.length, created_at_ms: d.created_at_ms, source: d.source } };
+      return snapshotDataset(deps, project, { name: body.name, ids, source, emptyBecause });
     },
   );
 

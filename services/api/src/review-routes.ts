@@ -20,7 +20,7 @@ import {
 import { ErrorSchema, type RouteSpec } from './api-spec.ts';
 import { CheckAgreementSchema } from './review-schemas.ts';
 import { BooleanParam } from './query-params.ts';
-import { addRoute, type ApiEnv } from './route.ts';
+import { addRoute, type Answer, type ApiEnv } from './route.ts';
 import { refuseNames, type CheckNames } from './check-names.ts';
 
 const QueueIdParams = z.object({ id: z.string().min(1).max(200) });
@@ -52,12 +52,29 @@ function defaultReviewer(c: Context<ApiEnv>): string {
   return c.get('keyId') ?? 'anonymous';
 }
 
+type QueueDeps = { store: Store; log: Logger; now: () => number; checkNames: CheckNames };
+
+/** Stores a new review queue: 201 with it, 400 for a check never scored, 409 for a name taken (also a problem's queue, problem-actions.ts). */
+export async function createQueue(deps: QueueDeps, project: string, body: z.output<typeof ReviewQueueInputSchema>): Promise<Answer> {
+  const repo = createReviewRepository(deps.store);
+  // A queue on a misspelt check would stay empty for ever.
+  const unknown = await deps.checkNames.problems(project, [{ at: 'body.filter.check', name: body.filter.check }], { scored: true });
+  if (unknown.length > 0) return refuseNames(unknown);
+  const same = (await repo.listQueues(project)).find((q) => q.name === body.name);
+  if (same) return { status: 409, body: { error: `a review queue named "${body.name}" exists (id ${same.id}); choose another name` } };
+  const t = deps.now();
+  const queue = ReviewQueueSchema.parse({ ...body, unit_ids: [...new Set(body.unit_ids)], id: newQueueId(), project, created_at_ms: t, updated_at_ms: t });
+  await repo.putQueue(queue);
+  deps.log.info({ component: 'api.reviews', queueId: queue.id, project: queue.project }, 'review queue created');
+  return { status: 201, body: queue };
+}
+
 /**
  * Review queues, reviews and agreement: `POST/GET /api/v1/review-queues`, `GET
  * /review-queues/{id}`, `POST /review-queues/{id}/units`, `GET /review-queues/{id}/next`, `POST/GET
  * /reviews`, `GET /checks/{name}/agreement`. Read keys read; admin keys write; all project-scoped.
  */
-export function reviewRoutes(app: Hono<ApiEnv>, routes: RouteSpec[], deps: { store: Store; log: Logger; now: () => number; checkNames: CheckNames }): void {
+export function reviewRoutes(app: Hono<ApiEnv>, routes: RouteSpec[], deps: QueueDeps): void {
   const log = deps.log.child({ component: 'api.reviews' });
   const repo = createReviewRepository(deps.store, (doc, problems) => log.warn({ kind: doc.kind, id: doc.id, problems }, 'stored review document does not parse; skipped'));
   const tag = 'reviews';
@@ -75,19 +92,7 @@ export function reviewRoutes(app: Hono<ApiEnv>, routes: RouteSpec[], deps: { sto
       body: ReviewQueueInputSchema,
       responses: { 201: { description: 'the stored queue', schema: ReviewQueueSchema }, 409: { description: 'a queue of that name exists in this project', schema: ErrorSchema } },
     },
-    async (c, { body }) => {
-      const project = c.get('project');
-      // A queue on a misspelt check would stay empty for ever.
-      const unknown = await deps.checkNames.problems(project, [{ at: 'body.filter.check', name: body.filter.check }], { scored: true });
-      if (unknown.length > 0) return refuseNames(unknown);
-      const same = (await repo.listQueues(project)).find((q) => q.name === body.name);
-      if (same) return { status: 409, body: { error: `a review queue named "${body.name}" exists (id ${same.id}); choose another name` } };
-      const t = deps.now();
-      const queue = ReviewQueueSchema.parse({ ...body, unit_ids: [...new Set(body.unit_ids)], id: newQueueId(), project, created_at_ms: t, updated_at_ms: t });
-      await repo.putQueue(queue);
-      log.info({ queueId: queue.id, project: queue.project }, 'review queue created');
-      return { status: 201, body: queue };
-    },
+    async (c, { body }) => createQueue(deps, c.get('project'), body),
   );
 
   addRoute(

@@ -44,7 +44,7 @@ export function alertLimitProblems(input: AlertRuleInput, others: readonly Alert
   }
   const all = new Set([...others.flatMap(emailRecipientsOf), ...mine]);
   if (all.size > limits.maxEmailRecipients) problems.push(`a project's rules email at most ${limits.maxEmailRecipients} distinct addresses (TRACECHECK_EMAIL_MAX_RECIPIENTS); this would make ${all.size}`);
-  if (mine.length > 0 && input.remind_every !== undefined && parseDuration(input.remind_every) < limits.minEmailRemindMs) {
+  if (mine.length > 0 && 'remind_every' in input && input.remind_every !== undefined && parseDuration(input.remind_every) < limits.minEmailRemindMs) {
     problems.push(`remind_every of a rule that emails must be at least ${limits.minEmailRemindMs / 60_000} min (TRACECHECK_EMAIL_MIN_REMIND_MINUTES)`);
   }
   return problems;
@@ -54,7 +54,7 @@ export function alertLimitProblems(input: AlertRuleInput, others: readonly Alert
  * The rule as the alerter applies it today: email only to allowed domains (a rule stored before the
  * operator narrowed them keeps its other targets) and email reminders no more often than the floor.
  */
-export function ruleWithinLimits(rule: AlertRule, limits: AlertLimits): AlertRule {
+export function ruleWithinLimits<R extends AlertRule>(rule: R, limits: AlertLimits): R {
   let changed = false;
   const notify = rule.notify.flatMap((t): NotifyTarget[] => {
     if (t.type !== 'email') return [t];
@@ -65,7 +65,7 @@ export function ruleWithinLimits(rule: AlertRule, limits: AlertLimits): AlertRul
     return kept.length > 0 ? [{ ...t, to: kept }] : [];
   });
   const emails = notify.some((t) => t.type === 'email');
-  const tooOften = emails && rule.remind_every !== undefined && parseDuration(rule.remind_every) < limits.minEmailRemindMs;
+  const tooOften = emails && 'remind_every' in rule && rule.remind_every !== undefined && parseDuration(rule.remind_every) < limits.minEmailRemindMs;
   if (!changed && !tooOften) return rule;
   return { ...rule, notify, ...(tooOften ? { remind_every: formatDuration(limits.minEmailRemindMs) } : {}) };
 }

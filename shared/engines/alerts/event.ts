@@ -13,12 +13,29 @@ export const AlertSideSchema = z.object({
 });
 export type AlertSide = z.infer<typeof AlertSideSchema>;
 
+export const ProblemSummarySchema = z.object({
+  id: z.string(),
+  title: z.string(),
+  state: z.enum(['new', 'ongoing', 'resolved', 'regressed']),
+  cause: z.string(),
+  agent: z.string().nullable(),
+  /** Units with it, all of them (`units` holds a sample of at most 20). */
+  count: z.int().nonnegative(),
+  first_seen: z.string(),
+  last_seen: z.string(),
+  /** problem_growing: the version it grew in, and the version before it. */
+  version: z.string().optional(),
+  baseline: z.string().optional(),
+});
+export type ProblemSummary = z.infer<typeof ProblemSummarySchema>;
+
 /** The webhook body, and what the history keeps of every notification. */
 export const AlertPayloadSchema = z.object({
   /** The rule's name. */
   rule: z.string(),
   state: z.enum(['firing', 'resolved']),
-  kind: z.enum(['threshold', 'regression', 'judge_health', 'no_data', 'agreement', 'metric_threshold', 'metric_regression']),
+  /** The rule's kind; for a `problem` rule, the state change it delivers. */
+  kind: z.enum(['threshold', 'regression', 'judge_health', 'no_data', 'agreement', 'metric_threshold', 'metric_regression', 'problem_new', 'problem_regressed', 'problem_growing']),
   /** null for a judge-health rule over every judge check. */
   check: z.string().nullable(),
   /** One plain sentence. */
@@ -39,8 +56,10 @@ export const AlertPayloadSchema = z.object({
   window: z.string(),
   /** Ids of failing units (at most 20); empty on recovery. */
   units: z.array(z.string()).max(20),
-  /** When the rule fired (ISO 8601); on recovery, when the episode began. */
+  /** When the rule fired (ISO 8601); on recovery, when the episode began. For a problem, when its state changed. */
   fired_at: z.string(),
+  /** Problem kinds: the problem as it stands at delivery (its units: `units`, a bounded sample, and `count`, all of them). */
+  problem: ProblemSummarySchema.optional(),
 });
 export type AlertPayload = z.infer<typeof AlertPayloadSchema>;
 

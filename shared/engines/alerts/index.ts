@@ -8,6 +8,8 @@ export {
   AgreementRuleInputSchema,
   MetricThresholdRuleInputSchema,
   MetricRegressionRuleInputSchema,
+  ProblemRuleInputSchema,
+  PROBLEM_ALERT_KINDS,
   MetricFiltersSchema,
   AlertFiltersSchema,
   NotifyTargetSchema,
@@ -15,7 +17,7 @@ export {
   describeIssues,
   ruleCheck,
 } from './rule.ts';
-export type { AlertRuleInput, AlertRule, ThresholdRule, RegressionRule, JudgeHealthRule, NoDataRule, AgreementRule, MetricThresholdRule, MetricRegressionRule, MetricFilters, AlertRuleKind, AlertFilters, NotifyTarget } from './rule.ts';
+export type { AlertRuleInput, AlertRule, ThresholdRule, RegressionRule, JudgeHealthRule, NoDataRule, AgreementRule, MetricThresholdRule, MetricRegressionRule, ProblemRule, ProblemAlertKind, WindowRule, MetricFilters, AlertRuleKind, AlertFilters, NotifyTarget } from './rule.ts';
 export { parseDuration, formatDuration, durationProblem, DurationError, DURATION_PATTERN, MAX_DURATION_MS } from './duration.ts';
 export { AlertPayloadSchema, AlertSideSchema, AlertEventSchema, AlertStateSchema, DeliverySchema, initialAlertState } from './event.ts';
 export type { AlertPayload, AlertSide, AlertEvent, AlertState, Delivery } from './event.ts';

@@ -30,7 +30,7 @@ describe('createAlertRepository', () => {
     await repo.putState('default', { ...initialAlertState('r1'), state: 'firing' }, 10);
     expect((await repo.listRules()).map((r) => r.id)).toEqual(['r1', 'r2']);
     expect((await repo.listRules('other')).map((r) => r.id)).toEqual(['r2']);
-    expect(invalid).toEqual(["bad: kind: Invalid discriminator value. Expected 'threshold' | 'regression' | 'judge_health' | 'no_data' | 'agreement' | 'metric_threshold' | 'metric_regression'"]);
+    expect(invalid).toEqual(["bad: kind: Invalid discriminator value. Expected 'threshold' | 'regression' | 'judge_health' | 'no_data' | 'agreement' | 'metric_threshold' | 'metric_regression' | 'problem'"]);
     expect((await repo.listStates()).get('r1')?.state).toBe('firing');
     await repo.deleteRule('default', 'r1');
     expect(await repo.getRule('default', 'r1')).toBeNull();

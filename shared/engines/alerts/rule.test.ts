@@ -57,12 +57,12 @@ describe('AlertRuleInputSchema', () => {
     expect(problems({ ...regression, candidate: { agent_version: 'v1' }, alpha: 0.6 }).sort()).toEqual(['alpha: Too big: expected number to be <=0.5', 'candidate: must differ from baseline']);
     expect(problems({ ...regression, baseline: { version: 'v1' } })).toEqual(['baseline: Unrecognized key: "version"', 'baseline: name at least one filter, e.g. {"agent_version": "v1"}']);
     expect(problems({ ...judgeHealth, max_error_rate: undefined })).toEqual(['max_error_rate: give max_error_rate, max_lag_ms or both']);
-    expect(problems({ ...threshold, kind: 'anomaly' })).toEqual(["kind: Invalid discriminator value. Expected 'threshold' | 'regression' | 'judge_health' | 'no_data' | 'agreement' | 'metric_threshold' | 'metric_regression'"]);
+    expect(problems({ ...threshold, kind: 'anomaly' })).toEqual(["kind: Invalid discriminator value. Expected 'threshold' | 'regression' | 'judge_health' | 'no_data' | 'agreement' | 'metric_threshold' | 'metric_regression' | 'problem'"]);
   });
 
   it('converts to JSON Schema for the OpenAPI document', () => {
     const input = z.toJSONSchema(AlertRuleInputSchema, { io: 'input' }) as { oneOf?: unknown[]; anyOf?: unknown[] };
-    expect((input.oneOf ?? input.anyOf)?.length).toBe(7);
+    expect((input.oneOf ?? input.anyOf)?.length).toBe(8);
     expect(() => z.toJSONSchema(AlertRuleSchema, { io: 'output' })).not.toThrow();
   });
 });

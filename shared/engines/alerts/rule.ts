@@ -102,6 +102,27 @@ export const AgreementRuleInputSchema = z
   })
   .strict();
 
+/** The state changes of problems a `problem` rule can deliver (the problem miner's events, issue 37). */
+export const PROBLEM_ALERT_KINDS = ['problem_new', 'problem_regressed', 'problem_growing'] as const;
+export type ProblemAlertKind = (typeof PROBLEM_ALERT_KINDS)[number];
+
+export const ProblemRuleInputSchema = z
+  .object({
+    name: common.name,
+    notify: common.notify,
+    enabled: common.enabled,
+    kind: z.literal('problem'),
+    events: z
+      .array(z.enum(PROBLEM_ALERT_KINDS))
+      .min(1)
+      .default([...PROBLEM_ALERT_KINDS])
+      .refine((e) => new Set(e).size === e.length, { message: 'name each event once' })
+      .meta({ description: 'Which state changes notify: problem_new, problem_regressed, problem_growing (default all three).' }),
+    problem_id: z.string().min(1).max(64).optional().meta({ description: "Only this problem's changes (a rule made from the problem's page); unset: every problem of the project." }),
+    agent: z.string().min(1).max(200).optional().meta({ description: "Only problems of this agent." }),
+  })
+  .strict();
+
 /** Which units a metric rule (or one side of a metric regression) looks at: the alert filters and the unit's model. */
 export const MetricFiltersSchema = AlertFiltersSchema.extend({
   model: z.string().max(200).optional().meta({ description: "Matches the unit's model (of its last call); empty: units without one." }),
@@ -173,7 +194,7 @@ function sortKeys(o: Record<string, unknown>): Record<string, unknown> {
 
 /** What a client sends to create or replace a rule (`POST` / `PUT /api/v1/alert-rules`). */
 export const AlertRuleInputSchema = z
-  .discriminatedUnion('kind', [ThresholdRuleInputSchema, RegressionRuleInputSchema, JudgeHealthRuleInputSchema, NoDataRuleInputSchema, AgreementRuleInputSchema, MetricThresholdRuleInputSchema, MetricRegressionRuleInputSchema])
+  .discriminatedUnion('kind', [ThresholdRuleInputSchema, RegressionRuleInputSchema, JudgeHealthRuleInputSchema, NoDataRuleInputSchema, AgreementRuleInputSchema, MetricThresholdRuleInputSchema, MetricRegressionRuleInputSchema, ProblemRuleInputSchema])
   .superRefine(crossFieldRules)
   .superRefine(metricCrossFieldRules);
 export type AlertRuleInput = z.input<typeof AlertRuleInputSchema>;
@@ -195,6 +216,7 @@ export const AlertRuleSchema = z
     AgreementRuleInputSchema.extend(stored),
     MetricThresholdRuleInputSchema.extend(stored),
     MetricRegressionRuleInputSchema.extend(stored),
+    ProblemRuleInputSchema.extend(stored),
   ])
   .superRefine(crossFieldRules)
   .superRefine(metricCrossFieldRules);
@@ -206,6 +228,9 @@ export type NoDataRule = Extract<AlertRule, { kind: 'no_data' }>;
 export type AgreementRule = Extract<AlertRule, { kind: 'agreement' }>;
 export type MetricThresholdRule = Extract<AlertRule, { kind: 'metric_threshold' }>;
 export type MetricRegressionRule = Extract<AlertRule, { kind: 'metric_regression' }>;
+export type ProblemRule = Extract<AlertRule, { kind: 'problem' }>;
+/** The rules the alerter evaluates over a window (a problem rule delivers the miner's events instead). */
+export type WindowRule = Exclude<AlertRule, ProblemRule>;
 export type AlertRuleKind = AlertRule['kind'];
 
 /** The check a rule watches: none for a no-data rule, nor for a judge-health rule over every judge check. */

@@ -70,18 +70,30 @@ export async function saveBook(store: QueryStore, project: string, book: Problem
   await store.putDoc({ kind: PROBLEM_DOC_KINDS.book, project, id: BOOK_ID, body: { miner: state.miner, versions: state.versions, recent_units: state.recent_units }, updated_at_ms: nowMs });
 }
 
-/** A state change, kept for the alerter; its id makes a replay of the same change one document. */
-export function putProblemEvent(store: QueryStore, project: string, event: ProblemEvent, nowMs: number): Promise<void> {
-  const id = `${event.problem_id}:${event.kind}:${event.version ?? ''}:${event.at_ms}`;
-  return store.putDoc({ kind: PROBLEM_DOC_KINDS.event, project, id, body: event, updated_at_ms: nowMs });
+/** A state change's document id: a replay of the same change is the same document (and the alerter delivers it once). */
+export function problemEventId(event: ProblemEvent): string {
+  return `${event.problem_id}:${event.kind}:${event.version ?? ''}:${event.at_ms}`;
 }
 
-export async function listProblemEvents(store: QueryStore, project: string | undefined, sinceMs: number, onInvalid: InvalidProblemDoc = () => {}): Promise<Array<{ project: string; event: ProblemEvent; updated_at_ms: number }>> {
+/** A state change, kept for the alerter. */
+export function putProblemEvent(store: QueryStore, project: string, event: ProblemEvent, nowMs: number): Promise<void> {
+  return store.putDoc({ kind: PROBLEM_DOC_KINDS.event, project, id: problemEventId(event), body: event, updated_at_ms: nowMs });
+}
+
+export interface StoredProblemEvent {
+  id: string;
+  project: string;
+  event: ProblemEvent;
+  updated_at_ms: number;
+}
+
+/** The newest 1,000 state changes (of a project, or of all) stored at or after `sinceMs`, newest first. */
+export async function listProblemEvents(store: QueryStore, project: string | undefined, sinceMs: number, onInvalid: InvalidProblemDoc = () => {}): Promise<StoredProblemEvent[]> {
   const docs = await store.listDocs({ kind: PROBLEM_DOC_KINDS.event, ...(project ? { project } : {}), limit: 1_000 });
   return docs
     .filter((d) => d.updated_at_ms >= sinceMs)
-    .map((d) => ({ project: d.project, event: parseDoc(ProblemEventSchema, d, onInvalid), updated_at_ms: d.updated_at_ms }))
-    .filter((e): e is { project: string; event: ProblemEvent; updated_at_ms: number } => e.event !== null);
+    .map((d) => ({ id: d.id, project: d.project, event: parseDoc(ProblemEventSchema, d, onInvalid), updated_at_ms: d.updated_at_ms }))
+    .filter((e): e is StoredProblemEvent => e.event !== null);
 }
 
 /** What people decided about a problem: dismissed, or merged into another, each with its reason. */

@@ -8,12 +8,14 @@ import { createClickHouseStore, createDuckDbStore, type Store } from '../../../s
 import { createMetrics } from '../../../shared/kit/metrics/index.ts';
 import { createRetentionJob, RETENTION_DOC_ID, RETENTION_DOC_KIND } from '../../../shared/kit/retention/index.ts';
 import { createSilentLogger } from '../../../shared/runtime/logging/index.ts';
+import { RETAINED_DOC_KINDS } from '../../../cli/retained-docs.ts';
 import { waitFor } from '../../helpers/infra.ts';
 import { CLICKHOUSE_URL, REQUEST_TIMEOUT_MS, createAdminClient, randomDatabaseName } from './clickhouse-test-server.ts';
 import { makeScore, makeUnit, T0 } from './store-fixtures.ts';
 
 // Issue 24.3: with a retention of 1 day and the clock moved forward, old rows are gone from every
-// table (units, unit_revisions, scores, score_revisions, alert history), newer ones untouched, a
+// table (units, unit_revisions, scores, score_revisions, alert history, problems' state changes: the
+// document kinds `tracecheck up` cleans), newer ones untouched, a
 // project with a longer retention of its own (the operator allows longer) keeps its rows, and the API answers meanwhile.
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -37,6 +39,10 @@ async function seed(store: Store, now: number): Promise<Seeded> {
   await store.putDoc({ kind: ALERT_EVENT, project: 'default', id: 'e-old', body: { n: 1 }, updated_at_ms: now - 3 * DAY });
   await store.putDoc({ kind: ALERT_EVENT, project: 'default', id: 'e-fresh', body: { n: 2 }, updated_at_ms: now - 60_000 });
   await store.putDoc({ kind: ALERT_EVENT, project: 'long', id: 'e-long', body: { n: 3 }, updated_at_ms: now - 3 * DAY });
+  // A problem's state changes are history too (issue 37); the problem itself is the miner's state.
+  await store.putDoc({ kind: 'problem_event', project: 'default', id: 'pe-old', body: { n: 5 }, updated_at_ms: now - 3 * DAY });
+  await store.putDoc({ kind: 'problem_event', project: 'default', id: 'pe-fresh', body: { n: 6 }, updated_at_ms: now - 60_000 });
+  await store.putDoc({ kind: 'problem', project: 'default', id: 'p-old', body: { n: 7 }, updated_at_ms: now - 30 * DAY });
   // Not history: alert rules and the like stay whatever their age.
   await store.putDoc({ kind: 'alert_rule', project: 'default', id: 'r-old', body: { n: 4 }, updated_at_ms: now - 30 * DAY });
   await store.putDoc({ kind: RETENTION_DOC_KIND, project: 'long', id: RETENTION_DOC_ID, body: { days: 10 }, updated_at_ms: now - 30 * DAY });
@@ -53,14 +59,14 @@ function expectedLeft(s: Seeded, removed: boolean): Counts {
     out[`${t}:fresh`] = 1;
     out[`${t}:longOld`] = 1;
   }
-  Object.assign(out, { 'docs:e-old': removed ? 0 : 1, 'docs:e-fresh': 1, 'docs:e-long': 1, 'docs:r-old': 1, 'docs:retention': 1 });
+  Object.assign(out, { 'docs:e-old': removed ? 0 : 1, 'docs:e-fresh': 1, 'docs:e-long': 1, 'docs:r-old': 1, 'docs:retention': 1, 'docs:pe-old': removed ? 0 : 1, 'docs:pe-fresh': 1, 'docs:p-old': 1 });
   return out;
 }
 
 async function countWith(s: Seeded, one: (sql: string) => Promise<number>, docsTable: string): Promise<Counts> {
   const out: Counts = {};
   for (const t of TABLES) for (const [name, id] of Object.entries(s)) out[`${t}:${name}`] = await one(`SELECT count(*) AS n FROM ${t} WHERE unit_id = '${id}'`);
-  for (const id of ['e-old', 'e-fresh', 'e-long', 'r-old', RETENTION_DOC_ID]) out[`docs:${id}`] = await one(`SELECT count(*) AS n FROM ${docsTable} WHERE id = '${id}'`);
+  for (const id of ['e-old', 'e-fresh', 'e-long', 'r-old', RETENTION_DOC_ID, 'pe-old', 'pe-fresh', 'p-old']) out[`docs:${id}`] = await one(`SELECT count(*) AS n FROM ${docsTable} WHERE id = '${id}'`);
   return out;
 }
 
@@ -68,7 +74,7 @@ async function countWith(s: Seeded, one: (sql: string) => Promise<number>, docsT
 async function passWhileServing(store: Store, now: () => number): Promise<number[]> {
   const log = createSilentLogger();
   const app = createApp({ store, log, now });
-  const job = createRetentionJob({ store, days: 1, allowLonger: true, intervalMs: 60_000, docKinds: [ALERT_EVENT], now, log, metrics: createMetrics({ defaultMetrics: false }) });
+  const job = createRetentionJob({ store, days: 1, allowLonger: true, intervalMs: 60_000, docKinds: RETAINED_DOC_KINDS, now, log, metrics: createMetrics({ defaultMetrics: false }) });
   const statuses: number[] = [];
   let done = false;
   const asking = (async () => {

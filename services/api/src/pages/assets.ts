@@ -1,4 +1,5 @@
 import { DATASET_SCRIPT } from './dataset-select.ts';
+import { PROBLEM_ACTIONS_SCRIPT } from './problem-actions-script.ts';
 // The dashboard's only stylesheet and script, served by us from /assets (no CDN, works offline).
 // The Content-Security-Policy of every page allows nothing else: no inline script, no inline style.
 
@@ -145,12 +146,12 @@ async function send(method, url, body) {
   try { const e = await res.json(); if (e && e.error) text = e.error; } catch (_) {}
   throw new Error(text);
 }
-function show(el, ok, text, href) {
+function show(el, ok, text, href, label) {
   const box = el.closest('[data-result-scope]')?.querySelector('[data-result]') ?? el.parentElement.querySelector('[data-result]');
   if (!box) return;
   box.className = 'msg ' + (ok ? 'ok' : 'err');
   box.textContent = text;
-  if (href) { const a = document.createElement('a'); a.href = href; a.textContent = ' Open alerts'; box.appendChild(a); }
+  if (href) { const a = document.createElement('a'); a.href = href; a.textContent = label || ' Open alerts'; box.appendChild(a); }
   box.hidden = false;
 }
 // A rule from the compare page notifies whoever its form names.
@@ -190,4 +191,4 @@ document.addEventListener('submit', async (ev) => {
   try { await send(form.getAttribute('data-method'), form.getAttribute('data-url'), body); location.assign('/alerts'); }
   catch (e) { show(form, false, e.message); }
 });
-` + DATASET_SCRIPT;
+` + DATASET_SCRIPT + PROBLEM_ACTIONS_SCRIPT;

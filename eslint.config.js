@@ -30,7 +30,7 @@ export default tseslint.config(
   },
   {
     // The two roots themselves; tests, and the published client (its own package).
-    files: ['shared/runtime/errors/index.ts', '**/*.test.ts', 'test/**/*.ts', 'clients/**/*.ts'],
+    files: ['shared/runtime/errors/index.ts', '**/*.test.ts', 'test/**/*.ts', 'scripts/test/**/*.ts', 'clients/**/*.ts'],
     rules: { 'no-restricted-syntax': ['error', { selector: 'ExportAllDeclaration', message: 'No `export *`: name what a module exports.' }] },
   },
   {

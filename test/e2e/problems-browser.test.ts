@@ -7,7 +7,8 @@ import { startPipeline, type Harness } from '../helpers/pipeline-harness.ts';
 
 // The Problems page in Chromium (issue 37): runs that loop, sent through the collector of the
 // embedded pipeline, become one problem; from the list a person reaches the problem, its versions
-// and its sample units, and a unit's page links back to the problem.
+// and its sample units, and a unit's page links back to the problem; one click each makes a review
+// queue, a dataset, an alert rule and a proposed check, tried before it is saved.
 
 describe('the Problems page in a browser', () => {
   let h: Harness;
@@ -40,9 +41,9 @@ describe('the Problems page in a browser', () => {
     const samples = (await page.locator('ul[data-sample] code').allInnerTexts()).sort();
     expect(samples).toEqual(looping);
     // One click each: a review queue over its units, a dataset of them, an alert rule for its changes.
-    const result = page.locator('[data-problem-actions] [data-result]');
+    const result = page.locator('[data-problem-actions] > [data-result]');
     await page.locator('button[data-problem-action="queue"]').click();
-    await page.waitForSelector('[data-problem-actions] [data-result]:not([hidden])');
+    await page.waitForSelector('[data-problem-actions] > [data-result]:not([hidden])');
     expect(await result.innerText()).toBe('Review queue "Problem: booking: loop over check_availability" created with 3 units. Open the queue');
     await page.locator('button[data-problem-action="dataset"]').click();
     await waitFor(async () => ((await result.innerText()).startsWith('Dataset') ? true : null), { timeoutMs: 10_000, description: 'the dataset made' });
@@ -51,6 +52,21 @@ describe('the Problems page in a browser', () => {
     await page.locator('button[data-problem-action="alert-rule"]').click();
     await waitFor(async () => ((await result.innerText()).startsWith('Alert rule') ? true : null), { timeoutMs: 10_000, description: 'the rule made' });
     expect(await result.innerText()).toBe('Alert rule "Problem: booking: loop over check_availability" created. Open alerts');
+    // A proposed check: written by the judge model (our model server), tried before it is saved.
+    await page.locator('button[data-problem-action="proposed-check"]').click();
+    await waitFor(async () => ((await result.innerText()).startsWith('Proposed check') ? true : null), { timeoutMs: 60_000, description: 'the proposed check tried' });
+    const name = `problem_${problemId.toLowerCase().replace(/[^a-z0-9_]/g, '_')}`;
+    // The model server's generated check passes any run with an answer: it agrees on the three clean
+    // runs of the agent and not on the three that loop.
+    expect(await result.innerText()).toBe(`Proposed check ${name}: 3/6 labelled units agree (50.0%). Labels: 3 in the problem, 0 reviewed, 3 that failed nothing.`);
+    expect(await page.locator('[data-proposal-code]').innerText()).toContain('CodeBasedCheck');
+    await page.locator('button[data-save-proposal]').click();
+    const saved = page.locator('[data-proposal] [data-result]');
+    await waitFor(async () => ((await saved.innerText()).startsWith('Saved') ? true : null), { timeoutMs: 10_000, description: 'the proposed check saved' });
+    const checks = (await (await fetch(`${h.pipeline.apiUrl()}/api/v1/checks`)).json()) as { checks: Array<{ name: string; source: string; kind: string; version: string }> };
+    const mine = checks.checks.filter((c) => c.name === name);
+    expect(mine.map((c) => [c.source, c.kind])).toEqual([['user', 'code']]);
+    expect(await saved.innerText()).toBe(`Saved: check ${name} version ${mine[0].version}. Open the check`);
     await page.locator('ul[data-sample] a').first().click();
     await page.waitForSelector('[data-problem-badge]');
     expect(await page.locator('[data-problem-badge]').innerText()).toBe('problem: booking: loop over check_availability');

@@ -29,6 +29,7 @@ import { datasetRoutes } from './dataset-routes.ts';
 import { receiveRoutes } from './receive-routes.ts';
 import { problemRoutes } from './problem-routes.ts';
 import { problemActionRoutes } from './problem-actions.ts';
+import { problemProposalRoute } from './problem-proposal-route.ts';
 import { pipelineRoute } from './pipeline-status.ts';
 import { checkTryRoute } from './check-try-route.ts';
 import { backfillRoutes, type PrepareBackfill } from './backfill-routes.ts';
@@ -140,6 +141,7 @@ export function createApp(deps: ApiDeps): Hono<ApiEnv> {
   receiveRoutes(app, routes, deps.store);
   problemRoutes(app, routes, { store: deps.store, log: deps.log, now });
   problemActionRoutes(app, routes, { store: deps.store, log: deps.log, now, checkNames, alertTargets: security.alertTargets, limits: security.alertLimits });
+  problemProposalRoute(app, routes, { store: deps.store, log: deps.log, now, createRegistry, judge: deps.judge ?? null, ...(deps.codeRunner ? { codeRunner: deps.codeRunner } : {}) });
   pipelineRoute(app, routes, { store: deps.store, now });
   checkTryRoute(app, routes, { store: deps.store, log: deps.log, now, createRegistry, judge: deps.judge ?? null, ...(deps.codeRunner ? { codeRunner: deps.codeRunner } : {}) });
   backfillRoutes(app, routes, { prepare: deps.prepareBackfill ?? null, log });

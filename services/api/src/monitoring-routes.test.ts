@@ -209,6 +209,7 @@ describe('projects and the document', () => {
       '/api/v1/problems/{id}/dataset',
       '/api/v1/problems/{id}/dismiss',
       '/api/v1/problems/{id}/merge',
+      '/api/v1/problems/{id}/proposed-check',
       '/api/v1/problems/{id}/queue',
       '/api/v1/projects',
       '/api/v1/retention',

@@ -41,7 +41,7 @@ ${problems.length === 0
   return sendPage(c, layout(c, { title: 'Problems', section: 'problems', body }));
 }
 
-const ACTION_LABELS = { queue: 'Review its units', dataset: 'Make a dataset', 'alert-rule': 'Alert on its changes' } as const;
+const ACTION_LABELS = { queue: 'Review its units', dataset: 'Make a dataset', 'alert-rule': 'Alert on its changes', 'proposed-check': 'Propose a check' } as const;
 
 export async function problemDetailPage(c: Context<ApiEnv>, deps: PageDeps): Promise<Response> {
   const id = c.req.param('id') ?? '';
@@ -61,7 +61,8 @@ ${p.point ? h`<li>went wrong at step ${count(p.point.step)} of agent ${p.point.a
 <div class="card"><strong>Templates</strong><ul data-templates>${p.templates.slice(0, 5).map((t) => h`<li><code>${t.template}</code> ×${count(t.count)}</li>`)}</ul></div>
 </div>
 <h2>Act on it</h2>
-<div class="card" data-problem-actions data-result-scope>${(['queue', 'dataset', 'alert-rule'] as const).map((a) => h`<button type="button" data-problem-action="${a}" data-url="${`/api/v1/problems/${encodeURIComponent(p.id)}/${a}`}">${ACTION_LABELS[a]}</button> `)}<div data-result hidden></div></div>
+<div class="card" data-problem-actions data-result-scope>${(['queue', 'dataset', 'alert-rule', 'proposed-check'] as const).map((a) => h`<button type="button" data-problem-action="${a}" data-url="${`/api/v1/problems/${encodeURIComponent(p.id)}/${a}`}">${ACTION_LABELS[a]}</button> `)}<div data-result hidden></div>
+<div data-proposal data-result-scope hidden><p class="muted">The proposed check, tried on the problem's units (they should fail it) and recent units of its agent that failed nothing (they should pass); not saved until you save it.</p><pre data-proposal-code></pre><button type="button" data-save-proposal>Save this check</button><div data-result hidden></div></div></div>
 <h2>Per version</h2>
 <div class="table-wrap"><table data-versions><thead><tr><th>version</th><th class="num">units</th><th class="num">with it</th><th class="num">rate (95% interval)</th><th>against</th><th class="num">always-valid p</th><th></th></tr></thead><tbody>
 ${versions.map((v) => h`<tr data-version="${v.version ?? ''}"><td>${v.version ?? '(none)'}</td><td class="num">${count(v.units)}</td><td class="num">${count(v.occurrences)}</td><td class="num">${pct(v.rate)} [${pct(v.interval[0])}, ${pct(v.interval[1])}]</td><td>${v.baseline ?? '–'}</td><td class="num">${v.p_value === null ? '–' : pValue(v.p_value)}</td><td>${v.growing ? h`<span class="badge worse">growing</span>` : null}</td></tr>`)}

@@ -16,7 +16,7 @@ import { loadRegistry } from './check-runtime.ts';
 /** What a backfill is asked for: the API's shape (POST /api/v1/backfills), which the command also builds. */
 export type BackfillRequest = StartBackfill;
 
-export interface BackfillResult extends BackfillProgress {
+interface BackfillResult extends BackfillProgress {
   id: string;
   finished: boolean;
 }

@@ -32,7 +32,7 @@ export function parseVerbArgs(name: string, argv: string[], options: Options, us
  * Runs `work` against the configured store (ClickHouse, or the embedded DuckDB file), started and
  * always shut down; a failure is one line on stderr and exit code 1.
  */
-export async function withStore(name: string, io: CliIo, work: (store: Store, log: Logger) => Promise<number>): Promise<number> {
+async function withStore(name: string, io: CliIo, work: (store: Store, log: Logger) => Promise<number>): Promise<number> {
   const config = loadConfigOrReport(io);
   if (!config) return 2;
   // A command's output is the point: the store's info lines would only bury it.

@@ -8,13 +8,13 @@ export type Mode = 'outage' | 'loop' | 'wrong_param' | 'refusal' | 'handoff';
 export const MODES: readonly Mode[] = ['outage', 'loop', 'wrong_param', 'refusal', 'handoff'];
 
 /** Share of runs with each mode; `wrong_param` only in v2 (v2's new `create_return` schema). */
-export const RATES: Readonly<Record<Mode, number>> = { outage: 0.04, loop: 0.025, wrong_param: 0.05, refusal: 0.02, handoff: 0.015 };
+const RATES: Readonly<Record<Mode, number>> = { outage: 0.04, loop: 0.025, wrong_param: 0.05, refusal: 0.02, handoff: 0.015 };
 /** Runs failing with sporadic errors of other tools, spread over several tools and classes. */
-export const NOISE_RATE = 0.01;
+const NOISE_RATE = 0.01;
 /** v2 takes this share of the runs once it starts (a canary beside v1). */
-export const V2_SHARE = 0.5;
+const V2_SHARE = 0.5;
 
-export interface ToolStep {
+interface ToolStep {
   tool: string;
   args: Record<string, unknown>;
   /** Thrown as the tool's error when set. */
@@ -36,7 +36,7 @@ export interface PlannedRun {
   runError?: string;
 }
 
-export function rng(seed: number): () => number {
+function rng(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

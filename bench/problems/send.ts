@@ -23,7 +23,7 @@ import { createAgentTracer, type OpenAiMessage } from '../../shared/runtime/inst
 import { withTracer, type SendRunsOptions } from '../../test/helpers/agent-runs.ts';
 import type { PlannedRun } from './fleet.ts';
 
-export async function recordRun(sdkTracer: Tracer, run: PlannedRun): Promise<string> {
+async function recordRun(sdkTracer: Tracer, run: PlannedRun): Promise<string> {
   const tracer = steppedTracer(sdkTracer);
   const conversationId = `conv-${run.index}`;
   const agent = createAgentTracer({ tracer, agentName: 'shop-assistant', agentVersion: run.version, conversationId });

@@ -28,7 +28,7 @@ function figures(label: string, a: CheckAgreement, fallback: { successes: number
 const verdict = (passed: boolean | null, value: number | null): string => (passed !== null ? (passed ? 'pass' : 'fail') : value === null ? '–' : String(value));
 
 /** The try as text: both versions' agreement with people side by side, then the units that differ. */
-export function renderTry(t: CheckTry): string {
+function renderTry(t: CheckTry): string {
   const currentAgrees = { successes: t.current.binary?.agreement.successes ?? 0, total: t.current.reviews };
   const lines = [
     `${t.check}: ${t.units} reviewed units, ${t.current.reviews} reviews (project ${t.project})`,

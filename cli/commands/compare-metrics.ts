@@ -41,7 +41,7 @@ function time(v: string | undefined): number | undefined | null {
 }
 
 /** The text table: one line per metric. */
-export function renderMetricComparisons(rows: readonly MetricComparison[]): string {
+function renderMetricComparisons(rows: readonly MetricComparison[]): string {
   const f = (x: number | null, m: string): string => (x === null ? '-' : m === 'cost_usd' ? x.toFixed(6) : String(Math.round(x * 100) / 100));
   const lines = rows.map((r) => {
     const ci = r.shift.ci[0] === null || r.shift.ci[1] === null ? '' : ` [${f(r.shift.ci[0], r.metric)}, ${f(r.shift.ci[1], r.metric)}]`;

@@ -10,7 +10,7 @@ interface UnitResponse {
   scores: Array<{ check: string; value: number | null; passed: boolean | null; method: string; status: string; explanation: string; created_at: string }>;
 }
 
-export async function fetchUnit(apiUrl: string, traceId: string): Promise<UnitResponse | null> {
+async function fetchUnit(apiUrl: string, traceId: string): Promise<UnitResponse | null> {
   const res = await fetch(`${apiUrl}/api/v1/units/${traceId}`);
   if (res.status === 404) return null;
   expect(res.status).toBe(200);

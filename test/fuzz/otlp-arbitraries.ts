@@ -15,7 +15,7 @@ import { U64_MAX, attributeValue, countField, deepDepth, enumField, genaiAttribu
 // must give the same result.
 
 /** Largest span count of the occasional large trace: past the small cap the fuzz tests configure. */
-export const MAX_SPANS = 20;
+const MAX_SPANS = 20;
 
 interface SpanShape {
   spanId: string;

@@ -4,8 +4,8 @@ import fc from 'fast-check';
 // numbers of every odd kind, attribute values, GenAI attributes of each convention family, and
 // timestamp, enum and count fields as OTLP/JSON or, `portable`, as both encodings may carry them.
 
-export const MIN_NANOS = 1_577_836_800_000_000_000n; // 2020-01-01
-export const SPAN_NANOS = 220_000_000_000_000_000n; // about 7 years
+const MIN_NANOS = 1_577_836_800_000_000_000n; // 2020-01-01
+const SPAN_NANOS = 220_000_000_000_000_000n; // about 7 years
 export const U64_MAX = 2n ** 64n - 1n;
 
 /** Hostile text: any code point, lone surrogates, markers, fake turns, JSON-looking text. */
@@ -36,10 +36,10 @@ export const oddJsonNumber: fc.Arbitrary<number> = fc.oneof(
   fc.constantFrom(0, -1, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER, 1e300, -1e300, 0.5, -0),
   fc.double({ noNaN: true, noDefaultInfinity: true }),
 );
-export const oddNumber: fc.Arbitrary<number | bigint> = fc.oneof({ weight: 4, arbitrary: oddJsonNumber }, { weight: 1, arbitrary: fc.constantFrom(2n ** 63n - 1n, -(2n ** 63n), 2n ** 53n + 1n) });
+const oddNumber: fc.Arbitrary<number | bigint> = fc.oneof({ weight: 4, arbitrary: oddJsonNumber }, { weight: 1, arbitrary: fc.constantFrom(2n ** 63n - 1n, -(2n ** 63n), 2n ** 53n + 1n) });
 
 // Random values stay shallow (they are many, and cost time); deep ones come from `deepValue`.
-export const RANDOM_VALUE_DEPTH = 4;
+const RANDOM_VALUE_DEPTH = 4;
 
 /** Plain attribute values (anyValue turns them into AnyValue), nested at most RANDOM_VALUE_DEPTH. */
 export const attributeValue: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown }>((tie) => ({
@@ -54,15 +54,15 @@ export const attributeValue: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown 
 })).value;
 
 export const hex = (bytes: number): fc.Arbitrary<string> => fc.uint8Array({ minLength: bytes, maxLength: bytes }).map((b) => Buffer.from(b).toString('hex'));
-export const nanos = fc.bigInt({ min: 0n, max: SPAN_NANOS }).map((d) => MIN_NANOS + d);
+const nanos = fc.bigInt({ min: 0n, max: SPAN_NANOS }).map((d) => MIN_NANOS + d);
 
 // A few shared ids, so that traces of one export meet in a session.
-export const conversationId = fc.constantFrom('conv-1', 'conv-2');
+const conversationId = fc.constantFrom('conv-1', 'conv-2');
 
 export const role = fc.constantFrom('system', 'user', 'assistant', 'tool', 'developer', 'model', '', 'ROBOT');
 
 /** A GenAI message in the current semantic conventions' parts shape (sometimes malformed). */
-export const partsMessage = fc.record({
+const partsMessage = fc.record({
   role,
   parts: fc.array(
     fc.oneof(
@@ -76,10 +76,10 @@ export const partsMessage = fc.record({
 });
 
 /** JSON text nested this deep, inside a string attribute: the collector parses such strings (no limit of 64 there). */
-export const deepJsonText = fc.constantFrom(100, 3_000, 30_000).map((n) => `${'[{"a":'.repeat(n)}1${'}]'.repeat(n)}`);
+const deepJsonText = fc.constantFrom(100, 3_000, 30_000).map((n) => `${'[{"a":'.repeat(n)}1${'}]'.repeat(n)}`);
 
 // Inside a JSON text an int64 extreme is a plain (inexact) number, as a JS exporter would write it.
-export const jsonText = (v: fc.Arbitrary<unknown>): fc.Arbitrary<string> =>
+const jsonText = (v: fc.Arbitrary<unknown>): fc.Arbitrary<string> =>
   fc.oneof(
     { weight: 8, arbitrary: v.map((x) => JSON.stringify(x, (_, y: unknown) => (typeof y === 'bigint' ? Number(y) : y))) },
     { weight: 2, arbitrary: hostileText },

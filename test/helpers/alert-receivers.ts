@@ -11,7 +11,7 @@ import { SMTPServer } from 'smtp-server';
 // and a password (user `alerts`, password `s3cret pass`).
 
 /** PagerDuty's documented event shape (developer.pagerduty.com, Events API v2 "Send an Event"): every problem as text. */
-export function pagerDutyEventProblems(e: Record<string, unknown>): string[] {
+function pagerDutyEventProblems(e: Record<string, unknown>): string[] {
   const problems: string[] = [];
   const allowed = new Set(['routing_key', 'event_action', 'dedup_key', 'payload', 'images', 'links', 'client', 'client_url']);
   for (const k of Object.keys(e)) if (!allowed.has(k)) problems.push(`unknown field ${k}`);

@@ -7,8 +7,8 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 // driven by playwright-core, which never downloads a browser. A fresh profile per run, no network
 // beyond what the page asks of our own server.
 
-export const CHROMIUM = '/usr/bin/chromium';
-export const SCREENSHOTS = resolve(import.meta.dirname, '../../.cache/screenshots');
+const CHROMIUM = '/usr/bin/chromium';
+const SCREENSHOTS = resolve(import.meta.dirname, '../../.cache/screenshots');
 
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 

@@ -145,7 +145,7 @@ export async function scoredTotal(apiUrl: string): Promise<number> {
 }
 
 /** Scores of one unit (a probe's). */
-export async function scoresOf(apiUrl: string, unitId: string): Promise<number> {
+async function scoresOf(apiUrl: string, unitId: string): Promise<number> {
   return (await getJson<{ count: number }>(`${apiUrl}/api/v1/scores?unit_id=${unitId}`)).count;
 }
 

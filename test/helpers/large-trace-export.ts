@@ -6,7 +6,7 @@ export type TraceShape = 'chain' | 'wide';
 
 const START_NS = 1_700_000_000_000_000_000n;
 
-export const spanIdOf = (i: number): string => (i + 1).toString(16).padStart(16, '0');
+const spanIdOf = (i: number): string => (i + 1).toString(16).padStart(16, '0');
 
 function attr(key: string, value: string | number) {
   return { key, value: typeof value === 'number' ? { intValue: String(value) } : { stringValue: value } };

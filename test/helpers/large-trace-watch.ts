@@ -6,7 +6,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { Harness } from './pipeline-harness.ts';
 import { waitFor } from './infra.ts';
 
-export interface LoopDelay {
+interface LoopDelay {
   maxMs: number;
   p99Ms: number;
   longestCpuMs: number;

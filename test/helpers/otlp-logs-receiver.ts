@@ -9,7 +9,7 @@ import type { DecodedLogRecord } from '../../services/collector/src/otlp/types.t
 // collector's own decoder and kept with its resource, scope and headers. `refuse` > 0 answers
 // that many exports as unavailable (HTTP 503 / gRPC UNAVAILABLE) before taking any.
 
-export interface ReceivedRecord {
+interface ReceivedRecord {
   resource: Record<string, unknown>;
   scope: string;
   record: DecodedLogRecord;

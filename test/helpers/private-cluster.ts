@@ -95,7 +95,7 @@ export interface ClusterLayout {
 }
 
 /** The `<shard>` blocks of remote_servers for these servers' native ports, `replicasPerShard` in each. */
-export function shardsXml(tcpPorts: readonly number[], replicasPerShard: number): string {
+function shardsXml(tcpPorts: readonly number[], replicasPerShard: number): string {
   const blocks: string[] = [];
   for (let i = 0; i < tcpPorts.length; i += replicasPerShard) {
     const replicas = tcpPorts.slice(i, i + replicasPerShard).map((port) => `                <replica><host>127.0.0.1</host><port>${port}</port></replica>`);

@@ -131,7 +131,7 @@ export interface RowResult {
 /** How a judge-described check decides (model_refusal, loop_guard, …): `hybrid` unless set. */
 export type CheckMode = 'judge' | 'hybrid' | 'deterministic';
 
-export type SeedValue = Record<string, unknown> | unknown[] | string;
+type SeedValue = Record<string, unknown> | unknown[] | string;
 
 export interface SeedData {
   input: SeedValue;

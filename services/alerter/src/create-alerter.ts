@@ -32,7 +32,7 @@ import { agreementReviews } from './agreement-rule.ts';
 import { createReviewRepository } from '../../../shared/engines/review/index.ts';
 
 /** What the alerter needs of a store: the monitoring side, score listing and unit metrics. `Store` fits. */
-export type AlerterStore = QueryStore & { queryScores(query: ScoreQuery): Promise<Score[]> } & Pick<Store, 'unitMetrics'>;
+type AlerterStore = QueryStore & { queryScores(query: ScoreQuery): Promise<Score[]> } & Pick<Store, 'unitMetrics'>;
 
 export interface AlerterOptions {
   store: AlerterStore;
@@ -60,7 +60,7 @@ export interface AlerterOptions {
   limits?: AlertLimits;
 }
 
-export interface EvaluationReport {
+interface EvaluationReport {
   atMs: number;
   /** Enabled rules. */
   rules: number;

@@ -112,7 +112,7 @@ function observeNoData(_rule: NoDataRule, seen: number): Observation {
 }
 
 /** Measures a rule's condition from the store's aggregates. Pure. */
-export function observe(rule: AlertRule, aggregates: RuleAggregates): Observation {
+function observe(rule: AlertRule, aggregates: RuleAggregates): Observation {
   if (rule.kind === 'problem') throw notWindowed(rule);
   if (rule.kind === 'metric_threshold') {
     if (aggregates.kind !== 'metrics') throw new TypeError('a metric_threshold rule needs unit metrics');

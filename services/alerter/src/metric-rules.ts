@@ -10,7 +10,7 @@ import { toScoreFilters } from './alert-filters.ts';
 export type MetricLevel = 'ok' | 'warning' | 'critical';
 
 /** One side of a metric regression: units with a value and their mean. */
-export interface MetricSide {
+interface MetricSide {
   n: number;
   mean: number | null;
 }
@@ -50,14 +50,14 @@ export function metricRegressionQueries(rule: MetricRegressionRule, nowMs: numbe
 const additive = (rule: MetricThresholdRule): boolean => rule.stat === 'sum' || rule.stat === 'rate';
 
 /** The rule's stat from the store's row; `rate` is the sum per hour of the window. */
-export function metricStat(rule: MetricThresholdRule, row: UnitMetricRow | undefined): number | null {
+function metricStat(rule: MetricThresholdRule, row: UnitMetricRow | undefined): number | null {
   if (!row || row.n === 0) return additive(rule) ? 0 : null;
   if (rule.stat === 'rate') return (row.sum ?? 0) / (parseDuration(rule.window) / 3_600_000);
   return row[rule.stat];
 }
 
 /** The level a value reaches: beyond `critical`, else beyond `warning` (strictly), in the rule's direction. */
-export function levelOf(rule: MetricThresholdRule, value: number): MetricLevel {
+function levelOf(rule: MetricThresholdRule, value: number): MetricLevel {
   const beyond = (limit: number | undefined): boolean => limit !== undefined && (rule.direction === 'below' ? value < limit : value > limit);
   if (beyond(rule.critical)) return 'critical';
   if (beyond(rule.warning)) return 'warning';

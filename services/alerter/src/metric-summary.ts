@@ -7,7 +7,7 @@ import { describeFilterList, describeSides, formatMs, formatNumber, formatPValue
 // metric's own unit (seconds, dollars, percent), the limit it crossed, and the sample size.
 
 /** A value of a metric as a person reads it: `8.2 s`, `$0.0123`, `2.5%`, `1200`. */
-export function formatMetric(metric: UnitMetric, x: number): string {
+function formatMetric(metric: UnitMetric, x: number): string {
   if (metric === 'duration_ms') return formatMs(x);
   if (metric === 'cost_usd') return `$${Number(x.toPrecision(3))}`;
   if (metric === 'error_rate') return percent(x);

@@ -154,7 +154,7 @@ export async function deliver(target: NotifyTarget, payload: AlertPayload, deps:
   };
 }
 
-export interface NotificationJob {
+interface NotificationJob {
   targets: readonly NotifyTarget[];
   payload: AlertPayload;
   /** Names the alert's episode: the same for its firing, reminders and resolution (PagerDuty's `dedup_key`). */

@@ -22,7 +22,7 @@ export interface ProblemAlerts {
  * The history event of one rule and one state change: time-sortable like every event id (the
  * change's time), and the same in every process, so the history itself says whether it was sent.
  */
-export function problemAlertId(ruleId: string, event: StoredProblemEvent): string {
+function problemAlertId(ruleId: string, event: StoredProblemEvent): string {
   const hash = createHash('sha256').update(`${ruleId}\u0000${event.id}`).digest('hex').slice(0, 16);
   return `${String(Math.max(0, Math.floor(event.event.at_ms))).padStart(13, '0')}-${hash}`;
 }

@@ -23,7 +23,7 @@ export function sideFilters(rule: AlertRule, side: AlertFilters): AlertFilters {
   return { ...rule.filters, ...side };
 }
 
-export function windowMs(rule: AlertRule): number {
+function windowMs(rule: AlertRule): number {
   if (rule.kind === 'problem') throw notWindowed(rule);
   return parseDuration(rule.window);
 }

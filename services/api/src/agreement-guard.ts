@@ -3,7 +3,7 @@ import { createReviewRepository, measuredAgreement } from '../../../shared/engin
 import type { CheckRegistry } from '../../../shared/engines/checks/index.ts';
 
 /** min_samples when a monitor gives min_agreement alone. */
-export const DEFAULT_MIN_SAMPLES = 20;
+const DEFAULT_MIN_SAMPLES = 20;
 
 /**
  * A monitor's `min_agreement` guard: each check's current version (the one the monitor sets live)

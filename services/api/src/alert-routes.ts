@@ -11,21 +11,21 @@ import { addRoute, canManage, type Answer, type ApiEnv } from './route.ts';
 import { getProblem } from '../../../shared/engines/problems/index.ts';
 import type { CheckNames } from './check-names.ts';
 
-export const AlertRuleIdSchema = z.string().min(1).max(200);
+const AlertRuleIdSchema = z.string().min(1).max(200);
 const RuleIdParams = z.object({ id: AlertRuleIdSchema });
 
 /** A rule with its current evaluation state (null before its first evaluation). */
-export const AlertRuleWithStateSchema = z.intersection(AlertRuleSchema, z.object({ status: AlertStateSchema.nullable() }));
-export const AlertRuleListResponseSchema = z.object({ rules: z.array(AlertRuleWithStateSchema) });
+const AlertRuleWithStateSchema = z.intersection(AlertRuleSchema, z.object({ status: AlertStateSchema.nullable() }));
+const AlertRuleListResponseSchema = z.object({ rules: z.array(AlertRuleWithStateSchema) });
 
-export const AlertHistoryQuerySchema = z
+const AlertHistoryQuerySchema = z
   .object({
     rule_id: AlertRuleIdSchema.optional(),
     limit: z.coerce.number().int().min(1).max(1_000).default(50),
     before: z.string().regex(/^\d{1,16}$/, 'must be the "next" cursor of a previous page').optional().describe('the `next` of the previous page'),
   })
   .strict();
-export const AlertHistoryResponseSchema = z.object({
+const AlertHistoryResponseSchema = z.object({
   /** Newest first. */
   alerts: z.array(AlertEventViewSchema),
   /** Pass as `before` for the next page; null on the last page. */

@@ -7,7 +7,7 @@ import { AlertEventSchema, DeliverySchema, type AlertEvent, type AlertRule, type
 // host of a target, and of a delivery only whether it arrived.
 
 /** `https://hooks.slack.com/services/T/B/X` → `https://hooks.slack.com/…`. */
-export function maskUrl(url: string): string {
+function maskUrl(url: string): string {
   try {
     const u = new URL(url);
     return `${u.protocol}//${u.host}/…`;
@@ -17,7 +17,7 @@ export function maskUrl(url: string): string {
 }
 
 /** A PagerDuty integration key lets anyone open incidents on the service: a read key sees its first 4 characters. */
-export function maskSecret(secret: string): string {
+function maskSecret(secret: string): string {
   return `${secret.slice(0, 4)}…`;
 }
 
@@ -28,12 +28,12 @@ export function maskRule(rule: AlertRule): AlertRule {
   };
 }
 
-export const DeliveryViewSchema = DeliverySchema.partial({ attempts: true });
-export type DeliveryView = z.infer<typeof DeliveryViewSchema>;
+const DeliveryViewSchema = DeliverySchema.partial({ attempts: true });
+type DeliveryView = z.infer<typeof DeliveryViewSchema>;
 export const AlertEventViewSchema = AlertEventSchema.extend({ deliveries: z.array(DeliveryViewSchema) });
 export type AlertEventView = z.infer<typeof AlertEventViewSchema>;
 
-export function maskDelivery(d: Delivery): DeliveryView {
+function maskDelivery(d: Delivery): DeliveryView {
   return { type: d.type, url: d.url.startsWith('mailto:') ? d.url : maskUrl(d.url), outcome: d.outcome, at_ms: d.at_ms };
 }
 

@@ -5,8 +5,8 @@ import { DiagnosticSchema } from './receive-schemas.ts';
 // Answer shapes of the API, as zod schemas: the OpenAPI document is generated from them and the
 // tests check real answers against them.
 
-export const ScoreOutSchema = ScoreSchema.extend({ project: z.string(), unit_revision: z.number().int(), created_at: z.string(), unit_end_time: z.string() });
-export const UnitOutSchema = UnitSchema.extend({
+const ScoreOutSchema = ScoreSchema.extend({ project: z.string(), unit_revision: z.number().int(), created_at: z.string(), unit_end_time: z.string() });
+const UnitOutSchema = UnitSchema.extend({
   messages: z.array(ChatMessageSchema),
   diagnostics: z.array(DiagnosticSchema).describe('what the unit is missing (no message content, tool results, its root span) and the setting that fixes each; computed when read'),
 });
@@ -19,7 +19,7 @@ export const UnitWithScoresSchema = z.object({
   latest_revision: z.number().int(),
 });
 
-export const UnitRevisionOutSchema = z.object({
+const UnitRevisionOutSchema = z.object({
   revision: z.number().int(),
   latest: z.boolean(),
   assembled_at_ms: z.number().describe('when the assembler built it'),
@@ -58,7 +58,7 @@ export const UnitSummaryOutSchema = z.object({
 
 const Interval = z.tuple([z.number().nullable(), z.number().nullable()]);
 
-export const SeriesPointSchema = z.object({
+const SeriesPointSchema = z.object({
   t: z.number().describe('bucket start, epoch ms'),
   n: z.number().int().describe('ok scores'),
   passed: z.number().int(),
@@ -77,7 +77,7 @@ export const SeriesSchema = z.object({
   points: z.array(SeriesPointSchema),
 });
 
-export const RateStatsSchema = z.object({
+const RateStatsSchema = z.object({
   n: z.number().int(),
   passed: z.number().int(),
   pass_rate: z.number().nullable(),
@@ -96,7 +96,7 @@ export const SummarySchema = z.object({
 });
 
 const ArmSchema = z.object({ n: z.number().int(), passed: z.number().int().nullable(), rate: z.number().nullable(), mean: z.number().nullable(), ci: Interval.nullable() });
-export const ComparisonSchema = z.object({
+const ComparisonSchema = z.object({
   check: z.string(),
   type: z.enum(['pass_fail', 'score']),
   a: ArmSchema,

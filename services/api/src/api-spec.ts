@@ -4,7 +4,7 @@ import { z } from 'zod';
 // requests and, through z.toJSONSchema, to write GET /openapi.json. Tests check real answers
 // against the same schemas, so the document cannot drift from the server.
 
-export type Method = 'get' | 'post' | 'put' | 'delete';
+type Method = 'get' | 'post' | 'put' | 'delete';
 
 export interface RouteSpec {
   method: Method;

@@ -8,7 +8,7 @@ import type { ApiEnv } from './route.ts';
 // arrives and refused at the first chunk past the limit. The 413 closes the connection, so the rest
 // of a large body is never read.
 
-export const BODY_LIMITS = {
+const BODY_LIMITS = {
   /** POST /login, /logout and anything not listed (GETs carry no body). */
   small: 16 * 1024,
   /** Alert rules and monitors: a few fields and up to ten targets. */
@@ -18,7 +18,7 @@ export const BODY_LIMITS = {
 } as const;
 
 /** The limit of a request, by its path. */
-export function bodyLimitFor(path: string): number {
+function bodyLimitFor(path: string): number {
   if (path === '/api/v1/checks' || path.startsWith('/api/v1/simulations/')) return BODY_LIMITS.document;
   // Rows to score (POST /api/v1/checks/score): up to 100 outputs with their dialogs.
   if (path === '/api/v1/checks/score') return BODY_LIMITS.document;

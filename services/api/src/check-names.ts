@@ -9,7 +9,7 @@ import type { Answer } from './route.ts';
 // is a 400 with the closest names, never a rule that cannot fire or a queue that stays empty.
 
 /** A check named by a request, and where (`body.check`, `query.check`, `body.checks.1`). */
-export interface NamedCheck {
+interface NamedCheck {
   at: string;
   name: string;
 }

@@ -13,7 +13,7 @@ export type CompareMetric = (typeof COMPARE_METRICS)[number];
 /** Distinct values read per side; past this the metric is reported as `too_many_values` (narrow the window). */
 const MAX_COMPARE_VALUES = 200_000;
 
-export interface MetricSide {
+interface MetricSide {
   /** Units with a value. */
   n: number;
   median: number | null;

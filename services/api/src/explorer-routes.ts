@@ -23,7 +23,7 @@ const ExploreRowSchema = UnitSummaryOutSchema.extend({
 });
 const ExplorePageSchema = z.object({ units: z.array(ExploreRowSchema), count: z.number().int(), next_cursor: z.string().nullable() });
 
-export const presentExploreRow = (u: ExploreRow) => ({ ...u, start_time: iso(u.start_time_ms), end_time: iso(u.end_time_ms) });
+const presentExploreRow = (u: ExploreRow) => ({ ...u, start_time: iso(u.start_time_ms), end_time: iso(u.end_time_ms) });
 
 const FILTERS_TEXT =
   'Filters: q (free text over the dialog, tool arguments and results), from/to (end time), agent, agent_version, environment, service, model, tool, status, check and verdict, cost_min/cost_max, duration_min/duration_max; sort (time, cost, duration, tokens) and order.';

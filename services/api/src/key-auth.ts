@@ -43,7 +43,7 @@ export function originProblem(c: Context<ApiEnv>): string | null {
  * A change carried by the cookie must also be JSON (a cross-site form cannot send it without a
  * CORS preflight we never grant). SameSite=Strict already keeps the cookie off cross-site requests.
  */
-export function crossSiteProblem(c: Context<ApiEnv>): string | null {
+function crossSiteProblem(c: Context<ApiEnv>): string | null {
   const type = c.req.header('content-type') ?? '';
   if (!/^application\/json\b/i.test(type)) return 'a change from the dashboard must send JSON';
   return originProblem(c);
@@ -89,7 +89,7 @@ export async function authenticateRequest(access: ApiAccess, c: Context<ApiEnv>,
   return auth;
 }
 
-export function refusal(c: Context<ApiEnv>, auth: Extract<RequestAuth, { ok: false }>): Response {
+function refusal(c: Context<ApiEnv>, auth: Extract<RequestAuth, { ok: false }>): Response {
   if (auth.status === 401) c.header('WWW-Authenticate', 'Bearer');
   if (auth.status === 429) c.header('Retry-After', String(auth.retryAfterS));
   return c.json({ error: auth.message }, auth.status);

@@ -26,7 +26,7 @@ const PageLimitParam = z.coerce
 const iso = (ms: number): string => new Date(ms).toISOString();
 
 /** The public shape of a score: the stored row with ISO timestamps beside the epoch ones. */
-export function presentScore(s: Score) {
+function presentScore(s: Score) {
   return { ...s, project: s.project ?? 'default', unit_revision: s.unit_revision ?? 1, created_at: iso(s.created_at_ms), unit_end_time: iso(s.unit_end_time_ms) };
 }
 

@@ -89,7 +89,7 @@ export function seriesPoints(check: string, aggregates: readonly ScoreAggregate[
   return points;
 }
 
-export interface ArmStats {
+interface ArmStats {
   n: number;
   passed: number | null;
   /** Pass rate (pass/fail checks) or mean (score checks). */
@@ -98,7 +98,7 @@ export interface ArmStats {
   ci: [number | null, number | null] | null;
 }
 
-export type Verdict = 'worse' | 'better' | 'no significant difference';
+type Verdict = 'worse' | 'better' | 'no significant difference';
 
 export interface Comparison {
   check: string;

@@ -14,7 +14,7 @@ import { addRoute, type ApiEnv } from './route.ts';
  * windowed stage holds open (spans of traces within their grace, traces of sessions not yet idle).
  * In process it is the records not yet read.
  */
-export const STAGE_LABELS: Record<Stage, string> = {
+const STAGE_LABELS: Record<Stage, string> = {
   assemble: 'spans not yet assembled into units',
   score: 'units waiting to be scored',
   route: 'units waiting for the session router',
@@ -32,7 +32,7 @@ const StageAnswerSchema = z.object({
   error: z.string().nullable().meta({ description: 'Why the last measurement failed (the count is then the last known).' }),
 });
 
-export const PipelineAnswerSchema = z.object({
+const PipelineAnswerSchema = z.object({
   measured_at_ms: z.number(),
   processes: z.array(z.object({ instance: z.string(), services: z.array(z.string()), written_at_ms: z.number() })),
   stages: z.array(StageAnswerSchema),

@@ -5,7 +5,7 @@ import { describeNoChecks, planUnit, type PlanSubject, type ScoringPlan } from '
 // scorer's own decision (planUnit), so "left without checks" is what the scorer would do.
 
 /** Agents seen within this long are looked at. */
-export const COVERAGE_WINDOW_MS = 7 * 24 * 3_600_000;
+const COVERAGE_WINDOW_MS = 7 * 24 * 3_600_000;
 /** The busiest agents per kind of unit looked at (a page, not a report). */
 const MAX_AGENTS = 50;
 /** The newest units of each agent and kind the plan is tried on. */

@@ -6,9 +6,9 @@ import { addOccurrences, getProblem, listProblemActions, listProblems, loadMiner
 // decisions applied (a dismissed one hidden unless asked for; a merged one folded into its target),
 // ranked by the units each costs now (the last 24 hours) or by growth (against the 24 hours before).
 
-export const DAY_MS = 86_400_000;
+const DAY_MS = 86_400_000;
 /** The growth test's parameters: those of the regression alerts' defaults. */
-export const GROWTH_TEST = { alpha: 0.05, minSamples: 30 } as const;
+const GROWTH_TEST = { alpha: 0.05, minSamples: 30 } as const;
 
 export interface ProblemView extends Problem {
   /** Units in the last 24 hours, and in the 24 hours before. */
@@ -90,22 +90,6 @@ export async function problemDetail(store: QueryStore, project: string, id: stri
   const problem = viewOf(entry.problem, entry.merged, nowMs);
   const trend = Object.entries(problem.trend).map(([t, units]) => ({ t: Number(t), units })).sort((a, b) => a.t - b.t);
   return { problem, trend, versions: versionRates(problem, counts, GROWTH_TEST) };
-}
-
-/** Problem ids and titles per unit among the problems' samples: the badges of the unit page and the explorer's rows. */
-export async function problemsOfUnits(store: QueryStore, project: string, unitIds: readonly string[]): Promise<Map<string, Array<{ id: string; title: string }>>> {
-  const wanted = new Set(unitIds);
-  const out = new Map<string, Array<{ id: string; title: string }>>();
-  if (wanted.size === 0) return out;
-  for (const p of await listProblems(store, project)) {
-    for (const u of p.sample) {
-      if (!wanted.has(u)) continue;
-      const list = out.get(u) ?? [];
-      list.push({ id: p.merged_into?.id ?? p.id, title: p.title });
-      out.set(u, list);
-    }
-  }
-  return out;
 }
 
 /** The problem a unit belongs to (its signature against the stored book), after people's merges; null when none. */

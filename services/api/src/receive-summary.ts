@@ -6,7 +6,7 @@ import { diagnoseUnit, hasMessageText, type DiagnosticCode } from '../../../shar
 // (the units' diagnostics, grouped). Derived from stored units, so it is the same whichever
 // process received the spans (the API runs apart from the collector on Kafka). Pure.
 
-export interface ReceivedUnit {
+interface ReceivedUnit {
   unit_id: string;
   end_time_ms: number;
   root_name: string | null;
@@ -16,7 +16,7 @@ export interface ReceivedUnit {
   scopes: string[];
 }
 
-export interface ReceivedScopeSummary {
+interface ReceivedScopeSummary {
   name: string;
   version: string | null;
   family: GenAiFamily | null;
@@ -28,7 +28,7 @@ export interface ReceivedScopeSummary {
   logs: number;
 }
 
-export interface ReceiveWarning {
+interface ReceiveWarning {
   code: DiagnosticCode;
   scope: string | null;
   /** The latest unit's message and fix. */

@@ -10,7 +10,7 @@ const JSON_ONLY = ['application/json'] as const;
 // zod schemas before the handler runs (400 naming every problem), so the OpenAPI document and the
 // server share one definition.
 
-export interface ApiVariables {
+interface ApiVariables {
   /** The project of the caller's key (`default` when no keys exist). */
   project: string;
   /** The caller's role: `open` while no key exists (everyone may do everything, as `default`). */
@@ -40,7 +40,7 @@ export interface Answer {
   body?: unknown;
 }
 
-export function problem(issues: z.ZodError, where: string): { error: string; issues: string[] } {
+function problem(issues: z.ZodError, where: string): { error: string; issues: string[] } {
   const list = issues.issues.map((i) => `${[where, ...i.path.map(String)].join('.')}: ${i.message}`);
   return { error: `invalid request: ${list.join('; ')}`, issues: list };
 }

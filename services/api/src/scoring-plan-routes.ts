@@ -17,7 +17,7 @@ export const AgentCoverageSchema = z.object({
   reason: z.string().nullable().describe('why a tried unit gets no check; null when every one gets one'),
 });
 
-export const ScoringPlanViewSchema = z.object({
+const ScoringPlanViewSchema = z.object({
   project: z.string(),
   mode: z.enum(['defaults', 'monitors']).describe('defaults while the project has no monitor; once it has one, monitors decide'),
   defaults: z.object({ trace: z.array(z.string()), session: z.array(z.string()) }).describe('TRACECHECK_CHECKS and TRACECHECK_SESSION_CHECKS: what runs in defaults mode'),
@@ -27,7 +27,7 @@ export const ScoringPlanViewSchema = z.object({
 });
 export type ScoringPlanView = z.infer<typeof ScoringPlanViewSchema>;
 
-export function planView(plan: ScoringPlan, agents: AgentCoverage[], unitsWaiting: number | null): ScoringPlanView {
+function planView(plan: ScoringPlan, agents: AgentCoverage[], unitsWaiting: number | null): ScoringPlanView {
   return {
     project: plan.project,
     mode: plan.mode,

@@ -27,7 +27,7 @@ export interface ClosingOptions {
 }
 
 /** Three times the collector's Retry-After (5 s): an exporter that retries has sent the root again by then. */
-export const DEFAULT_TRACE_REFUSED_GRACE_MS = 15_000;
+const DEFAULT_TRACE_REFUSED_GRACE_MS = 15_000;
 
 export type ClosingReason = 'root-ended' | 'span-limit' | 'root-refused' | 'max-open' | 'shutdown';
 

@@ -6,7 +6,7 @@ const text = (m: ChatMessage): string => (m.content ?? '').trim();
  * A Responses API item id (`fc_…`): some libraries name a function call by it in one place and by
  * its `call_id` (`call_…`) in another, so it says nothing about which call this is.
  */
-export function isItemId(id: string | undefined): boolean {
+function isItemId(id: string | undefined): boolean {
   return !!id && id.startsWith('fc_');
 }
 

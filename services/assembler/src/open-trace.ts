@@ -74,7 +74,7 @@ export function isResendOf(records: HeldRecords, ids: readonly number[], s: Span
   return false;
 }
 
-export const copiesOf = (t: OpenTrace): number => t.copies?.length ?? 0;
+const copiesOf = (t: OpenTrace): number => t.copies?.length ?? 0;
 
 /** Ids of the span records a trace holds: first copies, then the differing copies. */
 export const spanIdsOf = (t: OpenTrace): number[] => [...t.spans.values()].concat(t.copies ?? []);
@@ -163,4 +163,3 @@ export function createTraceContents(records: HeldRecords, maxSpans: number) {
   return { addSpan, addLog, dropStale, isFull: (t: OpenTrace): boolean => t.spans.size + copiesOf(t) >= maxSpans };
 }
 
-export type TraceContents = ReturnType<typeof createTraceContents>;

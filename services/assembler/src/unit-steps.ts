@@ -1,4 +1,4 @@
-import type { McpFields, MemoryStep, ModelStep, ModelTotals, SpanRecord, TokenUsage, ToolStep, Unit, UnitStep, UnitToolCall } from '../../../shared/contracts/schemas/index.ts';
+import type { McpFields, MemoryStep, ModelStep, ModelTotals, SpanRecord, TokenUsage, ToolStep, UnitStep, UnitToolCall } from '../../../shared/contracts/schemas/index.ts';
 import { callCostUsd, type PricedTable } from '../../../shared/engines/pricing/index.ts';
 import { mcpPairs } from './mcp-spans.ts';
 import { createAgentResolver } from './model-calls.ts';
@@ -224,5 +224,3 @@ function withHandoffs(steps: readonly UnitStep[]): UnitStep[] {
   return out;
 }
 
-/** The step fields of a unit, as set on it. */
-export type UnitStepPart = Pick<Unit, keyof StepFigures>;

@@ -41,7 +41,7 @@ export interface CollectorLimits {
   maxFutureSkewMs?: number;
 }
 
-export interface CollectorConfig {
+interface CollectorConfig {
   host: string;
   /** 0 picks a free port (tests). */
   httpPort: number;
@@ -102,7 +102,7 @@ const KEY_ROOM_BYTES = 256;
 /** Never below this, whatever a broker says (a record cut smaller keeps nothing of its content). */
 const MIN_RECORD_BYTES = 4_096;
 
-export const COLLECTOR_DEFAULTS = {
+const COLLECTOR_DEFAULTS = {
   topic: 'tracecheck.spans',
   produceTimeoutMs: 10_000,
   retryAfterSeconds: 5,

@@ -25,7 +25,7 @@ export type IngestResult =
  */
 export type Authorize = (authorization: string | undefined, peer?: string) => Promise<{ ok: true; project: string | undefined } | AuthRefusal>;
 
-export type AuthRefusal = { ok: false; status: 401 | 403 | 503; message: string } | { ok: false; status: 429; message: string; retryAfterSeconds: number };
+type AuthRefusal = { ok: false; status: 401 | 403 | 503; message: string } | { ok: false; status: 429; message: string; retryAfterSeconds: number };
 
 export interface IngestOptions {
   producer: Producer;

@@ -38,7 +38,7 @@ export interface ScoreUnitDeps {
 /** Checks that read the simulation's dialog, and so wait for it. */
 const NEEDS_SIMULATION = new Set(['simulation_trace_consistency']);
 
-export function selectedChecks(unit: Unit, deps: Pick<ScoreUnitDeps, 'checks' | 'judge' | 'selectChecks'>): SelectedCheck[] {
+function selectedChecks(unit: Unit, deps: Pick<ScoreUnitDeps, 'checks' | 'judge' | 'selectChecks'>): SelectedCheck[] {
   return deps.selectChecks ? deps.selectChecks(unit) : deps.checks.map((check) => ({ check, judge: deps.judge, monitor: null }));
 }
 

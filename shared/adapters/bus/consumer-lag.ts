@@ -1,5 +1,5 @@
 /** How far one partition's committed position trails the end of its log. */
-export interface PartitionLag {
+interface PartitionLag {
   partition: number;
   /** The group's committed offset (the next record it will read), or null when it committed none. */
   committedOffset: string | null;

@@ -8,7 +8,7 @@ import { quoteIdentifier, quoteString, sql } from './sql-quote.ts';
 // each table serves both and a column added to it reaches the cluster without a second copy.
 
 /** Where a table's replicas meet in ZooKeeper/Keeper; {shard} and {replica} are each server's macros. */
-export function replicationPath(database: string, table: string): string {
+function replicationPath(database: string, table: string): string {
   return `/clickhouse/tables/{shard}/${database}/${table}`;
 }
 

@@ -6,7 +6,7 @@ import { toWellFormed } from './sql-quote.ts';
 // each store only renders it (DuckDB binds values, ClickHouse 18.16 quotes them). Column names are
 // constants from this file, never input.
 
-export type CondValue = string | number | boolean;
+type CondValue = string | number | boolean;
 export type Condition =
   | { kind: 'cmp'; column: string; op: '=' | '>' | '>=' | '<'; value: CondValue }
   | { kind: 'in'; column: string; values: readonly string[] }
@@ -126,7 +126,7 @@ export function scoreCursorCondition(c: ScoreCursor): Condition {
   ]);
 }
 
-export function unitCursorCondition(c: UnitCursor): Condition {
+function unitCursorCondition(c: UnitCursor): Condition {
   return afterCondition('end_time_ms', c.end_time_ms, [['unit_id', c.unit_id]]);
 }
 

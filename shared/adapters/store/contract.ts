@@ -124,7 +124,7 @@ export interface UnitRevision {
   messages_hash: string;
 }
 
-export interface StoredUnitRevision extends UnitRevision {
+interface StoredUnitRevision extends UnitRevision {
   unit: Unit;
 }
 

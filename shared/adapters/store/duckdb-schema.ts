@@ -10,7 +10,7 @@ import { UNIT_METRIC_COLUMNS } from './unit-metric-columns.ts';
 // Values are bound ($1, …) or appended, never spliced; the only text in SQL is constant names.
 export const q = (name: string): string => `"${name}"`;
 
-export type DuckType = 'VARCHAR' | 'DOUBLE' | 'BIGINT' | 'INTEGER' | 'BOOLEAN';
+type DuckType = 'VARCHAR' | 'DOUBLE' | 'BIGINT' | 'INTEGER' | 'BOOLEAN';
 export interface Column {
   name: string;
   type: DuckType;
@@ -19,7 +19,7 @@ export interface Column {
 
 const c = (name: string, type: DuckType, nullable = false): Column => ({ name, type, nullable });
 
-export const SCORE_COLUMNS: readonly Column[] = [
+const SCORE_COLUMNS: readonly Column[] = [
   c('schema_version', 'INTEGER'),
   c('unit_id', 'VARCHAR'),
   c('unit_kind', 'VARCHAR'),
@@ -46,7 +46,7 @@ export const SCORE_COLUMNS: readonly Column[] = [
   c('unit_revision', 'INTEGER'),
 ];
 
-export const UNIT_COLUMN_TYPES: readonly Column[] = [
+const UNIT_COLUMN_TYPES: readonly Column[] = [
   c('unit_id', 'VARCHAR'),
   c('kind', 'VARCHAR'),
   c('agent_name', 'VARCHAR', true),

@@ -145,7 +145,7 @@ export async function writePlan(c: DuckDBConnection, plan: ScoredUnitsPlan): Pro
   await updateBadges(c, new Map([...badges].filter(([id]) => !inserted.has(id) && before.has(id))));
 }
 
-export const badgeScore = (r: Record<string, unknown>): BadgeScore => ({
+const badgeScore = (r: Record<string, unknown>): BadgeScore => ({
   unit_id: String(r.unit_id),
   check: String(r.check),
   check_version: String(r.check_version),

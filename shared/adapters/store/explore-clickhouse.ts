@@ -37,13 +37,13 @@ const VERDICTS: Record<ExploreVerdict | 'any', SqlFragment> = {
  * touched a quarter of the search text's granules at a million units and a day nearly all of them,
  * so a rare word paid for the window and then the table (docs/benchmarks.md#explorer).
  */
-export const TIME_WINDOWS_MS: readonly number[] = [3_600_000];
+const TIME_WINDOWS_MS: readonly number[] = [3_600_000];
 
 /**
  * With the time table (clickhouse-unit-times.ts) a window is a range of its primary key, so wider
  * windows cost in proportion to what they hold: an hour, a day, a week, 30 days, then everything.
  */
-export const INDEXED_TIME_WINDOWS_MS: readonly number[] = [3_600_000, 86_400_000, 7 * 86_400_000, 30 * 86_400_000];
+const INDEXED_TIME_WINDOWS_MS: readonly number[] = [3_600_000, 86_400_000, 7 * 86_400_000, 30 * 86_400_000];
 
 /** `%word%` for LIKE: the word's own `\\`, `%` and `_` match themselves. */
 export const likeContaining = (word: string): string => `%${word.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;

@@ -14,7 +14,7 @@ export const EXPLORE_VERDICTS = ['pass', 'fail', 'error', 'not_run'] as const;
 export type ExploreVerdict = (typeof EXPLORE_VERDICTS)[number];
 
 /** Keyset position after the last row of a page: its sort key and unit id. */
-export interface ExploreCursor {
+interface ExploreCursor {
   key: number;
   unit_id: string;
 }
@@ -94,7 +94,7 @@ export interface NormalizedExplore {
 
 export const MAX_SEARCH_WORDS = 8;
 /** Characters of a unit's dialog kept for search: beyond it a long run is not searched. */
-export const SEARCH_TEXT_CHARS = 65_536;
+const SEARCH_TEXT_CHARS = 65_536;
 export const EXPLORE_ROW_COLUMNS = ['duration_ms', 'cost_usd', 'input_tokens', 'output_tokens', 'tool_calls', 'errored'] as const;
 
 const str = (name: string, v: unknown): string => {

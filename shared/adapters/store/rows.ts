@@ -170,19 +170,6 @@ export function lastPerScoreKey(rows: readonly ScoreRow[]): ScoreRow[] {
   return [...byKey.values()];
 }
 
-/** Last per unit_id, keeping the newer assembled_at_ms (later in the batch wins a tie). */
-export function lastPerUnit(rows: readonly UnitRow[]): UnitRow[] {
-  const byId = new Map<string, UnitRow>();
-  for (const r of rows) {
-    const id = String(r.unit_id);
-    const prev = byId.get(id);
-    if (prev && Number(prev.assembled_at_ms) > Number(r.assembled_at_ms)) continue;
-    byId.delete(id);
-    byId.set(id, r);
-  }
-  return [...byId.values()];
-}
-
 // Database drivers hand back bigints (DuckDB BIGINT) and 0/1 (ClickHouse UInt8); anything else is
 // passed through unchanged so that the schema rejects it.
 function asNumber(v: unknown): unknown {

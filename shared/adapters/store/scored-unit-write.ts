@@ -5,7 +5,7 @@ import type { UnitRow } from './rows.ts';
 import { decideRevisions, isRefused, prepareUnits, scoresOfRevisions, toWriteResult, type RevisionDecision, type UnitFingerprint } from './revisions.ts';
 
 /** A unit of the batch that was not refused: its decided revision, its row and its hashes. */
-export interface AcceptedUnit {
+interface AcceptedUnit {
   decision: Exclude<RevisionDecision, { refused: string }>;
   row: UnitRow;
   fingerprint: UnitFingerprint;

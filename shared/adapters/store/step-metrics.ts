@@ -6,14 +6,14 @@ import { normalizeMetricQuery, type NormalizedMetricQuery, type UnitMetricQuery 
 // split into rows in SQL (ClickHouse: ARRAY JOIN; DuckDB: unnest), filtered by the unit filters.
 
 export const STEP_KINDS = ['tool', 'llm'] as const;
-export type StepKind = (typeof STEP_KINDS)[number];
+type StepKind = (typeof STEP_KINDS)[number];
 
 /** Per step: its latency, cost and tokens (model calls), whether it failed (mean = error rate), and `calls` (1 per step). */
 export const STEP_METRICS = ['latency_ms', 'cost_usd', 'tokens', 'error_rate', 'calls'] as const;
-export type StepMetric = (typeof STEP_METRICS)[number];
+type StepMetric = (typeof STEP_METRICS)[number];
 
 /** The 1-based field of a step line that holds the metric (stepFigures' layout); 0: the constant 1. */
-export const STEP_FIELD: Readonly<Record<StepMetric, number>> = { latency_ms: 3, cost_usd: 4, error_rate: 5, tokens: 6, calls: 0 };
+const STEP_FIELD: Readonly<Record<StepMetric, number>> = { latency_ms: 3, cost_usd: 4, error_rate: 5, tokens: 6, calls: 0 };
 
 export interface StepMetricQuery extends Omit<UnitMetricQuery, 'metric' | 'groupBy'> {
   kind: StepKind;

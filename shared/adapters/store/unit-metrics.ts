@@ -14,7 +14,7 @@ export const METRIC_GROUPS = ['agent', 'agent_version', 'environment', 'service'
 export type MetricGroup = (typeof METRIC_GROUPS)[number];
 
 /** The unit columns behind each group. */
-export const GROUP_COLUMN: Readonly<Record<MetricGroup, string>> = { agent: 'agent_name', agent_version: 'agent_version', environment: 'environment', service: 'service', model: 'model' };
+const GROUP_COLUMN: Readonly<Record<MetricGroup, string>> = { agent: 'agent_name', agent_version: 'agent_version', environment: 'environment', service: 'service', model: 'model' };
 
 export interface UnitMetricQuery extends Pick<UnitQuery, 'project' | 'agent' | 'agentVersion' | 'environment' | 'service' | 'unitKind' | 'fromMs' | 'toMs'> {
   metric: UnitMetric;
@@ -69,7 +69,7 @@ export interface MetricValueCount {
  * rest to whole units (ms, tokens, calls). Rounding bounds the distinct values of a large window
  * (a rounded tie is then a tie for the rank test, which corrects for it).
  */
-export const METRIC_VALUE_DIGITS: Readonly<Record<UnitMetric, number>> = {
+const METRIC_VALUE_DIGITS: Readonly<Record<UnitMetric, number>> = {
   duration_ms: 0,
   cost_usd: 6,
   tokens: 0,
@@ -82,7 +82,7 @@ export const METRIC_VALUE_DIGITS: Readonly<Record<UnitMetric, number>> = {
   volume: 0,
 };
 
-export const MAX_METRIC_VALUES = 1_000_000;
+const MAX_METRIC_VALUES = 1_000_000;
 
 /** Validates a values query: the metric query's conditions and the bound on distinct values. */
 export function normalizeMetricValuesQuery(q: MetricValuesQuery): NormalizedMetricQuery & { maxValues: number; digits: number } {
@@ -97,7 +97,7 @@ export function rowToMetricValue(r: Record<string, unknown>): MetricValueCount {
   return { value: num(r.v), count: num(r.c) };
 }
 
-export const MAX_METRIC_GROUPS = 1_000;
+const MAX_METRIC_GROUPS = 1_000;
 const MAX_BUCKETS = 10_000;
 
 export interface NormalizedMetricQuery {

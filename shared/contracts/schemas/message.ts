@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /** A tool call in the OpenAI chat shape. `arguments` is always a JSON string, as OpenAI sends it. */
-export const ToolCallSchema = z.object({
+const ToolCallSchema = z.object({
   id: z.string(),
   type: z.literal('function'),
   function: z.object({ name: z.string(), arguments: z.string() }),

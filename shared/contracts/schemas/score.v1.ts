@@ -1,15 +1,14 @@
 import { z } from 'zod';
 
 /** How a score was decided; `external`: by another tool, read from its `gen_ai.evaluation.result` event. */
-export const ScoreMethodSchema = z.enum(['deterministic', 'model', 'hybrid', 'code', 'external']);
+const ScoreMethodSchema = z.enum(['deterministic', 'model', 'hybrid', 'code', 'external']);
 export type ScoreMethod = z.infer<typeof ScoreMethodSchema>;
 
 /**
  * `ok`: the check decided; `error`: it tried and failed (reason in `error`);
  * `not_run`: it could not run here (e.g. no judge configured; reason in `error`).
  */
-export const ScoreStatusSchema = z.enum(['ok', 'error', 'not_run']);
-export type ScoreStatus = z.infer<typeof ScoreStatusSchema>;
+const ScoreStatusSchema = z.enum(['ok', 'error', 'not_run']);
 
 /**
  * One check's verdict on one unit. Record on `tracecheck.scores` (key: unit id) and a row of the

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ChatMessageSchema, ToolDefinitionSchema } from './message.ts';
 
 /** A plain JS value decoded from an OTLP AnyValue (kvlist → object, array → array, int64 → number or decimal string). */
-export const AttributeValueSchema: z.ZodType<unknown> = z.unknown();
+const AttributeValueSchema: z.ZodType<unknown> = z.unknown();
 
 export const TokenUsageSchema = z.object({
   input_tokens: z.number().optional(),
@@ -58,7 +58,7 @@ export type GenAiFamily = z.infer<typeof GenAiFamilySchema>;
  * What the collector read off one span, normalized to canonical names. Everything optional:
  * content capture is opt-in in every family, so spans without messages are normal.
  */
-export const SpanGenAiSchema = z.object({
+const SpanGenAiSchema = z.object({
   family: GenAiFamilySchema.optional(),
   /** `chat`, `execute_tool`, `invoke_agent`, … (gen_ai.operation.name or the family's equivalent). */
   operation: z.string().optional(),
@@ -111,7 +111,7 @@ export type SpanGenAi = z.infer<typeof SpanGenAiSchema>;
 /** Nanoseconds since the epoch as a decimal string (they do not fit a JS number exactly). */
 const UnixNanoSchema = z.string().regex(/^\d{1,20}$/, 'must be decimal nanoseconds');
 
-export const SpanEventSchema = z.object({
+const SpanEventSchema = z.object({
   name: z.string(),
   time_unix_nano: UnixNanoSchema,
   attributes: z.record(z.string(), AttributeValueSchema),

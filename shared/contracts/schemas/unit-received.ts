@@ -6,7 +6,7 @@ import { GenAiFamilySchema } from './span-envelope.v1.ts';
 // Written by the assembler; optional on the unit (units stored before it have none). Every string
 // was cut to a bound by the assembler (the values come from hostile traces).
 
-export const ReceivedScopeSchema = z.object({
+const ReceivedScopeSchema = z.object({
   /** The instrumentation scope's name, as the library sets it (`@opentelemetry/instrumentation-openai`, `ai`, …). */
   name: z.string(),
   version: z.string().nullable(),

@@ -14,7 +14,7 @@ const StepBase = {
   start_ms: z.number(),
 };
 
-export const ModelStepSchema = z.object({
+const ModelStepSchema = z.object({
   type: z.literal('llm'),
   ...StepBase,
   model: z.string().nullable(),
@@ -37,7 +37,7 @@ export const ModelStepSchema = z.object({
   cost_usd: z.number().nullable(),
 });
 
-export const ToolStepSchema = z.object({
+const ToolStepSchema = z.object({
   type: z.literal('tool'),
   ...StepBase,
   name: z.string(),
@@ -51,7 +51,7 @@ export const ToolStepSchema = z.object({
 });
 
 /** An agent's planning or task decomposition (`gen_ai.operation.name = plan`). */
-export const PlanStepSchema = z.object({
+const PlanStepSchema = z.object({
   type: z.literal('plan'),
   ...StepBase,
   name: z.string(),
@@ -61,7 +61,7 @@ export const PlanStepSchema = z.object({
 });
 
 /** A memory operation: `search_memory`, `create_memory`, `update_memory`, `upsert_memory`, `delete_memory`, `create_memory_store`, `delete_memory_store`. */
-export const MemoryStepSchema = z.object({
+const MemoryStepSchema = z.object({
   type: z.literal('memory'),
   ...StepBase,
   operation: z.string(),
@@ -73,22 +73,21 @@ export const MemoryStepSchema = z.object({
   error: z.string().optional(),
 });
 
-export const HandoffStepSchema = z.object({
+const HandoffStepSchema = z.object({
   type: z.literal('handoff'),
   ...StepBase,
   /** The agent that had control before (the step's `agent` is the one that takes it). */
   from: z.string(),
 });
 
-export const UnitStepSchema = z.discriminatedUnion('type', [ModelStepSchema, ToolStepSchema, HandoffStepSchema, PlanStepSchema, MemoryStepSchema]);
+const UnitStepSchema = z.discriminatedUnion('type', [ModelStepSchema, ToolStepSchema, HandoffStepSchema, PlanStepSchema, MemoryStepSchema]);
 export type UnitStep = z.infer<typeof UnitStepSchema>;
 export type ModelStep = z.infer<typeof ModelStepSchema>;
 export type ToolStep = z.infer<typeof ToolStepSchema>;
-export type PlanStep = z.infer<typeof PlanStepSchema>;
 export type MemoryStep = z.infer<typeof MemoryStepSchema>;
 
 /** Tokens, calls and cost of one model within a unit. */
-export const ModelTotalsSchema = TokenUsageSchema.extend({
+const ModelTotalsSchema = TokenUsageSchema.extend({
   calls: z.number().int().nonnegative(),
   cost_usd: z.number().nullable(),
 });

@@ -6,7 +6,7 @@ import { UnitReceivedSchema } from './unit-received.ts';
 import { UnitStepFields } from './unit-steps.ts';
 
 /** A tool call joined with its result (by call id). */
-export const UnitToolCallSchema = z.object({
+const UnitToolCallSchema = z.object({
   id: z.string(),
   name: z.string(),
   /** JSON string as the model produced it. */
@@ -18,7 +18,7 @@ export const UnitToolCallSchema = z.object({
 });
 export type UnitToolCall = z.infer<typeof UnitToolCallSchema>;
 
-export const UnitErrorSchema = z.object({
+const UnitErrorSchema = z.object({
   span_id: z.string().optional(),
   type: z.string().optional(),
   message: z.string(),

@@ -20,7 +20,7 @@ export interface AlertLimits {
 
 export const DEFAULT_ALERT_LIMITS: AlertLimits = { maxRules: 100, maxEmailRecipients: 20, emailDomains: [], minEmailRemindMs: 15 * 60_000 };
 
-export function emailRecipientsOf(rule: Pick<AlertRuleInput, 'notify'>): string[] {
+function emailRecipientsOf(rule: Pick<AlertRuleInput, 'notify'>): string[] {
   return (rule.notify ?? []).flatMap((t) => (t.type === 'email' ? recipients(t) : [])).map((a) => a.toLowerCase());
 }
 

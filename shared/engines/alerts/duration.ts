@@ -4,11 +4,11 @@ import { PermanentError } from '../../runtime/errors/index.ts';
 export const DURATION_PATTERN = /^[1-9][0-9]{0,8}(ms|s|m|h|d)$/;
 
 /** The longest window or reminder interval a rule may ask for (90 days). */
-export const MAX_DURATION_MS = 90 * 24 * 3_600_000;
+const MAX_DURATION_MS = 90 * 24 * 3_600_000;
 
 const UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
-export class DurationError extends PermanentError {
+class DurationError extends PermanentError {
   constructor(message: string) {
     super(message);
     this.name = 'DurationError';

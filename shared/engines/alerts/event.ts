@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { AlertFiltersSchema } from './rule.ts';
 
 /** One side of a regression as notifications report it: failure rate with its Wilson 95% interval. */
-export const AlertSideSchema = z.object({
+const AlertSideSchema = z.object({
   filters: AlertFiltersSchema,
   /** Scores with a pass/fail verdict. */
   n: z.int().nonnegative(),
@@ -13,7 +13,7 @@ export const AlertSideSchema = z.object({
 });
 export type AlertSide = z.infer<typeof AlertSideSchema>;
 
-export const ProblemSummarySchema = z.object({
+const ProblemSummarySchema = z.object({
   id: z.string(),
   title: z.string(),
   state: z.enum(['new', 'ongoing', 'resolved', 'regressed']),
@@ -27,7 +27,6 @@ export const ProblemSummarySchema = z.object({
   version: z.string().optional(),
   baseline: z.string().optional(),
 });
-export type ProblemSummary = z.infer<typeof ProblemSummarySchema>;
 
 /** The webhook body, and what the history keeps of every notification. */
 export const AlertPayloadSchema = z.object({

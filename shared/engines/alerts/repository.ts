@@ -9,14 +9,14 @@ export const ALERT_DOC_KINDS = { rule: 'alert_rule', state: 'alert_state', event
 
 const MAX_DOCS = 10_000;
 
-export interface AlertEventPage {
+interface AlertEventPage {
   /** Newest first. */
   events: AlertEvent[];
   /** Pass as `beforeMs` for the next page; null when there is none. */
   nextBeforeMs: number | null;
 }
 
-export interface ListEventsQuery {
+interface ListEventsQuery {
   project: string;
   ruleId?: string;
   /** Only events last written strictly before this (a `nextBeforeMs`). */

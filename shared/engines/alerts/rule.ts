@@ -11,7 +11,7 @@ export { NotifyTargetSchema, type NotifyTarget } from './targets.ts';
 
 const DURATION_HINT = 'a duration such as "30s", "15m", "1h" or "7d"';
 
-export const DurationSchema = z
+const DurationSchema = z
   .string()
   .regex(DURATION_PATTERN, `must be ${DURATION_HINT}`)
   .refine((s) => !DURATION_PATTERN.test(s) || durationProblem(s) === null, { message: 'must be at most 90d' })
@@ -29,7 +29,6 @@ export const AlertFiltersSchema = z
   .strict();
 export type AlertFilters = z.infer<typeof AlertFiltersSchema>;
 
-
 const common = {
   name: z.string().min(1).max(200),
   filters: AlertFiltersSchema.optional(),
@@ -40,7 +39,7 @@ const common = {
 
 const checkName = z.string().min(1).max(200);
 
-export const ThresholdRuleInputSchema = z
+const ThresholdRuleInputSchema = z
   .object({
     ...common,
     kind: z.literal('threshold'),
@@ -53,7 +52,7 @@ export const ThresholdRuleInputSchema = z
   })
   .strict();
 
-export const RegressionRuleInputSchema = z
+const RegressionRuleInputSchema = z
   .object({
     ...common,
     kind: z.literal('regression'),
@@ -66,7 +65,7 @@ export const RegressionRuleInputSchema = z
   })
   .strict();
 
-export const JudgeHealthRuleInputSchema = z
+const JudgeHealthRuleInputSchema = z
   .object({
     ...common,
     kind: z.literal('judge_health'),
@@ -79,7 +78,7 @@ export const JudgeHealthRuleInputSchema = z
   })
   .strict();
 
-export const NoDataRuleInputSchema = z
+const NoDataRuleInputSchema = z
   .object({
     ...common,
     kind: z.literal('no_data'),
@@ -88,7 +87,7 @@ export const NoDataRuleInputSchema = z
   })
   .strict();
 
-export const AgreementRuleInputSchema = z
+const AgreementRuleInputSchema = z
   .object({
     ...common,
     kind: z.literal('agreement'),
@@ -104,9 +103,8 @@ export const AgreementRuleInputSchema = z
 
 /** The state changes of problems a `problem` rule can deliver (the problem miner's events, issue 37). */
 export const PROBLEM_ALERT_KINDS = ['problem_new', 'problem_regressed', 'problem_growing'] as const;
-export type ProblemAlertKind = (typeof PROBLEM_ALERT_KINDS)[number];
 
-export const ProblemRuleInputSchema = z
+const ProblemRuleInputSchema = z
   .object({
     name: common.name,
     notify: common.notify,
@@ -124,14 +122,14 @@ export const ProblemRuleInputSchema = z
   .strict();
 
 /** Which units a metric rule (or one side of a metric regression) looks at: the alert filters and the unit's model. */
-export const MetricFiltersSchema = AlertFiltersSchema.extend({
+const MetricFiltersSchema = AlertFiltersSchema.extend({
   model: z.string().max(200).optional().meta({ description: "Matches the unit's model (of its last call); empty: units without one." }),
 }).strict();
 export type MetricFilters = z.infer<typeof MetricFiltersSchema>;
 
 const unitMetric = z.enum(UNIT_METRICS).meta({ description: 'A per-unit metric, as the metrics API names it.' });
 
-export const MetricThresholdRuleInputSchema = z
+const MetricThresholdRuleInputSchema = z
   .object({
     ...common,
     kind: z.literal('metric_threshold'),
@@ -147,7 +145,7 @@ export const MetricThresholdRuleInputSchema = z
   })
   .strict();
 
-export const MetricRegressionRuleInputSchema = z
+const MetricRegressionRuleInputSchema = z
   .object({
     ...common,
     kind: z.literal('metric_regression'),
@@ -231,7 +229,6 @@ export type MetricRegressionRule = Extract<AlertRule, { kind: 'metric_regression
 export type ProblemRule = Extract<AlertRule, { kind: 'problem' }>;
 /** The rules the alerter evaluates over a window (a problem rule delivers the miner's events instead). */
 export type WindowRule = Exclude<AlertRule, ProblemRule>;
-export type AlertRuleKind = AlertRule['kind'];
 
 /** The check a rule watches: none for a no-data rule, nor for a judge-health rule over every judge check. */
 export function ruleCheck(rule: AlertRule): string | undefined {

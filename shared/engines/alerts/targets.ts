@@ -5,14 +5,14 @@ import { z } from 'zod';
 // the one SMTP server the operator configured (`TRACECHECK_SMTP_URL`), never one a rule names.
 
 /** PagerDuty's Events API v2 endpoint (the EU service is `https://events.eu.pagerduty.com/v2/enqueue`). */
-export const PAGERDUTY_EVENTS_URL = 'https://events.pagerduty.com/v2/enqueue';
+const PAGERDUTY_EVENTS_URL = 'https://events.pagerduty.com/v2/enqueue';
 
 const httpUrl = z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' });
 
-export const WebhookTargetSchema = z.object({ type: z.literal('webhook'), url: httpUrl }).strict();
-export const SlackTargetSchema = z.object({ type: z.literal('slack'), url: httpUrl.meta({ description: 'A Slack incoming-webhook URL.' }) }).strict();
+const WebhookTargetSchema = z.object({ type: z.literal('webhook'), url: httpUrl }).strict();
+const SlackTargetSchema = z.object({ type: z.literal('slack'), url: httpUrl.meta({ description: 'A Slack incoming-webhook URL.' }) }).strict();
 
-export const PagerDutyTargetSchema = z
+const PagerDutyTargetSchema = z
   .object({
     type: z.literal('pagerduty'),
     routing_key: z
@@ -27,7 +27,7 @@ export const PagerDutyTargetSchema = z
 const EMAIL = /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
 const emailAddress = z.string().max(254).regex(EMAIL, 'must be a plain email address, e.g. oncall@example.com');
 
-export const EmailTargetSchema = z
+const EmailTargetSchema = z
   .object({
     type: z.literal('email'),
     to: z.union([emailAddress, z.array(emailAddress).min(1).max(10)]).meta({ description: 'One address or up to 10.' }),

@@ -25,7 +25,7 @@ export interface BuiltinOptions {
   judge?: JudgeRubricOption;
 }
 
-export function createBuiltinCheck(def: BuiltinCheckDefinition, run: BuiltinRun, options: BuiltinOptions = {}): RunnableCheck {
+function createBuiltinCheck(def: BuiltinCheckDefinition, run: BuiltinRun, options: BuiltinOptions = {}): RunnableCheck {
   const problems = validateCommon(def);
   if (def.mode !== undefined && !JUDGE_MODES.includes(def.mode)) problems.push(`mode must be one of ${JUDGE_MODES.join(', ')}`);
   else if (def.mode !== undefined && def.mode !== 'deterministic' && !options.judge && options.method !== 'hybrid') problems.push(`${def.name} is decided in code only; it has no mode "${def.mode}"`);
@@ -44,7 +44,7 @@ export function createBuiltinCheck(def: BuiltinCheckDefinition, run: BuiltinRun,
   };
 }
 
-export function methodOf(mode: BuiltinCheckDefinition['mode']): CatalogEntry['method'] {
+function methodOf(mode: BuiltinCheckDefinition['mode']): CatalogEntry['method'] {
   return mode === 'judge' ? 'model' : mode === 'hybrid' ? 'hybrid' : 'deterministic';
 }
 

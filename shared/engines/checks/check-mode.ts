@@ -3,7 +3,7 @@ import { CheckDefinitionError } from './definition.ts';
 import type { JudgeMode } from './lib/judge-mode.ts';
 import { buildCheck, type CheckRegistry } from './registry.ts';
 
-export { decidedBy, DEFAULT_JUDGE_MODE, JUDGE_MODES, type JudgeMode } from './lib/judge-mode.ts';
+export { decidedBy,  JUDGE_MODES, type JudgeMode } from './lib/judge-mode.ts';
 
 /**
  * The check of that name under another mode: its current definition with `mode` replaced, so the

@@ -6,7 +6,7 @@ import { errorOutcome, notRun, valueOutcome } from './outcome.ts';
 /** The longest a code check may run per unit: its process is killed then, and others wait at most this. */
 export const MAX_CODE_CHECK_TIMEOUT_MS = 10_000;
 /** Sources past this are refused (a check is a small module; a huge one is a way to fill memory). */
-export const MAX_CODE_CHECK_SOURCE_CHARS = 1_000_000;
+const MAX_CODE_CHECK_SOURCE_CHARS = 1_000_000;
 
 export function codeCheckProblems(def: CodeCheckDefinition): string[] {
   const problems = validateCommon(def);

@@ -1,4 +1,4 @@
-import type { ChatMessage, ScoreMethod, ToolDefinition, Unit, UnitToolCall } from '../../contracts/schemas/index.ts';
+import type { ChatMessage, ScoreMethod, ToolDefinition, UnitToolCall } from '../../contracts/schemas/index.ts';
 
 /**
  * The judge as the check engine sees it: one chat completion. Implementations (the `openai`
@@ -165,4 +165,4 @@ export interface RunnableCheck {
   run(input: CheckInput, ctx: CheckContext): Promise<CheckOutcome>;
 }
 
-export type { Unit };
+;

@@ -14,7 +14,7 @@ export interface JudgePrompt {
 }
 
 /** Data that is not a CheckInput field (e.g. the other outputs a uniqueness rating compares with). */
-export interface ExtraDataBlock {
+interface ExtraDataBlock {
   name: string;
   value: unknown;
   /** Our own line after the data, inside the block (e.g. how many items were left out). */

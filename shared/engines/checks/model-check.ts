@@ -8,7 +8,7 @@ import { parseJudgeAnswer } from './judge-answer.ts';
 import { describeError, errorOutcome, notRun, valueOutcome } from './outcome.ts';
 import { isMissing, judgedTemplate, TEMPLATE_VARIABLES, templateFields } from './template.ts';
 
-export function modelCheckProblems(def: ModelCheckDefinition): string[] {
+function modelCheckProblems(def: ModelCheckDefinition): string[] {
   const problems = [...validateCommon(def)];
   for (const r of def.requires ?? []) if (!(r in TEMPLATE_VARIABLES)) problems.push(`requires names an unknown variable "${r}"`);
   if (def.scoring !== undefined && (def.scoring !== 'g_eval' || def.outputType !== 'score')) problems.push('scoring must be "g_eval", on a score check');

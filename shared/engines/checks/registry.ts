@@ -6,7 +6,7 @@ import { CheckDefinitionError, definitionVersion } from './definition.ts';
 import { catalogEntries } from './catalog/index.ts';
 import { createModelCheck } from './model-check.ts';
 
-export interface RegisteredCheck {
+interface RegisteredCheck {
   check: RunnableCheck;
   definition: CheckDefinition;
 }

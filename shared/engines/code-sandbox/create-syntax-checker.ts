@@ -10,14 +10,14 @@ import { PARSER_SOURCE } from './parser-source.ts';
 
 /** Parser processes run no user code (they parse text and exit when the parser threw), so every project shares them. */
 const PARSER_OWNER = 'parsers';
-export const MAX_SYNTAX_CHECK_CHARS = 100_000;
+const MAX_SYNTAX_CHECK_CHARS = 100_000;
 /** Per text; an ordinary block parses in milliseconds (30,000 parameters took 70 s in the scorer's thread). */
-export const SYNTAX_CHECK_TIMEOUT_MS = 2_000;
+const SYNTAX_CHECK_TIMEOUT_MS = 2_000;
 
 /** A check module's transpile: generous, as a check's source is validated before it is saved. */
 const TRANSPILE_TIMEOUT_MS = 10_000;
 
-export type TranspileResult = { ok: true; code: string } | { ok: false; error: string };
+type TranspileResult = { ok: true; code: string } | { ok: false; error: string };
 
 export interface SyntaxChecker {
   syntaxErrors(request: SyntaxCheckRequest): Promise<SyntaxCheckResult>;

@@ -1,2 +1,2 @@
 export { createCodeSandbox } from './create-code-sandbox.ts';
-export type { CodeSandbox, CodeSandboxOptions } from './create-code-sandbox.ts';
+export type { CodeSandbox,  } from './create-code-sandbox.ts';

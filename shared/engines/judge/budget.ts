@@ -28,7 +28,7 @@ export interface JudgeBudget {
 }
 
 /** A monitor's budget refused the call: the check ends as an error score with this reason, and is not retried. */
-export class JudgeBudgetError extends PermanentError {
+class JudgeBudgetError extends PermanentError {
   constructor(message: string) {
     super(message);
     this.name = 'JudgeBudgetError';

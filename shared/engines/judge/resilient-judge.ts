@@ -24,7 +24,7 @@ export interface JudgeOperations {
   backoff?: BackoffPolicy;
 }
 
-export interface JudgeStats {
+interface JudgeStats {
   requests: number;
   calls: number;
   failures: number;

@@ -25,4 +25,3 @@ export function createTokenBucket(options: { ratePerMinute: number; burst?: numb
   };
 }
 
-export type TokenBucket = ReturnType<typeof createTokenBucket>;

@@ -1,7 +1,7 @@
-export { CheckModesSchema, MonitorBudgetSchema, MonitorFiltersSchema, MonitorInputSchema, MonitorNameSchema, MonitorSchema, isSampled, matchesFilters, monitorApplies, sampleKey } from './monitor.ts';
-export type { Monitor, MonitorFilters, MonitorInput, PlanSubject } from './monitor.ts';
+export { CheckModesSchema,   MonitorInputSchema, MonitorNameSchema, MonitorSchema, isSampled,  monitorApplies, sampleKey } from './monitor.ts';
+export type { Monitor,  MonitorInput, PlanSubject } from './monitor.ts';
 export { DOC_KINDS, SimulationDocSchema, UserCheckDocSchema, addStoredChecks, docsVersion, getSimulation, listMonitors, listUserChecks, putSimulation } from './docs.ts';
-export type { InvalidDoc, SimulationDoc, UserCheckDoc } from './docs.ts';
+export type {   UserCheckDoc } from './docs.ts';
 export { loadMonitorsFile } from './monitors-file.ts';
 export { describeNoChecks, planUnit, scoringPlan, withMonitor } from './scoring-plan.ts';
-export type { NoCheckReason, PlannedCheck, ScoringDefaults, ScoringPlan, UnitPlan } from './scoring-plan.ts';
+export type {   ScoringDefaults, ScoringPlan,  } from './scoring-plan.ts';

@@ -6,7 +6,7 @@ import { JUDGE_MODES, type JudgeMode } from '../checks/index.ts';
 /** Modes by check name, `{"loop_guard": "judge"}`: how each judge-described check decides. */
 export const CheckModesSchema = z.record(z.string(), z.enum(JUDGE_MODES as [JudgeMode, ...JudgeMode[]]));
 
-export const MonitorFiltersSchema = z
+const MonitorFiltersSchema = z
   .object({
     agent: z.string(),
     agent_version: z.string(),
@@ -20,7 +20,7 @@ export const MonitorFiltersSchema = z
   .strict();
 export type MonitorFilters = z.infer<typeof MonitorFiltersSchema>;
 
-export const MonitorBudgetSchema = z
+const MonitorBudgetSchema = z
   .object({
     calls_per_minute: z.number().int().positive(),
     usd_per_day: z.number().nonnegative(),

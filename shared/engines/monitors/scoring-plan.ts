@@ -26,7 +26,7 @@ export function scoringPlan(project: string, stored: readonly Monitor[], fileMon
 }
 
 /** A check the plan runs on a unit, and the monitor that brings it (null: the defaults). */
-export interface PlannedCheck {
+interface PlannedCheck {
   name: string;
   monitor: Monitor | null;
   /** The mode that monitor sets for it; absent: the check's own. */

@@ -19,7 +19,7 @@ const ModelPriceSchema = z.strictObject({
  * cache_write?, reasoning?}}, "replace"?: false}` in USD per 1M tokens. Its entries are laid over
  * the built-in table (or replace it with `replace: true`); units priced by it record its version.
  */
-export const PriceFileSchema = z.strictObject({
+const PriceFileSchema = z.strictObject({
   version: z.string().min(1).max(100),
   models: z.record(z.string().min(1).max(200), ModelPriceSchema),
   replace: z.boolean().default(false),

@@ -37,7 +37,7 @@ export interface UnitRef {
   end_time_ms: number;
 }
 
-export interface Observation {
+interface Observation {
   /** The problem the unit was counted in; null when it did not fail (or was seen already). */
   problemId: string | null;
   events: ProblemEvent[];
@@ -60,7 +60,7 @@ export interface ProblemBook {
   state(): ProblemBookState;
 }
 
-export const OVERFLOW_KEY = 'overflow';
+const OVERFLOW_KEY = 'overflow';
 
 /** Keeps `sample` as the MAX_SAMPLE ids with the smallest hash (then id), in that order: one hash per id looked at. */
 function insertSample(sample: string[], unitId: string): void {

@@ -20,7 +20,7 @@ export interface LifecycleOptions {
  * version already "fires" (p ≈ 0.002 in bench:problems); by chance alone, five all landing in the
  * newer of two equal-sized versions happens 3% of the time.
  */
-export const MIN_GROWTH_OCCURRENCES = 5;
+const MIN_GROWTH_OCCURRENCES = 5;
 
 /** One agent version's rate of a problem, with its Wilson 95% interval, and the test against the version before. */
 export interface VersionRate {

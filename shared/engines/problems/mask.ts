@@ -5,9 +5,9 @@
  */
 
 /** Characters of a text looked at; the rest is cut (texts come from hostile traces). */
-export const MAX_TEXT_CHARS = 2_000;
+const MAX_TEXT_CHARS = 2_000;
 /** Tokens of a masked text kept. */
-export const MAX_TOKENS = 64;
+const MAX_TOKENS = 64;
 
 const RULES: ReadonlyArray<readonly [RegExp, string]> = [
   [/"(?:[^"\\\n]|\\.){0,200}"|'(?:[^'\\\n]|\\.){0,200}'|`[^`\n]{0,200}`|“[^”\n]{0,200}”/g, ' <str> '],

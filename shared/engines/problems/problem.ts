@@ -12,8 +12,7 @@ export function splitVersionKey(key: string): { agent: string | null; version: s
 
 const PointSchema = z.object({ agent: z.string().nullable(), step: z.number().int().nonnegative() });
 
-export const ProblemTemplateSchema = z.object({ id: z.string(), template: z.string(), count: z.number().int().nonnegative() });
-export type ProblemTemplate = z.infer<typeof ProblemTemplateSchema>;
+const ProblemTemplateSchema = z.object({ id: z.string(), template: z.string(), count: z.number().int().nonnegative() });
 
 /** A group of failures with one signature, as the book keeps it (and the store, one document each). */
 export const ProblemSchema = z.object({
@@ -54,7 +53,6 @@ export const ProblemSchema = z.object({
   merged_into: z.object({ id: z.string(), reason: z.string(), at_ms: z.number() }).optional(),
 });
 export type Problem = z.infer<typeof ProblemSchema>;
-export type ProblemState = Problem['state'];
 
 export const MAX_TEMPLATES = 5;
 export const MAX_SAMPLE = 20;

@@ -22,7 +22,7 @@ const BookDocSchema = z.object({
   recent_units: z.array(z.string()),
 });
 
-export const ProblemEventSchema = z.object({
+const ProblemEventSchema = z.object({
   kind: z.enum(['problem_new', 'problem_regressed', 'problem_growing', 'problem_resolved']),
   problem_id: z.string(),
   at_ms: z.number(),
@@ -71,7 +71,7 @@ export async function saveBook(store: QueryStore, project: string, book: Problem
 }
 
 /** A state change's document id: a replay of the same change is the same document (and the alerter delivers it once). */
-export function problemEventId(event: ProblemEvent): string {
+function problemEventId(event: ProblemEvent): string {
   return `${event.problem_id}:${event.kind}:${event.version ?? ''}:${event.at_ms}`;
 }
 
@@ -97,7 +97,7 @@ export async function listProblemEvents(store: QueryStore, project: string | und
 }
 
 /** What people decided about a problem: dismissed, or merged into another, each with its reason. */
-export const ProblemActionSchema = z.object({
+const ProblemActionSchema = z.object({
   dismissed: z.object({ reason: z.string(), at_ms: z.number() }).optional(),
   merged_into: z.object({ id: z.string(), reason: z.string(), at_ms: z.number() }).optional(),
 });

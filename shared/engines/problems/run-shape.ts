@@ -9,7 +9,7 @@ export interface LoopShape {
   agent: string | null;
 }
 
-export const MIN_LOOP_REPEATS = 3;
+const MIN_LOOP_REPEATS = 3;
 const MAX_CYCLE = 3;
 
 interface Call {

@@ -3,10 +3,10 @@ import { errorClassOf } from './error-class.ts';
 import { loopShapeOf, unreturnedHandoffOf, type LoopShape } from './run-shape.ts';
 
 /** What a unit's failure is keyed by: the first of these that the unit shows, in this order. */
-export type CauseKind = 'tool_error' | 'loop' | 'handoff_unreturned' | 'unit_error' | 'check';
+type CauseKind = 'tool_error' | 'loop' | 'handoff_unreturned' | 'unit_error' | 'check';
 
 /** Where in the run it went wrong: the agent and the index of the step (in the unit's steps or tool calls). */
-export interface FailurePoint {
+interface FailurePoint {
   agent: string | null;
   step: number;
 }
@@ -36,7 +36,7 @@ export type FailureUnit = Pick<Unit, 'unit_id' | 'agent_name' | 'agent_version' 
 export type FailureScore = Pick<Score, 'check' | 'status' | 'passed' | 'explanation' | 'error'>;
 
 /** A failed verdict: a pass/fail check that failed, or a check that errored (`not_run` is not a verdict). */
-export function verdictOf(score: FailureScore): 'fail' | 'error' | null {
+function verdictOf(score: FailureScore): 'fail' | 'error' | null {
   if (score.status === 'error') return 'error';
   if (score.status === 'ok' && score.passed === false) return 'fail';
   return null;

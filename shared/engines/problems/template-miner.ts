@@ -10,7 +10,7 @@ import { fnv1a } from './hash.ts';
  * it, so it stays the same as the template widens, and identical masked texts always land on the
  * same template whatever the order they come in.
  */
-export interface MinedTemplate {
+interface MinedTemplate {
   id: string;
   tokens: string[];
   count: number;
@@ -27,10 +27,10 @@ export interface TemplateMinerOptions {
   maxTemplates?: number;
 }
 
-export const WILDCARD = '<*>';
-export const OVERFLOW_TEMPLATE_ID = 'overflow';
+const WILDCARD = '<*>';
+const OVERFLOW_TEMPLATE_ID = 'overflow';
 
-export interface TemplateMatch {
+interface TemplateMatch {
   id: string;
   template: string;
 }

@@ -15,7 +15,7 @@ export const DatasetNameSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,
 
 const VerdictSchema = z.object({ reviewer: z.string(), check: z.string(), check_version: z.string(), agrees: z.boolean(), verdict_value: z.number().nullable(), note: z.string(), labels: z.array(z.string()) });
 
-export const DatasetItemSchema = z.object({
+const DatasetItemSchema = z.object({
   unit_id: z.string(),
   unit_revision: z.number().int(),
   agent_name: z.string().nullable(),

@@ -7,7 +7,7 @@ import { ReviewQueueSchema, ReviewSchema, type Review, type ReviewQueue } from '
 export const REVIEW_DOC_KINDS = { queue: 'review_queue', review: 'review' } as const;
 
 /** Reviews read per project at most: people's verdicts, thousands, not millions. */
-export const MAX_REVIEWS = 10_000;
+const MAX_REVIEWS = 10_000;
 
 export type InvalidReviewDoc = (doc: StoredDoc, problems: string[]) => void;
 
@@ -37,7 +37,7 @@ export interface ReviewRepository {
 }
 
 /** The key of a reviewer's review of one check of one unit: fixed length, whatever the ids hold. */
-export function reviewKey(unitId: string, check: string, reviewer: string): string {
+function reviewKey(unitId: string, check: string, reviewer: string): string {
   return createHash('sha256').update(JSON.stringify([unitId, check, reviewer])).digest('hex');
 }
 

@@ -14,7 +14,7 @@ export const MAX_QUEUE_UNIT_IDS = 500;
 const STORED_QUEUE_UNIT_IDS = 10_000;
 
 /** Which scored units a queue takes; every field given must match the unit's score of `check`. */
-export const ReviewQueueFilterSchema = z
+const ReviewQueueFilterSchema = z
   .object({
     check: name,
     check_version: name.optional(),
@@ -30,7 +30,6 @@ export const ReviewQueueFilterSchema = z
     attributes: z.record(z.string().max(200), z.string().max(500)).optional().meta({ description: "Every pair must equal one of the unit's attributes." }),
   })
   .strict();
-export type ReviewQueueFilter = z.infer<typeof ReviewQueueFilterSchema>;
 
 export const ReviewQueueInputSchema = z
   .object({
@@ -40,7 +39,6 @@ export const ReviewQueueInputSchema = z
     unit_ids: z.array(id).max(MAX_QUEUE_UNIT_IDS).default([]).meta({ description: "Units added by id (e.g. an alert's `units`), whether or not the filter matches them." }),
   })
   .strict();
-export type ReviewQueueInput = z.input<typeof ReviewQueueInputSchema>;
 
 export const ReviewQueueSchema = ReviewQueueInputSchema.extend({
   unit_ids: z.array(id).max(STORED_QUEUE_UNIT_IDS),
@@ -67,7 +65,6 @@ export const ReviewInputSchema = z
   })
   .strict()
   .refine((r) => r.agrees !== undefined || r.verdict_value !== undefined, { message: 'give agrees, verdict_value or both', path: ['agrees'] });
-export type ReviewInput = z.input<typeof ReviewInputSchema>;
 
 /** A person's verdict on one check's score of one unit, with what the check said when it was reviewed. */
 export const ReviewSchema = z.object({

@@ -12,7 +12,7 @@ export const CHECK_TRY_DOC_KIND = 'check_try';
 /** Units run at once: judge calls go through the one judge client, which bounds them again. */
 const AT_ONCE = 8;
 
-export interface CheckTryDiff {
+interface CheckTryDiff {
   unit_id: string;
   /** What people said: pass (true) / fail, or the value for a score check; null when unknown. */
   human: boolean | number | null;

@@ -5,7 +5,7 @@ import { wilsonInterval, type ProportionInterval } from './wilson.ts';
  * of an alarm is whether the failure is real (precision) and how many real failures it catches
  * (recall).
  */
-export interface BinaryConfusion {
+interface BinaryConfusion {
   /** The check failed the unit and people agree it fails. */
   fail_fail: number;
   /** The check failed it; people say it passes (a false alarm). */
@@ -34,7 +34,7 @@ export interface BinaryAgreement {
   fail_recall: number | null;
 }
 
-export function binaryConfusion(pairs: readonly VerdictPair[]): BinaryConfusion {
+function binaryConfusion(pairs: readonly VerdictPair[]): BinaryConfusion {
   const c: BinaryConfusion = { fail_fail: 0, fail_pass: 0, pass_fail: 0, pass_pass: 0 };
   for (const p of pairs) {
     if (!p.check && !p.human) c.fail_fail++;

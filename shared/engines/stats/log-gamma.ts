@@ -5,7 +5,7 @@ const COEF = [
   12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7,
 ];
 
-export function logGamma(x: number): number {
+function logGamma(x: number): number {
   if (x < 0.5) {
     // Reflection keeps the approximation in its accurate range.
     return Math.log(Math.PI / Math.abs(Math.sin(Math.PI * x))) - logGamma(1 - x);

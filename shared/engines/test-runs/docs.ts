@@ -21,7 +21,7 @@ export const ScenarioSetDocSchema = z.object({
 export type ScenarioSetDoc = z.infer<typeof ScenarioSetDocSchema>;
 
 /** A chat model the server calls (Okareo's GenerationModel / OpenAIModel), its prompts templated on the scenario row. */
-export const GenerationModelSchema = z
+const GenerationModelSchema = z
   .object({
     model_id: z.string().max(200).nullish(),
     temperature: z.number().min(0).max(2).nullish(),
@@ -34,7 +34,7 @@ export const GenerationModelSchema = z
 export type GenerationModel = z.infer<typeof GenerationModelSchema>;
 
 /** A model the client invokes itself (Okareo's CustomModel): the server receives its outputs with the run. */
-export const CustomModelSchema = z.object({ name: z.string().max(200).nullish() }).loose();
+const CustomModelSchema = z.object({ name: z.string().max(200).nullish() }).loose();
 
 export const ModelsSchema = z
   .object({ generation: GenerationModelSchema.optional(), openai: GenerationModelSchema.optional(), custom: CustomModelSchema.optional() })
@@ -44,7 +44,7 @@ export const ModelsSchema = z
 export const ModelDocSchema = z.object({ id: z.string(), name: z.string(), tags: z.array(z.string()), models: ModelsSchema, created_at_ms: z.number() });
 export type ModelDoc = z.infer<typeof ModelDocSchema>;
 
-export const RowScoreSchema = z.object({
+const RowScoreSchema = z.object({
   status: z.enum(['ok', 'error', 'not_run']),
   value: z.number().nullable(),
   passed: z.boolean().nullable(),
@@ -53,7 +53,7 @@ export const RowScoreSchema = z.object({
 });
 export type RowScore = z.infer<typeof RowScoreSchema>;
 
-export const TestRunRowSchema = z.object({
+const TestRunRowSchema = z.object({
   id: z.string(),
   scenario_input: z.string().nullable(),
   scenario_result: z.string().nullable(),
@@ -63,7 +63,7 @@ export const TestRunRowSchema = z.object({
 });
 export type TestRunRow = z.infer<typeof TestRunRowSchema>;
 
-export const CheckMetricSchema = z.object({
+const CheckMetricSchema = z.object({
   check: z.string(),
   version: z.string(),
   output_type: z.enum(['pass_fail', 'score']),

@@ -20,7 +20,7 @@ export interface Keyring {
   isLive(id: string): Promise<boolean>;
 }
 
-export const OPEN_PROJECT = 'default';
+const OPEN_PROJECT = 'default';
 
 export interface KeyringOptions {
   store: QueryStore;

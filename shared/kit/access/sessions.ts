@@ -10,7 +10,7 @@ import { KEY_DOC_PROJECT, hashKey, type Role } from './keys.ts';
 // session itself, so a copied cookie stops working at logout.
 
 export const SESSION_DOC_KIND = 'login_session';
-export const SESSION_TTL_MS = 7 * 86_400_000;
+const SESSION_TTL_MS = 7 * 86_400_000;
 const TOKEN = /^tcs_[A-Za-z0-9_-]{43}$/;
 /** A session checked this recently is trusted without reading the store (sessions deleted by another process count after this). */
 const RECHECK_MS = 2_000;
@@ -18,7 +18,7 @@ const MAX_CACHED = 10_000;
 /** Expired sessions never presented again are deleted at a sign-in, at most this often. */
 const SWEEP_MS = 3_600_000;
 /** Live sessions one key may hold; a sign-in past it ends that key's oldest, so a leaked key cannot pile up sessions. */
-export const MAX_SESSIONS_PER_KEY = 20;
+const MAX_SESSIONS_PER_KEY = 20;
 
 const SessionRecordSchema = z.object({
   key_id: z.string(),

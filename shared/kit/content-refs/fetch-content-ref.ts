@@ -8,7 +8,7 @@ import type { ContentRefSettings } from '../../runtime/config/index.ts';
 // `..`, `%2e%2e` and the like are resolved), then must lie under an allowed prefix; a file's real
 // path (symbolic links followed) must too; a redirect is followed only to another allowed URI.
 
-export type FetchedRef = { ok: true; text: string } | { ok: false; error: string };
+type FetchedRef = { ok: true; text: string } | { ok: false; error: string };
 export type ContentRefFetcher = (uri: string) => Promise<FetchedRef>;
 
 const MAX_REDIRECTS = 3;

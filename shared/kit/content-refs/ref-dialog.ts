@@ -27,7 +27,7 @@ function fromParts(role: ChatMessage['role'], parts: unknown[]): ChatMessage[] {
 }
 
 /** Messages of one fetched document; undefined when it is not a message list. */
-export function refMessages(raw: string, fallback: ChatMessage['role']): ChatMessage[] | undefined {
+function refMessages(raw: string, fallback: ChatMessage['role']): ChatMessage[] | undefined {
   let v: unknown;
   try {
     v = JSON.parse(raw);

@@ -7,9 +7,9 @@ import type { Unit } from '../../contracts/schemas/index.ts';
 
 /** Distinct agents (and models) a process gives their own label value; the rest are `other`. */
 export const MAX_AGENT_LABELS = 50;
-export const MAX_MODEL_LABELS = 50;
+const MAX_MODEL_LABELS = 50;
 const MAX_LABEL_CHARS = 100;
-export const OTHER_LABEL = 'other';
+const OTHER_LABEL = 'other';
 
 /** A label's values: the first `max` seen keep their (cut) name, every other is `other`. */
 export function createLabelCap(max: number): (value: string | null) => string {

@@ -5,4 +5,4 @@ export { withJudgeMetrics } from './judge-metrics.ts';
 export { createConsumerLagReporter } from './consumer-lag-reporter.ts';
 export type { ConsumerLagReporter, LagHealth } from './consumer-lag-reporter.ts';
 export { createPipelineStatusReporter, PIPELINE_STATUS_KIND, PIPELINE_STATUS_PROJECT, PipelineStatusSchema, STAGES } from './pipeline-status.ts';
-export type { EvaluationExportStatus, OpenSessions, PipelineStatus, PipelineStatusReporter, Stage, StageBacklog, JudgeQueue } from './pipeline-status.ts';
+export type { EvaluationExportStatus,  PipelineStatus, PipelineStatusReporter, Stage, StageBacklog,  } from './pipeline-status.ts';

@@ -10,9 +10,9 @@ import type { Logger } from '../../runtime/logging/index.ts';
 export const PIPELINE_STATUS_KIND = 'pipeline_status';
 /** Not a user's project: the pipeline is one per deployment. */
 export const PIPELINE_STATUS_PROJECT = '_pipeline';
-export const DEFAULT_STATUS_INTERVAL_MS = 10_000;
+const DEFAULT_STATUS_INTERVAL_MS = 10_000;
 /** The scoring rate is the units scored over this much of the recent past. */
-export const RATE_WINDOW_MS = 5 * 60_000;
+const RATE_WINDOW_MS = 5 * 60_000;
 /** Docs of processes silent this long are removed at the start of another. */
 const LEFTOVER_MS = 60 * 60_000;
 
@@ -20,7 +20,7 @@ const LEFTOVER_MS = 60 * 60_000;
 export const STAGES = ['assemble', 'score', 'route', 'sessions'] as const;
 export type Stage = (typeof STAGES)[number];
 
-export const StageBacklogSchema = z.object({
+const StageBacklogSchema = z.object({
   stage: z.enum(STAGES),
   topic: z.string(),
   group: z.string().nullable(),
@@ -32,23 +32,23 @@ export const StageBacklogSchema = z.object({
 });
 export type StageBacklog = z.infer<typeof StageBacklogSchema>;
 
-export const JudgeQueueSchema = z.object({
+const JudgeQueueSchema = z.object({
   rate_per_minute: z.number().nonnegative(),
   concurrency: z.number().int().nonnegative(),
   in_flight: z.number().int().nonnegative(),
   waiting: z.number().int().nonnegative(),
 });
-export type JudgeQueue = z.infer<typeof JudgeQueueSchema>;
+type JudgeQueue = z.infer<typeof JudgeQueueSchema>;
 
 /** Conversations the session aggregator holds open: each becomes a session unit `idle_ms` after its last trace. */
-export const OpenSessionsSchema = z.object({
+const OpenSessionsSchema = z.object({
   count: z.number().int().nonnegative(),
   idle_ms: z.number().nonnegative(),
 });
-export type OpenSessions = z.infer<typeof OpenSessionsSchema>;
+type OpenSessions = z.infer<typeof OpenSessionsSchema>;
 
 /** A scorer's sending of its scores as evaluation records (TRACECHECK_EXPORT_OTLP_ENDPOINT), counted since it started. */
-export const EvaluationExportStatusSchema = z.object({
+const EvaluationExportStatusSchema = z.object({
   protocol: z.string(),
   endpoint: z.string(),
   sent: z.number().int().nonnegative(),
@@ -78,7 +78,7 @@ export const PipelineStatusSchema = z.object({
 });
 export type PipelineStatus = z.infer<typeof PipelineStatusSchema>;
 
-export interface PipelineStatusSources {
+interface PipelineStatusSources {
   stages(): readonly StageBacklog[];
   judge(): JudgeQueue | null;
   /** Units this process has scored since it started; null when it does not score. */

@@ -9,7 +9,6 @@ import type { Metrics } from '../metrics/index.ts';
 export const RETENTION_DOC_KIND = 'retention';
 export const RETENTION_DOC_ID = 'retention';
 export const ProjectRetentionSchema = z.object({ days: z.number().int().min(1).max(36_500) });
-export type ProjectRetention = z.infer<typeof ProjectRetentionSchema>;
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -17,7 +16,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  * The days a project's rows are kept: its own retention, which may only shorten the deployment's
  * unless the operator allows longer (a retention stored before that rule is held to it here).
  */
-export function effectiveDays(own: number, deployment: number | null, allowLonger: boolean): number {
+function effectiveDays(own: number, deployment: number | null, allowLonger: boolean): number {
   return deployment === null || allowLonger ? own : Math.min(own, deployment);
 }
 

@@ -17,7 +17,7 @@ interface Group {
 }
 
 /** How long a published group's range holds the commit point below it (see the rule below). */
-export const PUBLISHED_RETAIN_MS = 60_000;
+const PUBLISHED_RETAIN_MS = 60_000;
 
 /**
  * When is an offset committed? This is the one place that decides it for the grouping stages.
@@ -136,4 +136,3 @@ export function createCommitGuard(options: { publishedRetainMs?: number } = {}) 
   };
 }
 
-export type CommitGuard = ReturnType<typeof createCommitGuard>;

@@ -43,4 +43,3 @@ export function guardWindow<R, G, O>(window: Window<R, G, O>) {
   };
 }
 
-export type GuardedWindow<R, G, O> = ReturnType<typeof guardWindow<R, G, O>>;

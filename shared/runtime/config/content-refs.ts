@@ -11,7 +11,7 @@ export interface ContentRefSettings {
 const SCHEMES = ['file:', 'http:', 'https:'];
 
 /** A prefix as the fetcher compares it: parsed (so `..` and case in the host are resolved), ending in `/`. */
-export function normalizePrefix(text: string): string | { problem: string } {
+function normalizePrefix(text: string): string | { problem: string } {
   let url: URL;
   try {
     url = new URL(text);

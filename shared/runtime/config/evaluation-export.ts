@@ -4,8 +4,8 @@ const emptyAsUndefined = (v: unknown): unknown => (typeof v === 'string' && v.tr
 const positiveInt = z.coerce.number().int().positive();
 
 /** `http/protobuf`: POST to `<endpoint>/v1/logs`; `grpc`: the LogsService's Export at `<endpoint>`. */
-export const EXPORT_PROTOCOLS = ['http/protobuf', 'grpc'] as const;
-export type ExportProtocol = (typeof EXPORT_PROTOCOLS)[number];
+const EXPORT_PROTOCOLS = ['http/protobuf', 'grpc'] as const;
+type ExportProtocol = (typeof EXPORT_PROTOCOLS)[number];
 
 /**
  * `key=value` pairs separated by commas, as OTEL_EXPORTER_OTLP_HEADERS writes them (values

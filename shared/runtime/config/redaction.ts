@@ -8,7 +8,7 @@ export type RedactionMode = (typeof REDACTION_MODES)[number];
  * a pattern replaced wherever it is found, or attributes whose whole value is replaced; for every
  * project, or only the listed ones.
  */
-export const RedactionRuleSchema = z
+const RedactionRuleSchema = z
   .object({
     /** The placeholder's kind (`<customer_id:1>`) and the metric's rule label. */
     name: z.string().regex(/^[a-z][a-z0-9_]{0,39}$/, 'lower-case letters, digits and "_", starting with a letter (at most 40)'),

@@ -3,16 +3,16 @@
 // longer-lived ones, a seeded PRNG, a serial queue (plain or per key) and a time slicer for long
 // synchronous work. Look here before writing one.
 export { createBreaker, createKeyedBreaker } from './breaker.ts';
-export type { Breaker, BreakerOptions, BreakerRefusal, BreakerState, KeyedBreaker } from './breaker.ts';
+export type {   BreakerRefusal, BreakerState,  } from './breaker.ts';
 export { createFairLimiter } from './fair-limiter.ts';
-export type { FairLimiter } from './fair-limiter.ts';
+;
 export { createLimiter, forEachLimited } from './limiter.ts';
-export type { Limiter } from './limiter.ts';
+;
 export { linkAbort } from './linked-abort.ts';
 export type { LinkedAbort } from './linked-abort.ts';
 export { createPrng } from './prng.ts';
 export type { Random } from './prng.ts';
 export { createKeyedSerialQueue, createSerialQueue } from './serial-queue.ts';
-export type { KeyedSerialQueue, SerialQueue, Turn } from './serial-queue.ts';
-export { createTimeSlicer, runAtOnce, runInSlices, yieldToEventLoop } from './time-slicer.ts';
-export type { TimeSlicer } from './time-slicer.ts';
+;
+export { createTimeSlicer, runAtOnce, runInSlices,  } from './time-slicer.ts';
+;

@@ -27,7 +27,7 @@ export function createSerialQueue(): SerialQueue {
 }
 
 /** A place in a key's line whose end is signalled by its holder (work that outlives one call). */
-export interface Turn {
+interface Turn {
   /** Resolves once every earlier turn of the key has been released. */
   ready: Promise<void>;
   /** Ends this turn: the key's next turn may begin. Idempotent. */

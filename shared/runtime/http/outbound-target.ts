@@ -11,7 +11,7 @@ import { specialAddressKind } from './special-addresses.ts';
 
 export type Lookup = (host: string) => Promise<Array<{ address: string; family: number }>>;
 
-export const systemLookup: Lookup = (host) => dnsLookup(host, { all: true, verbatim: true });
+const systemLookup: Lookup = (host) => dnsLookup(host, { all: true, verbatim: true });
 
 export type TargetCheck =
   | { ok: true; host: string; address: string; family: 4 | 6 }

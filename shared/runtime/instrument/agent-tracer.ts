@@ -9,7 +9,7 @@ import {
 } from './genai-messages.ts';
 
 /** Attribute names outside the GenAI conventions, in tracecheck's own namespace. */
-export const TRACECHECK_ATTRIBUTES = {
+const TRACECHECK_ATTRIBUTES = {
   simulationId: 'tracecheck.simulation.id',
   scenarioInput: 'tracecheck.scenario.input',
   scenarioResult: 'tracecheck.scenario.result',
@@ -26,13 +26,13 @@ export interface AgentTracerOptions {
   simulationId?: string;
 }
 
-export interface TokenUsage {
+interface TokenUsage {
   inputTokens?: number;
   outputTokens?: number;
 }
 
 /** One model call. Output and usage may be given up front or set through the handle. */
-export interface ModelCall {
+interface ModelCall {
   model: string;
   /** `gen_ai.provider.name`; default `openai`. */
   provider?: string;
@@ -44,20 +44,20 @@ export interface ModelCall {
   temperature?: number;
 }
 
-export interface ModelCallHandle {
+interface ModelCallHandle {
   span: Span;
   /** Records the answer; called automatically when `fn` returns an OpenAI chat completion. */
   setOutput(output: { messages: readonly OpenAiMessage[]; finishReasons?: ReadonlyArray<string | null>; usage?: TokenUsage; responseModel?: string; responseId?: string }): void;
 }
 
-export interface ToolCall {
+interface ToolCall {
   name: string;
   callId?: string;
   /** The model's arguments: a JSON string as OpenAI sends it, or an object. */
   arguments?: string | Record<string, unknown>;
 }
 
-export interface AgentRunHandle {
+interface AgentRunHandle {
   span: Span;
   /** Overrides the scenario result; by default the value `fn` returns is recorded. */
   setResult(result: unknown): void;

@@ -49,7 +49,7 @@ function contentText(content: OpenAiMessage['content']): string | null {
 }
 
 /** Tool-call arguments as an object when they are JSON (the convention's preferred form), else as sent. */
-export function parseArguments(args: string): unknown {
+function parseArguments(args: string): unknown {
   try {
     return JSON.parse(args) as unknown;
   } catch {
@@ -57,7 +57,7 @@ export function parseArguments(args: string): unknown {
   }
 }
 
-export function toGenAiMessage(message: OpenAiMessage): GenAiMessage {
+function toGenAiMessage(message: OpenAiMessage): GenAiMessage {
   const parts: GenAiPart[] = [];
   const text = contentText(message.content);
   if (message.role === 'tool') {

@@ -1,2 +1,2 @@
 export { createLogger, createSilentLogger } from './create-logger.ts';
-export type { Logger, LoggerOptions } from './create-logger.ts';
+export type { Logger,  } from './create-logger.ts';

@@ -12,7 +12,7 @@ export interface ChdbEngine {
   insert(params: { table: string; values: Buffer; format: RawInsertFormat; columns?: string[] }): Promise<{ rowsWritten: number; bytesWritten: number }>;
 }
 
-export interface EngineResult {
+interface EngineResult {
   bytes(): Uint8Array;
   readonly rowsRead: number;
   readonly bytesRead: number;

@@ -4,7 +4,7 @@ import { TOOL_DEFINITIONS, runTool } from './tools.ts';
 
 export const SYSTEM_PROMPT = 'You are a helpful assistant. Use the tools to answer questions about the weather and orders.';
 /** A looping model is cut off after this many model calls. */
-export const MAX_TURNS = 4;
+const MAX_TURNS = 4;
 
 export interface ConversationOptions {
   client: OpenAI;

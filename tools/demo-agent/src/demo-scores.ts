@@ -1,9 +1,9 @@
 import { RetriableError } from '../../../shared/runtime/errors/index.ts';
 
-export type DemoScenario = 'healthy' | 'toolFails' | 'loops';
+type DemoScenario = 'healthy' | 'toolFails' | 'loops';
 
 /** A score as `GET /api/v1/units/{id}` presents it (only the fields the table shows). */
-export interface DemoScore {
+interface DemoScore {
   check: string;
   value: number | null;
   passed: boolean | null;

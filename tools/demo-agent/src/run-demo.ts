@@ -13,8 +13,8 @@ import { createSilentLogger } from '../../../shared/runtime/logging/index.ts';
 import { RetriableError } from '../../../shared/runtime/errors/index.ts';
 import { runConversation } from './conversation.ts';
 
-export const DEMO_AGENT_NAME = 'demo-agent';
-export const DEMO_AGENT_VERSION = '1.0.0';
+const DEMO_AGENT_NAME = 'demo-agent';
+const DEMO_AGENT_VERSION = '1.0.0';
 
 /** The three demo conversations: what the user asks, and what the scripted model then does. */
 export const DEMO_QUESTIONS = {

@@ -28,7 +28,7 @@ const WEATHER: Record<string, { forecast: string; temperature_c: number }> = {
   'new york': { forecast: 'windy', temperature_c: 18 },
 };
 
-export class ToolFailure extends PermanentError {
+class ToolFailure extends PermanentError {
   override name = 'ToolFailure';
 }
 

@@ -5,7 +5,7 @@ import { canonicalJson } from '../../../shared/engines/checks/index.ts';
 import type { Generation, GenerationRequest, Generator } from './generation.ts';
 
 /** Content address of a request: everything that shapes the answer, never the API key. */
-export function generationKey(req: GenerationRequest): string {
+function generationKey(req: GenerationRequest): string {
   const { apiKey: _apiKey, timeoutMs: _timeout, modulePath: _path, ...rest } = req;
   return createHash('sha256').update(canonicalJson(rest)).digest('hex');
 }

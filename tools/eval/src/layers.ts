@@ -14,7 +14,7 @@ export interface Layered {
 
 export type Layers = Map<string, Layered>;
 
-export const COMMAND_LINE = '(command line)';
+const COMMAND_LINE = '(command line)';
 
 /** Other spellings of keys, as llmeval files write them: `ntries` is `n_tries`. */
 const KEY_ALIASES: Readonly<Record<string, string>> = { ntries: 'n_tries' };

@@ -8,7 +8,7 @@ import type { MainConfig } from './suite-types.ts';
 import { readYamlFile } from './yaml-file.ts';
 
 /** Keys of the main config; any other key given on the command line is a prompt parameter override. */
-export const MAIN_KEYS = new Set(['prompts', 'output', 'cache', 'n_tries', 'concurrency', 'timeout_ms', 'sweep', 'defaults', 'metrics_rollup', 'run_id', 'description', 'hydra', 'version']);
+const MAIN_KEYS = new Set(['prompts', 'output', 'cache', 'n_tries', 'concurrency', 'timeout_ms', 'sweep', 'defaults', 'metrics_rollup', 'run_id', 'description', 'hydra', 'version']);
 
 export interface LoadedConfig {
   config: MainConfig;

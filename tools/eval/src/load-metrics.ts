@@ -7,7 +7,7 @@ import type { MetricSpec } from './suite-types.ts';
 import type { YamlPath } from './yaml-file.ts';
 
 /** Names an inline metric expression may use. `value` only in `pass`. */
-export const METRIC_NAMES = ['actual', 'expected', 'input', 'messages'] as const;
+const METRIC_NAMES = ['actual', 'expected', 'input', 'messages'] as const;
 
 const NAME_RE = /^[a-z][a-z0-9_]{0,99}$/;
 

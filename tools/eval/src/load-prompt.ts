@@ -13,7 +13,7 @@ import { EvalConfigError } from './eval-error.ts';
 import { readYamlFile } from './yaml-file.ts';
 
 /** Keys with a meaning of their own; every other key of a prompt file goes to the API unchanged. */
-export const PROMPT_KEYS = new Set([
+const PROMPT_KEYS = new Set([
   'name', 'description', 'messages', 'prompt', 'module', 'code', 'variables', 'defaults', 'metrics', 'references',
   'n_tries', 'metrics_rollup', 'sweep', 'base_url', 'api_key',
 ]);

@@ -43,4 +43,3 @@ export function createProgress(stream: NodeJS.WritableStream & { isTTY?: boolean
   };
 }
 
-export const silentProgress: Progress = { start: () => undefined, tick: () => undefined, finish: () => undefined };

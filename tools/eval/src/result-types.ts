@@ -53,7 +53,7 @@ export interface RowResult {
   status: RowStatus;
 }
 
-export interface RunSummary {
+interface RunSummary {
   rows: number;
   passed: number;
   failed: number;

@@ -41,7 +41,7 @@ interface Row {
   tries: Array<TryResult | undefined>;
 }
 
-export function newRunId(now: Date): string {
+function newRunId(now: Date): string {
   const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, '').replace('T', '-');
   return `${stamp}-${randomBytes(3).toString('hex')}`;
 }

@@ -1,4 +1,4 @@
-export type TemplatePart = { text: string } | { variable: string; offset: number };
+type TemplatePart = { text: string } | { variable: string; offset: number };
 
 /** A `{variable}` template: `{{` and `}}` are literal braces, a brace not around a name is literal too (JSON examples stay intact). */
 export interface Template {

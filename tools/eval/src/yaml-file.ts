@@ -33,7 +33,7 @@ export function readYamlFile(path: string): YamlFile {
   return parseYamlText(text, path);
 }
 
-export function parseYamlText(text: string, path: string): YamlFile {
+function parseYamlText(text: string, path: string): YamlFile {
   const display = displayPath(path);
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });

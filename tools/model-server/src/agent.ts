@@ -25,7 +25,7 @@ function argName(tool: RequestTool, fallback: string): string {
 }
 
 /** The city of "weather in <City>": a run of capitalised words, or else the one word that follows. */
-export function cityAfterWeather(text: string): string | null {
+function cityAfterWeather(text: string): string | null {
   const at = /weather\s+(?:in|for|at|of)\s+/i.exec(text);
   if (!at) return null;
   const rest = text.slice(at.index + at[0].length);
@@ -34,7 +34,7 @@ export function cityAfterWeather(text: string): string | null {
 }
 
 /** Which tool the scripted agent calls for a user's question, if any. */
-export function intentFor(text: string, tools: RequestTool[]): Intent | null {
+function intentFor(text: string, tools: RequestTool[]): Intent | null {
   const weather = cityAfterWeather(text);
   const weatherTool = findTool(tools, /weather/i);
   if (weather && weatherTool) return { tool: weatherTool, args: { [argName(weatherTool, 'city')]: weather } };

@@ -21,7 +21,7 @@ export function usageOf(request: ChatRequest, reply: Reply): Usage {
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
 }
 
-export function completionId(request: ChatRequest): string {
+function completionId(request: ChatRequest): string {
   return `chatcmpl-${hashHex(request, 29)}`;
 }
 

@@ -1,2 +1,2 @@
-export { createModelServer, MOCK_MODELS } from './model-server.ts';
-export type { ModelServer, ModelServerOptions } from './model-server.ts';
+export { createModelServer,  } from './model-server.ts';
+export type { ModelServer,  } from './model-server.ts';

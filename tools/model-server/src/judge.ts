@@ -31,7 +31,7 @@ interface Rubric {
  * Pass/fail when the rubric names True/False; a score when it states a numeric range
  * ("score from 1 to 5", "between 0 and 10"); pass/fail otherwise.
  */
-export function detectRubric(system: string): Rubric {
+function detectRubric(system: string): Rubric {
   if (/\[\[\s*(true|false)\s*\]\]|\btrue\b[^.\n]{0,40}\bfalse\b/i.test(system)) return { kind: 'pass_fail', min: 0, max: 1 };
   const range = /\b(?:score|scale|rate|rating|range|from|between)\b[^.\n\d]{0,40}?(-?\d+(?:\.\d+)?)\s*(?:-|–|to|and)\s*(-?\d+(?:\.\d+)?)/i.exec(system);
   if (range) {
@@ -86,7 +86,7 @@ function stripFence(text: string): string {
 }
 
 /** Pulls outputs A and B and an optional reference out of a pairwise prompt. */
-export function pairwiseParts(user: string): { a: string | null; b: string | null; reference: string | null } {
+function pairwiseParts(user: string): { a: string | null; b: string | null; reference: string | null } {
   const tag = (names: string): string | null => {
     const m = new RegExp(`<(${names})>([\\s\\S]*?)</\\1>`, 'i').exec(user);
     return m ? jsonStringOrText(m[2].trim()).trim() : null;

@@ -24,7 +24,7 @@ export type ModelServer = Component & {
   url(): string;
 };
 
-export const MOCK_MODELS = ['mock-accurate', 'mock-sloppy', 'mock-judge', TEXT_ONLY_MODEL, 'mock-429', 'mock-500', 'mock-503'] as const;
+const MOCK_MODELS = ['mock-accurate', 'mock-sloppy', 'mock-judge', TEXT_ONLY_MODEL, 'mock-429', 'mock-500', 'mock-503'] as const;
 
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
 const MAX_DELAY_MS = 60_000;

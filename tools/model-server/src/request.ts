@@ -11,7 +11,7 @@ const ToolCallSchema = z.looseObject({
   function: z.looseObject({ name: z.string(), arguments: z.string() }),
 });
 
-export const RequestMessageSchema = z.looseObject({
+const RequestMessageSchema = z.looseObject({
   role: z.string(),
   content: z.union([z.string(), z.array(ContentPartSchema), z.null()]).optional(),
   name: z.string().optional(),

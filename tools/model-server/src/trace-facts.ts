@@ -1,7 +1,7 @@
 import { fencedBlocks, isWholeJson, jsonValues } from './fenced-data.ts';
 
 const ERROR_WORDS = /\b(error|errors|failed|failure|exception|timeout|timed out)\b/i;
-export const REPEAT_LIMIT = 3;
+const REPEAT_LIMIT = 3;
 
 /** What the judge rule looks at in the fenced data. */
 export interface TraceFacts {

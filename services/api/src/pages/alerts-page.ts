@@ -28,7 +28,7 @@ const NEW_RULE = {
 };
 
 /** What a client sends back to replace a rule: the stored rule without its identity and timestamps. */
-export function ruleInput(rule: AlertRule): Record<string, unknown> {
+function ruleInput(rule: AlertRule): Record<string, unknown> {
   const { id: _id, project: _project, created_at_ms: _c, updated_at_ms: _u, ...input } = rule;
   return input;
 }

@@ -48,7 +48,7 @@ export function timeTicks(from: number, to: number, maxTicks = 7): number[] {
   return ticks;
 }
 
-export function timeLabel(t: number, spanMs: number): string {
+function timeLabel(t: number, spanMs: number): string {
   const iso = new Date(t).toISOString();
   if (spanMs > 2 * 86_400_000) return iso.slice(5, 10);
   return iso.slice(11, 16);

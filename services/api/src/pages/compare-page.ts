@@ -31,7 +31,7 @@ const describe = (f: UnitFilterValues): string => {
 };
 
 /** The regression rule this comparison describes: A is the baseline, B the candidate. */
-export function ruleFromComparison(check: string, a: UnitFilterValues, b: UnitFilterValues, alpha: number, window: string): Record<string, unknown> {
+function ruleFromComparison(check: string, a: UnitFilterValues, b: UnitFilterValues, alpha: number, window: string): Record<string, unknown> {
   // `notify` is filled in by the row's form: a rule from this page always notifies somebody.
   return { kind: 'regression', name: `${check}: ${describe(b)} vs ${describe(a)}`, check, baseline: a, candidate: b, alpha, window, notify: [] };
 }

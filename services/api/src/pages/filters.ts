@@ -69,7 +69,7 @@ export function viewParams(q: Record<string, unknown>): Record<string, string | 
  * a day made the check page 2 MB and took 183 ms alone, 841 ms five at once
  * (bench/results/monitoring.md). The API's series keep their own, larger bound.
  */
-export const MAX_CHART_POINTS = 800;
+const MAX_CHART_POINTS = 800;
 
 /**
  * The series window of `bucket` over [from, to), or of the nearest larger bucket when that one

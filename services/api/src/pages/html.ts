@@ -13,7 +13,7 @@ export type Part = Html | string | number | boolean | null | undefined | readonl
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
-export function escapeHtml(s: string): string {
+function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (ch) => ESCAPES[ch] ?? ch);
 }
 

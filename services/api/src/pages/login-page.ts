@@ -20,7 +20,7 @@ const BASE_ORIGIN = new URL(BASE).origin;
  * URL parsing: `/\evil`, `//evil` and `/<TAB>/evil` all name another host). Anything else goes to
  * `/`; control characters, which browsers strip silently, make the request malformed (null).
  */
-export function safeNext(next: unknown): string | null {
+function safeNext(next: unknown): string | null {
   if (typeof next !== 'string' || next === '') return '/';
   if ([...next].some((ch) => ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f)) return null;
   if (!next.startsWith('/')) return '/';

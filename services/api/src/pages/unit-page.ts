@@ -18,7 +18,7 @@ import { noScoresNote } from './no-scores.ts';
 const MAX_SCORES = 10_000;
 
 /** Arguments as indented JSON when they are JSON, else as sent. */
-export function prettyArguments(args: string): string {
+function prettyArguments(args: string): string {
   try {
     return JSON.stringify(JSON.parse(args), null, 2);
   } catch {

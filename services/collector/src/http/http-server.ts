@@ -54,7 +54,7 @@ const ENCODING_OF: Record<string, OtlpEncoding> = { 'application/x-protobuf': 'p
 const MEDIA_TYPES = Object.keys(ENCODING_OF);
 
 /** The two OTLP/HTTP content types exactly (parameters such as `; charset=utf-8` allowed); anything else is 415. */
-export function encodingOf(contentType: string | undefined): OtlpEncoding | undefined {
+function encodingOf(contentType: string | undefined): OtlpEncoding | undefined {
   const type = acceptedMediaType(contentType, MEDIA_TYPES);
   return type === undefined ? undefined : ENCODING_OF[type];
 }

@@ -72,7 +72,7 @@ function isOutputLimitError(err: unknown): boolean {
  * Inflates with zlib's `maxOutputLength`: zlib stops producing output at the cap, so a
  * decompression bomb never allocates more than `maxBytes`.
  */
-export async function decompress(raw: Buffer, encoding: string, maxBytes: number): Promise<BodyResult> {
+async function decompress(raw: Buffer, encoding: string, maxBytes: number): Promise<BodyResult> {
   const opts = { maxOutputLength: maxBytes };
   try {
     if (encoding === 'deflate') {

@@ -3,7 +3,7 @@ import type { Attributes } from '../otlp/types.ts';
 const encoder = new TextEncoder();
 
 /** Cuts a string to at most `maxBytes` of UTF-8 without splitting a character. */
-export function truncateUtf8(s: string, maxBytes: number): string {
+function truncateUtf8(s: string, maxBytes: number): string {
   const buf = new Uint8Array(maxBytes);
   const { read } = encoder.encodeInto(s, buf);
   return s.slice(0, read);

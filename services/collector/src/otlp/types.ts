@@ -56,12 +56,12 @@ export interface DecodedResource {
   droppedAttributesCount: number;
 }
 
-export interface DecodedScopeSpans {
+interface DecodedScopeSpans {
   scope: DecodedScope;
   spans: DecodedSpan[];
 }
 
-export interface DecodedResourceSpans {
+interface DecodedResourceSpans {
   resource: DecodedResource;
   scopeSpans: DecodedScopeSpans[];
 }
@@ -83,12 +83,12 @@ export interface DecodedLogRecord {
   invalid?: string;
 }
 
-export interface DecodedScopeLogs {
+interface DecodedScopeLogs {
   scope: DecodedScope;
   logRecords: DecodedLogRecord[];
 }
 
-export interface DecodedResourceLogs {
+interface DecodedResourceLogs {
   resource: DecodedResource;
   scopeLogs: DecodedScopeLogs[];
 }

@@ -34,9 +34,9 @@ const hasDigit = (text: string): boolean => /\d/.test(text);
  * joiner; zero-width no-break space): put inside a card number or an address, they leave it as
  * readable as without, so the patterns of cards, SSNs and emails allow them anywhere inside.
  */
-export const INVISIBLE = '\\u00AD\\u200B-\\u200D\\u2060\\uFEFF';
+const INVISIBLE = '\\u00AD\\u200B-\\u200D\\u2060\\uFEFF';
 /** One visible character between digit groups: space, dot, dash, no-break space, narrow no-break space. */
-export const GAP = ' .\\u00A0\\u202F-';
+const GAP = ' .\\u00A0\\u202F-';
 const INVISIBLES = new RegExp(`[${INVISIBLE}]`, 'g');
 const withoutInvisibles = (match: string): string => match.replace(INVISIBLES, '');
 const CARD_START = new RegExp(`[2-6](?:[${INVISIBLE}]{0,3}\\d){3}`);

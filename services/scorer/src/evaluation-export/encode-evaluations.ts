@@ -6,9 +6,9 @@ import type { Score, Unit } from '../../../../shared/contracts/schemas/index.ts'
 // (opentelemetry/proto/logs/v1/logs.proto, collector/logs/v1/logs_service.proto): the collector's
 // generated module belongs to the collector, and this needs only a handful of fields.
 
-export const EVALUATION_EVENT = 'gen_ai.evaluation.result';
+const EVALUATION_EVENT = 'gen_ai.evaluation.result';
 /** The instrumentation scope our records carry. */
-export const EXPORT_SCOPE = 'tracecheck.scorer';
+const EXPORT_SCOPE = 'tracecheck.scorer';
 const SEVERITY_INFO = 9;
 const SEVERITY_WARN = 13;
 

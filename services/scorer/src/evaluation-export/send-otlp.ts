@@ -22,7 +22,7 @@ const RETRIABLE_GRPC = new Set([grpc.status.CANCELLED, grpc.status.DEADLINE_EXCE
 const LOGS_EXPORT = '/opentelemetry.proto.collector.logs.v1.LogsService/Export';
 
 /** The URL an OTLP/HTTP logs export goes to: the endpoint's own path when it names one ending in /v1/logs, else `/v1/logs` added. */
-export function logsUrl(endpoint: string): string {
+function logsUrl(endpoint: string): string {
   const url = new URL(endpoint);
   if (!url.pathname.endsWith('/v1/logs')) url.pathname = `${url.pathname.replace(/\/+$/, '')}/v1/logs`;
   return url.toString();

@@ -8,7 +8,7 @@ import type { Logger } from '../../../../shared/runtime/logging/index.ts';
 import { evaluationsIn, externalScore, type ExternalEvaluation } from './read-evaluations.ts';
 
 /** Evaluations whose unit is not stored yet wait here (docs), looked for again on every sweep. */
-export const PENDING_EVALUATION_KIND = 'pending_evaluation';
+const PENDING_EVALUATION_KIND = 'pending_evaluation';
 
 export interface EvaluationIntakeConfig {
   spansTopic: string;

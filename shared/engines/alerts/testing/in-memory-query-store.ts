@@ -5,7 +5,7 @@ import type { AggregateQuery, DocQuery, QueryStore, ScoreAggregate, ScoreFilters
 /** A score as the fake keeps it: the stored row and the project it belongs to. */
 export type ProjectScore = Score & { project?: string };
 
-export type FakeStoreMethod = 'aggregateScores' | 'queryScores' | 'putDoc' | 'getDoc' | 'listDocs' | 'deleteDoc';
+type FakeStoreMethod = 'aggregateScores' | 'queryScores' | 'putDoc' | 'getDoc' | 'listDocs' | 'deleteDoc';
 
 /**
  * An in-memory `QueryStore` (plus `queryScores`) with the semantics the contract promises: filters,

@@ -23,7 +23,7 @@ export function codeBlocks(text: string): CodeBlock[] {
 const CODE_LINE = /^\s*(?:(?:def|class|import|from|return|if|elif|else|for|while|try|except|with|const|let|var|function|export|async|await)\b|[\w.[\]]+\s*=[^=]|[\w.]+\(.*\)\s*;?$|[{}()[\]]|#|\/\/)|[:;{]\s*$/;
 
 /** Bare text is code when most of its lines look like code; prose with a colon here and there is not. */
-export function looksLikeCode(text: string): boolean {
+function looksLikeCode(text: string): boolean {
   const lines = text.split('\n').filter((l) => l.trim() !== '');
   if (lines.length === 0) return false;
   return lines.filter((l) => CODE_LINE.test(l)).length / lines.length >= 0.6;

@@ -11,7 +11,7 @@ export interface LoopOptions {
   paraphrase: number;
 }
 
-export const DEFAULT_LOOP_OPTIONS: LoopOptions = { minOccurrences: 3, similarity: 0.9, paraphrase: 0.5 };
+const DEFAULT_LOOP_OPTIONS: LoopOptions = { minOccurrences: 3, similarity: 0.9, paraphrase: 0.5 };
 
 export function loopOptions(params: Record<string, unknown> | undefined): LoopOptions {
   const n = params?.minOccurrences;

@@ -12,7 +12,7 @@ const STOPWORDS = new Set(
 );
 
 /** Content words, crudely stemmed (plural s, -ing, -ed), so that rewordings of one offer share them. */
-export function contentWords(text: string | null | undefined): Set<string> {
+function contentWords(text: string | null | undefined): Set<string> {
   const out = new Set<string>();
   for (const w of normalizeText(text).split(' ')) {
     if (w.length < 2 || STOPWORDS.has(w)) continue;
@@ -22,7 +22,7 @@ export function contentWords(text: string | null | undefined): Set<string> {
 }
 
 /** Dice overlap of two texts' content words (1 = the same words, in any order and phrasing). */
-export function paraphraseSimilarity(a: string | null | undefined, b: string | null | undefined): number {
+function paraphraseSimilarity(a: string | null | undefined, b: string | null | undefined): number {
   const x = contentWords(a);
   const y = contentWords(b);
   if (x.size === 0 || y.size === 0) return 0;
@@ -39,7 +39,7 @@ const AGREEING_WORDS = new Set(['thank', 'thanks', 'proceed', 'book', 'sound', '
  * A short reply that only agrees: it starts with a yes, asks nothing, and brings nothing new (at
  * most one word beyond agreeing, no numbers). "Sure, my reservation id is 1N99U6" is an answer, not a yes.
  */
-export function isAffirmation(text: string | null | undefined): boolean {
+function isAffirmation(text: string | null | undefined): boolean {
   const t = normalizeText(text);
   if (t === '' || t.split(' ').length > 8 || !AFFIRMATION.test(t) || (text ?? '').includes('?') || /\d/.test(t)) return false;
   if (/\b(but|instead|actually|change|different|no|not)\b/.test(t)) return false;

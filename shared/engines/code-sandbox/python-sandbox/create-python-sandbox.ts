@@ -31,7 +31,7 @@ export interface PythonSandboxOptions {
 }
 
 /** Python run as a snippet: `vars` become globals, `outputs` are read back after it ran. */
-export interface PythonSnippetRequest {
+interface PythonSnippetRequest {
   source: string;
   vars: Record<string, unknown>;
   outputs: readonly string[];
@@ -40,10 +40,10 @@ export interface PythonSnippetRequest {
   project?: string;
 }
 
-export type PythonSnippetResult = { ok: true; values: Record<string, unknown> } | { ok: false; error: string };
+type PythonSnippetResult = { ok: true; values: Record<string, unknown> } | { ok: false; error: string };
 
 /** `starts`: interpreters started so far (a timeout or a memory overrun replaces one); `startMs`: loading Pyodide and the runner, as each measured it. */
-export type PythonSandboxStats = ProcessPoolStats;
+type PythonSandboxStats = ProcessPoolStats;
 
 /** Error text kept of a failed call, as the JavaScript sandbox cuts its errors: a check cannot make the store hold megabytes per score. */
 const MAX_ERROR_CHARS = 2_000;

@@ -1,2 +1,2 @@
-export { createPythonSandbox, pyodideDir } from './create-python-sandbox.ts';
-export type { PythonSandbox, PythonSandboxOptions, PythonSandboxStats, PythonSnippetRequest, PythonSnippetResult } from './create-python-sandbox.ts';
+export { createPythonSandbox,  } from './create-python-sandbox.ts';
+export type { PythonSandbox, PythonSandboxOptions,    } from './create-python-sandbox.ts';

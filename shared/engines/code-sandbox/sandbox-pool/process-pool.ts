@@ -9,7 +9,7 @@ import type { ProcessLimits } from './spawn-limited.ts';
 import { spawnLimited } from './spawn-limited.ts';
 
 /** One evaluation: `request` is JSON text the worker program understands. */
-export interface PoolJob {
+interface PoolJob {
   /** The project whose code this is: a process only ever runs one owner's jobs. */
   owner: string;
   /** Jobs of one owner and key share fairness and failure history (the sandboxes use a hash of the check's code). */

@@ -12,7 +12,7 @@ export interface ComparisonItem {
   error?: string;
 }
 
-export interface PositionBias {
+interface PositionBias {
   /** Decided verdicts whose positions are known. */
   decided: number;
   firstWon: number;

@@ -1,6 +1,6 @@
 import type { ComparisonResult } from './comparison.ts';
 
-export function formatPercent(x: number): string {
+function formatPercent(x: number): string {
   return Number.isNaN(x) ? 'n/a' : `${(x * 100).toFixed(2)}%`;
 }
 

@@ -5,10 +5,10 @@ import { FUNCTIONS } from './functions.ts';
 import { parseExpression } from './parse.ts';
 
 export { ExpressionError } from './ast.ts';
-export type { Expr } from './ast.ts';
-export { evaluateExpression, truthy } from './evaluate.ts';
+;
+export {  truthy } from './evaluate.ts';
 export { looseEquals, toText } from './functions.ts';
-export { parseExpression } from './parse.ts';
+;
 
 export interface CompiledExpression {
   source: string;

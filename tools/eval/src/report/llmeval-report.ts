@@ -9,7 +9,7 @@ export interface LlmevalReportFile {
   prompts: Record<string, unknown> & { name: string; tests: { metrics: unknown; metrics_rollup?: unknown; references: LlmevalReference[] } };
 }
 
-export interface LlmevalReference {
+interface LlmevalReference {
   input: Record<string, unknown>;
   expected?: unknown;
   skip?: true;

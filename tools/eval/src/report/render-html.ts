@@ -2,7 +2,7 @@ import type { RunResult } from '../result-types.ts';
 import { renderSummary } from './render-text.ts';
 import type { ReportTable } from './table.ts';
 
-export function escapeHtml(s: string): string {
+function escapeHtml(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 }
 

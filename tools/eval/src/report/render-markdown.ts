@@ -3,7 +3,7 @@ import type { ReportTable } from './table.ts';
 import { renderSummary } from './render-text.ts';
 
 /** Escapes what would break a Markdown table cell or be read as markup or HTML. */
-export function escapeMarkdownCell(s: string): string {
+function escapeMarkdownCell(s: string): string {
   return s
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')

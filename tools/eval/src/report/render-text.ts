@@ -13,7 +13,7 @@ export function renderTextTables(tables: readonly ReportTable[]): string {
   return tables.map((t) => `${t.title}\n${renderTextTable(t)}`).join('\n');
 }
 
-export function renderTextTable(table: ReportTable): string {
+function renderTextTable(table: ReportTable): string {
   const all = [table.header, ...table.rows].map((r) => r.map(clip));
   const widths = table.header.map((_, i) => Math.max(...all.map((r) => r[i].length)));
   const line = (r: string[]): string => r.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd();

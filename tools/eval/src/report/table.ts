@@ -11,14 +11,14 @@ export interface ReportTable {
   statuses: Array<RowResult['status']>;
 }
 
-export function formatParams(params: Record<string, unknown>): string {
+function formatParams(params: Record<string, unknown>): string {
   return Object.entries(params)
     .filter(([k]) => k !== 'model')
     .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
     .join(' ');
 }
 
-export function formatInput(input: Record<string, unknown>): string {
+function formatInput(input: Record<string, unknown>): string {
   return Object.entries(input)
     .map(([k, v]) => `${k}=${toText(v)}`)
     .join(' ');
@@ -30,7 +30,7 @@ function formatValue(v: MetricResult['value']): string {
   return toText(v);
 }
 
-export function formatMetric(m: MetricResult | undefined): string {
+function formatMetric(m: MetricResult | undefined): string {
   if (!m) return '';
   if (m.error !== undefined) return `error: ${m.error}`;
   const verdict = m.passed === null ? '' : m.passed ? ' pass' : ' FAIL';
@@ -43,7 +43,7 @@ function actualOf(t: TryResult | undefined): string {
   return t.actual ?? '';
 }
 
-export function statusLabel(row: RowResult): string {
+function statusLabel(row: RowResult): string {
   const c = row.counts;
   const passes = c.num_passes + c.num_skip_passes;
   const word = row.status === 'pass' ? 'PASS' : row.status === 'fail' ? 'FAIL' : 'SKIP';

@@ -59,7 +59,7 @@ export function takeUsageByModality(attrs: Attributes): { input?: ModalityTokens
   return { ...(input ? { input } : {}), ...(output ? { output } : {}) };
 }
 
-export const MEMORY_OPERATIONS: ReadonlySet<string> = new Set([
+const MEMORY_OPERATIONS: ReadonlySet<string> = new Set([
   'search_memory',
   'create_memory',
   'update_memory',

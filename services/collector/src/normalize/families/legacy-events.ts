@@ -33,7 +33,7 @@ function fromBlocks(role: ChatMessage['role'], blocks: Array<Record<string, unkn
  * the event is a span event, from its attributes. Undefined for events that are not message events.
  * One event is one message, except Converse-style content whose tool results become `tool` messages.
  */
-export function legacyEventMessages(
+function legacyEventMessages(
   eventName: string,
   body: unknown,
   attrs: Record<string, unknown>,

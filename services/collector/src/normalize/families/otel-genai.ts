@@ -12,7 +12,7 @@ const PROVIDER_ALIASES: Record<string, string> = {
   gemini: 'gcp.gemini',
 };
 
-export function normalizeProvider(v: string | undefined): string | undefined {
+function normalizeProvider(v: string | undefined): string | undefined {
   if (!v) return undefined;
   const lower = v.toLowerCase();
   // The AI SDK puts its provider id (`openai.chat`, `anthropic.messages`) into gen_ai.system.

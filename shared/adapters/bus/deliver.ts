@@ -40,6 +40,11 @@ export async function deliver(options: DeliverOptions): Promise<DeliveryOutcome>
         log.error({ err, ...where }, 'record failed permanently; sending it to the dead-letter topic');
         return (await deadLetterWithRetry(options, err)) ? 'dead-lettered' : 'stopped';
       }
+      // Stopping: the record is read again by the next consumer; work cut off by the stop is no failure to warn of (a stage may hold thousands).
+      if (options.signal.aborted) {
+        log.debug({ err, ...where }, 'record not finished before the stop; it is read again');
+        return 'stopped';
+      }
       const delayMs = backoffDelayMs(attempt, options.backoff);
       log.warn({ err, ...where, attempt: attempt + 1, delayMs }, 'record failed; retrying');
       if (!(await sleepUnlessAborted(delayMs, options.signal))) return 'stopped';

@@ -4,6 +4,8 @@
 // planted text is drawn from several wordings with ids, numbers and names varied, so no two failures
 // of one mode need read the same. Deterministic for a seed.
 
+import { createPrng } from '../../shared/runtime/flow/index.ts';
+
 export type Mode = 'outage' | 'loop' | 'wrong_param' | 'refusal' | 'handoff';
 export const MODES: readonly Mode[] = ['outage', 'loop', 'wrong_param', 'refusal', 'handoff'];
 
@@ -34,17 +36,6 @@ export interface PlannedRun {
   answer: string;
   /** Set on the agent run's span as its error (the orchestrator gave up waiting). */
   runError?: string;
-}
-
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const NAMES = ['Yusuf Rossi', 'Mei Lin', 'Olga Novak', 'Raj Patel', 'Ana Souza', 'Tom Becker', 'Aiko Sato', 'Liam Walsh'];
@@ -116,7 +107,7 @@ function modeOf(r: () => number, version: 'v1' | 'v2'): Mode | 'noise' | null {
 
 /** Run `index` of a fleet where v2 starts at run `v2From`. */
 export function planRun(seed: number, index: number, v2From: number): PlannedRun {
-  const r = rng(seed * 1_000_003 + index);
+  const r = createPrng(seed * 1_000_003 + index);
   const version = index >= v2From && r() < V2_SHARE ? 'v2' : 'v1';
   const mode = modeOf(r, version);
   const o = order(r);

@@ -1,13 +1,12 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import type { Store } from '../../../shared/adapters/store/index.ts';
-import { CheckDefinitionError, generateCheckSource, type CheckRegistry, type CodeRunner, type JudgeClient } from '../../../shared/engines/checks/index.ts';
+import { CheckDefinitionError, generateCheckSource } from '../../../shared/engines/checks/index.ts';
 import { describeError } from '../../../shared/engines/checks/outcome.ts';
 import { mainCheck } from '../../../shared/engines/problems/index.ts';
 import { createReviewRepository, tryCheck } from '../../../shared/engines/review/index.ts';
-import type { Logger } from '../../../shared/runtime/logging/index.ts';
 import { ErrorSchema, type RouteSpec } from './api-spec.ts';
-import { projectRegistry } from './check-try-route.ts';
+import { projectRegistry, type CheckTryDeps } from './check-try-route.ts';
 import { CheckBodySchema, toDefinition } from './check-routes.ts';
 import { problemDetail } from './problem-views.ts';
 import { proposalDescription, proposalLabels, proposedCheckName } from './problem-proposal.ts';
@@ -18,16 +17,8 @@ import { addRoute, type ApiEnv } from './route.ts';
 // signature and templates, and `checks try`'s engine runs it over the problem's labelled units
 // before anyone saves it. Nothing is stored: saving is `POST /api/v1/checks` with `definition`.
 
-export interface ProblemProposalDeps {
-  store: Store;
-  log: Logger;
-  now: () => number;
-  createRegistry: () => CheckRegistry;
-  /** The one judge client: it writes the check (and runs it, for a model check). */
-  judge: JudgeClient | null;
-  /** Runs the generated code in the sandbox; absent: the try answers not_run for every unit. */
-  codeRunner?: CodeRunner;
-}
+/** What a try needs (the judge also writes the check). */
+export type ProblemProposalDeps = CheckTryDeps;
 
 /** Units of the same agent looked at for the contrast (those that failed nothing should pass). */
 const CONTRAST_LOOKED_AT = 60;

@@ -76,6 +76,9 @@ describe('backpressure by time behind, embedded', () => {
       TRACECHECK_TRACE_GRACE_MS: '200',
       TRACECHECK_MAX_LAG_MS: String(MAX_LAG_MS),
       TRACECHECK_SCORER_CONCURRENCY: '2',
+      // The scorer reads at most two units ahead of those it scores: the rest wait unread on the bus,
+      // which is what the time bound watches (units read ahead and waiting in the scorer are not).
+      TRACECHECK_SCORER_READ_AHEAD_UNITS: '2',
       TRACECHECK_CHECKS: 'function_result_present,task_completed',
     });
     const judge = heldJudge();

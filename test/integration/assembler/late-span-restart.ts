@@ -21,6 +21,8 @@ export interface LateSpanRestartOptions {
   /** TRACECHECK_TRACE_MAX_OPEN_MS: how long a trace without its root waits, and how far back the replay reaches. Default 120 s. */
   maxOpenMs?: number;
   waitTimeoutMs: number;
+  /** Whether `groupId` has committed all of `topic` (Kafka: its commits travel apart from the reads); absent: no wait. */
+  committedAll?: (groupId: string, topic: string) => Promise<boolean>;
 }
 
 const TRACE = 'c'.repeat(32);
@@ -62,6 +64,11 @@ export async function runLateSpanRestart(options: LateSpanRestartOptions): Promi
   const part1 = [span(TRACE, 2, ROOT), span(TRACE, 3, ROOT), span(TRACE, 1), ...OTHERS.flatMap((id) => [span(id, 2, ROOT), span(id, 1)])];
   const stopFirst = await run(first, part1, () => units.filter((u) => u.trace_ids[0] === TRACE).length === 1 && units.length >= 4);
   expect(units.find((u) => u.trace_ids[0] === TRACE)?.span_count).toBe(3);
+  // Stopped once its commit is written, as the scenario says (a stop before it re-reads part 1).
+  if (options.committedAll) {
+    const committedAll = options.committedAll;
+    await waitFor(async () => (await committedAll(groupId, topics.spans)) || undefined, { timeoutMs: options.waitTimeoutMs, intervalMs: 50, description: "the first assembler's commit of part 1" });
+  }
   await stopFirst();
   await options.close(first);
 

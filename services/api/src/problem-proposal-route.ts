@@ -110,12 +110,11 @@ export function problemProposalRoute(app: Hono<ApiEnv>, routes: RouteSpec[], dep
 /** Recent units of the agent outside the sample that no check failed: as many as the sample, at most. */
 async function contrastUnits(store: Store, project: string, agent: string | null, sample: readonly string[]): Promise<string[]> {
   const listed = await store.listUnits({ project, ...(agent !== null ? { agent } : {}), limit: CONTRAST_LOOKED_AT });
-  const out: string[] = [];
-  for (const u of listed) {
-    if (out.length >= sample.length) break;
-    if (sample.includes(u.unit_id) || u.agent_name !== agent) continue;
-    const scores = await store.queryScores({ project, unitId: u.unit_id });
-    if (scores.length > 0 && scores.every((s) => s.passed !== false)) out.push(u.unit_id);
-  }
-  return out;
+  const candidates = listed.filter((u) => !sample.includes(u.unit_id) && u.agent_name === agent).map((u) => u.unit_id);
+  if (candidates.length === 0) return [];
+  // One read for all candidates (CONTRAST_LOOKED_AT is under the store's ids per query; a unit has far fewer than 10,000 scores / 60).
+  const scores = await store.queryScores({ project, unitIds: candidates, limit: 10_000 });
+  const verdicts = new Map<string, boolean>();
+  for (const s of scores) verdicts.set(s.unit_id, (verdicts.get(s.unit_id) ?? true) && s.passed !== false);
+  return candidates.filter((id) => verdicts.get(id) === true).slice(0, sample.length);
 }
